@@ -1,0 +1,167 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Instance } from "prool";
+import { type Address, type Chain, defineChain, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { ENTRY_POINT_V07 } from "../../src/chain/addresses";
+import { deployContracts, deployEntryPoint, fundNativeBalances } from "./deploy";
+import { DEVNET_ADMIN_API_KEY, devnetKeys } from "./keys";
+import { acquireLock, type Lock } from "./lock";
+import { freePort } from "./ports";
+
+const root = resolve(import.meta.dir, "..", "..");
+const ANVIL_BINARY = join(root, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
+
+export type NetworkName = "bsc" | "base";
+
+export type DevnetToken = { address: Address; decimals: number; eip3009: boolean };
+export type DevnetNetwork = {
+  chainId: number;
+  rpcUrl: string;
+  bundlerUrl: string;
+  entryPoint: Address;
+  relayer: Address;
+  factory: Address;
+  accountImplementation: Address;
+  paymaster: Address;
+  feeRecipient: Address;
+  tokens: Record<string, DevnetToken>;
+};
+/** The manifest written to `.devnet/devnet.json` (shape fixed by decisions.md). */
+export type DevnetManifest = {
+  service: string;
+  adminApiKey: string;
+  networks: Record<NetworkName, DevnetNetwork>;
+  accounts: { address: Address; privateKey: Hex }[];
+};
+
+export type DevnetOptions = {
+  /** Folder for the manifest and the lock file. */
+  dir?: string;
+  servicePort?: number;
+  /** Ports of anvil and Alto per network; free ports are picked when absent. */
+  ports?: Partial<Record<NetworkName, { rpc?: number; bundler?: number }>>;
+  /** Seconds between blocks; automine when absent. */
+  blockTime?: number;
+  /** Fork a real chain instead of an empty one (BSC_RPC_URL / BASE_RPC_URL). */
+  forkUrls?: Partial<Record<NetworkName, string>>;
+  /** Silence the children's output. */
+  quiet?: boolean;
+};
+
+export type Devnet = {
+  manifest: DevnetManifest;
+  manifestPath: string;
+  /** Process ids of every child, so that a crashed parent can be cleaned up by pid, never by name. */
+  pids: number[];
+  stop(): Promise<void>;
+};
+
+const CHAIN_IDS: Record<NetworkName, number> = { bsc: 56, base: 8453 };
+
+function localChain(network: NetworkName, rpcUrl: string): Chain {
+  return defineChain({
+    id: CHAIN_IDS[network],
+    name: `${network}-devnet`,
+    nativeCurrency: { name: network === "bsc" ? "BNB" : "Ether", symbol: network === "bsc" ? "BNB" : "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}
+
+type Stoppable = { stop(): Promise<void> };
+
+async function startNetwork(network: NetworkName, options: DevnetOptions, running: Stoppable[], pids: number[]) {
+  const rpcPort = options.ports?.[network]?.rpc ?? (await freePort());
+  const bundlerPort = options.ports?.[network]?.bundler ?? (await freePort());
+  const rpcUrl = `http://127.0.0.1:${rpcPort}`;
+  const bundlerUrl = `http://127.0.0.1:${bundlerPort}`;
+  const chain = localChain(network, rpcUrl);
+
+  const anvil = Instance.anvil({
+    binary: ANVIL_BINARY,
+    chainId: CHAIN_IDS[network],
+    host: "127.0.0.1",
+    port: rpcPort,
+    blockTime: options.blockTime,
+    forkUrl: options.forkUrls?.[network],
+    // Alto's own simulation contracts exceed the default code size limit.
+    codeSizeLimit: 0x100000,
+  } as Parameters<typeof Instance.anvil>[0]);
+  running.push(anvil);
+  await anvil.start();
+  pids.push(anvil._internal.process.pid ?? 0);
+
+  await fundNativeBalances(rpcUrl, chain);
+  await deployEntryPoint(rpcUrl, chain);
+
+  const alto = Instance.alto({
+    entrypoints: [ENTRY_POINT_V07],
+    rpcUrl,
+    port: bundlerPort,
+    executorPrivateKeys: [devnetKeys.bundlerExecutor],
+    utilityPrivateKey: devnetKeys.bundlerUtility,
+    safeMode: false,
+    pollingInterval: 100,
+  } as Parameters<typeof Instance.alto>[0]);
+  running.push(alto);
+  const [contracts] = await Promise.all([
+    deployContracts(rpcUrl, chain),
+    alto.start().then(() => pids.push(alto._internal.process.pid ?? 0)),
+  ]);
+
+  const token: Record<string, DevnetToken> =
+    network === "bsc"
+      ? { USDT: { address: contracts.usdt, decimals: 18, eip3009: false } }
+      : { USDC: { address: contracts.usdc, decimals: 6, eip3009: true } };
+
+  const networkManifest: DevnetNetwork = {
+    chainId: CHAIN_IDS[network],
+    rpcUrl,
+    bundlerUrl,
+    entryPoint: contracts.entryPoint,
+    relayer: contracts.relayer,
+    factory: contracts.factory,
+    accountImplementation: contracts.accountImplementation,
+    paymaster: contracts.paymaster,
+    feeRecipient: privateKeyToAccount(devnetKeys.feeRecipient).address,
+    tokens: token,
+  };
+  return networkManifest;
+}
+
+/**
+ * Starts two local chains (56 and 8453), each with an Alto bundler and every relay402 contract,
+ * and writes the manifest. Everything started is stopped by `stop()`, also when the start fails.
+ */
+export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> {
+  const dir = resolve(options.dir ?? join(root, ".devnet"));
+  mkdirSync(dir, { recursive: true });
+  const lock: Lock = acquireLock(dir);
+  const running: Stoppable[] = [];
+  const pids: number[] = [];
+
+  const stop = async () => {
+    await Promise.allSettled(running.reverse().map((instance) => instance.stop()));
+    lock.release();
+  };
+
+  try {
+    const [bsc, base] = await Promise.all([
+      startNetwork("bsc", options, running, pids),
+      startNetwork("base", options, running, pids),
+    ]);
+    const manifest: DevnetManifest = {
+      service: `http://127.0.0.1:${options.servicePort ?? 4020}`,
+      adminApiKey: DEVNET_ADMIN_API_KEY,
+      networks: { bsc, base },
+      accounts: devnetKeys.payers.map((privateKey) => ({ address: privateKeyToAccount(privateKey).address, privateKey })),
+    };
+    const manifestPath = join(dir, "devnet.json");
+    writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+    lock.recordPids(pids);
+    return { manifest, manifestPath, pids, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
