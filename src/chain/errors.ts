@@ -1,0 +1,89 @@
+import { BaseError, type Hex, RpcRequestError } from "viem";
+
+/** Base of every error the chain layer throws: a short message, a stable code and the details. */
+export class ChainError extends Error {
+  readonly code: string;
+  readonly details: string | undefined;
+
+  constructor(code: string, message: string, options: { details?: string; cause?: unknown } = {}) {
+    super(options.details ? `${message}\n\nDetails: ${options.details}` : message, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.details = options.details;
+  }
+}
+
+/** No RPC endpoint answered: the request may or may not have reached a node. */
+export class RpcUnavailableError extends ChainError {
+  constructor(options: { details?: string; cause?: unknown } = {}) {
+    super("RPC_UNAVAILABLE", "No RPC endpoint answered.", options);
+  }
+}
+
+/** A node answered and refused the transaction (insufficient funds, fee too low, ...). */
+export class BroadcastRejectedError extends ChainError {
+  readonly hash: Hex;
+  constructor(hash: Hex, options: { details?: string; cause?: unknown } = {}) {
+    super("BROADCAST_REJECTED", "The node rejected the transaction.", options);
+    this.hash = hash;
+  }
+}
+
+export class ReceiptTimeoutError extends ChainError {
+  /** The latest broadcast hash (the last replacement if there was one). */
+  readonly hash: Hex;
+  constructor(hash: Hex, timeoutMs: number) {
+    super("RECEIPT_TIMEOUT", "No receipt before the timeout.", { details: `hash ${hash}, waited ${timeoutMs} ms` });
+    this.hash = hash;
+  }
+}
+
+export class ExecutorStoppedError extends ChainError {
+  constructor() {
+    super("EXECUTOR_STOPPED", "The executor was stopped.");
+  }
+}
+
+export class InvalidRequestError extends ChainError {
+  constructor(details: string) {
+    super("INVALID_REQUEST", "The transaction request is invalid.", { details });
+  }
+}
+
+export class UnknownSenderError extends ChainError {
+  constructor(from: string) {
+    super("UNKNOWN_SENDER", "The transaction's sender is not an executor key.", { details: from });
+  }
+}
+
+const errorText = (error: unknown): string =>
+  error instanceof BaseError
+    ? [error.shortMessage, error.details, error.message].join(" ")
+    : error instanceof Error
+      ? error.message
+      : String(error);
+
+/** Geth says "already known", anvil "transaction already imported", others "known transaction". */
+export const isAlreadyKnown = (error: unknown) => /already known|already imported|known transaction/i.test(errorText(error));
+
+export const isNonceTooLow = (error: unknown) => /nonce too low|nonce is too low|nonce has already been used/i.test(errorText(error));
+
+/** True when a node answered with a JSON-RPC error, as opposed to a transport failure. */
+const nodeAnswered = (error: unknown) =>
+  error instanceof BaseError && error.walk((cause) => cause instanceof RpcRequestError) !== null;
+
+const shortText = (error: unknown) => (error instanceof BaseError ? (error.details || error.shortMessage) : errorText(error));
+
+/** Maps a failed read to a ChainError; transport failures become RpcUnavailableError. */
+export function toReadError(error: unknown): ChainError {
+  if (error instanceof ChainError) return error;
+  if (nodeAnswered(error)) return new ChainError("RPC_ERROR", "The node returned an error.", { details: shortText(error), cause: error });
+  return new RpcUnavailableError({ details: shortText(error), cause: error });
+}
+
+/** Maps a failed eth_sendRawTransaction to RpcUnavailableError or BroadcastRejectedError. */
+export function toBroadcastError(hash: Hex, error: unknown): ChainError {
+  if (error instanceof ChainError) return error;
+  if (nodeAnswered(error)) return new BroadcastRejectedError(hash, { details: shortText(error), cause: error });
+  return new RpcUnavailableError({ details: shortText(error), cause: error });
+}

@@ -1,0 +1,280 @@
+import { type Address, type Hex, isAddress, keccak256, type PublicClient, type TransactionReceipt } from "viem";
+import {
+  BroadcastRejectedError,
+  ExecutorStoppedError,
+  InvalidRequestError,
+  isAlreadyKnown,
+  isNonceTooLow,
+  ReceiptTimeoutError,
+  toBroadcastError,
+} from "./errors";
+import { createFeeOracle } from "./gas-price";
+import { createKeyPool, type ExecutorKey } from "./key-pool";
+import { createReceiptPoller, fetchReceipt } from "./receipt-poller";
+import { type Fees, type Logger, type PreparedTransaction, silentLogger, type TransactionRequest } from "./types";
+
+export type { Logger, PreparedTransaction, TransactionRequest } from "./types";
+
+export interface SendHooks {
+  /** Called with every replacement hash, awaited before that replacement is broadcast. */
+  onReplaced?(hash: Hex): void | Promise<void>;
+}
+
+export interface ExecutorConfig {
+  client: PublicClient;
+  chainId: number;
+  privateKeys: Hex[];
+  maxFeePerGasCap: bigint;
+  receiptTimeoutMs: number;
+  replaceAfterMs: number;
+  pollIntervalMs: number;
+  logger?: Logger;
+  /** How long network fees are reused; 1 s by default. */
+  feeCacheMs?: number;
+}
+
+export interface Executor {
+  readonly addresses: Address[];
+  /** Signs the transaction with the next executor key and a locally tracked nonce, without sending it. */
+  prepare(request: TransactionRequest): Promise<PreparedTransaction>;
+  /**
+   * Broadcasts a prepared transaction and resolves with its receipt (success or reverted). Replaces it
+   * with a higher fee when no receipt came after `replaceAfterMs`; throws ReceiptTimeoutError (latest
+   * hash) after `receiptTimeoutMs`, RpcUnavailableError when no endpoint answered the broadcast and
+   * BroadcastRejectedError when the node refused it.
+   */
+  send(prepared: PreparedTransaction, hooks?: SendHooks): Promise<TransactionReceipt>;
+  execute(
+    request: TransactionRequest,
+    hooks?: SendHooks,
+  ): Promise<{ prepared: PreparedTransaction; receipt: TransactionReceipt }>;
+  /** Waits for the receipt of a known hash (reconciliation after a restart); null on timeout. */
+  waitForReceipt(hash: Hex, timeoutMs: number): Promise<TransactionReceipt | null>;
+  /** Re-broadcasts a raw signed transaction, ignoring "already known" and "nonce too low". */
+  rebroadcast(raw: Hex): Promise<void>;
+  stop(): void;
+}
+
+export function createExecutor(config: ExecutorConfig): Executor {
+  const { client, chainId, receiptTimeoutMs, replaceAfterMs, pollIntervalMs } = config;
+  const logger = config.logger ?? silentLogger;
+  const keys = createKeyPool(client, config.privateKeys);
+  const fees = createFeeOracle({ client, maxFeePerGasCap: config.maxFeePerGasCap, ttlMs: config.feeCacheMs, logger });
+  const poller = createReceiptPoller({ client, pollIntervalMs, logger });
+  const stopHandlers = new Set<() => void>();
+  let stopped = false;
+
+  async function sign(key: ExecutorKey, request: TransactionRequest, nonce: number, fee: Fees): Promise<PreparedTransaction> {
+    const raw = await key.account.signTransaction({
+      chainId,
+      type: "eip1559",
+      to: request.to,
+      data: request.data,
+      value: request.value ?? 0n,
+      gas: request.gas,
+      nonce,
+      ...fee,
+    });
+    return { hash: keccak256(raw), raw, from: key.account.address, nonce, ...fee, request };
+  }
+
+  async function prepare(request: TransactionRequest): Promise<PreparedTransaction> {
+    if (stopped) throw new ExecutorStoppedError();
+    if (!isAddress(request.to)) throw new InvalidRequestError(`invalid or wrongly checksummed address ${request.to}`);
+    const key = keys.reserve();
+    try {
+      // Fees before the nonce: a failed fee read must not burn a nonce.
+      const fee = await fees.current();
+      const nonce = await keys.takeNonce(key);
+      try {
+        return await sign(key, request, nonce, fee);
+      } catch (error) {
+        if (key.nextNonce === nonce + 1) key.nextNonce = nonce;
+        throw error;
+      }
+    } catch (error) {
+      keys.release(key);
+      throw error;
+    }
+  }
+
+  async function broadcast(raw: Hex): Promise<void> {
+    await client.request({ method: "eth_sendRawTransaction", params: [raw] });
+  }
+
+  /**
+   * The failed nonce was never consumed. Reuse it when nothing was handed out after it; otherwise
+   * later transactions already carry higher nonces, so fill the gap with a zero-value self-transfer.
+   */
+  async function recoverNonce(key: ExecutorKey, failed: PreparedTransaction): Promise<void> {
+    const pending = await keys.pendingNonce(key).catch(() => undefined);
+    if (pending === undefined || key.nextNonce === undefined) return;
+    if (pending > failed.nonce) {
+      key.nextNonce = Math.max(key.nextNonce, pending);
+      return;
+    }
+    if (key.nextNonce === failed.nonce + 1) {
+      key.nextNonce = failed.nonce;
+      return;
+    }
+    const filler = await sign(key, { to: key.account.address, data: "0x", gas: 21_000n }, failed.nonce, await fees.current());
+    try {
+      await broadcast(filler.raw);
+      logger.warn({ msg: "filled nonce gap", from: key.account.address, nonce: failed.nonce, hash: filler.hash });
+    } catch (error) {
+      if (isAlreadyKnown(error) || isNonceTooLow(error)) return;
+      logger.error({ msg: "nonce gap left open", from: key.account.address, nonce: failed.nonce, error: String(error) });
+    }
+  }
+
+  /** Resolves with a receipt only when "nonce too low" turns out to be this very transaction, mined. */
+  async function broadcastFirst(prepared: PreparedTransaction, key: ExecutorKey): Promise<TransactionReceipt | null> {
+    try {
+      await broadcast(prepared.raw);
+      logger.info({ msg: "broadcast", hash: prepared.hash, from: prepared.from, nonce: prepared.nonce });
+      return null;
+    } catch (error) {
+      if (isAlreadyKnown(error)) return null;
+      const chainError = toBroadcastError(prepared.hash, error);
+      logger.warn({
+        msg: "broadcast failed",
+        hash: prepared.hash,
+        from: prepared.from,
+        nonce: prepared.nonce,
+        code: chainError.code,
+        details: chainError.details,
+      });
+      if (chainError instanceof BroadcastRejectedError) {
+        if (isNonceTooLow(error)) {
+          const receipt = await fetchReceipt(client, prepared.hash).catch(() => null);
+          if (receipt) return receipt;
+        }
+        await recoverNonce(key, prepared);
+      }
+      throw chainError;
+    }
+  }
+
+  async function send(prepared: PreparedTransaction, hooks: SendHooks = {}): Promise<TransactionReceipt> {
+    if (stopped) throw new ExecutorStoppedError();
+    const key = keys.byAddress(prepared.from);
+    try {
+      const knownBlock = await poller.knownBlock().catch(() => undefined);
+      const alreadyMined = await broadcastFirst(prepared, key);
+      return alreadyMined ?? (await awaitMined(prepared, key, hooks, knownBlock));
+    } finally {
+      keys.release(key);
+    }
+  }
+
+  function awaitMined(
+    prepared: PreparedTransaction,
+    key: ExecutorKey,
+    hooks: SendHooks,
+    blockBeforeBroadcast: bigint | undefined,
+  ): Promise<TransactionReceipt> {
+    return new Promise((resolve, reject) => {
+      let latest = prepared;
+      const unwatchers: (() => void)[] = [];
+      let replaceTimer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
+
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        for (const unwatch of unwatchers) unwatch();
+        clearTimeout(replaceTimer);
+        clearTimeout(timeoutTimer);
+        stopHandlers.delete(onStop);
+        outcome();
+      };
+      const watch = (hash: Hex, notMinedBy: bigint | undefined) => {
+        unwatchers.push(poller.watch(hash, (receipt) => finish(() => resolve(receipt)), notMinedBy));
+      };
+      const onStop = () => finish(() => reject(new ExecutorStoppedError()));
+      stopHandlers.add(onStop);
+      const timeoutTimer = setTimeout(() => {
+        logger.warn({ msg: "receipt timeout", hash: latest.hash, from: prepared.from, nonce: prepared.nonce });
+        finish(() => reject(new ReceiptTimeoutError(latest.hash, receiptTimeoutMs)));
+      }, receiptTimeoutMs);
+
+      const replace = async () => {
+        const next = await fees.replacementFor(latest).catch(() => null);
+        if (settled) return;
+        if (!next) {
+          logger.warn({ msg: "replacement skipped: fee cap reached", hash: latest.hash, maxFeePerGas: latest.maxFeePerGas.toString() });
+          return;
+        }
+        const replacement = await sign(key, prepared.request, prepared.nonce, next);
+        await hooks.onReplaced?.(replacement.hash);
+        if (settled) return;
+        // Watch before broadcasting so a fast mine cannot be missed; the old hashes stay watched.
+        watch(replacement.hash, poller.latestBlock);
+        try {
+          await broadcast(replacement.raw);
+        } catch (error) {
+          if (!isAlreadyKnown(error)) {
+            logger.warn({ msg: "replacement broadcast failed", hash: replacement.hash, error: toBroadcastError(replacement.hash, error).details });
+            return;
+          }
+        }
+        latest = replacement;
+        logger.info({ msg: "replaced", hash: replacement.hash, replaces: prepared.hash, nonce: prepared.nonce, maxFeePerGas: next.maxFeePerGas.toString() });
+      };
+      const scheduleReplacement = () => {
+        replaceTimer = setTimeout(async () => {
+          try {
+            await replace();
+          } catch (error) {
+            logger.warn({ msg: "replacement failed", hash: latest.hash, error: String(error) });
+          }
+          if (!settled) scheduleReplacement();
+        }, replaceAfterMs);
+      };
+
+      watch(prepared.hash, blockBeforeBroadcast);
+      scheduleReplacement();
+    });
+  }
+
+  function waitForReceipt(hash: Hex, timeoutMs: number): Promise<TransactionReceipt | null> {
+    return new Promise((resolve) => {
+      const done = (receipt: TransactionReceipt | null) => {
+        clearTimeout(timer);
+        unwatch();
+        stopHandlers.delete(onStop);
+        resolve(receipt);
+      };
+      const onStop = () => done(null);
+      const unwatch = poller.watch(hash, done);
+      const timer = setTimeout(() => done(null), timeoutMs);
+      stopHandlers.add(onStop);
+    });
+  }
+
+  async function rebroadcast(raw: Hex): Promise<void> {
+    try {
+      await broadcast(raw);
+    } catch (error) {
+      if (isAlreadyKnown(error) || isNonceTooLow(error)) return;
+      throw toBroadcastError(keccak256(raw), error);
+    }
+  }
+
+  return {
+    addresses: keys.addresses,
+    prepare,
+    send,
+    async execute(request, hooks) {
+      const prepared = await prepare(request);
+      return { prepared, receipt: await send(prepared, hooks) };
+    },
+    waitForReceipt,
+    rebroadcast,
+    stop() {
+      stopped = true;
+      for (const onStop of [...stopHandlers]) onStop();
+      poller.stop();
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import { readFileSync } from "node:fs";
+import { Value } from "@sinclair/typebox/value";
+import { CHAIN_IDS, type Config, ConfigSchema, NETWORKS } from "./schema";
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Defaults for everything that is not a secret and not network specific. */
+export const CONFIG_DEFAULTS = {
+  mode: "production",
+  host: "0.0.0.0",
+  port: 4020,
+  databasePath: "data/relay402.sqlite",
+  productName: "relay402",
+  masterSaltPrefix: "relay402",
+  docsBaseUrl: "https://github.com/relay402/relay402/blob/main/docs/errors.md",
+  rateLimitPerMinute: 120,
+  trustProxy: false,
+  paymasterValiditySeconds: 600,
+  logRequests: true,
+} as const;
+
+export const NETWORK_DEFAULTS = {
+  maxFeePerGasGwei: 50,
+  settleGasLimit: 250_000,
+  receiptTimeoutMs: 30_000,
+  replaceAfterMs: 15_000,
+} as const;
+
+type Env = Record<string, string | undefined>;
+type Json = Record<string, unknown>;
+
+const list = (value: string | undefined) =>
+  value
+    ?.split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/** Environment variables override the file; secrets are expected to come from the environment. */
+function applyEnv(raw: Json, env: Env): Json {
+  const config: Json = { ...raw };
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined) config[key] = value;
+  };
+  set("port", env.PORT === undefined ? undefined : Number(env.PORT));
+  set("host", env.HOST);
+  set("databasePath", env.DATABASE_PATH);
+  set("adminApiKey", env.ADMIN_API_KEY);
+  set("rateLimitPerMinute", env.RATE_LIMIT_PER_MINUTE === undefined ? undefined : Number(env.RATE_LIMIT_PER_MINUTE));
+  set("trustProxy", env.TRUST_PROXY === undefined ? undefined : env.TRUST_PROXY === "true");
+
+  const networks = { ...((raw.networks as Json | undefined) ?? {}) };
+  for (const name of NETWORKS) {
+    const prefix = name.toUpperCase();
+    const current = networks[name] as Json | undefined;
+    const rpcUrls = list(env[`${prefix}_RPC_URLS`]);
+    if (!current && !rpcUrls) continue;
+    const network: Json = { ...NETWORK_DEFAULTS, chainId: CHAIN_IDS[name], ...(current ?? {}) };
+    if (rpcUrls) network.rpcUrls = rpcUrls;
+    if (env[`${prefix}_BUNDLER_URL`]) network.bundlerUrl = env[`${prefix}_BUNDLER_URL`];
+    const executorKeys = list(env[`${prefix}_EXECUTOR_KEYS`]);
+    if (executorKeys) network.executorKeys = executorKeys;
+    if (env[`${prefix}_PAYMASTER_SIGNER_KEY`]) network.paymasterSignerKey = env[`${prefix}_PAYMASTER_SIGNER_KEY`];
+    networks[name] = network;
+  }
+  config.networks = networks;
+  return config;
+}
+
+/**
+ * Builds the configuration once at start: defaults, then the JSON file named by RELAY402_CONFIG (or
+ * `file`), then the environment. A bad value stops the start with a message naming the field; values
+ * are never echoed, since some are secrets.
+ */
+export function loadConfig(options: { env?: Env; file?: string; overrides?: Json } = {}): Config {
+  const env = options.env ?? process.env;
+  const file = options.file ?? env.RELAY402_CONFIG;
+  let fromFile: Json = {};
+  if (file) {
+    try {
+      fromFile = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`);
+    }
+  }
+  const merged = applyEnv({ ...CONFIG_DEFAULTS, ...fromFile, ...(options.overrides ?? {}) }, env);
+  return validateConfig(merged);
+}
+
+export function validateConfig(candidate: unknown): Config {
+  const errors = [...Value.Errors(ConfigSchema, candidate)];
+  if (errors.length > 0) {
+    const fields = [...new Set(errors.map((error) => error.path.replace(/^\//, "").replaceAll("/", ".") || "(root)"))];
+    const first = errors[0];
+    throw new ConfigError(`invalid config: ${fields.join(", ")} (${first?.path}: ${first?.message})`);
+  }
+  const config = candidate as Config;
+  for (const name of NETWORKS) {
+    const network = config.networks[name];
+    if (network && network.chainId !== CHAIN_IDS[name]) {
+      throw new ConfigError(`invalid config: networks.${name}.chainId must be ${CHAIN_IDS[name]}`);
+    }
+  }
+  if (!config.networks.bsc && !config.networks.base) {
+    throw new ConfigError("invalid config: networks (configure bsc, base or both)");
+  }
+  return config;
+}

@@ -1,0 +1,61 @@
+import { type Static, Type as T } from "@sinclair/typebox";
+
+const Address = T.String({ pattern: "^0x[0-9a-fA-F]{40}$" });
+const PrivateKey = T.String({ pattern: "^0x[0-9a-fA-F]{64}$" });
+const Uint = T.String({ pattern: "^[0-9]{1,78}$" });
+const Url = T.String({ pattern: "^https?://" });
+
+export const NETWORKS = ["bsc", "base"] as const;
+export type NetworkName = (typeof NETWORKS)[number];
+export const CHAIN_IDS: Record<NetworkName, number> = { bsc: 56, base: 8453 };
+
+export const TokenConfigSchema = T.Object({
+  symbol: T.String({ minLength: 1 }),
+  address: Address,
+  decimals: T.Integer({ minimum: 0, maximum: 36 }),
+  eip3009: T.Boolean({ default: false }),
+  /** Facilitator fee of a smart-wallet payment: max(minFee, ceil(sum × feeBps / 10000)). */
+  feeBps: T.Integer({ minimum: 0, maximum: 10000 }),
+  minFee: Uint,
+  /** Flat deployment fee per wallet, in this token's smallest unit. */
+  deploymentFeePerWallet: Uint,
+});
+
+export const NetworkConfigSchema = T.Object({
+  chainId: T.Integer({ minimum: 1 }),
+  rpcUrls: T.Array(Url, { minItems: 1 }),
+  bundlerUrl: Url,
+  contracts: T.Object({ relayer: Address, factory: Address, paymaster: Address, entryPoint: Address }),
+  tokens: T.Array(TokenConfigSchema, { minItems: 1 }),
+  feeRecipient: Address,
+  executorKeys: T.Array(PrivateKey, { minItems: 1 }),
+  paymasterSignerKey: PrivateKey,
+  /** Upper bound on the fee the executors ever pay, in gwei. */
+  maxFeePerGasGwei: T.Number({ exclusiveMinimum: 0 }),
+  /** Gas limit of one relayer transferWithAuthorization (no estimate round trip per settlement). */
+  settleGasLimit: T.Integer({ minimum: 21000 }),
+  receiptTimeoutMs: T.Integer({ minimum: 100 }),
+  replaceAfterMs: T.Integer({ minimum: 100 }),
+});
+
+export const ConfigSchema = T.Object({
+  mode: T.Union([T.Literal("production"), T.Literal("devnet")]),
+  host: T.String({ minLength: 1 }),
+  port: T.Integer({ minimum: 0, maximum: 65535 }),
+  databasePath: T.String({ minLength: 1 }),
+  adminApiKey: T.String({ minLength: 16 }),
+  /** EIP-712 domain name of the relayer, also the package's public name. */
+  productName: T.String({ minLength: 1 }),
+  masterSaltPrefix: T.String({ minLength: 1 }),
+  docsBaseUrl: Url,
+  rateLimitPerMinute: T.Integer({ minimum: 1 }),
+  /** Take the client IP from X-Forwarded-For (only behind a proxy you control). */
+  trustProxy: T.Boolean(),
+  paymasterValiditySeconds: T.Integer({ minimum: 30 }),
+  logRequests: T.Boolean(),
+  networks: T.Object({ bsc: T.Optional(NetworkConfigSchema), base: T.Optional(NetworkConfigSchema) }),
+});
+
+export type TokenConfig = Static<typeof TokenConfigSchema>;
+export type NetworkConfig = Static<typeof NetworkConfigSchema>;
+export type Config = Static<typeof ConfigSchema>;

@@ -1,0 +1,50 @@
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
+import { MIGRATIONS } from "./migrations";
+import * as schema from "./schema";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+/** Opens (or creates) the SQLite file in WAL mode and applies the committed migrations that are not applied yet. */
+export function openDatabase(path: string): Db {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.run("PRAGMA journal_mode = WAL");
+  sqlite.run("PRAGMA busy_timeout = 5000");
+  sqlite.run("PRAGMA foreign_keys = ON");
+  migrate(sqlite);
+  return drizzle({ client: sqlite, schema }) as Db;
+}
+
+function migrate(sqlite: Database): void {
+  sqlite.run("CREATE TABLE IF NOT EXISTS relay402_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)");
+  const applied = new Set(
+    sqlite
+      .query<{ name: string }, []>("SELECT name FROM relay402_migrations")
+      .all()
+      .map((row) => row.name),
+  );
+  for (const migration of MIGRATIONS) {
+    if (applied.has(migration.name)) continue;
+    sqlite.transaction(() => {
+      for (const statement of migration.sql.split("--> statement-breakpoint")) {
+        if (statement.trim()) sqlite.run(statement);
+      }
+      sqlite.run("INSERT INTO relay402_migrations (name, applied_at) VALUES (?, ?)", [
+        migration.name,
+        new Date().toISOString(),
+      ]);
+    })();
+  }
+}
+
+export function isDatabaseHealthy(db: Db): boolean {
+  try {
+    db.$client.query("SELECT 1").get();
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,33 @@
+import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * One row per EOA authorization the service was asked to settle, written before its transaction
+ * is sent. (network, payer, nonce) is unique: that is what makes settle idempotent across
+ * concurrent requests and restarts.
+ */
+export const eoaSettlements = sqliteTable(
+  "eoa_settlements",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    network: text("network").notNull(),
+    payer: text("payer").notNull(),
+    nonce: text("nonce").notNull(),
+    token: text("token").notNull(),
+    recipient: text("recipient").notNull(),
+    amount: text("amount").notNull(),
+    validAfter: integer("valid_after").notNull(),
+    validBefore: integer("valid_before").notNull(),
+    signature: text("signature").notNull(),
+    /** pending: nothing sent yet · sent: signed tx stored and broadcast · success · reverted · failed: never mined. */
+    status: text("status", { enum: ["pending", "sent", "success", "reverted", "failed"] }).notNull(),
+    txHash: text("tx_hash"),
+    rawTx: text("raw_tx"),
+    blockNumber: integer("block_number"),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce)],
+);
+
+export type EoaSettlement = typeof eoaSettlements.$inferSelect;

@@ -1,0 +1,131 @@
+import { openapi } from "@elysiajs/openapi";
+import { Elysia, ValidationError } from "elysia";
+import { paymentRoutes } from "../payments/routes";
+import type { Services } from "../services";
+import { statusRoutes } from "../status/routes";
+import { ApiError, envelope } from "./errors";
+import { MAX_BODY_BYTES } from "./limits";
+import { createRateLimiter } from "./rate-limit";
+
+type RequestMeta = { id: string; start: number; ip: string };
+
+/** Turns a schema failure into `validation_error` naming the first offending field. */
+function validationError(error: ValidationError): ApiError {
+  const first = error.all?.[0] as { path?: string; message?: string; summary?: string } | undefined;
+  const field = first?.path ? first.path.replace(/^\//, "").replaceAll("/", ".") : "body";
+  const message = first?.summary ?? first?.message ?? "invalid request";
+  return new ApiError("validation_error", `${field || "body"}: ${message}`, { field: field || "body" });
+}
+
+function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null, trustProxy: boolean) {
+  if (trustProxy) {
+    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return server?.requestIP(request)?.address ?? "unknown";
+}
+
+function timingSafeEqualString(a: string, b: string): boolean {
+  const left = new TextEncoder().encode(a);
+  const right = new TextEncoder().encode(b);
+  const length = Math.max(left.length, right.length);
+  let diff = left.length ^ right.length;
+  for (let i = 0; i < length; i++) diff |= (left[i] ?? 0) ^ (right[i] ?? 0);
+  return diff === 0;
+}
+
+export function isAdmin(request: Request, services: Services): boolean {
+  const key = request.headers.get("x-admin-api-key");
+  return key !== null && timingSafeEqualString(key, services.config.adminApiKey);
+}
+
+export function createApp(services: Services) {
+  const { config, logger } = services;
+  const limiter = createRateLimiter(config.rateLimitPerMinute);
+  const meta = new WeakMap<Request, RequestMeta>();
+
+  const api = (prefix: string) =>
+    new Elysia({ prefix, seed: prefix }).use(paymentRoutes(services)).use(statusRoutes(services));
+
+  return (
+    new Elysia()
+      .use(
+        openapi({
+          path: "/openapi",
+          documentation: {
+            info: {
+              title: "relay402",
+              version: services.version,
+              description: "Payment facilitator for ERC-20 payments on BNB Chain and Base.",
+            },
+          },
+        }),
+      )
+      .onRequest(({ request, set, server }) => {
+        const id = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
+        const ip = clientIp(request, server, config.trustProxy);
+        meta.set(request, { id, start: performance.now(), ip });
+        set.headers["x-request-id"] = id;
+
+        const length = Number(request.headers.get("content-length") ?? 0);
+        if (length > MAX_BODY_BYTES) {
+          throw new ApiError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`, { limit: MAX_BODY_BYTES });
+        }
+        if (!isAdmin(request, services)) {
+          const wait = limiter.take(ip);
+          if (wait > 0) {
+            throw new ApiError("rate_limit_exceeded", "too many requests", { retryAfterSeconds: wait }, { "retry-after": String(wait) });
+          }
+        }
+      })
+      .onParse(async ({ request, contentType }) => {
+        // Read the body ourselves: a chunked body has no content-length, and bad JSON must be a 400.
+        if (!contentType?.includes("application/json")) return;
+        const text = await request.text();
+        if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) {
+          throw new ApiError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`, { limit: MAX_BODY_BYTES });
+        }
+        if (text.trim() === "") throw new ApiError("validation_error", "request body is empty", { field: "body" });
+        try {
+          return JSON.parse(text);
+        } catch {
+          throw new ApiError("validation_error", "request body is not valid JSON", { field: "body" });
+        }
+      })
+      .onError(({ code, error, set, request }) => {
+        let apiError: ApiError;
+        if (error instanceof ApiError) apiError = error;
+        else if (error instanceof ValidationError) apiError = validationError(error);
+        else if (code === "NOT_FOUND") apiError = new ApiError("not_found", "no such route");
+        else if (code === "PARSE") apiError = new ApiError("validation_error", "request body is not valid JSON", { field: "body" });
+        else {
+          logger.error({
+            event: "unhandled_error",
+            requestId: meta.get(request)?.id,
+            error: error instanceof Error ? error.message.split("\n")[0] : String(error),
+          });
+          apiError = new ApiError("internal_error", "internal error");
+        }
+        set.status = apiError.status;
+        for (const [name, value] of Object.entries(apiError.headers ?? {})) set.headers[name] = value;
+        return envelope(apiError, config.docsBaseUrl);
+      })
+      .onAfterResponse(({ request, set, route }) => {
+        if (!config.logRequests) return;
+        const info = meta.get(request);
+        logger.info({
+          event: "request",
+          requestId: info?.id,
+          method: request.method,
+          route: route || new URL(request.url).pathname,
+          status: typeof set.status === "number" ? set.status : 200,
+          latencyMs: info ? Math.round((performance.now() - info.start) * 100) / 100 : undefined,
+          ip: info?.ip,
+        });
+      })
+      .use(api(""))
+      .use(api("/api/v1"))
+  );
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,52 @@
+/** Machine-readable error codes of the interface and decisions.md, with their HTTP status. */
+export const ERROR_STATUS = {
+  validation_error: 400,
+  signature_error: 400,
+  nonce_error: 400,
+  payment_verification_error: 400,
+  userop_error: 400,
+  unauthorized: 401,
+  not_found: 404,
+  payload_too_large: 413,
+  rate_limit_exceeded: 429,
+  payment_settlement_error: 500,
+  deployment_error: 500,
+  funding_error: 500,
+  blockchain_error: 500,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An error that becomes the envelope `{ code, message, doc_url, details? }`. */
+export class ApiError extends Error {
+  override name = "ApiError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export type ErrorEnvelope = { code: ErrorCode; message: string; doc_url: string; details?: Record<string, unknown> };
+
+export function envelope(error: ApiError, docsBaseUrl: string): ErrorEnvelope {
+  return {
+    code: error.code,
+    message: error.message,
+    doc_url: `${docsBaseUrl}#${error.code}`,
+    ...(error.details ? { details: error.details } : {}),
+  };
+}
+
+/** First line of an error message: enough to diagnose, never a stack trace or a URL with a key in it. */
+export function shortReason(error: unknown): string {
+  const message = error instanceof Error ? ((error as { shortMessage?: string }).shortMessage ?? error.message) : String(error);
+  return message.split("\n")[0]?.replace(/https?:\/\/\S+/g, "<rpc>").slice(0, 300) ?? "unknown error";
+}

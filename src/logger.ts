@@ -1,0 +1,19 @@
+export type LogFields = Record<string, unknown>;
+export type Logger = {
+  info(fields: LogFields): void;
+  warn(fields: LogFields): void;
+  error(fields: LogFields): void;
+};
+
+/** One JSON object per line. Callers pass fields, never whole config or request objects, so no secret can slip in. */
+export function createLogger(options: { silent?: boolean } = {}): Logger {
+  const write = (level: string, fields: LogFields) => {
+    if (options.silent) return;
+    process.stdout.write(`${JSON.stringify({ level, time: new Date().toISOString(), ...fields })}\n`);
+  };
+  return {
+    info: (fields) => write("info", fields),
+    warn: (fields) => write("warn", fields),
+    error: (fields) => write("error", fields),
+  };
+}

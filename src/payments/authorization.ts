@@ -1,0 +1,52 @@
+import { type Address, getAddress, type Hex, isHex, maxUint256 } from "viem";
+import { ApiError } from "../http/errors";
+
+/** A TransferWithAuthorization as the relayer checks and executes it. */
+export type Authorization = {
+  token: Address;
+  from: Address;
+  to: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+  signature: Hex;
+};
+
+export type PaymentPayloadBody = {
+  token: string;
+  payload: {
+    authorization: { from: string; to: string; value: string; validAfter: number; validBefore: number; nonce: string };
+    signature: string;
+  };
+};
+
+/** Largest signature accepted (ERC-1271 signers may use long ones; an EOA's is 65 bytes). */
+const MAX_SIGNATURE_BYTES = 4096;
+
+/**
+ * Turns a schema-checked payload into typed values. The schema already vetted shapes; what is left is
+ * what a pattern cannot say: uint256 range and a well-formed signature (a 400 `signature_error`).
+ */
+export function parseAuthorization(body: PaymentPayloadBody, field = "paymentPayload"): Authorization {
+  const { authorization, signature } = body.payload;
+  const value = BigInt(authorization.value);
+  if (value > maxUint256) {
+    throw new ApiError("validation_error", "value exceeds uint256", { field: `${field}.payload.authorization.value` });
+  }
+  if (!isHex(signature, { strict: true }) || signature.length % 2 !== 0 || signature.length < 4 || (signature.length - 2) / 2 > MAX_SIGNATURE_BYTES) {
+    throw new ApiError("signature_error", "signature is not a well-formed hex signature", {
+      field: `${field}.payload.signature`,
+    });
+  }
+  return {
+    token: getAddress(body.token),
+    from: getAddress(authorization.from),
+    to: getAddress(authorization.to),
+    value,
+    validAfter: BigInt(authorization.validAfter),
+    validBefore: BigInt(authorization.validBefore),
+    nonce: authorization.nonce.toLowerCase() as Hex,
+    signature: signature.toLowerCase() as Hex,
+  };
+}

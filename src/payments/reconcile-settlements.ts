@@ -1,0 +1,43 @@
+import type { Address, Hex } from "viem";
+import type { Networks } from "../chain/networks";
+import { shortReason } from "../http/errors";
+import type { Logger } from "../logger";
+import type { RelayerPort } from "./relayer-port";
+import type { SettlementStore } from "./settlement-store";
+
+/**
+ * After a restart, settles the fate of records left pending or sent by the previous process:
+ * - pending (crashed before signing): released if the nonce is still unused on-chain, else failed;
+ * - sent: the stored raw transaction is re-broadcast and its receipt awaited.
+ */
+export async function reconcileSettlements(deps: {
+  store: SettlementStore;
+  networks: Networks;
+  relayerFor(network: ReturnType<Networks["get"]>): RelayerPort;
+  logger: Logger;
+}): Promise<void> {
+  for (const record of deps.store.unfinished()) {
+    if (!deps.networks.enabled.includes(record.network as never)) continue;
+    const network = deps.networks.get(record.network);
+    try {
+      if (record.status === "pending") {
+        const used = await deps.relayerFor(network).authorizationState(record.payer as Address, record.nonce as Hex);
+        if (used) deps.store.markOutcome(record.id, { status: "failed", error: "nonce used by another transaction" });
+        else deps.store.release(record.id);
+        continue;
+      }
+      if (record.rawTx) await network.executor.rebroadcast(record.rawTx as Hex).catch(() => undefined);
+      const receipt = await network.executor.waitForReceipt(record.txHash as Hex, network.config.receiptTimeoutMs);
+      if (receipt) {
+        deps.store.markOutcome(record.id, {
+          status: receipt.status === "success" ? "success" : "reverted",
+          blockNumber: Number(receipt.blockNumber),
+        });
+        if (receipt.transactionHash !== record.txHash) deps.store.markReplaced(record.id, receipt.transactionHash);
+      }
+      deps.logger.info({ event: "settlement_reconciled", id: record.id, status: receipt?.status ?? "still_pending" });
+    } catch (error) {
+      deps.logger.warn({ event: "settlement_reconcile_failed", id: record.id, reason: shortReason(error) });
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import { t } from "elysia";
+import { AddressField, Bytes32Field, NetworkField, UintString } from "../http/schemas";
+
+const UnixTime = t.Integer({ minimum: 0, maximum: 2 ** 53 - 1, description: "unix seconds" });
+
+export const PaymentPayloadSchema = t.Object({
+  token: AddressField,
+  payload: t.Object({
+    authorization: t.Object({
+      from: AddressField,
+      to: AddressField,
+      value: UintString,
+      validAfter: UnixTime,
+      validBefore: UnixTime,
+      nonce: Bytes32Field,
+    }),
+    signature: t.String({ maxLength: 10_000, description: "EIP-712 signature (65 bytes for an EOA)" }),
+  }),
+});
+
+export const PaymentBodySchema = t.Object({
+  paymentPayload: PaymentPayloadSchema,
+  paymentRequirements: t.Object({ network: NetworkField, relayerContract: AddressField }),
+});
+
+export const VerifyResponseSchema = t.Object({
+  isValid: t.Boolean(),
+  payer: t.Optional(t.String()),
+  invalidReason: t.Optional(t.String()),
+  invalidMessage: t.Optional(t.String()),
+});
+
+export const SettleResponseSchema = t.Object({
+  success: t.Boolean(),
+  transaction: t.String(),
+  network: t.String(),
+  payer: t.String(),
+  blockNumber: t.Integer(),
+  payment: t.Object({ to: t.String(), amount: t.String(), token: t.String() }),
+});

@@ -1,0 +1,56 @@
+import type { Address } from "viem";
+import { createNetworks, type NetworkRuntime, type Networks } from "./chain/networks";
+import type { Config } from "./config/schema";
+import { type Db, openDatabase } from "./db/open";
+import type { Logger } from "./logger";
+import { createRelayerPort, type RelayerPort } from "./payments/relayer-port";
+import { createPaymentSettler, type PaymentSettler } from "./payments/settle-payment";
+import { createSettlementStore, type SettlementStore } from "./payments/settlement-store";
+import { VERSION } from "./version";
+
+/** The service's parts, built once at start from a validated config and shared by every route. */
+export type Services = {
+  config: Config;
+  version: string;
+  db: Db;
+  networks: Networks;
+  logger: Logger;
+  store: SettlementStore;
+  settler: PaymentSettler;
+  relayerFor(network: NetworkRuntime): RelayerPort;
+  /** Unix seconds; the single clock of verify checks. */
+  now(): bigint;
+  stop(): void;
+};
+
+export function createServices(config: Config, logger: Logger): Services {
+  const db = openDatabase(config.databasePath);
+  const networks = createNetworks(config, logger);
+  const relayers = new Map<string, RelayerPort>();
+  const relayerFor = (network: NetworkRuntime) => {
+    let port = relayers.get(network.name);
+    if (!port) {
+      port = createRelayerPort(network.client, network.config.contracts.relayer as Address);
+      relayers.set(network.name, port);
+    }
+    return port;
+  };
+  const now = () => BigInt(Math.floor(Date.now() / 1000));
+  const store = createSettlementStore(db);
+  const settler = createPaymentSettler({ store, relayerFor, now, logger });
+  return {
+    config,
+    version: VERSION,
+    db,
+    networks,
+    logger,
+    store,
+    settler,
+    relayerFor,
+    now,
+    stop() {
+      networks.stop();
+      db.$client.close();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { type Address, formatEther } from "viem";
+import { entryPointAbi } from "../chain/abis";
+import { MULTICALL3 } from "../chain/addresses";
+import type { NetworkRuntime } from "../chain/networks";
+import { isDatabaseHealthy } from "../db/open";
+import type { Services } from "../services";
+
+const multicallAbi = [
+  {
+    type: "function",
+    name: "getEthBalance",
+    stateMutability: "view",
+    inputs: [{ name: "addr", type: "address" }],
+    outputs: [{ name: "balance", type: "uint256" }],
+  },
+] as const;
+
+async function bundlerUp(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_supportedEntryPoints", params: [] }),
+      signal: AbortSignal.timeout(2000),
+    });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+async function networkHealth(network: NetworkRuntime) {
+  const { config, client, executor } = network;
+  const [block, bundler, balances] = await Promise.all([
+    client.getBlockNumber({ cacheTime: 0 }).catch(() => null),
+    bundlerUp(config.bundlerUrl),
+    // Executor balances and the paymaster deposit in one round trip.
+    client
+      .multicall({
+        multicallAddress: MULTICALL3,
+        allowFailure: false,
+        contracts: [
+          ...executor.addresses.map(
+            (address) => ({ address: MULTICALL3, abi: multicallAbi, functionName: "getEthBalance", args: [address] }) as const,
+          ),
+          {
+            address: config.contracts.entryPoint as Address,
+            abi: entryPointAbi,
+            functionName: "balanceOf",
+            args: [config.contracts.paymaster as Address],
+          } as const,
+        ],
+      })
+      .catch(() => null),
+  ]);
+  const deposit = balances?.at(-1);
+  return {
+    chainId: config.chainId,
+    blockNumber: block === null ? null : Number(block),
+    rpc: block === null ? ("down" as const) : ("ok" as const),
+    bundler: bundler ? ("ok" as const) : ("down" as const),
+    relayer: config.contracts.relayer,
+    paymaster: config.contracts.paymaster,
+    executors: executor.addresses.map((address, i) => ({
+      address,
+      balance: balances ? formatEther(balances[i] as bigint) : null,
+    })),
+    paymasterDeposit: deposit === undefined ? null : formatEther(deposit as bigint),
+  };
+}
+
+/** ok: everything answers · degraded: some chain or bundler does not · down: no chain or no database. */
+export async function checkHealth(services: Services) {
+  const entries = await Promise.all(services.networks.all().map(async (n) => [n.name, await networkHealth(n)] as const));
+  const networks = Object.fromEntries(entries);
+  const database = isDatabaseHealthy(services.db) ? ("ok" as const) : ("down" as const);
+  const rpcUp = entries.filter(([, n]) => n.rpc === "ok").length;
+  const allUp = entries.every(([, n]) => n.rpc === "ok" && n.bundler === "ok");
+  const status = database === "down" || rpcUp === 0 ? "down" : allUp ? "ok" : "degraded";
+  return { status, version: services.version, networks, database } as const;
+}

@@ -1,0 +1,61 @@
+import type { Address, Hex } from "viem";
+import type { LocalAccount } from "viem/accounts";
+import type { Bundler } from "./bundler";
+import { STUB_PAYMASTER_SIGNATURE, encodePaymasterData, signPaymasterData } from "./paymaster-data";
+import { toRpcUserOp, type UserOp } from "./user-operation";
+
+/** A signature of the right shape for estimation; it recovers to nobody, so the account reports "failed", not a revert. */
+export const STUB_ACCOUNT_SIGNATURE: Hex = `0x${"ff".repeat(64)}1c`;
+
+export type SponsorContext = {
+  bundler: Bundler;
+  chainId: number;
+  paymaster: Address;
+  paymasterSigner: LocalAccount;
+  validitySeconds: number;
+  now?: () => number;
+};
+
+/**
+ * Builds a paymaster-sponsored UserOp for `callData`: gas from the bundler's estimate (with stub
+ * signatures), fees from the bundler's gas price, then the paymaster's signature over the final fields.
+ * The returned UserOp carries `signature: 0x`; the owner signs its hash.
+ */
+export async function buildSponsoredUserOp(
+  request: { sender: Address; nonce: bigint; callData: Hex },
+  context: SponsorContext,
+): Promise<{ userOp: UserOp; validUntil: number }> {
+  const now = Math.floor((context.now?.() ?? Date.now()) / 1000);
+  const window = { validUntil: now + context.validitySeconds, validAfter: 0 };
+  const fees = await context.bundler.gasPrice();
+  const draft: UserOp = {
+    sender: request.sender,
+    nonce: request.nonce,
+    callData: request.callData,
+    callGasLimit: 0n,
+    verificationGasLimit: 0n,
+    preVerificationGas: 0n,
+    ...fees,
+    paymaster: context.paymaster,
+    paymasterVerificationGasLimit: 0n,
+    paymasterPostOpGasLimit: 0n,
+    paymasterData: encodePaymasterData(window, STUB_PAYMASTER_SIGNATURE),
+    signature: STUB_ACCOUNT_SIGNATURE,
+  };
+  const gas = await context.bundler.estimateGas(toRpcUserOp(draft));
+  const userOp: UserOp = {
+    ...draft,
+    ...gas,
+    // The owner's real signature costs what the stub cost; a margin covers EIP-191 vs raw recovery paths.
+    verificationGasLimit: (gas.verificationGasLimit * 12n) / 10n,
+    paymasterVerificationGasLimit: gas.paymasterVerificationGasLimit > 0n ? (gas.paymasterVerificationGasLimit * 12n) / 10n : 60_000n,
+    signature: "0x",
+  };
+  userOp.paymasterData = await signPaymasterData(userOp, {
+    chainId: context.chainId,
+    paymaster: context.paymaster,
+    signer: context.paymasterSigner,
+    window,
+  });
+  return { userOp, validUntil: window.validUntil };
+}

@@ -1,0 +1,69 @@
+import { type Address, type Hex, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { NetworkName } from "../../scripts/devnet/start";
+import { chainOf } from "./chain";
+
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: "token", type: "address" },
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
+export type SignOptions = {
+  network: NetworkName;
+  key: Hex;
+  to: Address;
+  value: bigint;
+  token?: Address;
+  validAfter?: number;
+  validBefore?: number;
+  nonce?: Hex;
+  /** Sign as someone else than `from` (for signer ≠ from). */
+  signerKey?: Hex;
+  relayer?: Address;
+};
+
+/** Builds the /verify and /settle body exactly as a client would: EIP-712 over the relayer's domain. */
+export async function signedPayment(options: SignOptions) {
+  const c = chainOf(options.network);
+  const from = privateKeyToAccount(options.key).address;
+  const now = Math.floor(Date.now() / 1000);
+  const message = {
+    token: options.token ?? c.token.address,
+    from,
+    to: options.to,
+    value: options.value,
+    validAfter: BigInt(options.validAfter ?? now - 60),
+    validBefore: BigInt(options.validBefore ?? now + 3600),
+    nonce: options.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
+  };
+  const signature = await privateKeyToAccount(options.signerKey ?? options.key).signTypedData({
+    domain: { name: "relay402", version: "1", chainId: c.info.chainId, verifyingContract: c.info.relayer },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  return {
+    paymentPayload: {
+      token: message.token,
+      payload: {
+        authorization: {
+          from,
+          to: options.to,
+          value: options.value.toString(),
+          validAfter: Number(message.validAfter),
+          validBefore: Number(message.validBefore),
+          nonce: message.nonce,
+        },
+        signature,
+      },
+    },
+    paymentRequirements: { network: options.network, relayerContract: options.relayer ?? c.info.relayer },
+  };
+}

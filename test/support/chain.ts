@@ -1,0 +1,48 @@
+import { type Address, createPublicClient, createTestClient, createWalletClient, defineChain, type Hex, http, parseEther } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { erc20Abi } from "../../src/chain/abis";
+import type { NetworkName } from "../../scripts/devnet/start";
+import { getTestDevnet } from "./devnet";
+
+export const NETWORK_NAMES: NetworkName[] = ["bsc", "base"];
+
+export function chainOf(network: NetworkName) {
+  const info = getTestDevnet().devnet.manifest.networks[network];
+  const chain = defineChain({
+    id: info.chainId,
+    name: network,
+    nativeCurrency: { name: "native", symbol: "NATIVE", decimals: 18 },
+    rpcUrls: { default: { http: [info.rpcUrl] } },
+  });
+  const transport = http(info.rpcUrl);
+  return {
+    info,
+    chain,
+    token: Object.values(info.tokens)[0] as { address: Address; decimals: number; eip3009: boolean },
+    public: createPublicClient({ chain, transport }),
+    test: createTestClient({ chain, transport, mode: "anvil" }),
+    walletFor: (key: Hex) => createWalletClient({ chain, transport, account: privateKeyToAccount(key) }),
+  };
+}
+
+/**
+ * A fresh payer per test: its own key (so tests never share nonces or balances), gas, and tokens minted on
+ * `network`. This is how test files stay independent on one shared devnet.
+ */
+export async function freshPayer(network: NetworkName, options: { tokens?: bigint; gas?: boolean } = {}) {
+  const c = chainOf(network);
+  const key = generatePrivateKey();
+  const account = privateKeyToAccount(key);
+  const amount = options.tokens ?? 1000n * 10n ** BigInt(c.token.decimals);
+  await c.test.setBalance({ address: account.address, value: options.gas === false ? 0n : parseEther("10") });
+  if (amount > 0n) {
+    // The test tokens' mint is public; the payer mints to itself, so parallel tests never share a sender nonce.
+    const hash = await c.walletFor(key).writeContract({ address: c.token.address, abi: erc20Abi, functionName: "mint", args: [account.address, amount] });
+    await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  }
+  return { key, account, address: account.address };
+}
+
+export async function tokenBalance(network: NetworkName, token: Address, holder: Address): Promise<bigint> {
+  return chainOf(network).public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [holder] });
+}

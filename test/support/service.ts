@@ -1,0 +1,55 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configFromManifest } from "../../scripts/devnet/service-config";
+import type { Config } from "../../src/config/schema";
+import { createApp } from "../../src/http/app";
+import { createLogger } from "../../src/logger";
+import { createServices } from "../../src/services";
+import { getTestDevnet } from "./devnet";
+
+/**
+ * The service on the test devnet with a real SQLite file of its own, driven through `app.handle`.
+ * Call `stop()` in afterAll.
+ */
+export function startTestService(overrides: Partial<Config> = {}) {
+  const databasePath = join(mkdtempSync(join(tmpdir(), "relay402-test-")), "relay402.sqlite");
+  const config = configFromManifest(getTestDevnet().devnet.manifest, {
+    databasePath,
+    rateLimitPerMinute: 1_000_000,
+    logRequests: false,
+    ...overrides,
+  });
+  const logger = createLogger({ silent: true });
+  const services = createServices(config, logger);
+  const app = createApp(services);
+
+  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await app.handle(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
+        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      }),
+    );
+    const text = await response.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: response.status, body: json, headers: response.headers };
+  };
+
+  return {
+    config,
+    services,
+    app,
+    databasePath,
+    request,
+    post: (path: string, body: unknown, headers?: Record<string, string>) => request("POST", path, body, headers),
+    get: (path: string, headers?: Record<string, string>) => request("GET", path, undefined, headers),
+    stop: () => services.stop(),
+  };
+}
