@@ -9,7 +9,9 @@ import {Initializable} from "@openzeppelin/contracts/proxy/utils/Initializable.s
 import {Account as OZAccount} from "@openzeppelin/contracts/account/Account.sol";
 import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {AATestBase} from "./utils/AATestBase.sol";
-import {Account} from "../Account.sol";
+import {Account as SmartAccount} from "../Account.sol";
+import {Relayer} from "../Relayer.sol";
+import {TestUSDT} from "../test-tokens/TestUSDT.sol";
 
 contract Target {
     uint256 public counter;
@@ -24,13 +26,13 @@ contract Target {
 contract AccountTest is AATestBase {
     address internal owner;
     uint256 internal ownerKey;
-    Account internal account;
+    SmartAccount internal account;
     Target internal target;
 
     function setUp() public override {
         super.setUp();
         (owner, ownerKey) = makeAddrAndKey("owner");
-        account = Account(payable(factory.createAccount(owner, bytes32(0))));
+        account = SmartAccount(payable(factory.createAccount(owner, bytes32(0))));
         vm.deal(address(account), 1 ether);
         target = new Target();
     }
@@ -97,7 +99,7 @@ contract AccountTest is AATestBase {
         PackedUserOperation memory op = _userOp(predicted, _batch(_call(address(target), 0, abi.encodeCall(Target.bump, (5)))));
         op = _signUserOp191(_withInitCode(op, newOwner, bytes32(uint256(7))), newKey);
         _handle(op);
-        assertEq(Account(payable(predicted)).owner(), newOwner);
+        assertEq(SmartAccount(payable(predicted)).owner(), newOwner);
         assertEq(target.counter(), 5);
     }
 
@@ -107,7 +109,7 @@ contract AccountTest is AATestBase {
     }
 
     function test_implementationCannotBeInitialized() public {
-        Account impl = Account(payable(factory.accountImplementation()));
+        SmartAccount impl = SmartAccount(payable(factory.accountImplementation()));
         vm.expectRevert(Initializable.InvalidInitialization.selector);
         impl.initialize(makeAddr("attacker"));
     }
@@ -164,5 +166,34 @@ contract AccountTest is AATestBase {
         (bool success, ) = _userOpResult(vm.getRecordedLogs());
         assertFalse(success);
         assertEq(target.counter(), 0);
+    }
+
+    /// @dev The smart wallet can also pay through Relayer.transferWithAuthorization via ERC-1271.
+    function test_walletPaysViaRelayerWithErc1271() public {
+        Relayer relayer = new Relayer("relay402", "1", address(this));
+        TestUSDT usdt = new TestUSDT();
+        relayer.setTokenWhitelisted(address(usdt), true);
+        usdt.mint(address(account), 5e18);
+        vm.prank(ENTRYPOINT_V07);
+        account.execute(MODE_BATCH, abi.encode(_call(address(usdt), 0, abi.encodeCall(TestUSDT.approve, (address(relayer), 5e18)))));
+
+        address merchant = makeAddr("merchant");
+        bytes32 nonce = keccak256("wallet-nonce");
+        (, string memory name, string memory version, uint256 chainId, address verifying, , ) = relayer.eip712Domain();
+        bytes32 domain = keccak256(
+            abi.encode(
+                keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+                keccak256(bytes(name)),
+                keccak256(bytes(version)),
+                chainId,
+                verifying
+            )
+        );
+        bytes32 structHash = keccak256(
+            abi.encode(relayer.TRANSFER_WITH_AUTHORIZATION_TYPEHASH(), address(usdt), address(account), merchant, 5e18, 0, block.timestamp, nonce)
+        );
+        bytes memory sig = _sign(ownerKey, MessageHashUtils.toTypedDataHash(domain, structHash));
+        relayer.transferWithAuthorization(address(usdt), address(account), merchant, 5e18, 0, block.timestamp, nonce, sig);
+        assertEq(usdt.balanceOf(merchant), 5e18);
     }
 }

@@ -74,16 +74,14 @@ export function createBundler(url: string, entryPoint: Address, timeoutMs = 10_0
     },
     send: (op) => call<Hex>("eth_sendUserOperation", [op, entryPoint]),
     async receipt(userOpHash) {
-      const result = await call<(Omit<UserOpReceipt, "actualGasUsed" | "actualGasCost"> & { actualGasUsed: Hex; actualGasCost: Hex; receipt: { blockNumber: Hex } & Record<string, unknown> }) | null>(
-        "eth_getUserOperationReceipt",
-        [userOpHash],
-      );
+      type Raw = { success: boolean; userOpHash: Hex; actualGasUsed: Hex; actualGasCost: Hex; logs: UserOpReceipt["logs"]; receipt: Omit<UserOpReceipt["receipt"], "blockNumber"> & { blockNumber: Hex } };
+      const result = await call<Raw | null>("eth_getUserOperationReceipt", [userOpHash]);
       if (!result) return null;
       return {
         ...result,
         actualGasUsed: BigInt(result.actualGasUsed),
         actualGasCost: BigInt(result.actualGasCost),
-        receipt: { ...(result.receipt as unknown as UserOpReceipt["receipt"]), blockNumber: BigInt(result.receipt.blockNumber) },
+        receipt: { ...result.receipt, blockNumber: BigInt(result.receipt.blockNumber) },
       };
     },
   };

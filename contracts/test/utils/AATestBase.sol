@@ -5,9 +5,9 @@ import {Test, Vm} from "forge-std/Test.sol";
 import {EntryPoint} from "@account-abstraction/contracts/core/EntryPoint.sol";
 import {IEntryPoint} from "@account-abstraction/contracts/interfaces/IEntryPoint.sol";
 import {PackedUserOperation} from "@account-abstraction/contracts/interfaces/PackedUserOperation.sol";
-import {Execution} from "@openzeppelin/contracts/interfaces/draft-IERC7579.sol";
+import {Execution, IERC7579Execution} from "@openzeppelin/contracts/interfaces/draft-IERC7579.sol";
 import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
-import {Account} from "../../Account.sol";
+import {Account as SmartAccount} from "../../Account.sol";
 import {WalletFactory} from "../../WalletFactory.sol";
 import {Paymaster} from "../../Paymaster.sol";
 
@@ -28,7 +28,7 @@ abstract contract AATestBase is Test {
     }
 
     function _batch(Execution[] memory calls) internal pure returns (bytes memory) {
-        return abi.encodeCall(Account.execute, (MODE_BATCH, abi.encode(calls)));
+        return abi.encodeCall(IERC7579Execution.execute, (MODE_BATCH, abi.encode(calls)));
     }
 
     function _call(address target, uint256 value, bytes memory data) internal pure returns (Execution[] memory calls) {
