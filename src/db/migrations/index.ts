@@ -1,5 +1,9 @@
 // Generated SQL from `drizzle-kit generate`, imported as text so that `bun build --compile` embeds it.
 // Add each new migration here, in order.
 import m0000 from "./0000_eoa_settlements.sql" with { type: "text" };
+import m0001 from "./0001_issued_user_ops.sql" with { type: "text" };
 
-export const MIGRATIONS: { name: string; sql: string }[] = [{ name: "0000_eoa_settlements", sql: m0000 }];
+export const MIGRATIONS: { name: string; sql: string }[] = [
+  { name: "0000_eoa_settlements", sql: m0000 },
+  { name: "0001_issued_user_ops", sql: m0001 },
+];
