@@ -46,3 +46,19 @@ export async function freshPayer(network: NetworkName, options: { tokens?: bigin
 export async function tokenBalance(network: NetworkName, token: Address, holder: Address): Promise<bigint> {
   return chainOf(network).public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [holder] });
 }
+
+export async function approveRelayer(network: NetworkName, key: Hex, amount: bigint, token?: Address): Promise<void> {
+  const c = chainOf(network);
+  const hash = await c.walletFor(key).writeContract({
+    address: token ?? c.token.address,
+    abi: erc20Abi,
+    functionName: "approve",
+    args: [c.info.relayer, amount],
+  });
+  await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+}
+
+/** A new address nobody holds a key of, to receive payments in tests. */
+export function randomAddress(): Address {
+  return privateKeyToAccount(generatePrivateKey()).address;
+}

@@ -12,14 +12,15 @@ import { getTestDevnet } from "./devnet";
  * The service on the test devnet with a real SQLite file of its own, driven through `app.handle`.
  * Call `stop()` in afterAll.
  */
-export function startTestService(overrides: Partial<Config> = {}) {
-  const databasePath = join(mkdtempSync(join(tmpdir(), "relay402-test-")), "relay402.sqlite");
+export function startTestService(overrides: Partial<Config> = {}, configure?: (config: Config) => void) {
+  const databasePath = overrides.databasePath ?? join(mkdtempSync(join(tmpdir(), "relay402-test-")), "relay402.sqlite");
   const config = configFromManifest(getTestDevnet().devnet.manifest, {
-    databasePath,
     rateLimitPerMinute: 1_000_000,
     logRequests: false,
     ...overrides,
+    databasePath,
   });
+  configure?.(config);
   const logger = createLogger({ silent: true });
   const services = createServices(config, logger);
   const app = createApp(services);

@@ -1,0 +1,235 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import type { Hex } from "viem";
+import { relayerAbi } from "../../src/chain/abis";
+import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
+import { parseAuthorization } from "../../src/payments/authorization";
+import { signedPayment } from "../support/authorization";
+import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { startTestService } from "../support/service";
+
+const service = startTestService();
+afterAll(() => service.stop());
+
+const unit = (network: (typeof NETWORK_NAMES)[number]) => 10n ** BigInt(chainOf(network).token.decimals);
+
+async function readyPayment(network: (typeof NETWORK_NAMES)[number], value: bigint) {
+  const payer = await freshPayer(network);
+  await approveRelayer(network, payer.key, 1000n * unit(network));
+  const to = randomAddress();
+  return { payer, to, body: await signedPayment({ network, key: payer.key, to, value }) };
+}
+
+for (const network of NETWORK_NAMES) {
+  describe(`${network}: POST /settle`, () => {
+    test("moves the tokens and reports the transaction", async () => {
+      const c = chainOf(network);
+      const value = 7n * unit(network);
+      const { payer, to, body } = await readyPayment(network, value);
+      const before = await tokenBalance(network, c.token.address, payer.address);
+      const response = await service.post("/settle", body);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({
+        success: true,
+        network,
+        payer: payer.address.toLowerCase(),
+        payment: { to: to.toLowerCase(), amount: value.toString(), token: c.token.address.toLowerCase() },
+      });
+      const receipt = await c.public.getTransactionReceipt({ hash: response.body.transaction });
+      expect(receipt.status).toBe("success");
+      expect(Number(receipt.blockNumber)).toBe(response.body.blockNumber);
+      expect(receipt.to?.toLowerCase()).toBe(c.info.relayer.toLowerCase());
+      expect(await tokenBalance(network, c.token.address, to)).toBe(value);
+      expect(await tokenBalance(network, c.token.address, payer.address)).toBe(before - value);
+      expect(
+        await c.public.readContract({
+          address: c.info.relayer,
+          abi: relayerAbi,
+          functionName: "authorizationState",
+          args: [payer.address, body.paymentPayload.payload.authorization.nonce as Hex],
+        }),
+      ).toBe(true);
+    });
+
+    test("an invalid payment is refused with the failed check's code and nothing is sent", async () => {
+      const payer = await freshPayer(network);
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) });
+      const response = await service.post("/settle", body);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: "payment_verification_error", message: "allowance too low" });
+      expect(service.services.store.find({ network, payer: payer.address, nonce: body.paymentPayload.payload.authorization.nonce })).toBeUndefined();
+      const expired = await signedPayment({ network, key: payer.key, to: randomAddress(), value: 1n, validAfter: 1, validBefore: 2 });
+      expect((await service.post("/settle", expired)).body.code).toBe("payment_verification_error");
+    });
+
+    test("the same authorization settled twice gives one transaction", async () => {
+      const c = chainOf(network);
+      const value = unit(network);
+      const { payer, to, body } = await readyPayment(network, value);
+      const first = await service.post("/settle", body);
+      const second = await service.post("/settle", body);
+      expect(first.status).toBe(200);
+      expect(second.status).toBe(200);
+      expect(second.body).toEqual(first.body);
+      expect(await tokenBalance(network, c.token.address, to)).toBe(value);
+      expect(await tokenBalance(network, c.token.address, payer.address)).toBe(1000n * unit(network) - value);
+    });
+
+    test("10 concurrent settles of one authorization give one transaction", async () => {
+      const c = chainOf(network);
+      const value = unit(network);
+      const { to, body } = await readyPayment(network, value);
+      const responses = await Promise.all(Array.from({ length: 10 }, () => service.post("/settle", body)));
+      expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
+      expect(new Set(responses.map((r) => r.body.transaction)).size).toBe(1);
+      expect(await tokenBalance(network, c.token.address, to)).toBe(value);
+    });
+
+    test("a different authorization reusing a settled nonce is a nonce_error", async () => {
+      const { payer, body } = await readyPayment(network, unit(network));
+      expect((await service.post("/settle", body)).status).toBe(200);
+      const reuse = await signedPayment({
+        network,
+        key: payer.key,
+        to: randomAddress(),
+        value: 2n,
+        nonce: body.paymentPayload.payload.authorization.nonce as Hex,
+      });
+      const response = await service.post("/settle", reuse);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe("nonce_error");
+    });
+  });
+}
+
+describe("settlement under load and faults", () => {
+  test("50 different payments settled concurrently all succeed with no nonce error", async () => {
+    const network = "bsc";
+    const payments = await Promise.all(Array.from({ length: 50 }, () => readyPayment(network, unit(network))));
+    const responses = await Promise.all(payments.map((p) => service.post("/settle", p.body)));
+    const failures = responses.filter((r) => r.status !== 200).map((r) => r.body);
+    expect(failures).toEqual([]);
+    expect(new Set(responses.map((r) => r.body.transaction)).size).toBe(50);
+    for (const p of payments.slice(0, 5)) expect(await tokenBalance(network, chainOf(network).token.address, p.to)).toBe(unit(network));
+  });
+
+  test("an RPC that is down fails over to the second URL", async () => {
+    const c = chainOf("base");
+    const failover = startTestService({}, (config) => {
+      // Port 9 (discard) refuses connections: every call must fall over to the live URL.
+      if (config.networks.base) config.networks.base.rpcUrls = ["http://127.0.0.1:9", c.info.rpcUrl];
+    });
+    try {
+      const { to, body } = await readyPayment("base", unit("base"));
+      expect((await failover.post("/verify", body)).body.isValid).toBe(true);
+      const response = await failover.post("/settle", body);
+      expect(response.status).toBe(200);
+      expect(await tokenBalance("base", c.token.address, to)).toBe(unit("base"));
+    } finally {
+      failover.stop();
+    }
+  });
+
+  test("a transaction with no receipt in time is reported pending, and a later settle returns its result", async () => {
+    const network = "base";
+    const c = chainOf(network);
+    const slow = startTestService({}, (config) => {
+      if (config.networks.base) Object.assign(config.networks.base, { receiptTimeoutMs: 1500, replaceAfterMs: 60_000 });
+    });
+    const { to, body } = await readyPayment(network, unit(network));
+    await c.test.setAutomine(false);
+    try {
+      const pending = await slow.post("/settle", body);
+      expect(pending.status).toBe(500);
+      expect(pending.body.code).toBe("blockchain_error");
+      expect(pending.body.details.status).toBe("pending");
+      expect(pending.body.details.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      await c.test.mine({ blocks: 1 });
+      const done = await slow.post("/settle", body);
+      expect(done.status).toBe(200);
+      expect(done.body.transaction).toBe(pending.body.details.transaction);
+      expect(await tokenBalance(network, c.token.address, to)).toBe(unit(network));
+    } finally {
+      await c.test.setAutomine(true);
+      slow.stop();
+    }
+  });
+
+  test("a crash after signing loses nothing: the restarted service re-broadcasts and finishes the record", async () => {
+    const network = "bsc";
+    const c = chainOf(network);
+    const first = startTestService();
+    const { to, body } = await readyPayment(network, unit(network));
+    const authorization = parseAuthorization(body.paymentPayload);
+    const runtime = first.services.networks.get(network);
+    // What settle does up to the broadcast, then "crash": the record and the signed transaction are stored.
+    const { record } = first.services.store.claim({
+      network,
+      payer: authorization.from,
+      nonce: authorization.nonce,
+      token: authorization.token.toLowerCase(),
+      recipient: authorization.to.toLowerCase(),
+      amount: authorization.value.toString(),
+      validAfter: Number(authorization.validAfter),
+      validBefore: Number(authorization.validBefore),
+      signature: authorization.signature,
+    });
+    const prepared = await runtime.executor.prepare({
+      to: runtime.config.contracts.relayer as Hex,
+      data: first.services.relayerFor(runtime).transferCallData(authorization),
+      gas: 250_000n,
+    });
+    first.services.store.markSent(record.id, prepared.hash, prepared.raw);
+    first.stop();
+
+    const restarted = startTestService({ databasePath: first.databasePath });
+    try {
+      await reconcileSettlements({
+        store: restarted.services.store,
+        networks: restarted.services.networks,
+        relayerFor: restarted.services.relayerFor,
+        logger: restarted.services.logger,
+      });
+      const after = restarted.services.store.find({ network, payer: authorization.from, nonce: authorization.nonce });
+      expect(after?.status).toBe("success");
+      expect(after?.txHash).toBe(prepared.hash);
+      expect(await tokenBalance(network, c.token.address, to)).toBe(unit(network));
+      const replay = await restarted.post("/settle", body);
+      expect(replay.status).toBe(200);
+      expect(replay.body.transaction).toBe(prepared.hash);
+    } finally {
+      restarted.stop();
+    }
+  });
+
+  test("a crash before signing releases the record so the payment can be settled", async () => {
+    const network = "bsc";
+    const first = startTestService();
+    const { body } = await readyPayment(network, unit(network));
+    const authorization = parseAuthorization(body.paymentPayload);
+    first.services.store.claim({
+      network,
+      payer: authorization.from,
+      nonce: authorization.nonce,
+      token: authorization.token.toLowerCase(),
+      recipient: authorization.to.toLowerCase(),
+      amount: authorization.value.toString(),
+      validAfter: Number(authorization.validAfter),
+      validBefore: Number(authorization.validBefore),
+      signature: authorization.signature,
+    });
+    first.stop();
+    const restarted = startTestService({ databasePath: first.databasePath });
+    try {
+      await reconcileSettlements({
+        store: restarted.services.store,
+        networks: restarted.services.networks,
+        relayerFor: restarted.services.relayerFor,
+        logger: restarted.services.logger,
+      });
+      expect(restarted.services.store.find({ network, payer: authorization.from, nonce: authorization.nonce })).toBeUndefined();
+      expect((await restarted.post("/settle", body)).status).toBe(200);
+    } finally {
+      restarted.stop();
+    }
+  });
+});

@@ -1,0 +1,190 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import type { Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { relayerAbi } from "../../src/chain/abis";
+import { signedPayment } from "../support/authorization";
+import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress } from "../support/chain";
+import { startTestService } from "../support/service";
+
+const service = startTestService();
+afterAll(() => service.stop());
+
+const unit = (network: (typeof NETWORK_NAMES)[number]) => 10n ** BigInt(chainOf(network).token.decimals);
+
+for (const network of NETWORK_NAMES) {
+  describe(`${network}: POST /verify`, () => {
+    async function readyPayer() {
+      const payer = await freshPayer(network);
+      await approveRelayer(network, payer.key, 1000n * unit(network));
+      return payer;
+    }
+
+    test("a valid payment is valid and names the payer", async () => {
+      const payer = await readyPayer();
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: 3n * unit(network) });
+      const response = await service.post("/verify", body);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ isValid: true, payer: payer.address });
+      const v1 = await service.post("/api/v1/verify", body);
+      expect(v1.body).toEqual(response.body);
+    });
+
+    const invalid = async (body: unknown, reason: string, message: RegExp) => {
+      const response = await service.post("/verify", body);
+      expect(response.status).toBe(200);
+      expect(response.body.isValid).toBe(false);
+      expect(response.body.invalidReason).toBe(reason);
+      expect(response.body.invalidMessage).toMatch(message);
+    };
+
+    test("a corrupted signature is a signature_error", async () => {
+      const payer = await readyPayer();
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) });
+      const sig = body.paymentPayload.payload.signature;
+      body.paymentPayload.payload.signature = `${sig.slice(0, 10)}${sig[10] === "a" ? "b" : "a"}${sig.slice(11)}` as Hex;
+      await invalid(body, "signature_error", /signature/);
+    });
+
+    test("a signer other than from is a signature_error", async () => {
+      const payer = await readyPayer();
+      const other = await freshPayer(network, { tokens: 0n, gas: false });
+      const body = await signedPayment({ network, key: payer.key, signerKey: other.key, to: randomAddress(), value: unit(network) });
+      await invalid(body, "signature_error", /recover/);
+    });
+
+    test("a used nonce is a nonce_error", async () => {
+      const payer = await readyPayer();
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) });
+      const settled = await service.post("/settle", body);
+      expect(settled.status).toBe(200);
+      await invalid(body, "nonce_error", /used or canceled/);
+    });
+
+    test("a canceled nonce is a nonce_error", async () => {
+      const payer = await readyPayer();
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) });
+      const c = chainOf(network);
+      const nonce = body.paymentPayload.payload.authorization.nonce as Hex;
+      const signature = await privateKeyToAccount(payer.key).signTypedData({
+        domain: { name: "relay402", version: "1", chainId: c.info.chainId, verifyingContract: c.info.relayer },
+        types: { CancelAuthorization: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }] },
+        primaryType: "CancelAuthorization",
+        message: { authorizer: payer.address, nonce },
+      });
+      const hash = await c.walletFor(payer.key).writeContract({
+        address: c.info.relayer,
+        abi: relayerAbi,
+        functionName: "cancelAuthorization",
+        args: [payer.address, nonce, signature],
+      });
+      await c.public.waitForTransactionReceipt({ hash });
+      await invalid(body, "nonce_error", /used or canceled/);
+    });
+
+    test("an authorization not yet valid fails the time window", async () => {
+      const payer = await readyPayer();
+      const now = Math.floor(Date.now() / 1000);
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network), validAfter: now + 3600 });
+      await invalid(body, "payment_verification_error", /not yet valid/);
+    });
+
+    test("an expired authorization fails the time window", async () => {
+      const payer = await readyPayer();
+      const now = Math.floor(Date.now() / 1000);
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network), validAfter: now - 7200, validBefore: now - 10 });
+      await invalid(body, "payment_verification_error", /expired/);
+    });
+
+    test("a token that is not whitelisted is refused", async () => {
+      const payer = await readyPayer();
+      // The other network's test token is deployed here too (same address) but not whitelisted.
+      const other = chainOf(network === "bsc" ? "base" : "bsc").token.address;
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: 1n, token: other });
+      await invalid(body, "payment_verification_error", /not whitelisted/);
+    });
+
+    test("a balance below the value is refused", async () => {
+      const payer = await readyPayer();
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: 5000n * unit(network) });
+      await invalid(body, "payment_verification_error", /balance too low/);
+    });
+
+    test("an allowance below the value is refused", async () => {
+      const payer = await freshPayer(network);
+      await approveRelayer(network, payer.key, unit(network));
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: 2n * unit(network) });
+      await invalid(body, "payment_verification_error", /allowance too low/);
+    });
+
+    test("a relayerContract that is not ours is refused", async () => {
+      const payer = await readyPayer();
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) });
+      body.paymentRequirements.relayerContract = randomAddress();
+      await invalid(body, "payment_verification_error", /relayer/);
+    });
+  });
+}
+
+describe("POST /verify: requests that cannot be evaluated", () => {
+  let body: Awaited<ReturnType<typeof signedPayment>>;
+  test("setup", async () => {
+    const payer = await freshPayer("bsc");
+    body = await signedPayment({ network: "bsc", key: payer.key, to: randomAddress(), value: 1n });
+  });
+
+  test("an unknown network is a validation_error", async () => {
+    const response = await service.post("/verify", { ...body, paymentRequirements: { ...body.paymentRequirements, network: "solana" } });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe("validation_error");
+    expect(response.body.message).toMatch(/network not enabled/);
+    expect(response.body.doc_url).toMatch(/#validation_error$/);
+  });
+
+  const mutate = (path: string[], value: unknown) => {
+    const copy = structuredClone(body) as Record<string, any>;
+    let target = copy;
+    for (const key of path.slice(0, -1)) target = target[key];
+    const last = path.at(-1) as string;
+    if (value === undefined) delete target[last];
+    else target[last] = value;
+    return copy;
+  };
+
+  const cases: [string[], unknown][] = [
+    [["paymentPayload", "token"], "0x1234"],
+    [["paymentPayload", "payload", "authorization", "from"], "not-an-address"],
+    [["paymentPayload", "payload", "authorization", "to"], 42],
+    [["paymentPayload", "payload", "authorization", "value"], "-1"],
+    [["paymentPayload", "payload", "authorization", "value"], "1.5"],
+    [["paymentPayload", "payload", "authorization", "value"], (2n ** 256n).toString()],
+    [["paymentPayload", "payload", "authorization", "validAfter"], "soon"],
+    [["paymentPayload", "payload", "authorization", "validBefore"], undefined],
+    [["paymentPayload", "payload", "authorization", "nonce"], "0x1234"],
+    [["paymentRequirements", "relayerContract"], undefined],
+    [["paymentRequirements", "network"], undefined],
+    [["paymentPayload", "payload", "signature"], undefined],
+  ];
+  for (const [path, value] of cases) {
+    test(`${path.join(".")} = ${JSON.stringify(value)} is a 400 naming the field`, async () => {
+      const response = await service.post("/verify", mutate(path, value));
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe("validation_error");
+      expect(response.body.details.field).toBe(path.join("."));
+    });
+  }
+
+  test("a signature that is not hex is a 400 signature_error", async () => {
+    for (const signature of ["hello", "0x123", "0x", `0x${"zz".repeat(65)}`]) {
+      const response = await service.post("/verify", mutate(["paymentPayload", "payload", "signature"], signature));
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe("signature_error");
+    }
+  });
+
+  test("malformed JSON is a validation_error on the body", async () => {
+    const response = await service.post("/verify", "{not json");
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: "validation_error", details: { field: "body" } });
+  });
+
+});
