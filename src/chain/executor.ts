@@ -149,7 +149,9 @@ export function createExecutor(config: ExecutorConfig): Executor {
           const receipt = await fetchReceipt(client, prepared.hash).catch(() => null);
           if (receipt) return receipt;
         }
-        await recoverNonce(key, prepared);
+        await recoverNonce(key, prepared).catch((recoveryError: unknown) =>
+          logger.error({ msg: "nonce recovery failed", from: prepared.from, nonce: prepared.nonce, error: String(recoveryError) }),
+        );
       }
       throw chainError;
     }
