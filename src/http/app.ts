@@ -34,6 +34,28 @@ function timingSafeEqualString(a: string, b: string): boolean {
   return diff === 0;
 }
 
+/**
+ * True when the body is over the limit. A chunked body has no content-length, so a copy of it is read
+ * up to one byte past the limit (never further) before the JSON parser sees it.
+ */
+async function bodyTooLarge(request: Request): Promise<boolean> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) return Number(declared) > MAX_BODY_BYTES;
+  if (!request.body) return false;
+  const reader = request.clone().body?.getReader();
+  if (!reader) return false;
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return false;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      return true;
+    }
+  }
+}
+
 export function isAdmin(request: Request, services: Services): boolean {
   const key = request.headers.get("x-admin-api-key");
   return key !== null && timingSafeEqualString(key, services.config.adminApiKey);
@@ -61,14 +83,13 @@ export function createApp(services: Services) {
           },
         }),
       )
-      .onRequest(({ request, set, server }) => {
+      .onRequest(async ({ request, set, server }) => {
         const id = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
         const ip = clientIp(request, server, config.trustProxy);
         meta.set(request, { id, start: performance.now(), ip });
         set.headers["x-request-id"] = id;
 
-        const length = Number(request.headers.get("content-length") ?? 0);
-        if (length > MAX_BODY_BYTES) {
+        if (await bodyTooLarge(request)) {
           throw new ApiError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`, { limit: MAX_BODY_BYTES });
         }
         if (!isAdmin(request, services)) {
@@ -76,20 +97,6 @@ export function createApp(services: Services) {
           if (wait > 0) {
             throw new ApiError("rate_limit_exceeded", "too many requests", { retryAfterSeconds: wait }, { "retry-after": String(wait) });
           }
-        }
-      })
-      .onParse(async ({ request, contentType }) => {
-        // Read the body ourselves: a chunked body has no content-length, and bad JSON must be a 400.
-        if (!contentType?.includes("application/json")) return;
-        const text = await request.text();
-        if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) {
-          throw new ApiError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`, { limit: MAX_BODY_BYTES });
-        }
-        if (text.trim() === "") throw new ApiError("validation_error", "request body is empty", { field: "body" });
-        try {
-          return JSON.parse(text);
-        } catch {
-          throw new ApiError("validation_error", "request body is not valid JSON", { field: "body" });
         }
       })
       .onError(({ code, error, set, request }) => {

@@ -1,0 +1,154 @@
+import type { Hex } from "viem";
+import type { IssuedUserOp } from "../db/schema";
+import { ApiError, type ErrorCode, shortReason } from "../http/errors";
+import type { Logger } from "../logger";
+import { BundlerError, type UserOpReceipt, waitForUserOpReceipt } from "../userops/bundler";
+import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
+import type { IssuedUserOpStore } from "./issued-user-op-store";
+import type { WalletNetwork } from "./network-context";
+import { type PaymentRecord, transfersIn } from "./transfers";
+import { checkOwnerSignature, differingFields } from "./user-op-match";
+
+export type WalletSettleRequest = { userOp: RpcUserOp; signature: Hex };
+export type WalletSettleResponse = { success: true; txHash: Hex; userOpHash: Hex; payments: PaymentRecord[] };
+type StoredError = { code: ErrorCode; message: string; details?: Record<string, unknown> };
+
+export type WalletSettleDeps = {
+  networks: () => WalletNetwork[];
+  store: IssuedUserOpStore;
+  logger: Logger;
+  /** Unix seconds. */
+  now: () => number;
+};
+
+const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
+  new ApiError("validation_error", message, { field, ...details });
+
+type Located = { network: WalletNetwork; hash: Hex; record: IssuedUserOp };
+
+/**
+ * /wallet/settle: accepts only a UserOp that verify issued, unchanged but for the owner's signature and
+ * before its paymaster data expires, and sends it at most once: concurrent settles in this process share
+ * one promise, the store's atomic claim covers other processes, and a settled UserOp answers from the store.
+ */
+export function createWalletPaymentSettler(deps: WalletSettleDeps) {
+  const inFlight = new Map<Hex, Promise<WalletSettleResponse>>();
+
+  /** The issue this UserOp belongs to; the body carries no network, the hash (chain id in it) decides. */
+  function locate(op: RpcUserOp): Located {
+    const unpacked = fromRpcUserOp(op);
+    for (const network of deps.networks()) {
+      const hash = userOpHash(unpacked, network.runtime.config.chainId, network.entryPoint);
+      const record = deps.store.find(hash);
+      if (record) return { network, hash, record };
+    }
+    // Not ours as sent: name what changed against the closest UserOp issued to this sender.
+    let closest: string[] | undefined;
+    for (const network of deps.networks()) {
+      for (const issued of deps.store.issuedFor(network.runtime.name, op.sender)) {
+        const fields = differingFields(JSON.parse(issued.userOp), op);
+        if (!closest || fields.length < closest.length) closest = fields;
+      }
+    }
+    if (closest && closest.length > 0) {
+      const fields = closest.map((field) => `userOp.${field}`);
+      throw invalid(fields[0]!, `${fields.join(", ")} differs from the UserOp issued by /wallet/verify; only signature may change`, { fields });
+    }
+    throw invalid("userOp", "unknown UserOp: it was not issued by /wallet/verify (call verify first)");
+  }
+
+  async function checkRequest(request: WalletSettleRequest): Promise<Located> {
+    const located = locate(request.userOp);
+    const { record, hash } = located;
+    if (record.status === "issued" && record.expiresAt <= deps.now()) {
+      throw invalid("userOp.paymasterData", "UserOp expired, call verify again", { expiresAt: record.expiresAt });
+    }
+    const fields = differingFields(JSON.parse(record.userOp), request.userOp);
+    if (fields.length > 0) throw invalid(`userOp.${fields[0]}`, `userOp.${fields[0]} differs from the UserOp issued by /wallet/verify`);
+    if (request.userOp.signature.toLowerCase() !== request.signature.toLowerCase()) {
+      throw invalid("signature", "signature differs from userOp.signature");
+    }
+    const signer = await checkOwnerSignature(hash, request.signature, record.owner);
+    if (signer === "malformed") throw invalid("signature", "signature is not a valid ECDSA signature");
+    if (signer === "other") throw invalid("signature", "signature does not recover to the wallet's owner over userOpHash");
+    return located;
+  }
+
+  function fail(hash: Hex, error: ApiError, txHash: Hex | null = null): never {
+    const stored: StoredError = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+    deps.store.finish(hash, { status: "failed", txHash, result: stored });
+    throw error;
+  }
+
+  function finish({ hash }: Located, receipt: UserOpReceipt): WalletSettleResponse {
+    const txHash = receipt.receipt.transactionHash;
+    if (!receipt.success) {
+      fail(hash, new ApiError("blockchain_error", "the UserOp reverted on-chain", { txHash, userOpHash: hash, status: "reverted" }), txHash);
+    }
+    const response: WalletSettleResponse = { success: true, txHash, userOpHash: hash, payments: transfersIn(receipt.logs) };
+    deps.store.finish(hash, { status: "success", txHash, result: response });
+    return response;
+  }
+
+  const pending = (hash: Hex, message: string) => new ApiError("blockchain_error", message, { userOpHash: hash, status: "pending" });
+
+  /** A UserOp some earlier settle sent (maybe in another process, maybe before a restart): wait for its outcome. */
+  async function awaitSent(located: Located): Promise<WalletSettleResponse> {
+    const { network, hash, record } = located;
+    const receipt = await waitForUserOpReceipt(network.bundler, hash, network.runtime.config.receiptTimeoutMs);
+    if (receipt) return finish(located, receipt);
+    if (record.expiresAt < deps.now()) {
+      // Its paymaster data has expired, so it can no longer be included anywhere.
+      fail(hash, new ApiError("blockchain_error", "the UserOp was not mined before it expired; call verify again", { userOpHash: hash, status: "expired" }));
+    }
+    throw pending(hash, "UserOp sent but not yet mined; retry settle shortly");
+  }
+
+  function replay(located: Located): Promise<WalletSettleResponse> | WalletSettleResponse {
+    const current = deps.store.find(located.hash) ?? located.record;
+    if (current.status === "success") return JSON.parse(current.result ?? "null") as WalletSettleResponse;
+    if (current.status === "failed") {
+      const stored = JSON.parse(current.result ?? "null") as StoredError;
+      throw new ApiError(stored.code, stored.message, stored.details);
+    }
+    return awaitSent({ ...located, record: current });
+  }
+
+  async function send(located: Located, signature: Hex): Promise<WalletSettleResponse> {
+    const { network, hash, record } = located;
+    if (!deps.store.claim(hash)) return replay(located);
+    const userOp: RpcUserOp = { ...(JSON.parse(record.userOp) as RpcUserOp), signature };
+    try {
+      const accepted = await network.bundler.send(userOp);
+      if (accepted.toLowerCase() !== hash.toLowerCase()) {
+        deps.logger.warn({ event: "userop_hash_mismatch", network: network.runtime.name, expected: hash, bundler: accepted });
+      }
+    } catch (error) {
+      if (error instanceof BundlerError && error.rpcCode !== undefined) {
+        fail(hash, new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, { reason: shortReason(error), rpcCode: error.rpcCode, userOpHash: hash }));
+      }
+      if (error instanceof BundlerError && /TimeoutError/.test(error.message)) {
+        // The bundler may have it: keep the claim, a later settle looks for the receipt instead of resending.
+        throw pending(hash, "the bundler did not answer in time; retry settle shortly");
+      }
+      deps.store.release(hash);
+      throw new ApiError("blockchain_error", "could not reach the bundler", { reason: shortReason(error), userOpHash: hash });
+    }
+    const receipt = await waitForUserOpReceipt(network.bundler, hash, network.runtime.config.receiptTimeoutMs);
+    if (!receipt) throw pending(hash, "no receipt for the UserOp in time; retry settle shortly");
+    return finish(located, receipt);
+  }
+
+  return {
+    async settle(request: WalletSettleRequest): Promise<WalletSettleResponse> {
+      const located = await checkRequest(request);
+      const running = inFlight.get(located.hash);
+      if (running) return running;
+      const promise = send(located, request.signature).finally(() => inFlight.delete(located.hash));
+      inFlight.set(located.hash, promise);
+      return promise;
+    },
+  };
+}
+
+export type WalletPaymentSettler = ReturnType<typeof createWalletPaymentSettler>;

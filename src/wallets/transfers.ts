@@ -1,0 +1,15 @@
+import { getAddress, type Hex, parseEventLogs } from "viem";
+import { erc20Abi } from "../chain/abis";
+
+export type PaymentRecord = { to: string; amount: string; token: string };
+
+/** The ERC-20 Transfer events among `logs` (a UserOp receipt's own logs) as the interface's payment records. */
+export function transfersIn(logs: readonly { address: string; topics: Hex[]; data: Hex }[]): PaymentRecord[] {
+  const events = parseEventLogs({
+    abi: erc20Abi,
+    eventName: "Transfer",
+    logs: logs.map((log) => ({ ...log, topics: log.topics as [Hex, ...Hex[]] })) as never,
+    strict: true,
+  });
+  return events.map((event) => ({ to: getAddress(event.args.to), amount: event.args.value.toString(), token: getAddress(event.address) }));
+}
