@@ -7,6 +7,7 @@ import { createRelayerPort, type RelayerPort } from "./payments/relayer-port";
 import { createPaymentSettler, type PaymentSettler } from "./payments/settle-payment";
 import { createSettlementStore, type SettlementStore } from "./payments/settlement-store";
 import { VERSION } from "./version";
+import { createWalletPayments, type WalletPayments } from "./wallets/wallet-payments";
 
 /** The service's parts, built once at start from a validated config and shared by every route. */
 export type Services = {
@@ -17,6 +18,7 @@ export type Services = {
   logger: Logger;
   store: SettlementStore;
   settler: PaymentSettler;
+  wallets: WalletPayments;
   relayerFor(network: NetworkRuntime): RelayerPort;
   /** Unix seconds; the single clock of verify checks. */
   now(): bigint;
@@ -38,6 +40,7 @@ export function createServices(config: Config, logger: Logger): Services {
   const now = () => BigInt(Math.floor(Date.now() / 1000));
   const store = createSettlementStore(db);
   const settler = createPaymentSettler({ store, relayerFor, now, logger });
+  const wallets = createWalletPayments({ db, networks, logger, paymasterValiditySeconds: config.paymasterValiditySeconds });
   return {
     config,
     version: VERSION,
@@ -46,6 +49,7 @@ export function createServices(config: Config, logger: Logger): Services {
     logger,
     store,
     settler,
+    wallets,
     relayerFor,
     now,
     stop() {

@@ -1,4 +1,5 @@
-import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * One row per EOA authorization the service was asked to settle, written before its transaction
@@ -58,3 +59,79 @@ export const issuedUserOps = sqliteTable("issued_user_ops", {
 });
 
 export type IssuedUserOp = typeof issuedUserOps.$inferSelect;
+
+/**
+ * One row per deployment batch (one fee payment for 1–10 wallets). `batchKey` identifies the payment
+ * (EOA: network + payer + fee nonce; smart wallet: userOpHash), so the same batch settled twice or
+ * concurrently finds this row instead of paying again.
+ */
+export const deploymentBatches = sqliteTable("deployment_batches", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  batchKey: text("batch_key").notNull().unique(),
+  network: text("network").notNull(),
+  flow: text("flow", { enum: ["eoa", "wallet"] }).notNull(),
+  owner: text("owner").notNull(),
+  payer: text("payer").notNull(),
+  token: text("token").notNull(),
+  feeRecipient: text("fee_recipient").notNull(),
+  deploymentFee: text("deployment_fee").notNull(),
+  fundingRequested: integer("funding_requested", { mode: "boolean" }).notNull(),
+  /** EOA flow: the fee authorization (JSON), replayed through the idempotent EOA settler. */
+  feeAuthorization: text("fee_authorization"),
+  /** Smart-wallet flow: the signed UserOp (RPC form, JSON), stored before it goes to the bundler. */
+  userOpHash: text("user_op_hash"),
+  signedUserOp: text("signed_user_op"),
+  /** pending: nothing sent · sending: handed to the settler/bundler, outcome unknown · success · failed. */
+  paymentStatus: text("payment_status", { enum: ["pending", "sending", "success", "failed"] }).notNull(),
+  paymentTxHash: text("payment_tx_hash"),
+  paymentError: text("payment_error"),
+  /** The answer of the first settle that finished (response or error envelope), JSON. */
+  result: text("result"),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export type DeploymentBatch = typeof deploymentBatches.$inferSelect;
+
+/**
+ * One row per wallet of a batch, with its deployment and funding steps. Each step goes
+ * pending → sending (leased by one worker) → sent (hash and raw transaction stored, then broadcast)
+ * → success | failed. `reserved` holds while the batch's fee is paid or being paid: a wallet belongs
+ * to at most one such batch per network.
+ */
+export const deploymentWallets = sqliteTable(
+  "deployment_wallets",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    batchId: integer("batch_id")
+      .notNull()
+      .references(() => deploymentBatches.id),
+    position: integer("position").notNull(),
+    network: text("network").notNull(),
+    owner: text("owner").notNull(),
+    walletAddress: text("wallet_address").notNull(),
+    salt: text("salt").notNull(),
+    reserved: integer("reserved", { mode: "boolean" }).notNull(),
+    deploymentStatus: text("deployment_status", { enum: ["pending", "sending", "sent", "success", "failed"] }).notNull(),
+    deploymentTxHash: text("deployment_tx_hash"),
+    deploymentRawTx: text("deployment_raw_tx"),
+    deploymentError: text("deployment_error"),
+    fundingRequested: integer("funding_requested", { mode: "boolean" }).notNull(),
+    fundingAmount: text("funding_amount").notNull(),
+    /** EOA flow: the funding authorization (JSON) executed after the wallet is deployed. */
+    fundingAuthorization: text("funding_authorization"),
+    fundingStatus: text("funding_status", { enum: ["none", "pending", "sending", "sent", "success", "failed"] }).notNull(),
+    fundingTxHash: text("funding_tx_hash"),
+    fundingRawTx: text("funding_raw_tx"),
+    fundingError: text("funding_error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("deployment_wallets_reserved").on(table.network, table.walletAddress).where(sql`${table.reserved} = 1`),
+    index("deployment_wallets_owner").on(table.owner),
+    index("deployment_wallets_batch").on(table.batchId),
+  ],
+);
+
+export type DeploymentWallet = typeof deploymentWallets.$inferSelect;

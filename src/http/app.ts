@@ -3,6 +3,7 @@ import { Elysia, ValidationError } from "elysia";
 import { paymentRoutes } from "../payments/routes";
 import type { Services } from "../services";
 import { statusRoutes } from "../status/routes";
+import { walletRoutes } from "../wallets/routes";
 import { ApiError, envelope } from "./errors";
 import { MAX_BODY_BYTES } from "./limits";
 import { createRateLimiter } from "./rate-limit";
@@ -67,7 +68,7 @@ export function createApp(services: Services) {
   const meta = new WeakMap<Request, RequestMeta>();
 
   const api = (prefix: string) =>
-    new Elysia({ prefix, seed: prefix }).use(paymentRoutes(services)).use(statusRoutes(services));
+    new Elysia({ prefix, seed: prefix }).use(paymentRoutes(services)).use(statusRoutes(services)).use(walletRoutes(services));
 
   return (
     new Elysia()

@@ -1,4 +1,4 @@
-import { getAddress, type Hex, parseEventLogs } from "viem";
+import { getAddress, type Hex, type Log, parseEventLogs } from "viem";
 import { erc20Abi } from "../chain/abis";
 
 export type PaymentRecord = { to: string; amount: string; token: string };
@@ -8,7 +8,7 @@ export function transfersIn(logs: readonly { address: string; topics: Hex[]; dat
   const events = parseEventLogs({
     abi: erc20Abi,
     eventName: "Transfer",
-    logs: logs.map((log) => ({ ...log, topics: log.topics as [Hex, ...Hex[]] })) as never,
+    logs: logs.map((log) => ({ ...log, topics: log.topics as [Hex, ...Hex[]] })) as unknown as Log[],
     strict: true,
   });
   return events.map((event) => ({ to: getAddress(event.args.to), amount: event.args.value.toString(), token: getAddress(event.address) }));

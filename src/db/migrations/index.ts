@@ -2,8 +2,10 @@
 // Add each new migration here, in order.
 import m0000 from "./0000_eoa_settlements.sql" with { type: "text" };
 import m0001 from "./0001_issued_user_ops.sql" with { type: "text" };
+import m0002 from "./0002_deployments.sql" with { type: "text" };
 
 export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_eoa_settlements", sql: m0000 },
   { name: "0001_issued_user_ops", sql: m0001 },
+  { name: "0002_deployments", sql: m0002 },
 ];

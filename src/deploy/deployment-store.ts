@@ -1,0 +1,186 @@
+import { and, desc, eq, inArray, lt, or } from "drizzle-orm";
+import type { Db } from "../db/open";
+import { type DeploymentBatch, type DeploymentWallet, deploymentBatches, deploymentWallets } from "../db/schema";
+
+export type Phase = "deployment" | "funding";
+export type NewBatch = Omit<DeploymentBatch, "id" | "paymentStatus" | "paymentTxHash" | "paymentError" | "result" | "createdAt" | "updatedAt">;
+export type NewWallet = Pick<DeploymentWallet, "walletAddress" | "salt" | "fundingRequested" | "fundingAmount" | "fundingAuthorization">;
+
+/** A wallet that another live batch already reserved (refused: "already paid for"). */
+export class WalletReservedError extends Error {
+  constructor(readonly walletAddress: string) {
+    super(`wallet ${walletAddress} is already paid for by another deployment`);
+  }
+}
+
+const RETRYABLE = ["pending", "failed"] as const;
+
+function stepColumns(phase: Phase, fields: { status?: string; txHash?: string | null; rawTx?: string | null; error?: string | null }) {
+  const set: Record<string, unknown> = { updatedAt: new Date().toISOString() };
+  const prefix = phase === "deployment" ? "deployment" : "funding";
+  if (fields.status !== undefined) set[`${prefix}Status`] = fields.status;
+  if (fields.txHash !== undefined) set[`${prefix}TxHash`] = fields.txHash;
+  if (fields.rawTx !== undefined) set[`${prefix}RawTx`] = fields.rawTx;
+  if (fields.error !== undefined) set[`${prefix}Error`] = fields.error;
+  return set as Partial<DeploymentWallet>;
+}
+
+const statusColumn = (phase: Phase) => (phase === "deployment" ? deploymentWallets.deploymentStatus : deploymentWallets.fundingStatus);
+
+/** Deployment batches and their wallets in SQLite; every state change is one atomic statement. */
+export function createDeploymentStore(db: Db) {
+  const now = () => new Date().toISOString();
+  const walletsOf = (batchId: number) =>
+    db.select().from(deploymentWallets).where(eq(deploymentWallets.batchId, batchId)).orderBy(deploymentWallets.position).all();
+  const batch = (id: number) => db.select().from(deploymentBatches).where(eq(deploymentBatches.id, id)).get();
+
+  return {
+    batch,
+    walletsOf,
+    findBatch: (batchKey: string) => db.select().from(deploymentBatches).where(eq(deploymentBatches.batchKey, batchKey)).get(),
+
+    /** The live reservation of a wallet, if any. */
+    reservation: (network: string, walletAddress: string) =>
+      db
+        .select()
+        .from(deploymentWallets)
+        .where(and(eq(deploymentWallets.network, network), eq(deploymentWallets.walletAddress, walletAddress.toLowerCase()), eq(deploymentWallets.reserved, true)))
+        .get(),
+
+    /** Inserts the batch and reserves its wallets in one transaction; throws WalletReservedError on a taken wallet. */
+    create(newBatch: NewBatch, wallets: NewWallet[]): DeploymentBatch {
+      const time = now();
+      return db.transaction((tx) => {
+        const inserted = tx
+          .insert(deploymentBatches)
+          .values({ ...newBatch, paymentStatus: "pending", createdAt: time, updatedAt: time })
+          .returning()
+          .get();
+        wallets.forEach((wallet, position) => {
+          const taken = tx
+            .select({ id: deploymentWallets.id })
+            .from(deploymentWallets)
+            .where(and(eq(deploymentWallets.network, newBatch.network), eq(deploymentWallets.walletAddress, wallet.walletAddress.toLowerCase()), eq(deploymentWallets.reserved, true)))
+            .get();
+          if (taken) throw new WalletReservedError(wallet.walletAddress);
+          tx.insert(deploymentWallets)
+            .values({
+              ...wallet,
+              walletAddress: wallet.walletAddress.toLowerCase(),
+              batchId: inserted.id,
+              position,
+              network: newBatch.network,
+              owner: newBatch.owner,
+              reserved: true,
+              deploymentStatus: "pending",
+              fundingStatus: wallet.fundingRequested ? "pending" : "none",
+              createdAt: time,
+              updatedAt: time,
+            })
+            .run();
+        });
+        return inserted;
+      });
+    },
+
+    setPayment(batchId: number, payment: { status: DeploymentBatch["paymentStatus"]; txHash?: string | null; error?: string | null }) {
+      db.update(deploymentBatches)
+        .set({
+          paymentStatus: payment.status,
+          ...(payment.txHash !== undefined ? { paymentTxHash: payment.txHash } : {}),
+          ...(payment.error !== undefined ? { paymentError: payment.error } : {}),
+          updatedAt: now(),
+        })
+        .where(eq(deploymentBatches.id, batchId))
+        .run();
+    },
+
+    /** A batch whose fee was not taken frees its wallets for a new batch. */
+    release(batchId: number) {
+      db.update(deploymentWallets).set({ reserved: false, updatedAt: now() }).where(eq(deploymentWallets.batchId, batchId)).run();
+    },
+
+    /** Removes a batch of which nothing ever reached the chain. */
+    discard(batchId: number) {
+      db.transaction((tx) => {
+        tx.delete(deploymentWallets).where(eq(deploymentWallets.batchId, batchId)).run();
+        tx.delete(deploymentBatches).where(eq(deploymentBatches.id, batchId)).run();
+      });
+    },
+
+    saveResult(batchId: number, result: unknown) {
+      db.update(deploymentBatches).set({ result: JSON.stringify(result), updatedAt: now() }).where(eq(deploymentBatches.id, batchId)).run();
+    },
+
+    /** pending|failed → sending for the given wallets, atomically: each row is leased by exactly one caller. */
+    lease(phase: Phase, ids: number[]): number[] {
+      if (ids.length === 0) return [];
+      return db
+        .update(deploymentWallets)
+        .set(stepColumns(phase, { status: "sending" }))
+        .where(and(inArray(deploymentWallets.id, ids), inArray(statusColumn(phase), [...RETRYABLE])))
+        .returning({ id: deploymentWallets.id })
+        .all()
+        .map((row) => row.id);
+    },
+
+    /** Written before the broadcast: the hash and raw transaction that may reach the chain. */
+    markSent(phase: Phase, ids: number[], txHash: string, rawTx: string) {
+      db.update(deploymentWallets).set(stepColumns(phase, { status: "sent", txHash, rawTx, error: null })).where(inArray(deploymentWallets.id, ids)).run();
+    },
+
+    markReplaced(phase: Phase, ids: number[], txHash: string) {
+      db.update(deploymentWallets).set(stepColumns(phase, { txHash })).where(inArray(deploymentWallets.id, ids)).run();
+    },
+
+    markOutcome(phase: Phase, id: number, outcome: { status: "success" | "failed"; txHash?: string | null; error?: string | null }) {
+      db.update(deploymentWallets)
+        .set(stepColumns(phase, { status: outcome.status, txHash: outcome.txHash, error: outcome.error ?? null }))
+        .where(eq(deploymentWallets.id, id))
+        .run();
+    },
+
+    /** Batches in scope of a claim, newest first. */
+    batchesFor(scope: { paymentTxHash?: string; payer?: string; network?: string }): DeploymentBatch[] {
+      const conditions = [
+        scope.paymentTxHash ? eq(deploymentBatches.paymentTxHash, scope.paymentTxHash.toLowerCase()) : undefined,
+        scope.payer ? eq(deploymentBatches.payer, scope.payer.toLowerCase()) : undefined,
+        scope.network ? eq(deploymentBatches.network, scope.network) : undefined,
+      ].filter((condition) => condition !== undefined);
+      return db.select().from(deploymentBatches).where(and(...conditions)).orderBy(desc(deploymentBatches.id)).all();
+    },
+
+    /** Reserved wallets of an owner with their batch, oldest first. */
+    walletsOfOwner(owner: string, network?: string) {
+      return db
+        .select({ wallet: deploymentWallets, batch: deploymentBatches })
+        .from(deploymentWallets)
+        .innerJoin(deploymentBatches, eq(deploymentWallets.batchId, deploymentBatches.id))
+        .where(and(eq(deploymentWallets.owner, owner.toLowerCase()), eq(deploymentWallets.reserved, true), network ? eq(deploymentWallets.network, network) : undefined))
+        .orderBy(deploymentWallets.id)
+        .all();
+    },
+
+    /** What a previous process left unfinished (updated before `before`, an ISO time). */
+    unfinished(before: string) {
+      const batches = db
+        .select()
+        .from(deploymentBatches)
+        .where(and(inArray(deploymentBatches.paymentStatus, ["pending", "sending"]), lt(deploymentBatches.updatedAt, before)))
+        .all();
+      const wallets = db
+        .select()
+        .from(deploymentWallets)
+        .where(
+          and(
+            or(inArray(deploymentWallets.deploymentStatus, ["sending", "sent"]), inArray(deploymentWallets.fundingStatus, ["sending", "sent"])),
+            lt(deploymentWallets.updatedAt, before),
+          ),
+        )
+        .all();
+      return { batches, wallets };
+    },
+  };
+}
+
+export type DeploymentStore = ReturnType<typeof createDeploymentStore>;

@@ -1,0 +1,113 @@
+import type { Hex } from "viem";
+import type { DeploymentBatch } from "../db/schema";
+import { ApiError, shortReason } from "../http/errors";
+import type { Logger } from "../logger";
+import type { Authorization } from "../payments/authorization";
+import type { PaymentSettler } from "../payments/settle-payment";
+import type { SettlementStore } from "../payments/settlement-store";
+import { BundlerError, waitForUserOpReceipt } from "../userops/bundler";
+import type { RpcUserOp } from "../userops/user-operation";
+import type { IssuedUserOpStore } from "../wallets/issued-user-op-store";
+import type { WalletNetwork } from "../wallets/network-context";
+import type { DeploymentStore } from "./deployment-store";
+
+export type FeePaymentDeps = {
+  store: DeploymentStore;
+  settler: PaymentSettler;
+  settlements: SettlementStore;
+  issued: IssuedUserOpStore;
+  logger: Logger;
+};
+
+export const feeAuthorizationOf = (batch: DeploymentBatch): Authorization => {
+  const raw = JSON.parse(batch.feeAuthorization ?? "null") as Record<string, string>;
+  return { ...(raw as unknown as Authorization), value: BigInt(raw.value as string), validAfter: BigInt(raw.validAfter as string), validBefore: BigInt(raw.validBefore as string) };
+};
+
+const pending = (message: string, details: Record<string, unknown>) => new ApiError("blockchain_error", message, { ...details, status: "pending" });
+
+/** The fee was not taken: the batch keeps its failure and frees its wallets for a new batch. */
+function paymentFailed(deps: FeePaymentDeps, batch: DeploymentBatch, error: ApiError, txHash: string | null): never {
+  deps.store.setPayment(batch.id, { status: "failed", txHash: txHash?.toLowerCase() ?? null, error: error.message });
+  deps.store.release(batch.id);
+  deps.store.saveResult(batch.id, { error: { code: error.code, message: error.message, details: error.details } });
+  throw error;
+}
+
+/**
+ * EOA flow: the fee goes through the idempotent EOA settler (its own record is written before the
+ * transaction is signed), so calling this again for the same batch replays, never pays twice.
+ */
+export async function payFeeByAuthorization(deps: FeePaymentDeps, wallet: WalletNetwork, batch: DeploymentBatch): Promise<void> {
+  if (batch.paymentStatus === "success") return;
+  deps.store.setPayment(batch.id, { status: "sending" });
+  try {
+    const response = await deps.settler.settle(wallet.runtime, feeAuthorizationOf(batch), wallet.relayer);
+    deps.store.setPayment(batch.id, { status: "success", txHash: response.transaction.toLowerCase(), error: null });
+  } catch (error) {
+    const apiError = error instanceof ApiError ? error : new ApiError("blockchain_error", "fee payment failed", { reason: shortReason(error) });
+    const txHash = (apiError.details?.transaction as string | undefined) ?? null;
+    if (apiError.code === "blockchain_error") {
+      // Outcome unknown: the batch stays `sending`; a later settle, claim or restart resolves it.
+      if (txHash) deps.store.setPayment(batch.id, { status: "sending", txHash: txHash.toLowerCase() });
+      throw pending(apiError.message, { paymentTxHash: txHash, reason: apiError.details?.reason });
+    }
+    paymentFailed(deps, batch, apiError, txHash);
+  }
+}
+
+/** Whether the EOA fee of a batch left `sending` by a crash ever reached the chain. */
+export function feeWasSent(deps: FeePaymentDeps, batch: DeploymentBatch): boolean {
+  const fee = feeAuthorizationOf(batch);
+  const record = deps.settlements.find({ network: batch.network, payer: fee.from, nonce: fee.nonce });
+  return record !== undefined && record.status !== "pending" && record.status !== "failed";
+}
+
+/**
+ * Smart-wallet flow: one UserOp pays the fee and every funding. The signed UserOp is stored before it
+ * goes to the bundler; resuming a batch first asks the bundler for a receipt, then re-sends the same UserOp
+ * (same nonce: it can execute at most once).
+ */
+export async function payFeeByUserOp(
+  deps: FeePaymentDeps,
+  wallet: WalletNetwork,
+  batch: DeploymentBatch,
+  receiptTimeoutMs: number,
+): Promise<void> {
+  if (batch.paymentStatus === "success") return;
+  const hash = batch.userOpHash as Hex;
+  const op = JSON.parse(batch.signedUserOp ?? "null") as RpcUserOp;
+  const resuming = batch.paymentStatus === "sending";
+  deps.store.setPayment(batch.id, { status: "sending" });
+  deps.issued.claim(hash);
+  let receipt = resuming ? await wallet.bundler.receipt(hash).catch(() => null) : null;
+  if (!receipt) {
+    try {
+      await wallet.bundler.send(op);
+    } catch (error) {
+      receipt = await wallet.bundler.receipt(hash).catch(() => null);
+      if (!receipt) {
+        if (error instanceof BundlerError && error.rpcCode !== undefined) {
+          const rejected = new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, { userOpHash: hash });
+          deps.issued.finish(hash, { status: "failed", result: { code: rejected.code, message: rejected.message } });
+          paymentFailed(deps, batch, rejected, null);
+        }
+        throw pending("bundler unreachable; settle or claim again later", { userOpHash: hash, reason: shortReason(error) });
+      }
+    }
+  }
+  receipt ??= await waitForUserOpReceipt(wallet.bundler, hash, receiptTimeoutMs);
+  if (!receipt) throw pending("UserOp sent but not yet mined", { userOpHash: hash });
+  const txHash = receipt.receipt.transactionHash.toLowerCase();
+  if (!receipt.success) {
+    const reverted = new ApiError("payment_settlement_error", "the fee UserOp reverted on-chain", { transaction: txHash, userOpHash: hash });
+    deps.issued.finish(hash, { status: "failed", txHash, result: { code: reverted.code, message: reverted.message } });
+    paymentFailed(deps, batch, reverted, txHash);
+  }
+  deps.store.setPayment(batch.id, { status: "success", txHash, error: null });
+  deps.issued.finish(hash, { status: "success", txHash, result: { batchId: batch.id, txHash } });
+  // The fundings travelled in the same UserOp.
+  for (const row of deps.store.walletsOf(batch.id)) {
+    if (row.fundingRequested) deps.store.markOutcome("funding", row.id, { status: "success", txHash });
+  }
+}

@@ -1,0 +1,89 @@
+import { getAddress } from "viem";
+import type { DeploymentBatch, DeploymentWallet } from "../db/schema";
+import { ApiError } from "../http/errors";
+
+export type DeploySettleResponse = {
+  paymentSuccess: boolean;
+  deploymentSuccess: boolean;
+  fundingSuccess: boolean;
+  wallets: { address: string; deploymentTxHash: string | null; fundingTxHash: string | null; fundingCompleted: boolean }[];
+  failedWallets: string[];
+  failedFundings: string[];
+  paymentTxHash: string | null;
+  deploymentFee: string;
+};
+
+const funded = (row: DeploymentWallet) => row.fundingStatus === "success";
+const deployed = (row: DeploymentWallet) => row.deploymentStatus === "success";
+
+export function settleResponse(batch: DeploymentBatch, rows: DeploymentWallet[]): DeploySettleResponse {
+  return {
+    paymentSuccess: batch.paymentStatus === "success",
+    deploymentSuccess: rows.every(deployed),
+    fundingSuccess: rows.filter((row) => row.fundingRequested).every(funded),
+    wallets: rows.map((row) => ({
+      address: getAddress(row.walletAddress),
+      deploymentTxHash: row.deploymentTxHash,
+      fundingTxHash: row.fundingRequested ? row.fundingTxHash : null,
+      fundingCompleted: funded(row),
+    })),
+    failedWallets: rows.filter((row) => !deployed(row)).map((row) => getAddress(row.walletAddress)),
+    failedFundings: rows.filter((row) => row.fundingRequested && !funded(row)).map((row) => getAddress(row.walletAddress)),
+    paymentTxHash: batch.paymentTxHash,
+    deploymentFee: batch.deploymentFee,
+  };
+}
+
+/**
+ * A paid batch answers 200 with its partial result, except when a whole step failed: no wallet deployed is
+ * `deployment_error`, every wallet deployed but no requested funding made is `funding_error`. Both carry the
+ * full settle response in `details` (payment is never reversed; claim finishes the rest).
+ */
+export function settleOutcome(response: DeploySettleResponse): { ok: true; response: DeploySettleResponse } | { ok: false; error: ApiError } {
+  if (response.failedWallets.length === response.wallets.length) {
+    return { ok: false, error: new ApiError("deployment_error", "the fee was paid but no wallet could be deployed; use /wallet/claim to retry", { ...response }) };
+  }
+  const fundedCount = response.wallets.filter((wallet) => wallet.fundingCompleted).length;
+  if (response.failedWallets.length === 0 && response.failedFundings.length > 0 && fundedCount === 0) {
+    return { ok: false, error: new ApiError("funding_error", "the wallets are deployed but no funding transfer succeeded; use /wallet/claim to retry", { ...response }) };
+  }
+  return { ok: true, response };
+}
+
+export type WalletInfo = {
+  ownerAddress: string;
+  walletAddress: string;
+  salt: string;
+  payerAddress: string;
+  paymentTxHash: string | null;
+  deploymentTxHash: string | null;
+  paymentCompleted: boolean;
+  deploymentCompleted: boolean;
+  fundingRequested: boolean;
+  fundingCompleted: boolean;
+  fundingAmount: string;
+  fundingTxHash: string | null;
+  createdAt: string;
+  updatedAt: string;
+  network: string;
+};
+
+export function walletInfo(batch: DeploymentBatch, row: DeploymentWallet): WalletInfo {
+  return {
+    ownerAddress: getAddress(row.owner),
+    walletAddress: getAddress(row.walletAddress),
+    salt: row.salt,
+    payerAddress: getAddress(batch.payer),
+    paymentTxHash: batch.paymentTxHash,
+    deploymentTxHash: row.deploymentTxHash,
+    paymentCompleted: batch.paymentStatus === "success",
+    deploymentCompleted: deployed(row),
+    fundingRequested: row.fundingRequested,
+    fundingCompleted: funded(row),
+    fundingAmount: row.fundingAmount,
+    fundingTxHash: row.fundingStatus === "success" || row.fundingStatus === "sent" ? row.fundingTxHash : null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt > batch.updatedAt ? row.updatedAt : batch.updatedAt,
+    network: row.network,
+  };
+}

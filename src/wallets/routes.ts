@@ -1,0 +1,34 @@
+import { Elysia } from "elysia";
+import type { Hex } from "viem";
+import { ErrorResponse } from "../http/schemas";
+import type { Services } from "../services";
+import type { RpcUserOp } from "../userops/user-operation";
+import { WalletSettleBodySchema, WalletSettleResponseSchema, WalletVerifyBodySchema, WalletVerifyResponseSchema } from "./schemas";
+
+export function walletRoutes(services: Services) {
+  return new Elysia({ name: "wallet-payments", seed: Math.random() })
+    .post("/wallet/verify", ({ body }) => services.wallets.verify(body.paymentRequirements.network, body), {
+      body: WalletVerifyBodySchema,
+      response: { 200: WalletVerifyResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
+      detail: {
+        tags: ["Smart wallet payments"],
+        summary: "Build the unsigned, paymaster-sponsored UserOp of a smart-wallet payment",
+        description:
+          "Up to 20 transfers in one token, plus the facilitator fee, as one ERC-7579 batch. The owner signs `userOpHash` (EIP-191 or raw) and sends the UserOp back to /wallet/settle before the paymaster data expires.",
+      },
+    })
+    .post(
+      "/wallet/settle",
+      ({ body }) => services.wallets.settle({ userOp: body.userOp as RpcUserOp, signature: body.signature as Hex }),
+      {
+        body: WalletSettleBodySchema,
+        response: { 200: WalletSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
+        detail: {
+          tags: ["Smart wallet payments"],
+          summary: "Send a signed UserOp from /wallet/verify to the bundler and report the transfers",
+          description:
+            "Only a UserOp issued by /wallet/verify, unchanged but for `signature`. Idempotent: a UserOp already sent answers with its first result.",
+        },
+      },
+    );
+}

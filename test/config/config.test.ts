@@ -1,0 +1,65 @@
+import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { generatePrivateKey } from "viem/accounts";
+import { ConfigError, loadConfig } from "../../src/config/load";
+
+const key = generatePrivateKey();
+const baseEnv = {
+  ADMIN_API_KEY: "a-production-admin-key-000",
+  BSC_RPC_URLS: "http://127.0.0.1:1,http://127.0.0.1:2",
+  BSC_BUNDLER_URL: "http://127.0.0.1:3",
+  BSC_EXECUTOR_KEYS: key,
+  BSC_PAYMASTER_SIGNER_KEY: key,
+};
+const file = join(import.meta.dir, "fixtures", "bsc.json");
+
+describe("config", () => {
+  test("file + environment give a validated config, with RPC fallback URLs in order", () => {
+    const config = loadConfig({ env: baseEnv, file });
+    expect(config.mode).toBe("production");
+    expect(config.networks.bsc?.rpcUrls).toEqual(["http://127.0.0.1:1", "http://127.0.0.1:2"]);
+    expect(config.networks.bsc?.chainId).toBe(56);
+    expect(config.networks.base).toBeUndefined();
+    expect(config.rateLimitPerMinute).toBe(120);
+  });
+
+  test("production refuses to start without an admin key", () => {
+    const { ADMIN_API_KEY: _, ...env } = baseEnv;
+    expect(() => loadConfig({ env, file })).toThrow(/adminApiKey/);
+  });
+
+  test("a bad value names the field and never echoes a secret", () => {
+    const bad = { ...baseEnv, BSC_EXECUTOR_KEYS: "0x1234" };
+    let message = "";
+    try {
+      loadConfig({ env: bad, file });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toContain("networks.bsc.executorKeys");
+    expect(message).not.toContain(key.slice(2));
+    expect(() => loadConfig({ env: { ...baseEnv, BSC_RPC_URLS: "ftp://nope" }, file })).toThrow(/networks\.bsc\.rpcUrls/);
+    expect(() => loadConfig({ env: { ...baseEnv, PORT: "99999" }, file })).toThrow(/port/);
+  });
+
+  test("a network with the wrong chain id is refused", () => {
+    expect(() => loadConfig({ env: baseEnv, file, overrides: { networks: { bsc: { chainId: 1 } } } })).toThrow();
+  });
+
+  test("the service binary exits with the field's name on a bad config, without a stack trace or a key", () => {
+    const bun = join(import.meta.dir, "..", "..", "node_modules", ".bin", "bun");
+    const result = spawnSync(bun, ["src/main.ts"], {
+      cwd: join(import.meta.dir, "..", ".."),
+      env: { PATH: process.env.PATH, ...baseEnv, RELAY402_CONFIG: file, BSC_PAYMASTER_SIGNER_KEY: "0xnot-a-key", ADMIN_API_KEY: "short" },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("adminApiKey");
+    expect(result.stderr).toContain("networks.bsc.paymasterSignerKey");
+    expect(result.stderr + result.stdout).not.toContain(key.slice(2));
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
