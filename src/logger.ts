@@ -6,10 +6,11 @@ export type Logger = {
 };
 
 /** One JSON object per line. Callers pass fields, never whole config or request objects, so no secret can slip in. */
-export function createLogger(options: { silent?: boolean } = {}): Logger {
+export function createLogger(options: { silent?: boolean; sink?: (line: string) => void } = {}): Logger {
+  const sink = options.sink ?? ((line: string) => process.stdout.write(line));
   const write = (level: string, fields: LogFields) => {
     if (options.silent) return;
-    process.stdout.write(`${JSON.stringify({ level, time: new Date().toISOString(), ...fields })}\n`);
+    sink(`${JSON.stringify({ level, time: new Date().toISOString(), ...fields })}\n`);
   };
   return {
     info: (fields) => write("info", fields),

@@ -112,6 +112,37 @@ describe("settlement under load and faults", () => {
     for (const p of payments.slice(0, 5)) expect(await tokenBalance(network, chainOf(network).token.address, p.to)).toBe(unit(network));
   });
 
+  test("an on-chain revert is a payment_settlement_error, and settling it again returns the same answer", async () => {
+    const network = "bsc";
+    const c = chainOf(network);
+    const value = 10n * unit(network);
+    // The payer holds enough for one payment: both verify, both are sent into the same block, one reverts.
+    const payer = await freshPayer(network, { tokens: value });
+    await approveRelayer(network, payer.key, 2n * value);
+    const first = await signedPayment({ network, key: payer.key, to: randomAddress(), value });
+    const second = await signedPayment({ network, key: payer.key, to: randomAddress(), value });
+    await c.test.setAutomine(false);
+    let responses: Awaited<ReturnType<typeof service.post>>[];
+    try {
+      const settling = Promise.all([service.post("/settle", first), service.post("/settle", second)]);
+      await Bun.sleep(500);
+      await c.test.mine({ blocks: 1 });
+      responses = await settling;
+    } finally {
+      await c.test.setAutomine(true);
+    }
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 500]);
+    const reverted = responses.find((r) => r.status === 500);
+    expect(reverted?.body.code).toBe("payment_settlement_error");
+    const receipt = await c.public.getTransactionReceipt({ hash: reverted?.body.details.transaction });
+    expect(receipt.status).toBe("reverted");
+    const revertedBody = responses[0]?.status === 500 ? first : second;
+    const again = await service.post("/settle", revertedBody);
+    expect(again.status).toBe(500);
+    expect(again.body.details.transaction).toBe(reverted?.body.details.transaction);
+  });
+
   test("an RPC that is down fails over to the second URL", async () => {
     const c = chainOf("base");
     const failover = startTestService({}, (config) => {

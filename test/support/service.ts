@@ -12,7 +12,11 @@ import { getTestDevnet } from "./devnet";
  * The service on the test devnet with a real SQLite file of its own, driven through `app.handle`.
  * Call `stop()` in afterAll.
  */
-export function startTestService(overrides: Partial<Config> = {}, configure?: (config: Config) => void) {
+export function startTestService(
+  overrides: Partial<Config> = {},
+  configure?: (config: Config) => void,
+  logSink?: (line: string) => void,
+) {
   const databasePath = overrides.databasePath ?? join(mkdtempSync(join(tmpdir(), "relay402-test-")), "relay402.sqlite");
   const config = configFromManifest(getTestDevnet().devnet.manifest, {
     rateLimitPerMinute: 1_000_000,
@@ -21,7 +25,7 @@ export function startTestService(overrides: Partial<Config> = {}, configure?: (c
     databasePath,
   });
   configure?.(config);
-  const logger = createLogger({ silent: true });
+  const logger = createLogger(logSink ? { sink: logSink } : { silent: true });
   const services = createServices(config, logger);
   const app = createApp(services);
 
