@@ -11,8 +11,8 @@ import { startService } from "../src/main";
 import { createBundler, waitForUserOpReceipt } from "../src/userops/bundler";
 import { buildSponsoredUserOp } from "../src/userops/sponsor";
 import { toRpcUserOp, userOpHash } from "../src/userops/user-operation";
-import { walletPaymentCallData } from "../src/wallets/payment-call";
 import { walletPaymentFee } from "../src/wallets/fee";
+import { walletPaymentCallData } from "../src/wallets/payment-call";
 import { startRpcCounter } from "./bench/rpc-counter";
 import { buildContracts } from "./devnet/build";
 import { devnetKeys } from "./devnet/keys";
@@ -38,13 +38,26 @@ const rpc = startRpcCounter(network.rpcUrl);
 const bundlerProxy = startRpcCounter(network.bundlerUrl);
 const manifest = { ...devnet.manifest, service: `http://127.0.0.1:${await freePort()}` };
 manifest.networks = { ...manifest.networks, bsc: { ...network, rpcUrl: rpc.url, bundlerUrl: bundlerProxy.url } };
-const config = configFromManifest(manifest, { databasePath: join(dir, "bench.sqlite"), rateLimitPerMinute: 10_000_000, logRequests: false });
+const config = configFromManifest(manifest, {
+  databasePath: join(dir, "bench.sqlite"),
+  rateLimitPerMinute: 10_000_000,
+  logRequests: false,
+});
 const service = startService(config, { silent: true });
 
 try {
-  const chain = defineChain({ id: 56, name: "bsc", nativeCurrency: { name: "BNB", symbol: "BNB", decimals: 18 }, rpcUrls: { default: { http: [network.rpcUrl] } } });
+  const chain = defineChain({
+    id: 56,
+    name: "bsc",
+    nativeCurrency: { name: "BNB", symbol: "BNB", decimals: 18 },
+    rpcUrls: { default: { http: [network.rpcUrl] } },
+  });
   const publicClient = createPublicClient({ chain, transport: http(network.rpcUrl) });
-  const deployer = createWalletClient({ chain, transport: http(network.rpcUrl), account: privateKeyToAccount(devnet.manifest.accounts[0]!.privateKey) });
+  const deployer = createWalletClient({
+    chain,
+    transport: http(network.rpcUrl),
+    account: privateKeyToAccount(devnet.manifest.accounts[0]!.privateKey),
+  });
   const token = network.tokens.USDT!.address;
   const tokenConfig = config.networks.bsc!.tokens[0]!;
   // The direct baseline talks to the same bundler through the same proxy, so both paths pay the same hop.
@@ -53,23 +66,43 @@ try {
   async function deployWallet(): Promise<{ owner: PrivateKeyAccount; wallet: Address }> {
     const owner = privateKeyToAccount(generatePrivateKey());
     const salt = toHex(crypto.getRandomValues(new Uint8Array(32)));
-    const wallet = await publicClient.readContract({ address: network.factory, abi: factoryAbi, functionName: "getAddress", args: [owner.address, salt] });
-    await publicClient.waitForTransactionReceipt({
-      hash: await deployer.writeContract({ address: network.factory, abi: factoryAbi, functionName: "createAccount", args: [owner.address, salt] }),
+    const wallet = await publicClient.readContract({
+      address: network.factory,
+      abi: factoryAbi,
+      functionName: "getAddress",
+      args: [owner.address, salt],
     });
     await publicClient.waitForTransactionReceipt({
-      hash: await deployer.writeContract({ address: token, abi: erc20Abi, functionName: "mint", args: [wallet, 10n ** 30n] }),
+      hash: await deployer.writeContract({
+        address: network.factory,
+        abi: factoryAbi,
+        functionName: "createAccount",
+        args: [owner.address, salt],
+      }),
+    });
+    await publicClient.waitForTransactionReceipt({
+      hash: await deployer.writeContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: "mint",
+        args: [wallet, 10n ** 30n],
+      }),
     });
     return { owner, wallet };
   }
 
   const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${service.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await fetch(`${service.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     const json = (await response.json()) as any;
     if (response.status !== 200) throw new Error(`${path} ${response.status} ${JSON.stringify(json)}`);
     return json;
   };
-  const transfers = (count: number) => Array.from({ length: count }, (_, i) => ({ to: randomAddress(), amount: 10n ** 18n + BigInt(i) }));
+  const transfers = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ to: randomAddress(), amount: 10n ** 18n + BigInt(i) }));
   const verifyBody = (wallet: Address, batch: { to: Address; amount: bigint }[]) => ({
     walletAddress: wallet,
     transactions: batch.map((transfer) => ({ to: transfer.to, amount: transfer.amount.toString(), token })),
@@ -120,12 +153,29 @@ try {
   // --- direct: nonce, buildSponsoredUserOp, sign, eth_sendUserOperation, receipt (same batch, same bundler) ---
   const direct = await deployWallet();
   const paymasterSigner = privateKeyToAccount(devnetKeys.paymasterSigner);
-  async function directPayment(owner: PrivateKeyAccount, wallet: Address, batch: { to: Address; amount: bigint }[], pollMs = 200) {
+  async function directPayment(
+    owner: PrivateKeyAccount,
+    wallet: Address,
+    batch: { to: Address; amount: bigint }[],
+    pollMs = 200,
+  ) {
     const sum = batch.reduce((total, transfer) => total + transfer.amount, 0n);
     const feeAmount = walletPaymentFee(sum, tokenConfig);
-    const callData = walletPaymentCallData({ token, relayer: network.relayer, transfers: batch, feeRecipient: network.feeRecipient, feeAmount, totalAmount: sum + feeAmount });
+    const callData = walletPaymentCallData({
+      token,
+      relayer: network.relayer,
+      transfers: batch,
+      feeRecipient: network.feeRecipient,
+      feeAmount,
+      totalAmount: sum + feeAmount,
+    });
     const started = performance.now();
-    const nonce = await publicClient.readContract({ address: network.entryPoint, abi: entryPointAbi, functionName: "getNonce", args: [wallet, 0n] });
+    const nonce = await publicClient.readContract({
+      address: network.entryPoint,
+      abi: entryPointAbi,
+      functionName: "getNonce",
+      args: [wallet, 0n],
+    });
     const { userOp } = await buildSponsoredUserOp(
       { sender: wallet, nonce, callData },
       { bundler, chainId: 56, paymaster: network.paymaster, paymasterSigner, validitySeconds: 600 },
@@ -139,10 +189,12 @@ try {
     return { total: performance.now() - started, send: performance.now() - sending };
   }
   const directTimes: { total: number; send: number }[] = [];
-  for (let i = 0; i < SETTLE_RUNS; i++) directTimes.push(await directPayment(direct.owner, direct.wallet, transfers(1)));
+  for (let i = 0; i < SETTLE_RUNS; i++)
+    directTimes.push(await directPayment(direct.owner, direct.wallet, transfers(1)));
   // Receipt polling (200 ms, as the service) quantizes both figures; a 20 ms poll shows the bundler's own floor.
   const finePoll: number[] = [];
-  for (let i = 0; i < SETTLE_RUNS; i++) finePoll.push((await directPayment(direct.owner, direct.wallet, transfers(1), 20)).send);
+  for (let i = 0; i < SETTLE_RUNS; i++)
+    finePoll.push((await directPayment(direct.owner, direct.wallet, transfers(1), 20)).send);
 
   // --- gas of a 1- and a 20-transfer payment through the service ---
   const gasWallet = await deployWallet();
@@ -161,17 +213,36 @@ try {
   const serviceTotalP50 = p50(serviceTotal);
   const directTotalP50 = p50(directTimes.map((time) => time.total));
   console.log("relay402 smart-wallet payments, bsc devnet (anvil automine + Alto), sequential requests over HTTP");
-  console.log(`/wallet/verify, 1 transfer (${VERIFY_RUNS} runs):   p50 ${ms(p50(verifyTimes))}  p99 ${ms(percentile(verifyTimes, 99))}`);
-  console.log(`/wallet/verify, 20 transfers (50 runs):  p50 ${ms(p50(verify20Times))}  p99 ${ms(percentile(verify20Times, 99))}`);
-  console.log(`/wallet/settle to receipt (${SETTLE_RUNS} runs):       p50 ${ms(settleP50)}  p99 ${ms(percentile(settleTimes, 99))}`);
-  console.log(`direct send to receipt (${SETTLE_RUNS} runs):          p50 ${ms(directSendP50)}  p99 ${ms(percentile(directTimes.map((time) => time.send), 99))}`);
-  console.log(`direct send to receipt, 20 ms poll:        p50 ${ms(p50(finePoll))}  p99 ${ms(percentile(finePoll, 99))}`);
+  console.log(
+    `/wallet/verify, 1 transfer (${VERIFY_RUNS} runs):   p50 ${ms(p50(verifyTimes))}  p99 ${ms(percentile(verifyTimes, 99))}`,
+  );
+  console.log(
+    `/wallet/verify, 20 transfers (50 runs):  p50 ${ms(p50(verify20Times))}  p99 ${ms(percentile(verify20Times, 99))}`,
+  );
+  console.log(
+    `/wallet/settle to receipt (${SETTLE_RUNS} runs):       p50 ${ms(settleP50)}  p99 ${ms(percentile(settleTimes, 99))}`,
+  );
+  console.log(
+    `direct send to receipt (${SETTLE_RUNS} runs):          p50 ${ms(directSendP50)}  p99 ${ms(
+      percentile(
+        directTimes.map((time) => time.send),
+        99,
+      ),
+    )}`,
+  );
+  console.log(
+    `direct send to receipt, 20 ms poll:        p50 ${ms(p50(finePoll))}  p99 ${ms(percentile(finePoll, 99))}`,
+  );
   console.log(`  settle overhead ratio (p50):           ${(settleP50 / directSendP50).toFixed(2)}x`);
   console.log(`verify + sign + settle (${SETTLE_RUNS} runs):          p50 ${ms(serviceTotalP50)}`);
   console.log(`direct nonce + build + sign + send + receipt:  p50 ${ms(directTotalP50)}`);
   console.log(`  end-to-end overhead ratio (p50):       ${(serviceTotalP50 / directTotalP50).toFixed(2)}x`);
-  console.log(`chain RPC per verify: ${rpcPerVerify.roundTrips} HTTP round trip(s), calls ${JSON.stringify(rpcPerVerify.calls)}`);
-  console.log(`bundler per verify:   ${bundlerPerVerify.roundTrips} HTTP round trip(s), calls ${JSON.stringify(bundlerPerVerify.calls)}`);
+  console.log(
+    `chain RPC per verify: ${rpcPerVerify.roundTrips} HTTP round trip(s), calls ${JSON.stringify(rpcPerVerify.calls)}`,
+  );
+  console.log(
+    `bundler per verify:   ${bundlerPerVerify.roundTrips} HTTP round trip(s), calls ${JSON.stringify(bundlerPerVerify.calls)}`,
+  );
   console.log(`actualGasUsed: 1 transfer ${gas1}, 20 transfers ${gas20}`);
 } finally {
   await service.stop();

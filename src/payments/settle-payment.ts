@@ -6,7 +6,7 @@ import { ApiError, shortReason } from "../http/errors";
 import type { Logger } from "../logger";
 import type { Authorization } from "./authorization";
 import type { RelayerPort } from "./relayer-port";
-import type { SettlementStore } from "./settlement-store";
+import { type SettlementStore, settlementOf } from "./settlement-store";
 import { verifyPayment } from "./verify-payment";
 
 export type SettleResponse = {
@@ -102,15 +102,7 @@ export function createPaymentSettler(deps: SettleDeps) {
     );
     if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage);
 
-    const { record, created } = deps.store.claim({
-      ...key,
-      token: authorization.token.toLowerCase(),
-      recipient: authorization.to.toLowerCase(),
-      amount: authorization.value.toString(),
-      validAfter: Number(authorization.validAfter),
-      validBefore: Number(authorization.validBefore),
-      signature: authorization.signature,
-    });
+    const { record, created } = deps.store.claim(settlementOf(network.name, authorization));
     if (!created) {
       const replayed = await replay(network, record, authorization);
       if (replayed) return replayed;

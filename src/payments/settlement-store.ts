@@ -1,5 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/open";
+import type { Authorization } from "./authorization";
 import { type EoaSettlement, eoaSettlements } from "../db/schema";
 
 export type NewSettlement = Omit<EoaSettlement, "id" | "status" | "txHash" | "rawTx" | "blockNumber" | "error" | "createdAt" | "updatedAt">;
@@ -17,6 +18,21 @@ export type SettlementStore = {
   markOutcome(id: number, outcome: { status: "success" | "reverted" | "failed"; blockNumber?: number; error?: string }): void;
   unfinished(): EoaSettlement[];
 };
+
+/** The record of an authorization about to be settled on `network`. */
+export function settlementOf(network: string, authorization: Authorization): NewSettlement {
+  return {
+    network,
+    payer: authorization.from,
+    nonce: authorization.nonce,
+    token: authorization.token.toLowerCase(),
+    recipient: authorization.to.toLowerCase(),
+    amount: authorization.value.toString(),
+    validAfter: Number(authorization.validAfter),
+    validBefore: Number(authorization.validBefore),
+    signature: authorization.signature,
+  };
+}
 
 const keyOf = (key: SettlementKey) => ({ ...key, payer: key.payer.toLowerCase(), nonce: key.nonce.toLowerCase() });
 

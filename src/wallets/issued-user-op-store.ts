@@ -2,7 +2,10 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type IssuedUserOp, issuedUserOps } from "../db/schema";
 
-export type NewIssuedUserOp = Pick<IssuedUserOp, "userOpHash" | "network" | "kind" | "sender" | "owner" | "userOp" | "context" | "expiresAt">;
+export type NewIssuedUserOp = Pick<
+  IssuedUserOp,
+  "userOpHash" | "network" | "kind" | "sender" | "owner" | "userOp" | "context" | "expiresAt"
+>;
 
 /** What verify issued and what settle made of it; SQLite here, any store with atomic updates would do. */
 export type IssuedUserOpStore = {
@@ -31,7 +34,14 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
     issue(record) {
       const time = now();
       db.insert(issuedUserOps)
-        .values({ ...record, sender: record.sender.toLowerCase(), owner: record.owner.toLowerCase(), status: "issued", createdAt: time, updatedAt: time })
+        .values({
+          ...record,
+          sender: record.sender.toLowerCase(),
+          owner: record.owner.toLowerCase(),
+          status: "issued",
+          createdAt: time,
+          updatedAt: time,
+        })
         .onConflictDoNothing()
         .run();
     },
@@ -40,7 +50,13 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
       db
         .select()
         .from(issuedUserOps)
-        .where(and(eq(issuedUserOps.network, network), eq(issuedUserOps.sender, sender.toLowerCase()), eq(issuedUserOps.status, "issued")))
+        .where(
+          and(
+            eq(issuedUserOps.network, network),
+            eq(issuedUserOps.sender, sender.toLowerCase()),
+            eq(issuedUserOps.status, "issued"),
+          ),
+        )
         .all()
         .sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
     claim: (userOpHash) => move(userOpHash, "issued", { status: "sending" }),
@@ -49,7 +65,12 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
     },
     finish(userOpHash, outcome) {
       db.update(issuedUserOps)
-        .set({ status: outcome.status, txHash: outcome.txHash ?? null, result: JSON.stringify(outcome.result), updatedAt: now() })
+        .set({
+          status: outcome.status,
+          txHash: outcome.txHash ?? null,
+          result: JSON.stringify(outcome.result),
+          updatedAt: now(),
+        })
         .where(eq(issuedUserOps.userOpHash, userOpHash))
         .run();
     },

@@ -21,7 +21,13 @@ export function walletPaymentCallData(plan: WalletPaymentPlan): Hex {
     amounts.push(plan.feeAmount);
   }
   return encodeBatchExecution([
-    { to: plan.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [plan.relayer, plan.totalAmount] }) },
-    { to: plan.relayer, data: encodeFunctionData({ abi: relayerAbi, functionName: "payBatch", args: [plan.token, recipients, amounts] }) },
+    {
+      to: plan.token,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [plan.relayer, plan.totalAmount] }),
+    },
+    {
+      to: plan.relayer,
+      data: encodeFunctionData({ abi: relayerAbi, functionName: "payBatch", args: [plan.token, recipients, amounts] }),
+    },
   ]);
 }

@@ -3,7 +3,12 @@ import type { Hex } from "viem";
 import { ErrorResponse } from "../http/schemas";
 import type { Services } from "../services";
 import type { RpcUserOp } from "../userops/user-operation";
-import { WalletSettleBodySchema, WalletSettleResponseSchema, WalletVerifyBodySchema, WalletVerifyResponseSchema } from "./schemas";
+import {
+  WalletSettleBodySchema,
+  WalletSettleResponseSchema,
+  WalletVerifyBodySchema,
+  WalletVerifyResponseSchema,
+} from "./schemas";
 
 export function walletRoutes(services: Services) {
   return new Elysia({ name: "wallet-payments", seed: Math.random() })

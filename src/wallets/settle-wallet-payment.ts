@@ -52,7 +52,11 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
     }
     if (closest && closest.length > 0) {
       const fields = closest.map((field) => `userOp.${field}`);
-      throw invalid(fields[0]!, `${fields.join(", ")} differs from the UserOp issued by /wallet/verify; only signature may change`, { fields });
+      throw invalid(
+        fields[0]!,
+        `${fields.join(", ")} differs from the UserOp issued by /wallet/verify; only signature may change`,
+        { fields },
+      );
     }
     throw invalid("userOp", "unknown UserOp: it was not issued by /wallet/verify (call verify first)");
   }
@@ -64,18 +68,24 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
       throw invalid("userOp.paymasterData", "UserOp expired, call verify again", { expiresAt: record.expiresAt });
     }
     const fields = differingFields(JSON.parse(record.userOp), request.userOp);
-    if (fields.length > 0) throw invalid(`userOp.${fields[0]}`, `userOp.${fields[0]} differs from the UserOp issued by /wallet/verify`);
+    if (fields.length > 0)
+      throw invalid(`userOp.${fields[0]}`, `userOp.${fields[0]} differs from the UserOp issued by /wallet/verify`);
     if (request.userOp.signature.toLowerCase() !== request.signature.toLowerCase()) {
       throw invalid("signature", "signature differs from userOp.signature");
     }
     const signer = await checkOwnerSignature(hash, request.signature, record.owner);
     if (signer === "malformed") throw invalid("signature", "signature is not a valid ECDSA signature");
-    if (signer === "other") throw invalid("signature", "signature does not recover to the wallet's owner over userOpHash");
+    if (signer === "other")
+      throw invalid("signature", "signature does not recover to the wallet's owner over userOpHash");
     return located;
   }
 
   function fail(hash: Hex, error: ApiError, txHash: Hex | null = null): never {
-    const stored: StoredError = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+    const stored: StoredError = {
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+    };
     deps.store.finish(hash, { status: "failed", txHash, result: stored });
     throw error;
   }
@@ -83,14 +93,28 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
   function finish({ hash }: Located, receipt: UserOpReceipt): WalletSettleResponse {
     const txHash = receipt.receipt.transactionHash;
     if (!receipt.success) {
-      fail(hash, new ApiError("blockchain_error", "the UserOp reverted on-chain", { txHash, userOpHash: hash, status: "reverted" }), txHash);
+      fail(
+        hash,
+        new ApiError("blockchain_error", "the UserOp reverted on-chain", {
+          txHash,
+          userOpHash: hash,
+          status: "reverted",
+        }),
+        txHash,
+      );
     }
-    const response: WalletSettleResponse = { success: true, txHash, userOpHash: hash, payments: transfersIn(receipt.logs) };
+    const response: WalletSettleResponse = {
+      success: true,
+      txHash,
+      userOpHash: hash,
+      payments: transfersIn(receipt.logs),
+    };
     deps.store.finish(hash, { status: "success", txHash, result: response });
     return response;
   }
 
-  const pending = (hash: Hex, message: string) => new ApiError("blockchain_error", message, { userOpHash: hash, status: "pending" });
+  const pending = (hash: Hex, message: string) =>
+    new ApiError("blockchain_error", message, { userOpHash: hash, status: "pending" });
 
   /** A UserOp some earlier settle sent (maybe in another process, maybe before a restart): wait for its outcome. */
   async function awaitSent(located: Located): Promise<WalletSettleResponse> {
@@ -99,7 +123,13 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
     if (receipt) return finish(located, receipt);
     if (record.expiresAt < deps.now()) {
       // Its paymaster data has expired, so it can no longer be included anywhere.
-      fail(hash, new ApiError("blockchain_error", "the UserOp was not mined before it expired; call verify again", { userOpHash: hash, status: "expired" }));
+      fail(
+        hash,
+        new ApiError("blockchain_error", "the UserOp was not mined before it expired; call verify again", {
+          userOpHash: hash,
+          status: "expired",
+        }),
+      );
     }
     throw pending(hash, "UserOp sent but not yet mined; retry settle shortly");
   }
@@ -121,18 +151,33 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
     try {
       const accepted = await network.bundler.send(userOp);
       if (accepted.toLowerCase() !== hash.toLowerCase()) {
-        deps.logger.warn({ event: "userop_hash_mismatch", network: network.runtime.name, expected: hash, bundler: accepted });
+        deps.logger.warn({
+          event: "userop_hash_mismatch",
+          network: network.runtime.name,
+          expected: hash,
+          bundler: accepted,
+        });
       }
     } catch (error) {
       if (error instanceof BundlerError && error.rpcCode !== undefined) {
-        fail(hash, new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, { reason: shortReason(error), rpcCode: error.rpcCode, userOpHash: hash }));
+        fail(
+          hash,
+          new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, {
+            reason: shortReason(error),
+            rpcCode: error.rpcCode,
+            userOpHash: hash,
+          }),
+        );
       }
       if (error instanceof BundlerError && /TimeoutError/.test(error.message)) {
         // The bundler may have it: keep the claim, a later settle looks for the receipt instead of resending.
         throw pending(hash, "the bundler did not answer in time; retry settle shortly");
       }
       deps.store.release(hash);
-      throw new ApiError("blockchain_error", "could not reach the bundler", { reason: shortReason(error), userOpHash: hash });
+      throw new ApiError("blockchain_error", "could not reach the bundler", {
+        reason: shortReason(error),
+        userOpHash: hash,
+      });
     }
     const receipt = await waitForUserOpReceipt(network.bundler, hash, network.runtime.config.receiptTimeoutMs);
     if (!receipt) throw pending(hash, "no receipt for the UserOp in time; retry settle shortly");

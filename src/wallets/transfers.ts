@@ -11,5 +11,9 @@ export function transfersIn(logs: readonly { address: string; topics: Hex[]; dat
     logs: logs.map((log) => ({ ...log, topics: log.topics as [Hex, ...Hex[]] })) as unknown as Log[],
     strict: true,
   });
-  return events.map((event) => ({ to: getAddress(event.args.to), amount: event.args.value.toString(), token: getAddress(event.address) }));
+  return events.map((event) => ({
+    to: getAddress(event.args.to),
+    amount: event.args.value.toString(),
+    token: getAddress(event.address),
+  }));
 }

@@ -44,7 +44,10 @@ export type SignatureCheck = "owner" | "other" | "malformed";
 
 /** The owner signs `userOpHash` as an EIP-191 message; the account also accepts a signature over the raw hash. */
 export async function checkOwnerSignature(hash: Hex, signature: Hex, owner: string): Promise<SignatureCheck> {
-  const recovered = await Promise.allSettled([recoverMessageAddress({ message: { raw: hash }, signature }), recoverAddress({ hash, signature })]);
+  const recovered = await Promise.allSettled([
+    recoverMessageAddress({ message: { raw: hash }, signature }),
+    recoverAddress({ hash, signature }),
+  ]);
   const signers = recovered.flatMap((result) => (result.status === "fulfilled" ? [result.value.toLowerCase()] : []));
   if (signers.length === 0) return "malformed";
   return signers.includes(owner.toLowerCase()) ? "owner" : "other";

@@ -53,7 +53,8 @@ function parseTransfers(network: WalletNetwork, request: WalletVerifyRequest) {
     return { to, amount };
   });
   const tokenConfig = network.runtime.token(token);
-  if (!tokenConfig) throw invalid("transactions.0.token", `token ${token} is not configured on ${network.runtime.name}`);
+  if (!tokenConfig)
+    throw invalid("transactions.0.token", `token ${token} is not configured on ${network.runtime.name}`);
   const sum = transfers.reduce((total, transfer) => total + transfer.amount, 0n);
   const feeAmount = walletPaymentFee(sum, tokenConfig);
   const totalAmount = sum + feeAmount;
@@ -85,11 +86,15 @@ export async function verifyWalletPayment(
   if (!state.deployed) throw invalid("walletAddress", `no wallet deployed at ${wallet} on ${network.runtime.name}`);
   if (!state.owner) throw invalid("walletAddress", `${wallet} is not a smart wallet with an owner()`);
   if (state.balance < plan.totalAmount) {
-    throw new ApiError("validation_error", `insufficient token balance: ${state.balance} < totalAmount ${plan.totalAmount}`, {
-      field: "transactions",
-      balance: state.balance.toString(),
-      totalAmount: plan.totalAmount.toString(),
-    });
+    throw new ApiError(
+      "validation_error",
+      `insufficient token balance: ${state.balance} < totalAmount ${plan.totalAmount}`,
+      {
+        field: "transactions",
+        balance: state.balance.toString(),
+        totalAmount: plan.totalAmount.toString(),
+      },
+    );
   }
 
   const callData = walletPaymentCallData({

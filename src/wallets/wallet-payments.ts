@@ -7,9 +7,16 @@ import { createWalletPaymentSettler, type WalletSettleRequest } from "./settle-w
 import { verifyWalletPayment, type WalletVerifyRequest } from "./verify-wallet-payment";
 
 /** Smart-wallet payments: the service object behind /wallet/verify and /wallet/settle. */
-export function createWalletPayments(deps: { db: Db; networks: Networks; logger: Logger; paymasterValiditySeconds: number }) {
+export function createWalletPayments(deps: {
+  db: Db;
+  networks: Networks;
+  logger: Logger;
+  paymasterValiditySeconds: number;
+}) {
   const store: IssuedUserOpStore = createIssuedUserOpStore(deps.db);
-  const byName = new Map<string, WalletNetwork>(deps.networks.all().map((runtime) => [runtime.name, createWalletNetwork(runtime)]));
+  const byName = new Map<string, WalletNetwork>(
+    deps.networks.all().map((runtime) => [runtime.name, createWalletNetwork(runtime)]),
+  );
   const network = (name: string): WalletNetwork => {
     deps.networks.get(name); // throws validation_error for a network that is not enabled
     return byName.get(name)!;
@@ -23,7 +30,10 @@ export function createWalletPayments(deps: { db: Db; networks: Networks; logger:
   return {
     store,
     verify: (networkName: string, request: WalletVerifyRequest) =>
-      verifyWalletPayment({ network: network(networkName), store, validitySeconds: deps.paymasterValiditySeconds }, request),
+      verifyWalletPayment(
+        { network: network(networkName), store, validitySeconds: deps.paymasterValiditySeconds },
+        request,
+      ),
     settle: (request: WalletSettleRequest) => settler.settle(request),
   };
 }

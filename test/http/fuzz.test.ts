@@ -29,8 +29,8 @@ function mutate(value: unknown, pick: number, replacement: unknown, remove: bool
   walk(value, []);
   const path = paths[pick % paths.length] ?? [];
   if (path.length === 0) return replacement;
-  const copy = structuredClone(value) as Record<string | number, any>;
-  let target = copy;
+  const copy = structuredClone(value) as any;
+  let target: any = copy;
   for (const key of path.slice(0, -1)) target = target[key];
   const last = path.at(-1) as string | number;
   if (remove && !Array.isArray(target)) delete target[last];

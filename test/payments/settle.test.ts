@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { Hex } from "viem";
 import { relayerAbi } from "../../src/chain/abis";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
+import { settlementOf } from "../../src/payments/settlement-store";
 import { parseAuthorization } from "../../src/payments/authorization";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
@@ -193,17 +194,7 @@ describe("settlement under load and faults", () => {
     const authorization = parseAuthorization(body.paymentPayload);
     const runtime = first.services.networks.get(network);
     // What settle does up to the broadcast, then "crash": the record and the signed transaction are stored.
-    const { record } = first.services.store.claim({
-      network,
-      payer: authorization.from,
-      nonce: authorization.nonce,
-      token: authorization.token.toLowerCase(),
-      recipient: authorization.to.toLowerCase(),
-      amount: authorization.value.toString(),
-      validAfter: Number(authorization.validAfter),
-      validBefore: Number(authorization.validBefore),
-      signature: authorization.signature,
-    });
+    const { record } = first.services.store.claim(settlementOf(network, authorization));
     const prepared = await runtime.executor.prepare({
       to: runtime.config.contracts.relayer as Hex,
       data: first.services.relayerFor(runtime).transferCallData(authorization),
@@ -237,17 +228,7 @@ describe("settlement under load and faults", () => {
     const first = startTestService();
     const { body } = await readyPayment(network, unit(network));
     const authorization = parseAuthorization(body.paymentPayload);
-    first.services.store.claim({
-      network,
-      payer: authorization.from,
-      nonce: authorization.nonce,
-      token: authorization.token.toLowerCase(),
-      recipient: authorization.to.toLowerCase(),
-      amount: authorization.value.toString(),
-      validAfter: Number(authorization.validAfter),
-      validBefore: Number(authorization.validBefore),
-      signature: authorization.signature,
-    });
+    first.services.store.claim(settlementOf(network, authorization));
     first.stop();
     const restarted = startTestService({ databasePath: first.databasePath });
     try {

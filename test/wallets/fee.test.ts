@@ -30,15 +30,20 @@ describe("walletPaymentFee", () => {
 
   test("property: fee = max(minFee, ceil(sum × bps / 10000)) for any uint128 sum", () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 1n, max: 2n ** 128n }), fc.integer({ min: 0, max: 10_000 }), fc.bigInt({ min: 0n, max: 10n ** 24n }), (sum, bps, min) => {
-        const fee = walletPaymentFee(sum, { feeBps: bps, minFee: min.toString() });
-        expect(fee >= min).toBe(true);
-        // ceil: fee × 10000 covers sum × bps and overshoots by less than 10000 (unless the minimum applies)
-        if (fee > min) {
-          expect(fee * 10_000n >= sum * BigInt(bps)).toBe(true);
-          expect(fee * 10_000n - sum * BigInt(bps) < 10_000n).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.bigInt({ min: 1n, max: 2n ** 128n }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.bigInt({ min: 0n, max: 10n ** 24n }),
+        (sum, bps, min) => {
+          const fee = walletPaymentFee(sum, { feeBps: bps, minFee: min.toString() });
+          expect(fee >= min).toBe(true);
+          // ceil: fee × 10000 covers sum × bps and overshoots by less than 10000 (unless the minimum applies)
+          if (fee > min) {
+            expect(fee * 10_000n >= sum * BigInt(bps)).toBe(true);
+            expect(fee * 10_000n - sum * BigInt(bps) < 10_000n).toBe(true);
+          }
+        },
+      ),
     );
   });
 });

@@ -33,7 +33,10 @@ for (const network of NETWORK_NAMES) {
     for (const count of [1, 2, 20]) {
       test(`pays ${count} recipient(s): every balance moves by exactly its amount, the paymaster pays the gas`, async () => {
         const { owner, wallet } = await deployFundedWallet(network, units(network, 1000n));
-        const transfers = Array.from({ length: count }, (_, i) => ({ to: randomAddress(), amount: units(network, BigInt(i + 1)) + BigInt(i) }));
+        const transfers = Array.from({ length: count }, (_, i) => ({
+          to: randomAddress(),
+          amount: units(network, BigInt(i + 1)) + BigInt(i),
+        }));
         const sum = transfers.reduce((total, transfer) => total + transfer.amount, 0n);
 
         const verified = await service.post("/wallet/verify", verifyBody(network, wallet, transfers));
@@ -68,7 +71,9 @@ for (const network of NETWORK_NAMES) {
         const after = await balances(holders);
         expect(after[0]! - before[0]!).toBe(-(sum + fee));
         expect(after[1]! - before[1]!).toBe(fee);
-        transfers.forEach((transfer, i) => expect(after[i + 2]! - before[i + 2]!).toBe(transfer.amount));
+        expect(transfers.map((_, i) => after[i + 2]! - before[i + 2]!)).toEqual(
+          transfers.map((transfer) => transfer.amount),
+        );
         expect(await c.public.getBalance({ address: wallet })).toBe(0n);
         expect(await paymasterDeposit(network)).toBeLessThan(depositBefore);
       });
@@ -77,11 +82,17 @@ for (const network of NETWORK_NAMES) {
     test("a repeated settle returns the first result and sends nothing again; /api/v1 serves the same routes", async () => {
       const { owner, wallet } = await deployFundedWallet(network, units(network, 10n));
       const to = randomAddress();
-      const verified = await service.post("/api/v1/wallet/verify", verifyBody(network, wallet, [{ to, amount: units(network, 1n) }]));
+      const verified = await service.post(
+        "/api/v1/wallet/verify",
+        verifyBody(network, wallet, [{ to, amount: units(network, 1n) }]),
+      );
       expect(verified.status).toBe(200);
       const body = await settleBody(verified.body, owner);
       // Two at once, then one more after the first finished.
-      const [first, concurrent] = await Promise.all([service.post("/wallet/settle", body), service.post("/api/v1/wallet/settle", body)]);
+      const [first, concurrent] = await Promise.all([
+        service.post("/wallet/settle", body),
+        service.post("/api/v1/wallet/settle", body),
+      ]);
       const again = await service.post("/wallet/settle", body);
       expect(first.status).toBe(200);
       expect(concurrent.body).toEqual(first.body);
@@ -92,7 +103,10 @@ for (const network of NETWORK_NAMES) {
     test("a signature over the raw userOpHash is accepted too", async () => {
       const { owner, wallet } = await deployFundedWallet(network, units(network, 10n));
       const to = randomAddress();
-      const verified = await service.post("/wallet/verify", verifyBody(network, wallet, [{ to, amount: units(network, 2n) }]));
+      const verified = await service.post(
+        "/wallet/verify",
+        verifyBody(network, wallet, [{ to, amount: units(network, 2n) }]),
+      );
       const settled = await service.post("/wallet/settle", await settleBody(verified.body, owner, true));
       expect(settled.status).toBe(200);
       expect(await tokenBalance(network, token, to)).toBe(units(network, 2n));

@@ -22,7 +22,10 @@ for (const network of NETWORK_NAMES) {
     async function issued(amount = 1n) {
       const { owner, wallet } = await deployFundedWallet(network, units(network, 100n));
       const to = randomAddress();
-      const verified = await service.post("/wallet/verify", verifyBody(network, wallet, [{ to, amount: units(network, amount) }]));
+      const verified = await service.post(
+        "/wallet/verify",
+        verifyBody(network, wallet, [{ to, amount: units(network, amount) }]),
+      );
       expect(verified.status).toBe(200);
       return { owner, wallet, to, verified: verified.body, body: await settleBody(verified.body, owner) };
     }
@@ -41,7 +44,10 @@ for (const network of NETWORK_NAMES) {
       for (const [field, change] of tampered) {
         const userOp = change(verified.userOp);
         // A client would sign what it sends: the signature is valid for the changed UserOp's own hash, and still refused.
-        const response = await service.post("/wallet/settle", { userOp: { ...userOp, signature: body.signature }, signature: body.signature });
+        const response = await service.post("/wallet/settle", {
+          userOp: { ...userOp, signature: body.signature },
+          signature: body.signature,
+        });
         expectRefusal(response, 400, "validation_error", `userOp.${field}`);
         expect(response.body.message).toContain(field);
       }
@@ -62,14 +68,29 @@ for (const network of NETWORK_NAMES) {
     test("a top-level signature that differs from userOp.signature", async () => {
       const { verified, body } = await issued();
       const other = await settleBody(verified, privateKeyToAccount(generatePrivateKey()));
-      expectRefusal(await service.post("/wallet/settle", { ...body, signature: other.signature }), 400, "validation_error", "signature");
+      expectRefusal(
+        await service.post("/wallet/settle", { ...body, signature: other.signature }),
+        400,
+        "validation_error",
+        "signature",
+      );
     });
 
     test("a malformed signature", async () => {
       const { body } = await issued();
       const short = "0x1234";
-      expectRefusal(await service.post("/wallet/settle", { userOp: { ...body.userOp, signature: short }, signature: short }), 400, "validation_error", "signature");
-      expectRefusal(await service.post("/wallet/settle", { userOp: body.userOp }), 400, "validation_error", "signature");
+      expectRefusal(
+        await service.post("/wallet/settle", { userOp: { ...body.userOp, signature: short }, signature: short }),
+        400,
+        "validation_error",
+        "signature",
+      );
+      expectRefusal(
+        await service.post("/wallet/settle", { userOp: body.userOp }),
+        400,
+        "validation_error",
+        "signature",
+      );
     });
 
     test("an unknown UserOp (never issued)", async () => {
@@ -82,7 +103,11 @@ for (const network of NETWORK_NAMES) {
 
     test("an expired UserOp: call verify again", async () => {
       const { to, verified, body } = await issued();
-      service.services.db.update(issuedUserOps).set({ expiresAt: Math.floor(Date.now() / 1000) - 1 }).where(eq(issuedUserOps.userOpHash, verified.userOpHash)).run();
+      service.services.db
+        .update(issuedUserOps)
+        .set({ expiresAt: Math.floor(Date.now() / 1000) - 1 })
+        .where(eq(issuedUserOps.userOpHash, verified.userOpHash))
+        .run();
       const response = await service.post("/wallet/settle", body);
       expectRefusal(response, 400, "validation_error");
       expect(response.body.message).toMatch(/expired, call verify again/);
@@ -91,7 +116,10 @@ for (const network of NETWORK_NAMES) {
 
     test("a second UserOp built before the first was sent: userop_error (same nonce), and again on a repeat", async () => {
       const { owner, wallet, verified: first, body: firstBody } = await issued(1n);
-      const second = await service.post("/wallet/verify", verifyBody(network, wallet, [{ to: randomAddress(), amount: units(network, 2n) }]));
+      const second = await service.post(
+        "/wallet/verify",
+        verifyBody(network, wallet, [{ to: randomAddress(), amount: units(network, 2n) }]),
+      );
       expect(second.body.userOp.nonce).toBe(first.userOp.nonce);
       expect((await service.post("/wallet/settle", firstBody)).status).toBe(200);
       const secondBody = await settleBody(second.body, owner);
@@ -116,7 +144,10 @@ describe("the bundler down at settle", () => {
     try {
       const { owner, wallet } = await deployFundedWallet(network, units(network, 10n));
       const to = randomAddress();
-      const verified = await service.post("/wallet/verify", verifyBody(network, wallet, [{ to, amount: units(network, 1n) }]));
+      const verified = await service.post(
+        "/wallet/verify",
+        verifyBody(network, wallet, [{ to, amount: units(network, 1n) }]),
+      );
       const body = await settleBody(verified.body, owner);
       const started = performance.now();
       const response = await broken.post("/wallet/settle", body);
@@ -127,7 +158,11 @@ describe("the bundler down at settle", () => {
 
       const settled = await service.post("/wallet/settle", body);
       expect(settled.status).toBe(200);
-      expect(settled.body.payments[0]).toEqual({ to, amount: units(network, 1n).toString(), token: chainOf(network).token.address });
+      expect(settled.body.payments[0]).toEqual({
+        to,
+        amount: units(network, 1n).toString(),
+        token: chainOf(network).token.address,
+      });
     } finally {
       broken.stop();
     }

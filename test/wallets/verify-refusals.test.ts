@@ -18,20 +18,36 @@ for (const network of NETWORK_NAMES) {
 
     test("21 transactions", async () => {
       const transfers = Array.from({ length: 21 }, () => ({ to: randomAddress(), amount: one() }));
-      expectRefusal(await service.post("/wallet/verify", verifyBody(network, wallet, transfers)), 400, "validation_error", "transactions");
+      expectRefusal(
+        await service.post("/wallet/verify", verifyBody(network, wallet, transfers)),
+        400,
+        "validation_error",
+        "transactions",
+      );
     });
 
     test("an empty list", async () => {
-      expectRefusal(await service.post("/wallet/verify", verifyBody(network, wallet, [])), 400, "validation_error", "transactions");
+      expectRefusal(
+        await service.post("/wallet/verify", verifyBody(network, wallet, [])),
+        400,
+        "validation_error",
+        "transactions",
+      );
     });
 
     test("a zero amount", async () => {
-      const body = verifyBody(network, wallet, [{ to: randomAddress(), amount: one() }, { to: randomAddress(), amount: 0n }]);
+      const body = verifyBody(network, wallet, [
+        { to: randomAddress(), amount: one() },
+        { to: randomAddress(), amount: 0n },
+      ]);
       expectRefusal(await service.post("/wallet/verify", body), 400, "validation_error", "transactions.1.amount");
     });
 
     test("mixed tokens", async () => {
-      const body = verifyBody(network, wallet, [{ to: randomAddress(), amount: one() }, { to: randomAddress(), amount: one(), token: randomAddress() }]);
+      const body = verifyBody(network, wallet, [
+        { to: randomAddress(), amount: one() },
+        { to: randomAddress(), amount: one(), token: randomAddress() },
+      ]);
       const response = await service.post("/wallet/verify", body);
       expectRefusal(response, 400, "validation_error", "transactions.1.token");
       expect(response.body.message).toMatch(/same token/);
@@ -44,14 +60,20 @@ for (const network of NETWORK_NAMES) {
     });
 
     test("a wallet that is not deployed", async () => {
-      const response = await service.post("/wallet/verify", verifyBody(network, randomAddress(), [{ to: randomAddress(), amount: one() }]));
+      const response = await service.post(
+        "/wallet/verify",
+        verifyBody(network, randomAddress(), [{ to: randomAddress(), amount: one() }]),
+      );
       expectRefusal(response, 400, "validation_error", "walletAddress");
       expect(response.body.message).toMatch(/no wallet deployed/);
     });
 
     test("a balance below totalAmount (the fee counts)", async () => {
       // The whole balance leaves nothing for the fee.
-      const response = await service.post("/wallet/verify", verifyBody(network, wallet, [{ to: randomAddress(), amount: units(network, 100n) }]));
+      const response = await service.post(
+        "/wallet/verify",
+        verifyBody(network, wallet, [{ to: randomAddress(), amount: units(network, 100n) }]),
+      );
       expectRefusal(response, 400, "validation_error");
       expect(response.body.message).toMatch(/insufficient token balance/);
       expect(response.body.details.balance).toBe(units(network, 100n).toString());
@@ -67,7 +89,10 @@ for (const network of NETWORK_NAMES) {
 
 describe("/wallet/verify network refusals and failures", () => {
   test("an unknown network", async () => {
-    const body = { ...verifyBody("bsc", randomAddress(), [{ to: randomAddress(), amount: 1n }]), paymentRequirements: { network: "ethereum" } };
+    const body = {
+      ...verifyBody("bsc", randomAddress(), [{ to: randomAddress(), amount: 1n }]),
+      paymentRequirements: { network: "ethereum" },
+    };
     expectRefusal(await service.post("/wallet/verify", body), 400, "validation_error", "paymentRequirements.network");
   });
 
@@ -90,7 +115,10 @@ describe("/wallet/verify network refusals and failures", () => {
     try {
       const { wallet } = await deployFundedWallet("bsc", units("bsc", 10n));
       const started = performance.now();
-      const response = await broken.post("/wallet/verify", verifyBody("bsc", wallet, [{ to: randomAddress(), amount: units("bsc", 1n) }]));
+      const response = await broken.post(
+        "/wallet/verify",
+        verifyBody("bsc", wallet, [{ to: randomAddress(), amount: units("bsc", 1n) }]),
+      );
       expectRefusal(response, 500, "blockchain_error");
       expect(JSON.stringify(response.body)).not.toContain(closed);
       expect(performance.now() - started).toBeLessThan(5_000);
