@@ -39,7 +39,8 @@ export type RpcUserOp = {
   factoryData?: Hex;
 };
 
-const QUANTITIES = [
+/** The UserOp fields that are quantities (hex on the wire). */
+export const USER_OP_QUANTITY_FIELDS = [
   "nonce",
   "callGasLimit",
   "verificationGasLimit",
@@ -52,7 +53,7 @@ const QUANTITIES = [
 
 export function toRpcUserOp(op: UserOp): RpcUserOp {
   const rpc = { ...op } as unknown as Record<string, unknown>;
-  for (const field of QUANTITIES) rpc[field] = numberToHex(op[field]);
+  for (const field of USER_OP_QUANTITY_FIELDS) rpc[field] = numberToHex(op[field]);
   if (!op.factory) {
     delete rpc.factory;
     delete rpc.factoryData;
@@ -62,7 +63,7 @@ export function toRpcUserOp(op: UserOp): RpcUserOp {
 
 export function fromRpcUserOp(rpc: RpcUserOp): UserOp {
   const op = { ...rpc } as unknown as Record<string, unknown>;
-  for (const field of QUANTITIES) op[field] = BigInt(rpc[field]);
+  for (const field of USER_OP_QUANTITY_FIELDS) op[field] = BigInt(rpc[field]);
   return op as UserOp;
 }
 

@@ -1,16 +1,7 @@
 import { type Hex, recoverAddress, recoverMessageAddress } from "viem";
-import type { RpcUserOp } from "../userops/user-operation";
+import { type RpcUserOp, USER_OP_QUANTITY_FIELDS } from "../userops/user-operation";
 
-const QUANTITY_FIELDS = new Set([
-  "nonce",
-  "callGasLimit",
-  "verificationGasLimit",
-  "preVerificationGas",
-  "maxFeePerGas",
-  "maxPriorityFeePerGas",
-  "paymasterVerificationGasLimit",
-  "paymasterPostOpGasLimit",
-]);
+const QUANTITY_FIELDS = new Set<string>(USER_OP_QUANTITY_FIELDS);
 
 /** Every UserOp field but `signature`: what the paymaster signed and the client must send back unchanged. */
 export const SIGNED_FIELDS = [

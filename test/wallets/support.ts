@@ -5,7 +5,7 @@ import type { NetworkName } from "../../scripts/devnet/start";
 import { entryPointAbi, erc20Abi, factoryAbi } from "../../src/chain/abis";
 import { chainOf, freshPayer } from "../support/chain";
 
-export const randomAddress = (): Address => privateKeyToAccount(generatePrivateKey()).address;
+export { randomAddress } from "../support/chain";
 
 /** A wallet from the project's factory, owned by a fresh key, holding `tokens` of the network's test token and no gas. */
 export async function deployFundedWallet(
