@@ -33,12 +33,24 @@ const network = devnet.manifest.networks.bsc;
 const counter = startRpcCounter(network.rpcUrl);
 const manifest = { ...devnet.manifest, service: `http://127.0.0.1:${await freePort()}` };
 manifest.networks = { ...manifest.networks, bsc: { ...network, rpcUrl: counter.url } };
-const service = startService(configFromManifest(manifest, { databasePath: join(dir, "bench.sqlite"), rateLimitPerMinute: 10_000_000, logRequests: false }), {
-  silent: true,
-});
+const service = startService(
+  configFromManifest(manifest, {
+    databasePath: join(dir, "bench.sqlite"),
+    rateLimitPerMinute: 10_000_000,
+    logRequests: false,
+  }),
+  {
+    silent: true,
+  },
+);
 
 try {
-  const chain = defineChain({ id: 56, name: "bsc", nativeCurrency: { name: "BNB", symbol: "BNB", decimals: 18 }, rpcUrls: { default: { http: [network.rpcUrl] } } });
+  const chain = defineChain({
+    id: 56,
+    name: "bsc",
+    nativeCurrency: { name: "BNB", symbol: "BNB", decimals: 18 },
+    rpcUrls: { default: { http: [network.rpcUrl] } },
+  });
   const transport = http(network.rpcUrl);
   const publicClient = createPublicClient({ chain, transport });
   const testClient = createTestClient({ chain, transport, mode: "anvil" });
@@ -48,8 +60,22 @@ try {
   const payer = privateKeyToAccount(payerKey);
   const wallet = createWalletClient({ chain, transport, account: payer });
   await testClient.setBalance({ address: payer.address, value: 10n ** 20n });
-  await publicClient.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: token, abi: erc20Abi, functionName: "mint", args: [payer.address, 10n ** 30n] }) });
-  await publicClient.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: token, abi: erc20Abi, functionName: "approve", args: [network.relayer, 10n ** 30n] }) });
+  await publicClient.waitForTransactionReceipt({
+    hash: await wallet.writeContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: "mint",
+      args: [payer.address, 10n ** 30n],
+    }),
+  });
+  await publicClient.waitForTransactionReceipt({
+    hash: await wallet.writeContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [network.relayer, 10n ** 30n],
+    }),
+  });
 
   const payment = async (value = 1000n) => {
     const now = Math.floor(Date.now() / 1000);
@@ -72,7 +98,12 @@ try {
       paymentPayload: {
         token,
         payload: {
-          authorization: { ...message, value: value.toString(), validAfter: Number(message.validAfter), validBefore: Number(message.validBefore) },
+          authorization: {
+            ...message,
+            value: value.toString(),
+            validAfter: Number(message.validAfter),
+            validBefore: Number(message.validBefore),
+          },
           signature,
         },
       },
@@ -81,7 +112,11 @@ try {
   };
   const post = async (path: string, body: string) => {
     const started = performance.now();
-    const response = await fetch(`${service.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const response = await fetch(`${service.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     const json = (await response.json()) as Record<string, any>;
     return { status: response.status, json, latency: performance.now() - started };
   };
@@ -111,8 +146,12 @@ try {
   console.log("\n/verify, 16 concurrent clients");
   console.log(`  requests ${latencies.length}, throughput ${(latencies.length / seconds).toFixed(0)} verifies/s`);
   console.log(`  latency p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}`);
-  console.log(`  JSON-RPC round trips per verify ${(verifyRpc.roundTrips / latencies.length).toFixed(2)} (${JSON.stringify(verifyRpc.calls)})`);
-  console.log(`  CPU of this process (service + load generator) per verify ${ms((cpu.user + cpu.system) / 1000 / latencies.length)}`);
+  console.log(
+    `  JSON-RPC round trips per verify ${(verifyRpc.roundTrips / latencies.length).toFixed(2)} (${JSON.stringify(verifyRpc.calls)})`,
+  );
+  console.log(
+    `  CPU of this process (service + load generator) per verify ${ms((cpu.user + cpu.system) / 1000 / latencies.length)}`,
+  );
 
   async function settleRun(label: string, concurrency: number) {
     const bodies = await Promise.all(Array.from({ length: 100 }, () => payment()));
@@ -138,10 +177,15 @@ try {
     const rpc = counter.snapshot();
     const receipt = hashes[0] ? await publicClient.getTransactionReceipt({ hash: hashes[0] as `0x${string}` }) : null;
     const blocks = new Set<bigint>();
-    for (const hash of hashes.slice(0, 100)) blocks.add((await publicClient.getTransactionReceipt({ hash: hash as `0x${string}` })).blockNumber);
+    for (const hash of hashes.slice(0, 100))
+      blocks.add((await publicClient.getTransactionReceipt({ hash: hash as `0x${string}` })).blockNumber);
     console.log(`\n/settle x100, ${label}, concurrency ${concurrency}`);
-    console.log(`  succeeded ${ok}/100 in ${elapsed.toFixed(2)} s${failures.length ? `, failures: ${[...new Set(failures)].join(", ")}` : ""}`);
-    console.log(`  blocks used ${blocks.size}; JSON-RPC round trips per settle ${(rpc.roundTrips / 100).toFixed(2)} (${JSON.stringify(rpc.calls)})`);
+    console.log(
+      `  succeeded ${ok}/100 in ${elapsed.toFixed(2)} s${failures.length ? `, failures: ${[...new Set(failures)].join(", ")}` : ""}`,
+    );
+    console.log(
+      `  blocks used ${blocks.size}; JSON-RPC round trips per settle ${(rpc.roundTrips / 100).toFixed(2)} (${JSON.stringify(rpc.calls)})`,
+    );
     if (receipt) console.log(`  gas per settle ${receipt.gasUsed}`);
   }
 

@@ -7,9 +7,17 @@ const root = resolve(import.meta.dir, "..");
 const forge = join(root, "node_modules/@foundry-rs/forge-linux-amd64/bin/forge");
 const bun = process.execPath;
 
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
-    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     const tee = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
       output += chunk.toString();
@@ -40,7 +48,11 @@ const bunFailed = count(bunRun.output, /^\s*(\d+) fail$/m);
 
 const passed = forgePassed + bunPassed;
 // A runner that crashed without reporting counts as one failure so the summary cannot read green.
-const failed = forgeFailed + bunFailed + (forgeRun.code !== 0 && forgeFailed === 0 ? 1 : 0) + (bunRun.code !== 0 && bunFailed === 0 ? 1 : 0);
+const failed =
+  forgeFailed +
+  bunFailed +
+  (forgeRun.code !== 0 && forgeFailed === 0 ? 1 : 0) +
+  (bunRun.code !== 0 && bunFailed === 0 ? 1 : 0);
 
 console.log(`\nforge: ${forgePassed} passed, ${forgeFailed} failed; bun: ${bunPassed} passed, ${bunFailed} failed`);
 console.log(`${passed} passed, ${failed} failed`);

@@ -1,10 +1,10 @@
 import { ConfigError, loadConfig } from "./config/load";
+import type { Config } from "./config/schema";
 import { createApp } from "./http/app";
 import { MAX_BODY_BYTES } from "./http/limits";
 import { createLogger } from "./logger";
 import { reconcileSettlements } from "./payments/reconcile-settlements";
 import { createServices } from "./services";
-import type { Config } from "./config/schema";
 
 /** Starts the HTTP service from a validated config; returns a handle that stops it. */
 export function startService(config: Config, options: { silent?: boolean } = {}) {
@@ -13,7 +13,12 @@ export function startService(config: Config, options: { silent?: boolean } = {})
   const app = createApp(services);
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES * 2 });
   logger.info({ event: "started", port: app.server?.port, networks: services.networks.enabled, mode: config.mode });
-  void reconcileSettlements({ store: services.store, networks: services.networks, relayerFor: services.relayerFor, logger });
+  void reconcileSettlements({
+    store: services.store,
+    networks: services.networks,
+    relayerFor: services.relayerFor,
+    logger,
+  });
   return {
     app,
     services,

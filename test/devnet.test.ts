@@ -10,9 +10,9 @@ import { BundlerError, createBundler, waitForUserOpReceipt } from "../src/userop
 import { encodeBatchExecution } from "../src/userops/execution";
 import { buildSponsoredUserOp } from "../src/userops/sponsor";
 import { toRpcUserOp, userOpHash } from "../src/userops/user-operation";
+import { signedPayment } from "./support/authorization";
 import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "./support/chain";
 import { getTestDevnet } from "./support/devnet";
-import { signedPayment } from "./support/authorization";
 
 describe("devnet", () => {
   test("starts both chains with every contract at the same address and writes the manifest", async () => {
@@ -35,8 +35,20 @@ describe("devnet", () => {
         expect((await c.public.getCode({ address }))?.length ?? 0).toBeGreaterThan(2);
       }
       expect(c.info.entryPoint).toBe(ENTRY_POINT_V07);
-      expect(await c.public.readContract({ address: c.info.relayer, abi: relayerAbi, functionName: "isTokenWhitelisted", args: [c.token.address] })).toBe(true);
-      const deposit = await c.public.readContract({ address: ENTRY_POINT_V07, abi: entryPointAbi, functionName: "balanceOf", args: [c.info.paymaster] });
+      expect(
+        await c.public.readContract({
+          address: c.info.relayer,
+          abi: relayerAbi,
+          functionName: "isTokenWhitelisted",
+          args: [c.token.address],
+        }),
+      ).toBe(true);
+      const deposit = await c.public.readContract({
+        address: ENTRY_POINT_V07,
+        abi: entryPointAbi,
+        functionName: "balanceOf",
+        args: [c.info.paymaster],
+      });
       expect(deposit).toBeGreaterThan(0n);
       const payer = manifest.accounts[0].address as Address;
       expect(await tokenBalance(network, c.token.address, payer)).toBeGreaterThan(0n);
@@ -57,7 +69,12 @@ describe("devnet", () => {
       const value = 5n * 10n ** BigInt(c.token.decimals);
       const payerWallet = c.walletFor(payer.key);
       await c.public.waitForTransactionReceipt({
-        hash: await payerWallet.writeContract({ address: c.token.address, abi: erc20Abi, functionName: "approve", args: [c.info.relayer, value] }),
+        hash: await payerWallet.writeContract({
+          address: c.token.address,
+          abi: erc20Abi,
+          functionName: "approve",
+          args: [c.info.relayer, value],
+        }),
       });
       const body = await signedPayment({ network, key: payer.key, to: recipient, value });
       const a = body.paymentPayload.payload.authorization;
@@ -67,7 +84,16 @@ describe("devnet", () => {
         address: c.info.relayer,
         abi: relayerAbi,
         functionName: "transferWithAuthorization",
-        args: [c.token.address, a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex, body.paymentPayload.payload.signature],
+        args: [
+          c.token.address,
+          a.from,
+          a.to,
+          BigInt(a.value),
+          BigInt(a.validAfter),
+          BigInt(a.validBefore),
+          a.nonce as Hex,
+          body.paymentPayload.payload.signature,
+        ],
       });
       const receipt = await c.public.waitForTransactionReceipt({ hash });
       expect(receipt.status).toBe("success");
@@ -83,10 +109,22 @@ describe("devnet", () => {
       const owner = privateKeyToAccount(toHex(crypto.getRandomValues(new Uint8Array(32))));
       const salt = toHex(crypto.getRandomValues(new Uint8Array(32)));
       const deployer = await freshPayer(network, { tokens: 0n });
-      const wallet = await c.public.readContract({ address: c.info.factory, abi: factoryAbi, functionName: "getAddress", args: [owner.address, salt] });
-      const hash = await c.walletFor(deployer.key).writeContract({ address: c.info.factory, abi: factoryAbi, functionName: "createAccount", args: [owner.address, salt] });
+      const wallet = await c.public.readContract({
+        address: c.info.factory,
+        abi: factoryAbi,
+        functionName: "getAddress",
+        args: [owner.address, salt],
+      });
+      const hash = await c.walletFor(deployer.key).writeContract({
+        address: c.info.factory,
+        abi: factoryAbi,
+        functionName: "createAccount",
+        args: [owner.address, salt],
+      });
       await c.public.waitForTransactionReceipt({ hash });
-      const mint = await c.walletFor(deployer.key).writeContract({ address: c.token.address, abi: erc20Abi, functionName: "mint", args: [wallet, 10n ** 21n] });
+      const mint = await c
+        .walletFor(deployer.key)
+        .writeContract({ address: c.token.address, abi: erc20Abi, functionName: "mint", args: [wallet, 10n ** 21n] });
       await c.public.waitForTransactionReceipt({ hash: mint });
       return { c, owner, wallet };
     }
@@ -94,10 +132,17 @@ describe("devnet", () => {
     function paymentCallData(c: ReturnType<typeof chainOf>, recipient: Address, amount: bigint) {
       const fee = amount / 100n;
       return encodeBatchExecution([
-        { to: c.token.address, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [c.info.relayer, amount + fee] }) },
+        {
+          to: c.token.address,
+          data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [c.info.relayer, amount + fee] }),
+        },
         {
           to: c.info.relayer,
-          data: encodeFunctionData({ abi: relayerAbi, functionName: "payBatch", args: [c.token.address, [recipient, c.info.feeRecipient], [amount, fee]] }),
+          data: encodeFunctionData({
+            abi: relayerAbi,
+            functionName: "payBatch",
+            args: [c.token.address, [recipient, c.info.feeRecipient], [amount, fee]],
+          }),
         },
       ]);
     }
@@ -107,38 +152,71 @@ describe("devnet", () => {
       expect(await c.public.getBalance({ address: wallet })).toBe(0n);
       const recipient = privateKeyToAccount(toHex(crypto.getRandomValues(new Uint8Array(32)))).address;
       const bundler = createBundler(c.info.bundlerUrl, ENTRY_POINT_V07);
-      const nonce = await c.public.readContract({ address: ENTRY_POINT_V07, abi: entryPointAbi, functionName: "getNonce", args: [wallet, 0n] });
+      const nonce = await c.public.readContract({
+        address: ENTRY_POINT_V07,
+        abi: entryPointAbi,
+        functionName: "getNonce",
+        args: [wallet, 0n],
+      });
       const { userOp } = await buildSponsoredUserOp(
         { sender: wallet, nonce, callData: paymentCallData(c, recipient, 10n ** 18n) },
-        { bundler, chainId: c.info.chainId, paymaster: c.info.paymaster, paymasterSigner: privateKeyToAccount(devnetKeys.paymasterSigner), validitySeconds: 600 },
+        {
+          bundler,
+          chainId: c.info.chainId,
+          paymaster: c.info.paymaster,
+          paymasterSigner: privateKeyToAccount(devnetKeys.paymasterSigner),
+          validitySeconds: 600,
+        },
       );
       const hash = userOpHash(userOp, c.info.chainId, ENTRY_POINT_V07);
       userOp.signature = await owner.signMessage({ message: { raw: hash } });
-      const depositBefore = await c.public.readContract({ address: ENTRY_POINT_V07, abi: entryPointAbi, functionName: "balanceOf", args: [c.info.paymaster] });
+      const depositBefore = await c.public.readContract({
+        address: ENTRY_POINT_V07,
+        abi: entryPointAbi,
+        functionName: "balanceOf",
+        args: [c.info.paymaster],
+      });
       expect(await bundler.send(toRpcUserOp(userOp))).toBe(hash);
       const receipt = await waitForUserOpReceipt(bundler, hash, 20_000);
       expect(receipt?.success).toBe(true);
       console.log(`smart-wallet payment UserOp actualGasUsed: ${receipt?.actualGasUsed}`);
       expect(await tokenBalance(network, c.token.address, recipient)).toBe(10n ** 18n);
       expect(await c.public.getBalance({ address: wallet })).toBe(0n);
-      const depositAfter = await c.public.readContract({ address: ENTRY_POINT_V07, abi: entryPointAbi, functionName: "balanceOf", args: [c.info.paymaster] });
+      const depositAfter = await c.public.readContract({
+        address: ENTRY_POINT_V07,
+        abi: entryPointAbi,
+        functionName: "balanceOf",
+        args: [c.info.paymaster],
+      });
       expect(depositAfter).toBeLessThan(depositBefore);
     });
 
     test("a UserOp with a bad paymaster signature is rejected by the bundler", async () => {
       const { c, owner, wallet } = await deployWallet();
       const bundler = createBundler(c.info.bundlerUrl, ENTRY_POINT_V07);
-      const nonce = await c.public.readContract({ address: ENTRY_POINT_V07, abi: entryPointAbi, functionName: "getNonce", args: [wallet, 0n] });
+      const nonce = await c.public.readContract({
+        address: ENTRY_POINT_V07,
+        abi: entryPointAbi,
+        functionName: "getNonce",
+        args: [wallet, 0n],
+      });
       const { userOp } = await buildSponsoredUserOp(
         { sender: wallet, nonce, callData: paymentCallData(c, owner.address, 10n ** 18n) },
         // Signed by a key that is not the paymaster's signer.
-        { bundler, chainId: c.info.chainId, paymaster: c.info.paymaster, paymasterSigner: privateKeyToAccount(devnetKeys.payers[0] as Hex), validitySeconds: 600 },
+        {
+          bundler,
+          chainId: c.info.chainId,
+          paymaster: c.info.paymaster,
+          paymasterSigner: privateKeyToAccount(devnetKeys.payers[0] as Hex),
+          validitySeconds: 600,
+        },
       );
-      userOp.signature = await owner.signMessage({ message: { raw: userOpHash(userOp, c.info.chainId, ENTRY_POINT_V07) } });
+      userOp.signature = await owner.signMessage({
+        message: { raw: userOpHash(userOp, c.info.chainId, ENTRY_POINT_V07) },
+      });
       const error = await bundler.send(toRpcUserOp(userOp)).catch((e) => e);
       expect(error).toBeInstanceOf(BundlerError);
       expect(String((error as Error).message)).toMatch(/AA34|signature/i);
     });
   });
 });
-

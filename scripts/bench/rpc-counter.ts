@@ -10,10 +10,14 @@ export function startRpcCounter(target: string) {
       roundTrips += 1;
       try {
         const parsed = JSON.parse(body);
-        for (const call of Array.isArray(parsed) ? parsed : [parsed]) counts.set(call.method, (counts.get(call.method) ?? 0) + 1);
+        for (const call of Array.isArray(parsed) ? parsed : [parsed])
+          counts.set(call.method, (counts.get(call.method) ?? 0) + 1);
       } catch {}
       const response = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
-      return new Response(await response.text(), { status: response.status, headers: { "content-type": "application/json" } });
+      return new Response(await response.text(), {
+        status: response.status,
+        headers: { "content-type": "application/json" },
+      });
     },
   });
   return {

@@ -1,19 +1,19 @@
 import {
   type Address,
+  type Chain,
   concat,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
   encodeAbiParameters,
   encodeFunctionData,
   getContractAddress,
   type Hex,
+  http,
   keccak256,
   parseAbi,
   parseEther,
   toHex,
-  type Chain,
-  createWalletClient,
-  createTestClient,
-  createPublicClient,
-  http,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ENTRY_POINT_V07, MULTICALL3 } from "../../src/chain/addresses";
@@ -103,7 +103,11 @@ export async function deployContracts(rpcUrl: string, chain: Chain): Promise<Dep
       ["relay402", "1", ownerAddress],
     ),
   );
-  const factory = await create2(clients, saltOf("WalletFactory"), forgeArtifact("WalletFactory.sol", "WalletFactory").bytecode);
+  const factory = await create2(
+    clients,
+    saltOf("WalletFactory"),
+    forgeArtifact("WalletFactory.sol", "WalletFactory").bytecode,
+  );
   const paymaster = await create2(
     clients,
     saltOf("Paymaster"),
@@ -118,7 +122,10 @@ export async function deployContracts(rpcUrl: string, chain: Chain): Promise<Dep
 
   const multicallCode = await clients.public.getCode({ address: MULTICALL3 });
   if (!multicallCode || multicallCode === "0x") {
-    await clients.test.setCode({ address: MULTICALL3, bytecode: forgeArtifact("Multicall3.sol", "Multicall3").deployedBytecode });
+    await clients.test.setCode({
+      address: MULTICALL3,
+      bytecode: forgeArtifact("Multicall3.sol", "Multicall3").deployedBytecode,
+    });
   }
 
   const accountImplementation = await clients.public.readContract({
@@ -137,13 +144,23 @@ export async function deployContracts(rpcUrl: string, chain: Chain): Promise<Dep
         args: [chainToken, true],
       }),
     },
-    { to: paymaster, data: encodeFunctionData({ abi: parseAbi(["function deposit() payable"]), functionName: "deposit" }), value: parseEther("1000") },
+    {
+      to: paymaster,
+      data: encodeFunctionData({ abi: parseAbi(["function deposit() payable"]), functionName: "deposit" }),
+      value: parseEther("1000"),
+    },
   ];
   const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
   for (const key of devnetKeys.payers) {
     const to = privateKeyToAccount(key).address;
-    calls.push({ to: usdt, data: encodeFunctionData({ abi: mintAbi, functionName: "mint", args: [to, TEST_TOKEN_MINT.usdt] }) });
-    calls.push({ to: usdc, data: encodeFunctionData({ abi: mintAbi, functionName: "mint", args: [to, TEST_TOKEN_MINT.usdc] }) });
+    calls.push({
+      to: usdt,
+      data: encodeFunctionData({ abi: mintAbi, functionName: "mint", args: [to, TEST_TOKEN_MINT.usdt] }),
+    });
+    calls.push({
+      to: usdc,
+      data: encodeFunctionData({ abi: mintAbi, functionName: "mint", args: [to, TEST_TOKEN_MINT.usdc] }),
+    });
   }
   // Sent back to back with explicit nonces and awaited together: one round of mining instead of one per call.
   let nonce = await clients.public.getTransactionCount({ address: ownerAddress, blockTag: "pending" });
@@ -153,5 +170,14 @@ export async function deployContracts(rpcUrl: string, chain: Chain): Promise<Dep
     if (receipt.status !== "success") throw new Error(`devnet setup transaction ${hash} reverted`);
   }
 
-  return { entryPoint: ENTRY_POINT_V07, relayer, factory, accountImplementation, paymaster, usdt, usdc, multicall3: MULTICALL3 };
+  return {
+    entryPoint: ENTRY_POINT_V07,
+    relayer,
+    factory,
+    accountImplementation,
+    paymaster,
+    usdt,
+    usdc,
+    multicall3: MULTICALL3,
+  };
 }

@@ -1,4 +1,4 @@
-import { validateConfig, CONFIG_DEFAULTS, NETWORK_DEFAULTS } from "../../src/config/load";
+import { CONFIG_DEFAULTS, NETWORK_DEFAULTS, validateConfig } from "../../src/config/load";
 import type { Config, NetworkConfig } from "../../src/config/schema";
 import { devnetKeys } from "./keys";
 import type { DevnetManifest, DevnetNetwork } from "./start";

@@ -63,7 +63,11 @@ function localChain(network: NetworkName, rpcUrl: string): Chain {
   return defineChain({
     id: CHAIN_IDS[network],
     name: `${network}-devnet`,
-    nativeCurrency: { name: network === "bsc" ? "BNB" : "Ether", symbol: network === "bsc" ? "BNB" : "ETH", decimals: 18 },
+    nativeCurrency: {
+      name: network === "bsc" ? "BNB" : "Ether",
+      symbol: network === "bsc" ? "BNB" : "ETH",
+      decimals: 18,
+    },
     rpcUrls: { default: { http: [rpcUrl] } },
   });
 }
@@ -154,7 +158,10 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       service: `http://127.0.0.1:${options.servicePort ?? 4020}`,
       adminApiKey: DEVNET_ADMIN_API_KEY,
       networks: { bsc, base },
-      accounts: devnetKeys.payers.map((privateKey) => ({ address: privateKeyToAccount(privateKey).address, privateKey })),
+      accounts: devnetKeys.payers.map((privateKey) => ({
+        address: privateKeyToAccount(privateKey).address,
+        privateKey,
+      })),
     };
     const manifestPath = join(dir, "devnet.json");
     writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);

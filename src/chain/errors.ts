@@ -64,20 +64,24 @@ const errorText = (error: unknown): string =>
       : String(error);
 
 /** Geth says "already known", anvil "transaction already imported", others "known transaction". */
-export const isAlreadyKnown = (error: unknown) => /already known|already imported|known transaction/i.test(errorText(error));
+export const isAlreadyKnown = (error: unknown) =>
+  /already known|already imported|known transaction/i.test(errorText(error));
 
-export const isNonceTooLow = (error: unknown) => /nonce too low|nonce is too low|nonce has already been used/i.test(errorText(error));
+export const isNonceTooLow = (error: unknown) =>
+  /nonce too low|nonce is too low|nonce has already been used/i.test(errorText(error));
 
 /** True when a node answered with a JSON-RPC error, as opposed to a transport failure. */
 const nodeAnswered = (error: unknown) =>
   error instanceof BaseError && error.walk((cause) => cause instanceof RpcRequestError) !== null;
 
-const shortText = (error: unknown) => (error instanceof BaseError ? (error.details || error.shortMessage) : errorText(error));
+const shortText = (error: unknown) =>
+  error instanceof BaseError ? error.details || error.shortMessage : errorText(error);
 
 /** Maps a failed read to a ChainError; transport failures become RpcUnavailableError. */
 export function toReadError(error: unknown): ChainError {
   if (error instanceof ChainError) return error;
-  if (nodeAnswered(error)) return new ChainError("RPC_ERROR", "The node returned an error.", { details: shortText(error), cause: error });
+  if (nodeAnswered(error))
+    return new ChainError("RPC_ERROR", "The node returned an error.", { details: shortText(error), cause: error });
   return new RpcUnavailableError({ details: shortText(error), cause: error });
 }
 

@@ -31,8 +31,7 @@ let rpcUrl: string;
 let client: PublicClient;
 const running: Executor[] = [];
 
-const rpc = (method: string, params: unknown[] = []) =>
-  client.request({ method, params } as never) as Promise<unknown>;
+const rpc = (method: string, params: unknown[] = []) => client.request({ method, params } as never) as Promise<unknown>;
 
 function recordingLogger() {
   const entries: { level: string; entry: Record<string, unknown> }[] = [];
@@ -94,7 +93,8 @@ function countingProxy(target: string) {
       if (state.down) return new Response("unavailable", { status: 503 });
       const body = await request.text();
       const parsed = JSON.parse(body) as { method: string } | { method: string }[];
-      for (const call of Array.isArray(parsed) ? parsed : [parsed]) counts.set(call.method, (counts.get(call.method) ?? 0) + 1);
+      for (const call of Array.isArray(parsed) ? parsed : [parsed])
+        counts.set(call.method, (counts.get(call.method) ?? 0) + 1);
       const response = await fetch(target, { method: "POST", body, headers: { "content-type": "application/json" } });
       return new Response(await response.text(), { headers: { "content-type": "application/json" } });
     },
@@ -210,7 +210,9 @@ describe("executor against anvil", () => {
 
   test("RPC fallback: a dead first URL fails over to the live one", async () => {
     const deadUrl = `http://127.0.0.1:${await freePort()}`;
-    const executor = executorFor(keys(42, 1), { client: createChainClient({ chainId: CHAIN_ID, rpcUrls: [deadUrl, rpcUrl] }) });
+    const executor = executorFor(keys(42, 1), {
+      client: createChainClient({ chainId: CHAIN_ID, rpcUrls: [deadUrl, rpcUrl] }),
+    });
     const { receipt } = await executor.execute(transfer);
     expect(receipt.status).toBe("success");
   });
@@ -227,7 +229,9 @@ describe("executor against anvil", () => {
   test("a broadcast that no endpoint answers throws RpcUnavailableError", async () => {
     const proxy = countingProxy(rpcUrl);
     try {
-      const executor = executorFor(keys(49, 1), { client: createChainClient({ chainId: CHAIN_ID, rpcUrls: [proxy.url] }) });
+      const executor = executorFor(keys(49, 1), {
+        client: createChainClient({ chainId: CHAIN_ID, rpcUrls: [proxy.url] }),
+      });
       const prepared = await executor.prepare(transfer);
       proxy.state.down = true;
       const error = await executor.send(prepared).catch((caught: unknown) => caught);

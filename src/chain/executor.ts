@@ -64,7 +64,12 @@ export function createExecutor(config: ExecutorConfig): Executor {
   const stopHandlers = new Set<() => void>();
   let stopped = false;
 
-  async function sign(key: ExecutorKey, request: TransactionRequest, nonce: number, fee: Fees): Promise<PreparedTransaction> {
+  async function sign(
+    key: ExecutorKey,
+    request: TransactionRequest,
+    nonce: number,
+    fee: Fees,
+  ): Promise<PreparedTransaction> {
     const raw = await key.account.signTransaction({
       chainId,
       type: "eip1559",
@@ -117,13 +122,23 @@ export function createExecutor(config: ExecutorConfig): Executor {
       key.nextNonce = failed.nonce;
       return;
     }
-    const filler = await sign(key, { to: key.account.address, data: "0x", gas: 21_000n }, failed.nonce, await fees.current());
+    const filler = await sign(
+      key,
+      { to: key.account.address, data: "0x", gas: 21_000n },
+      failed.nonce,
+      await fees.current(),
+    );
     try {
       await broadcast(filler.raw);
       logger.warn({ msg: "filled nonce gap", from: key.account.address, nonce: failed.nonce, hash: filler.hash });
     } catch (error) {
       if (isAlreadyKnown(error) || isNonceTooLow(error)) return;
-      logger.error({ msg: "nonce gap left open", from: key.account.address, nonce: failed.nonce, error: String(error) });
+      logger.error({
+        msg: "nonce gap left open",
+        from: key.account.address,
+        nonce: failed.nonce,
+        error: String(error),
+      });
     }
   }
 
@@ -150,7 +165,12 @@ export function createExecutor(config: ExecutorConfig): Executor {
           if (receipt) return receipt;
         }
         await recoverNonce(key, prepared).catch((recoveryError: unknown) =>
-          logger.error({ msg: "nonce recovery failed", from: prepared.from, nonce: prepared.nonce, error: String(recoveryError) }),
+          logger.error({
+            msg: "nonce recovery failed",
+            from: prepared.from,
+            nonce: prepared.nonce,
+            error: String(recoveryError),
+          }),
         );
       }
       throw chainError;
@@ -204,7 +224,11 @@ export function createExecutor(config: ExecutorConfig): Executor {
         const next = await fees.replacementFor(latest).catch(() => null);
         if (settled) return;
         if (!next) {
-          logger.warn({ msg: "replacement skipped: fee cap reached", hash: latest.hash, maxFeePerGas: latest.maxFeePerGas.toString() });
+          logger.warn({
+            msg: "replacement skipped: fee cap reached",
+            hash: latest.hash,
+            maxFeePerGas: latest.maxFeePerGas.toString(),
+          });
           return;
         }
         const replacement = await sign(key, prepared.request, prepared.nonce, next);
@@ -216,12 +240,22 @@ export function createExecutor(config: ExecutorConfig): Executor {
           await broadcast(replacement.raw);
         } catch (error) {
           if (!isAlreadyKnown(error)) {
-            logger.warn({ msg: "replacement broadcast failed", hash: replacement.hash, error: toBroadcastError(replacement.hash, error).details });
+            logger.warn({
+              msg: "replacement broadcast failed",
+              hash: replacement.hash,
+              error: toBroadcastError(replacement.hash, error).details,
+            });
             return;
           }
         }
         latest = replacement;
-        logger.info({ msg: "replaced", hash: replacement.hash, replaces: prepared.hash, nonce: prepared.nonce, maxFeePerGas: next.maxFeePerGas.toString() });
+        logger.info({
+          msg: "replaced",
+          hash: replacement.hash,
+          replaces: prepared.hash,
+          nonce: prepared.nonce,
+          maxFeePerGas: next.maxFeePerGas.toString(),
+        });
       };
       const scheduleReplacement = () => {
         replaceTimer = setTimeout(async () => {

@@ -69,11 +69,15 @@ export function createFeeOracle({ client, maxFeePerGasCap, ttlMs = 1_000, logger
   async function replacementFor(previous: Fees): Promise<Fees | null> {
     const network = await current();
     const maxFeePerGas = min(max(bumped(previous.maxFeePerGas), network.maxFeePerGas), maxFeePerGasCap);
-    const maxPriorityFeePerGas = min(max(bumped(previous.maxPriorityFeePerGas), network.maxPriorityFeePerGas), maxFeePerGasCap);
+    const maxPriorityFeePerGas = min(
+      max(bumped(previous.maxPriorityFeePerGas), network.maxPriorityFeePerGas),
+      maxFeePerGasCap,
+    );
     const acceptable = (next: bigint, prev: bigint) => next * 10n >= prev * 11n && next > prev;
     if (!acceptable(maxFeePerGas, previous.maxFeePerGas)) return null;
     // A zero tip cannot be bumped by a percentage; any increase is enough then.
-    if (previous.maxPriorityFeePerGas > 0n && !acceptable(maxPriorityFeePerGas, previous.maxPriorityFeePerGas)) return null;
+    if (previous.maxPriorityFeePerGas > 0n && !acceptable(maxPriorityFeePerGas, previous.maxPriorityFeePerGas))
+      return null;
     return { maxFeePerGas, maxPriorityFeePerGas: min(maxPriorityFeePerGas, maxFeePerGas) };
   }
 

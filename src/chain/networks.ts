@@ -1,4 +1,4 @@
-import { type Address, parseGwei, type PublicClient } from "viem";
+import { type Address, type PublicClient, parseGwei } from "viem";
 import type { Config, NetworkConfig, NetworkName, TokenConfig } from "../config/schema";
 import { NETWORKS } from "../config/schema";
 import { ApiError } from "../http/errors";
@@ -52,7 +52,9 @@ export function createNetworks(config: Config, logger: Logger): Networks {
     get(name) {
       const runtime = runtimes.get(name as NetworkName);
       if (!runtime) {
-        throw new ApiError("validation_error", `network not enabled: ${name}`, { field: "paymentRequirements.network" });
+        throw new ApiError("validation_error", `network not enabled: ${name}`, {
+          field: "paymentRequirements.network",
+        });
       }
       return runtime;
     },

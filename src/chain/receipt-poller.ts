@@ -80,7 +80,9 @@ export function createReceiptPoller({
 
   async function poll() {
     const blockNumber = await readBlockNumber();
-    const due = [...watched].filter(([, entry]) => entry.checkedAtBlock === undefined || entry.checkedAtBlock < blockNumber);
+    const due = [...watched].filter(
+      ([, entry]) => entry.checkedAtBlock === undefined || entry.checkedAtBlock < blockNumber,
+    );
     if (due.length === 0) return;
     const results = await Promise.allSettled(due.map(([hash]) => fetchReceipt(client, hash)));
     results.forEach((result, index) => {

@@ -34,7 +34,12 @@ export function parseAuthorization(body: PaymentPayloadBody, field = "paymentPay
   if (value > maxUint256) {
     throw new ApiError("validation_error", "value exceeds uint256", { field: `${field}.payload.authorization.value` });
   }
-  if (!isHex(signature, { strict: true }) || signature.length % 2 !== 0 || signature.length < 4 || (signature.length - 2) / 2 > MAX_SIGNATURE_BYTES) {
+  if (
+    !isHex(signature, { strict: true }) ||
+    signature.length % 2 !== 0 ||
+    signature.length < 4 ||
+    (signature.length - 2) / 2 > MAX_SIGNATURE_BYTES
+  ) {
     throw new ApiError("signature_error", "signature is not a well-formed hex signature", {
       field: `${field}.payload.signature`,
     });

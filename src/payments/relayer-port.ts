@@ -48,6 +48,11 @@ export function createRelayerPort(client: PublicClient, relayer: Address): Relay
     transferCallData: (authorization) =>
       encodeFunctionData({ abi: relayerAbi, functionName: "transferWithAuthorization", args: args(authorization) }),
     authorizationState: (from, nonce) =>
-      client.readContract({ address: relayer, abi: relayerAbi, functionName: "authorizationState", args: [from, nonce] }),
+      client.readContract({
+        address: relayer,
+        abi: relayerAbi,
+        functionName: "authorizationState",
+        args: [from, nonce],
+      }),
   };
 }

@@ -50,9 +50,17 @@ export function createPaymentSettler(deps: SettleDeps) {
   function finish(network: NetworkRuntime, record: EoaSettlement, receipt: TransactionReceipt): SettleResponse {
     if (receipt.status === "success") {
       deps.store.markOutcome(record.id, { status: "success", blockNumber: Number(receipt.blockNumber) });
-      return responseOf(network, { ...record, txHash: receipt.transactionHash, blockNumber: Number(receipt.blockNumber) });
+      return responseOf(network, {
+        ...record,
+        txHash: receipt.transactionHash,
+        blockNumber: Number(receipt.blockNumber),
+      });
     }
-    deps.store.markOutcome(record.id, { status: "reverted", blockNumber: Number(receipt.blockNumber), error: "reverted" });
+    deps.store.markOutcome(record.id, {
+      status: "reverted",
+      blockNumber: Number(receipt.blockNumber),
+      error: "reverted",
+    });
     throw revertedError(receipt.transactionHash);
   }
 
@@ -60,7 +68,11 @@ export function createPaymentSettler(deps: SettleDeps) {
     new ApiError("payment_settlement_error", "the settlement transaction reverted on-chain", { transaction });
 
   /** A settle of an authorization we already know: answer with what happened the first time. */
-  async function replay(network: NetworkRuntime, record: EoaSettlement, authorization: Authorization): Promise<SettleResponse | null> {
+  async function replay(
+    network: NetworkRuntime,
+    record: EoaSettlement,
+    authorization: Authorization,
+  ): Promise<SettleResponse | null> {
     const same =
       record.signature === authorization.signature &&
       record.recipient === authorization.to.toLowerCase() &&
@@ -118,7 +130,9 @@ export function createPaymentSettler(deps: SettleDeps) {
       });
     } catch (error) {
       deps.store.release(record.id);
-      throw new ApiError("blockchain_error", "could not prepare the settlement transaction", { reason: shortReason(error) });
+      throw new ApiError("blockchain_error", "could not prepare the settlement transaction", {
+        reason: shortReason(error),
+      });
     }
     deps.store.markSent(record.id, prepared.hash, prepared.raw);
 
@@ -130,8 +144,16 @@ export function createPaymentSettler(deps: SettleDeps) {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       const hash = error instanceof ReceiptTimeoutError ? error.hash : prepared.hash;
-      deps.logger.warn({ event: "settle_unconfirmed", network: network.name, transaction: hash, reason: shortReason(error) });
-      throw pendingError(hash, error instanceof ReceiptTimeoutError ? "no receipt in time" : "RPC failure while sending");
+      deps.logger.warn({
+        event: "settle_unconfirmed",
+        network: network.name,
+        transaction: hash,
+        reason: shortReason(error),
+      });
+      throw pendingError(
+        hash,
+        error instanceof ReceiptTimeoutError ? "no receipt in time" : "RPC failure while sending",
+      );
     }
   }
 

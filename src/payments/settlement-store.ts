@@ -1,9 +1,12 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/open";
-import type { Authorization } from "./authorization";
 import { type EoaSettlement, eoaSettlements } from "../db/schema";
+import type { Authorization } from "./authorization";
 
-export type NewSettlement = Omit<EoaSettlement, "id" | "status" | "txHash" | "rawTx" | "blockNumber" | "error" | "createdAt" | "updatedAt">;
+export type NewSettlement = Omit<
+  EoaSettlement,
+  "id" | "status" | "txHash" | "rawTx" | "blockNumber" | "error" | "createdAt" | "updatedAt"
+>;
 export type SettlementKey = { network: string; payer: string; nonce: string };
 
 /** Where EOA settlements are remembered; SQLite here, any store with a unique key would do. */
@@ -15,7 +18,10 @@ export type SettlementStore = {
   release(id: number, evenIfFailed?: boolean): void;
   markSent(id: number, txHash: string, rawTx: string): void;
   markReplaced(id: number, txHash: string): void;
-  markOutcome(id: number, outcome: { status: "success" | "reverted" | "failed"; blockNumber?: number; error?: string }): void;
+  markOutcome(
+    id: number,
+    outcome: { status: "success" | "reverted" | "failed"; blockNumber?: number; error?: string },
+  ): void;
   unfinished(): EoaSettlement[];
 };
 
@@ -43,7 +49,13 @@ export function createSettlementStore(db: Db): SettlementStore {
     return db
       .select()
       .from(eoaSettlements)
-      .where(and(eq(eoaSettlements.network, k.network), eq(eoaSettlements.payer, k.payer), eq(eoaSettlements.nonce, k.nonce)))
+      .where(
+        and(
+          eq(eoaSettlements.network, k.network),
+          eq(eoaSettlements.payer, k.payer),
+          eq(eoaSettlements.nonce, k.nonce),
+        ),
+      )
       .get();
   };
   return {
@@ -63,20 +75,35 @@ export function createSettlementStore(db: Db): SettlementStore {
     },
     release(id, evenIfFailed = false) {
       const statuses: EoaSettlement["status"][] = evenIfFailed ? ["pending", "failed"] : ["pending"];
-      db.delete(eoaSettlements).where(and(eq(eoaSettlements.id, id), inArray(eoaSettlements.status, statuses))).run();
+      db.delete(eoaSettlements)
+        .where(and(eq(eoaSettlements.id, id), inArray(eoaSettlements.status, statuses)))
+        .run();
     },
     markSent(id, txHash, rawTx) {
-      db.update(eoaSettlements).set({ status: "sent", txHash, rawTx, updatedAt: now() }).where(eq(eoaSettlements.id, id)).run();
+      db.update(eoaSettlements)
+        .set({ status: "sent", txHash, rawTx, updatedAt: now() })
+        .where(eq(eoaSettlements.id, id))
+        .run();
     },
     markReplaced(id, txHash) {
       db.update(eoaSettlements).set({ txHash, updatedAt: now() }).where(eq(eoaSettlements.id, id)).run();
     },
     markOutcome(id, outcome) {
       db.update(eoaSettlements)
-        .set({ status: outcome.status, blockNumber: outcome.blockNumber ?? null, error: outcome.error ?? null, updatedAt: now() })
+        .set({
+          status: outcome.status,
+          blockNumber: outcome.blockNumber ?? null,
+          error: outcome.error ?? null,
+          updatedAt: now(),
+        })
         .where(eq(eoaSettlements.id, id))
         .run();
     },
-    unfinished: () => db.select().from(eoaSettlements).where(inArray(eoaSettlements.status, ["pending", "sent"])).all(),
+    unfinished: () =>
+      db
+        .select()
+        .from(eoaSettlements)
+        .where(inArray(eoaSettlements.status, ["pending", "sent"]))
+        .all(),
   };
 }

@@ -1,8 +1,8 @@
 import type { Address } from "viem";
 import { relayerAbi } from "../chain/abis";
 import type { NetworkRuntime } from "../chain/networks";
-import type { Services } from "../services";
 import { MAX_BODY_BYTES } from "../http/limits";
+import type { Services } from "../services";
 
 type Domain = { name: string; version: string; chainId: number; verifyingContract: Address };
 const domains = new Map<string, Promise<Domain>>();
@@ -12,8 +12,17 @@ export function relayerDomain(network: NetworkRuntime): Promise<Domain> {
   let domain = domains.get(network.name);
   if (!domain) {
     domain = network.client
-      .readContract({ address: network.config.contracts.relayer as Address, abi: relayerAbi, functionName: "eip712Domain" })
-      .then(([, name, version, chainId, verifyingContract]) => ({ name, version, chainId: Number(chainId), verifyingContract }));
+      .readContract({
+        address: network.config.contracts.relayer as Address,
+        abi: relayerAbi,
+        functionName: "eip712Domain",
+      })
+      .then(([, name, version, chainId, verifyingContract]) => ({
+        name,
+        version,
+        chainId: Number(chainId),
+        verifyingContract,
+      }));
     domain.catch(() => domains.delete(network.name));
     domains.set(network.name, domain);
   }

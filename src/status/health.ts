@@ -41,7 +41,8 @@ async function networkHealth(network: NetworkRuntime) {
         allowFailure: false,
         contracts: [
           ...executor.addresses.map(
-            (address) => ({ address: MULTICALL3, abi: multicallAbi, functionName: "getEthBalance", args: [address] }) as const,
+            (address) =>
+              ({ address: MULTICALL3, abi: multicallAbi, functionName: "getEthBalance", args: [address] }) as const,
           ),
           {
             address: config.contracts.entryPoint as Address,
@@ -71,7 +72,9 @@ async function networkHealth(network: NetworkRuntime) {
 
 /** ok: everything answers · degraded: some chain or bundler does not · down: no chain or no database. */
 export async function checkHealth(services: Services) {
-  const entries = await Promise.all(services.networks.all().map(async (n) => [n.name, await networkHealth(n)] as const));
+  const entries = await Promise.all(
+    services.networks.all().map(async (n) => [n.name, await networkHealth(n)] as const),
+  );
   const networks = Object.fromEntries(entries);
   const database = isDatabaseHealthy(services.db) ? ("ok" as const) : ("down" as const);
   const rpcUp = entries.filter(([, n]) => n.rpc === "ok").length;

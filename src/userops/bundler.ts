@@ -25,7 +25,11 @@ export type UserOpReceipt = {
   success: boolean;
   actualGasUsed: bigint;
   actualGasCost: bigint;
-  receipt: { transactionHash: Hex; blockNumber: bigint; logs: { address: Address; topics: Hex[]; data: Hex; logIndex: Hex | number }[] };
+  receipt: {
+    transactionHash: Hex;
+    blockNumber: bigint;
+    logs: { address: Address; topics: Hex[]; data: Hex; logIndex: Hex | number }[];
+  };
   logs: { address: Address; topics: Hex[]; data: Hex }[];
 };
 
@@ -51,7 +55,10 @@ export function createBundler(url: string, entryPoint: Address, timeoutMs = 10_0
     } catch (error) {
       throw new BundlerError(`bundler unreachable (${(error as Error).name})`);
     }
-    const json = (await response.json().catch(() => null)) as { result?: T; error?: { code: number; message: string; data?: unknown } } | null;
+    const json = (await response.json().catch(() => null)) as {
+      result?: T;
+      error?: { code: number; message: string; data?: unknown };
+    } | null;
     if (!json) throw new BundlerError(`bundler answered HTTP ${response.status} without JSON`);
     if (json.error) throw new BundlerError(json.error.message, json.error.code, json.error.data);
     return json.result as T;
@@ -69,12 +76,25 @@ export function createBundler(url: string, entryPoint: Address, timeoutMs = 10_0
       };
     },
     async gasPrice() {
-      const result = await call<{ fast: { maxFeePerGas: Hex; maxPriorityFeePerGas: Hex } }>("pimlico_getUserOperationGasPrice", []);
-      return { maxFeePerGas: BigInt(result.fast.maxFeePerGas), maxPriorityFeePerGas: BigInt(result.fast.maxPriorityFeePerGas) };
+      const result = await call<{ fast: { maxFeePerGas: Hex; maxPriorityFeePerGas: Hex } }>(
+        "pimlico_getUserOperationGasPrice",
+        [],
+      );
+      return {
+        maxFeePerGas: BigInt(result.fast.maxFeePerGas),
+        maxPriorityFeePerGas: BigInt(result.fast.maxPriorityFeePerGas),
+      };
     },
     send: (op) => call<Hex>("eth_sendUserOperation", [op, entryPoint]),
     async receipt(userOpHash) {
-      type Raw = { success: boolean; userOpHash: Hex; actualGasUsed: Hex; actualGasCost: Hex; logs: UserOpReceipt["logs"]; receipt: Omit<UserOpReceipt["receipt"], "blockNumber"> & { blockNumber: Hex } };
+      type Raw = {
+        success: boolean;
+        userOpHash: Hex;
+        actualGasUsed: Hex;
+        actualGasCost: Hex;
+        logs: UserOpReceipt["logs"];
+        receipt: Omit<UserOpReceipt["receipt"], "blockNumber"> & { blockNumber: Hex };
+      };
       const result = await call<Raw | null>("eth_getUserOperationReceipt", [userOpHash]);
       if (!result) return null;
       return {

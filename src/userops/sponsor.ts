@@ -1,7 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { LocalAccount } from "viem/accounts";
 import type { Bundler } from "./bundler";
-import { STUB_PAYMASTER_SIGNATURE, encodePaymasterData, signPaymasterData } from "./paymaster-data";
+import { encodePaymasterData, STUB_PAYMASTER_SIGNATURE, signPaymasterData } from "./paymaster-data";
 import { toRpcUserOp, type UserOp } from "./user-operation";
 
 /** A signature of the right shape for estimation; it recovers to nobody, so the account reports "failed", not a revert. */
@@ -48,7 +48,8 @@ export async function buildSponsoredUserOp(
     ...gas,
     // The owner's real signature costs what the stub cost; a margin covers EIP-191 vs raw recovery paths.
     verificationGasLimit: (gas.verificationGasLimit * 12n) / 10n,
-    paymasterVerificationGasLimit: gas.paymasterVerificationGasLimit > 0n ? (gas.paymasterVerificationGasLimit * 12n) / 10n : 60_000n,
+    paymasterVerificationGasLimit:
+      gas.paymasterVerificationGasLimit > 0n ? (gas.paymasterVerificationGasLimit * 12n) / 10n : 60_000n,
     signature: "0x",
   };
   userOp.paymasterData = await signPaymasterData(userOp, {

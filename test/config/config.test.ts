@@ -40,7 +40,9 @@ describe("config", () => {
     }
     expect(message).toContain("networks.bsc.executorKeys");
     expect(message).not.toContain(key.slice(2));
-    expect(() => loadConfig({ env: { ...baseEnv, BSC_RPC_URLS: "ftp://nope" }, file })).toThrow(/networks\.bsc\.rpcUrls/);
+    expect(() => loadConfig({ env: { ...baseEnv, BSC_RPC_URLS: "ftp://nope" }, file })).toThrow(
+      /networks\.bsc\.rpcUrls/,
+    );
     expect(() => loadConfig({ env: { ...baseEnv, PORT: "99999" }, file })).toThrow(/port/);
   });
 
@@ -52,7 +54,13 @@ describe("config", () => {
     const bun = join(import.meta.dir, "..", "..", "node_modules", ".bin", "bun");
     const result = spawnSync(bun, ["src/main.ts"], {
       cwd: join(import.meta.dir, "..", ".."),
-      env: { PATH: process.env.PATH, ...baseEnv, RELAY402_CONFIG: file, BSC_PAYMASTER_SIGNER_KEY: "0xnot-a-key", ADMIN_API_KEY: "short" },
+      env: {
+        PATH: process.env.PATH,
+        ...baseEnv,
+        RELAY402_CONFIG: file,
+        BSC_PAYMASTER_SIGNER_KEY: "0xnot-a-key",
+        ADMIN_API_KEY: "short",
+      },
       encoding: "utf8",
       timeout: 20_000,
     });

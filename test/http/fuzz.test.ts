@@ -12,7 +12,8 @@ afterAll(() => service.stop());
 const ENVELOPE_KEYS = ["code", "message", "doc_url"];
 
 function expectWellFormed(response: { status: number; body: any }, context: unknown) {
-  if (response.status >= 500) throw new Error(`5xx for ${JSON.stringify(context).slice(0, 500)}: ${JSON.stringify(response.body)}`);
+  if (response.status >= 500)
+    throw new Error(`5xx for ${JSON.stringify(context).slice(0, 500)}: ${JSON.stringify(response.body)}`);
   if (response.status >= 400) {
     for (const key of ENVELOPE_KEYS) expect(typeof response.body[key]).toBe("string");
     expect(JSON.stringify(response.body)).not.toMatch(/\bat .*\.(ts|js):\d+/);
@@ -24,7 +25,8 @@ function mutate(value: unknown, pick: number, replacement: unknown, remove: bool
   const paths: (string | number)[][] = [];
   const walk = (node: unknown, path: (string | number)[]) => {
     paths.push(path);
-    if (node && typeof node === "object") for (const [k, v] of Object.entries(node)) walk(v, [...path, Array.isArray(node) ? Number(k) : k]);
+    if (node && typeof node === "object")
+      for (const [k, v] of Object.entries(node)) walk(v, [...path, Array.isArray(node) ? Number(k) : k]);
   };
   walk(value, []);
   const path = paths[pick % paths.length] ?? [];
@@ -40,7 +42,20 @@ function mutate(value: unknown, pick: number, replacement: unknown, remove: bool
 
 const weird = fc.oneof(
   fc.jsonValue(),
-  fc.constantFrom("", "0x", "0x00", `0x${"f".repeat(40)}`, `0x${"0".repeat(64)}`, "-1", "1e99", (2n ** 256n).toString(), "bsc", "base", "🙂", "\u0000"),
+  fc.constantFrom(
+    "",
+    "0x",
+    "0x00",
+    `0x${"f".repeat(40)}`,
+    `0x${"0".repeat(64)}`,
+    "-1",
+    "1e99",
+    (2n ** 256n).toString(),
+    "bsc",
+    "base",
+    "🙂",
+    "\u0000",
+  ),
   fc.integer(),
   fc.double(),
   fc.constant(null),

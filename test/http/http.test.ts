@@ -9,7 +9,11 @@ describe("HTTP surface", () => {
     for (const path of ["/nope", "/api/v1/nope", "/api/v2/verify"]) {
       const response = await service.get(path);
       expect(response.status).toBe(404);
-      expect(response.body).toMatchObject({ code: "not_found", message: expect.any(String), doc_url: expect.stringContaining("#not_found") });
+      expect(response.body).toMatchObject({
+        code: "not_found",
+        message: expect.any(String),
+        doc_url: expect.stringContaining("#not_found"),
+      });
     }
   });
 
@@ -70,7 +74,8 @@ describe("HTTP surface", () => {
       degraded.stop();
     }
     const down = startTestService({}, (config) => {
-      for (const network of [config.networks.bsc, config.networks.base]) if (network) network.rpcUrls = ["http://127.0.0.1:9"];
+      for (const network of [config.networks.bsc, config.networks.base])
+        if (network) network.rpcUrls = ["http://127.0.0.1:9"];
     });
     try {
       const response = await down.get("/health");
@@ -85,11 +90,20 @@ describe("HTTP surface", () => {
     const response = await service.get("/api/v1/config");
     expect(response.status).toBe(200);
     const bsc = response.body.networks.bsc;
-    expect(bsc.eip712Domain).toEqual({ name: "relay402", version: "1", chainId: 56, verifyingContract: service.config.networks.bsc?.contracts.relayer });
+    expect(bsc.eip712Domain).toEqual({
+      name: "relay402",
+      version: "1",
+      chainId: 56,
+      verifyingContract: service.config.networks.bsc?.contracts.relayer,
+    });
     expect(bsc.tokens[0]).toMatchObject({ symbol: "USDT", decimals: 18 });
     expect(bsc.contracts.entryPoint).toBe("0x0000000071727De22E5E9d8BAf0edAc6f37da032");
     const text = JSON.stringify(response.body).toLowerCase();
-    for (const secret of [service.config.adminApiKey, service.config.networks.bsc?.paymasterSignerKey, ...(service.config.networks.bsc?.executorKeys ?? [])]) {
+    for (const secret of [
+      service.config.adminApiKey,
+      service.config.networks.bsc?.paymasterSignerKey,
+      ...(service.config.networks.bsc?.executorKeys ?? []),
+    ]) {
       expect(text).not.toContain(String(secret).toLowerCase().slice(2));
     }
   });
@@ -118,7 +132,8 @@ describe("rate limit", () => {
   afterAll(() => limited.stop());
 
   test("the 4th request in a minute from one IP is a 429 with Retry-After; other IPs and the admin key are not limited", async () => {
-    const from = (ip: string, extra: Record<string, string> = {}) => limited.get("/config", { "x-forwarded-for": ip, ...extra });
+    const from = (ip: string, extra: Record<string, string> = {}) =>
+      limited.get("/config", { "x-forwarded-for": ip, ...extra });
     for (let i = 0; i < 3; i++) expect((await from("10.0.0.1")).status).toBe(200);
     const blocked = await from("10.0.0.1");
     expect(blocked.status).toBe(429);

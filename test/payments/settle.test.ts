@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Hex } from "viem";
 import { relayerAbi } from "../../src/chain/abis";
+import { parseAuthorization } from "../../src/payments/authorization";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { settlementOf } from "../../src/payments/settlement-store";
-import { parseAuthorization } from "../../src/payments/authorization";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
@@ -57,8 +57,21 @@ for (const network of NETWORK_NAMES) {
       const response = await service.post("/settle", body);
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ code: "payment_verification_error", message: "allowance too low" });
-      expect(service.services.store.find({ network, payer: payer.address, nonce: body.paymentPayload.payload.authorization.nonce })).toBeUndefined();
-      const expired = await signedPayment({ network, key: payer.key, to: randomAddress(), value: 1n, validAfter: 1, validBefore: 2 });
+      expect(
+        service.services.store.find({
+          network,
+          payer: payer.address,
+          nonce: body.paymentPayload.payload.authorization.nonce,
+        }),
+      ).toBeUndefined();
+      const expired = await signedPayment({
+        network,
+        key: payer.key,
+        to: randomAddress(),
+        value: 1n,
+        validAfter: 1,
+        validBefore: 2,
+      });
       expect((await service.post("/settle", expired)).body.code).toBe("payment_verification_error");
     });
 
@@ -110,7 +123,8 @@ describe("settlement under load and faults", () => {
     const failures = responses.filter((r) => r.status !== 200).map((r) => r.body);
     expect(failures).toEqual([]);
     expect(new Set(responses.map((r) => r.body.transaction)).size).toBe(50);
-    for (const p of payments.slice(0, 5)) expect(await tokenBalance(network, chainOf(network).token.address, p.to)).toBe(unit(network));
+    for (const p of payments.slice(0, 5))
+      expect(await tokenBalance(network, chainOf(network).token.address, p.to)).toBe(unit(network));
   });
 
   test("an on-chain revert is a payment_settlement_error, and settling it again returns the same answer", async () => {
@@ -238,7 +252,9 @@ describe("settlement under load and faults", () => {
         relayerFor: restarted.services.relayerFor,
         logger: restarted.services.logger,
       });
-      expect(restarted.services.store.find({ network, payer: authorization.from, nonce: authorization.nonce })).toBeUndefined();
+      expect(
+        restarted.services.store.find({ network, payer: authorization.from, nonce: authorization.nonce }),
+      ).toBeUndefined();
       expect((await restarted.post("/settle", body)).status).toBe(200);
     } finally {
       restarted.stop();

@@ -41,14 +41,21 @@ for (const network of NETWORK_NAMES) {
       const payer = await readyPayer();
       const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) });
       const sig = body.paymentPayload.payload.signature;
-      body.paymentPayload.payload.signature = `${sig.slice(0, 10)}${sig[10] === "a" ? "b" : "a"}${sig.slice(11)}` as Hex;
+      body.paymentPayload.payload.signature =
+        `${sig.slice(0, 10)}${sig[10] === "a" ? "b" : "a"}${sig.slice(11)}` as Hex;
       await invalid(body, "signature_error", /signature/);
     });
 
     test("a signer other than from is a signature_error", async () => {
       const payer = await readyPayer();
       const other = await freshPayer(network, { tokens: 0n, gas: false });
-      const body = await signedPayment({ network, key: payer.key, signerKey: other.key, to: randomAddress(), value: unit(network) });
+      const body = await signedPayment({
+        network,
+        key: payer.key,
+        signerKey: other.key,
+        to: randomAddress(),
+        value: unit(network),
+      });
       await invalid(body, "signature_error", /recover/);
     });
 
@@ -67,7 +74,12 @@ for (const network of NETWORK_NAMES) {
       const nonce = body.paymentPayload.payload.authorization.nonce as Hex;
       const signature = await privateKeyToAccount(payer.key).signTypedData({
         domain: { name: "relay402", version: "1", chainId: c.info.chainId, verifyingContract: c.info.relayer },
-        types: { CancelAuthorization: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }] },
+        types: {
+          CancelAuthorization: [
+            { name: "authorizer", type: "address" },
+            { name: "nonce", type: "bytes32" },
+          ],
+        },
         primaryType: "CancelAuthorization",
         message: { authorizer: payer.address, nonce },
       });
@@ -84,14 +96,27 @@ for (const network of NETWORK_NAMES) {
     test("an authorization not yet valid fails the time window", async () => {
       const payer = await readyPayer();
       const now = Math.floor(Date.now() / 1000);
-      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network), validAfter: now + 3600 });
+      const body = await signedPayment({
+        network,
+        key: payer.key,
+        to: randomAddress(),
+        value: unit(network),
+        validAfter: now + 3600,
+      });
       await invalid(body, "payment_verification_error", /not yet valid/);
     });
 
     test("an expired authorization fails the time window", async () => {
       const payer = await readyPayer();
       const now = Math.floor(Date.now() / 1000);
-      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network), validAfter: now - 7200, validBefore: now - 10 });
+      const body = await signedPayment({
+        network,
+        key: payer.key,
+        to: randomAddress(),
+        value: unit(network),
+        validAfter: now - 7200,
+        validBefore: now - 10,
+      });
       await invalid(body, "payment_verification_error", /expired/);
     });
 
@@ -133,7 +158,10 @@ describe("POST /verify: requests that cannot be evaluated", () => {
   });
 
   test("an unknown network is a validation_error", async () => {
-    const response = await service.post("/verify", { ...body, paymentRequirements: { ...body.paymentRequirements, network: "solana" } });
+    const response = await service.post("/verify", {
+      ...body,
+      paymentRequirements: { ...body.paymentRequirements, network: "solana" },
+    });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe("validation_error");
     expect(response.body.message).toMatch(/network not enabled/);
@@ -186,5 +214,4 @@ describe("POST /verify: requests that cannot be evaluated", () => {
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ code: "validation_error", details: { field: "body" } });
   });
-
 });

@@ -1,7 +1,16 @@
-import { type Address, createPublicClient, createTestClient, createWalletClient, defineChain, type Hex, http, parseEther } from "viem";
+import {
+  type Address,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  http,
+  parseEther,
+} from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { erc20Abi } from "../../src/chain/abis";
 import type { NetworkName } from "../../scripts/devnet/start";
+import { erc20Abi } from "../../src/chain/abis";
 import { getTestDevnet } from "./devnet";
 
 export const NETWORK_NAMES: NetworkName[] = ["bsc", "base"];
@@ -37,14 +46,24 @@ export async function freshPayer(network: NetworkName, options: { tokens?: bigin
   await c.test.setBalance({ address: account.address, value: options.gas === false ? 0n : parseEther("10") });
   if (amount > 0n) {
     // The test tokens' mint is public; the payer mints to itself, so parallel tests never share a sender nonce.
-    const hash = await c.walletFor(key).writeContract({ address: c.token.address, abi: erc20Abi, functionName: "mint", args: [account.address, amount] });
+    const hash = await c.walletFor(key).writeContract({
+      address: c.token.address,
+      abi: erc20Abi,
+      functionName: "mint",
+      args: [account.address, amount],
+    });
     await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   }
   return { key, account, address: account.address };
 }
 
 export async function tokenBalance(network: NetworkName, token: Address, holder: Address): Promise<bigint> {
-  return chainOf(network).public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [holder] });
+  return chainOf(network).public.readContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: "balanceOf",
+    args: [holder],
+  });
 }
 
 export async function approveRelayer(network: NetworkName, key: Hex, amount: bigint, token?: Address): Promise<void> {
