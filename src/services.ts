@@ -1,6 +1,7 @@
 import type { Address } from "viem";
 import { createNetworks, type NetworkRuntime, type Networks } from "./chain/networks";
 import type { Config } from "./config/schema";
+import { createDeployments, type Deployments } from "./deploy/deployments";
 import { type Db, openDatabase } from "./db/open";
 import type { Logger } from "./logger";
 import { createRelayerPort, type RelayerPort } from "./payments/relayer-port";
@@ -19,6 +20,7 @@ export type Services = {
   store: SettlementStore;
   settler: PaymentSettler;
   wallets: WalletPayments;
+  deployments: Deployments;
   relayerFor(network: NetworkRuntime): RelayerPort;
   /** Unix seconds; the single clock of verify checks. */
   now(): bigint;
@@ -41,6 +43,7 @@ export function createServices(config: Config, logger: Logger): Services {
   const store = createSettlementStore(db);
   const settler = createPaymentSettler({ store, relayerFor, now, logger });
   const wallets = createWalletPayments({ db, networks, logger, paymasterValiditySeconds: config.paymasterValiditySeconds });
+  const deployments = createDeployments({ config, db, networks, settler, settlements: store, issued: wallets.store, relayerFor, now, logger });
   return {
     config,
     version: VERSION,
@@ -50,6 +53,7 @@ export function createServices(config: Config, logger: Logger): Services {
     store,
     settler,
     wallets,
+    deployments,
     relayerFor,
     now,
     stop() {

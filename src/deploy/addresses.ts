@@ -9,11 +9,21 @@ export function masterSalt(prefix: string, owner: string): Hex {
 }
 
 /** The factory's CREATE2 addresses of (owner, salt) for every salt, in one eth_call through Multicall3. */
-export async function walletAddresses(client: PublicClient, factory: Address, owner: Address, salts: readonly Hex[]): Promise<Address[]> {
+export async function walletAddresses(
+  client: PublicClient,
+  factory: Address,
+  owner: Address,
+  salts: readonly Hex[],
+): Promise<Address[]> {
   const results = await client.multicall({
     multicallAddress: MULTICALL3,
     allowFailure: false,
-    contracts: salts.map((salt) => ({ address: factory, abi: factoryAbi, functionName: "getAddress" as const, args: [owner, salt] as const })),
+    contracts: salts.map((salt) => ({
+      address: factory,
+      abi: factoryAbi,
+      functionName: "getAddress" as const,
+      args: [owner, salt] as const,
+    })),
   });
   return results.map((address) => getAddress(address));
 }

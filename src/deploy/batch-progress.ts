@@ -1,9 +1,12 @@
 import { getAddress } from "viem";
 import type { DeploymentBatch, DeploymentWallet } from "../db/schema";
-import { resolveSent, deployWallets, fundWallets, type StepDeps, type StepOutcome } from "./chain-steps";
+import { deployWallets, fundWallets, resolveSent, type StepDeps, type StepOutcome } from "./chain-steps";
 
 export type Attempts = {
-  deployments: { successful: { address: string; deploymentTxHash: string }[]; failed: { address: string; reason: string }[] };
+  deployments: {
+    successful: { address: string; deploymentTxHash: string }[];
+    failed: { address: string; reason: string }[];
+  };
   funding: { successful: { address: string; fundingTxHash: string }[]; failed: { address: string; reason: string }[] };
 };
 
@@ -22,31 +25,66 @@ export async function advanceBatch(deps: StepDeps, batch: DeploymentBatch, waitM
   const report = (phase: "deployments" | "funding", outcomes: StepOutcome[]) => {
     for (const outcome of outcomes) {
       const address = getAddress(outcome.walletAddress);
-      if (outcome.ok && phase === "deployments") attempts.deployments.successful.push({ address, deploymentTxHash: outcome.txHash ?? "" });
+      if (outcome.ok && phase === "deployments")
+        attempts.deployments.successful.push({ address, deploymentTxHash: outcome.txHash ?? "" });
       else if (outcome.ok) attempts.funding.successful.push({ address, fundingTxHash: outcome.txHash ?? "" });
       else attempts[phase].failed.push({ address, reason: outcome.reason ?? "failed" });
     }
   };
 
   let rows = deps.store.walletsOf(batch.id);
-  report("deployments", await resolveSent(deps, "deployment", rows.filter((row) => row.deploymentStatus === "sent"), waitMs));
-  const toDeploy = leased(deps, "deployment", rows.filter((row) => RETRYABLE.has(row.deploymentStatus)));
+  report(
+    "deployments",
+    await resolveSent(
+      deps,
+      "deployment",
+      rows.filter((row) => row.deploymentStatus === "sent"),
+      waitMs,
+    ),
+  );
+  const toDeploy = leased(
+    deps,
+    "deployment",
+    rows.filter((row) => RETRYABLE.has(row.deploymentStatus)),
+  );
   if (toDeploy.length > 0) report("deployments", await deployWallets(deps, toDeploy));
 
   rows = deps.store.walletsOf(batch.id);
-  const fundable = rows.filter((row) => row.fundingRequested && row.fundingAuthorization && row.deploymentStatus === "success");
-  report("funding", await resolveSent(deps, "funding", fundable.filter((row) => row.fundingStatus === "sent"), waitMs));
-  const toFund = leased(deps, "funding", fundable.filter((row) => RETRYABLE.has(row.fundingStatus)));
+  const fundable = rows.filter(
+    (row) => row.fundingRequested && row.fundingAuthorization && row.deploymentStatus === "success",
+  );
+  report(
+    "funding",
+    await resolveSent(
+      deps,
+      "funding",
+      fundable.filter((row) => row.fundingStatus === "sent"),
+      waitMs,
+    ),
+  );
+  const toFund = leased(
+    deps,
+    "funding",
+    fundable.filter((row) => RETRYABLE.has(row.fundingStatus)),
+  );
   if (toFund.length > 0) report("funding", await fundWallets(deps, toFund));
   for (const row of rows) {
     if (row.fundingRequested && row.fundingStatus !== "success" && row.deploymentStatus !== "success") {
-      attempts.funding.failed.push({ address: getAddress(row.walletAddress), reason: "wallet not deployed yet; funding follows its deployment" });
+      attempts.funding.failed.push({
+        address: getAddress(row.walletAddress),
+        reason: "wallet not deployed yet; funding follows its deployment",
+      });
     }
   }
   return attempts;
 }
 
 function leased(deps: StepDeps, phase: "deployment" | "funding", rows: DeploymentWallet[]): DeploymentWallet[] {
-  const ids = new Set(deps.store.lease(phase, rows.map((row) => row.id)));
+  const ids = new Set(
+    deps.store.lease(
+      phase,
+      rows.map((row) => row.id),
+    ),
+  );
   return rows.filter((row) => ids.has(row.id));
 }

@@ -1,5 +1,15 @@
-import { type Address, encodeFunctionData, type Hex, multicall3Abi, parseEventLogs, recoverTransactionAddress, type TransactionReceipt, parseTransaction } from "viem";
-import { factoryAbi, relayerAbi } from "../chain/abis";
+import {
+  type Address,
+  encodeFunctionData,
+  type Hex,
+  multicall3Abi,
+  parseAbi,
+  parseEventLogs,
+  parseTransaction,
+  recoverTransactionAddress,
+  type TransactionReceipt,
+} from "viem";
+import { factoryAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime } from "../chain/networks";
 import type { DeploymentWallet } from "../db/schema";
@@ -10,6 +20,7 @@ import type { RelayerPort } from "../payments/relayer-port";
 import { verifyPayment } from "../payments/verify-payment";
 import { deployedAddresses } from "./addresses";
 import type { DeploymentStore, Phase } from "./deployment-store";
+import { groupBy } from "./group-by";
 
 /** Gas per factory call through Multicall3 (createAccount measures ~96k) and the multicall's own overhead. */
 const CREATE_ACCOUNT_GAS = 160_000n;
@@ -17,7 +28,13 @@ const MULTICALL_OVERHEAD_GAS = 60_000n;
 
 export type StepOutcome = { walletAddress: string; ok: boolean; txHash: string | null; reason?: string };
 
-export type StepDeps = { store: DeploymentStore; network: NetworkRuntime; relayer: RelayerPort; now: () => bigint; logger: Logger };
+export type StepDeps = {
+  store: DeploymentStore;
+  network: NetworkRuntime;
+  relayer: RelayerPort;
+  now: () => bigint;
+  logger: Logger;
+};
 
 export const authorizationOf = (row: DeploymentWallet): Authorization => {
   const raw = JSON.parse(row.fundingAuthorization ?? "null") as Record<string, string> | null;
@@ -30,17 +47,31 @@ export const authorizationOf = (row: DeploymentWallet): Authorization => {
   };
 };
 
+const authorizationUsedEvent = parseAbi(["event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)"]);
+
 const aggregate = (calls: { target: Address; callData: Hex }[]) =>
-  encodeFunctionData({ abi: multicall3Abi, functionName: "aggregate3", args: [calls.map((call) => ({ ...call, allowFailure: true }))] });
+  encodeFunctionData({
+    abi: multicall3Abi,
+    functionName: "aggregate3",
+    args: [calls.map((call) => ({ ...call, allowFailure: true }))],
+  });
 
 /** Per-wallet truth after a transaction: deployed ⇔ code at the address; funded ⇔ the relayer used the authorization. */
-async function judge(deps: StepDeps, phase: Phase, rows: DeploymentWallet[], receipt: TransactionReceipt | null): Promise<boolean[]> {
+async function judge(
+  deps: StepDeps,
+  phase: Phase,
+  rows: DeploymentWallet[],
+  receipt: TransactionReceipt | null,
+): Promise<boolean[]> {
   if (phase === "deployment") {
-    const deployed = await deployedAddresses(deps.network.client, rows.map((row) => row.walletAddress as Address));
+    const deployed = await deployedAddresses(
+      deps.network.client,
+      rows.map((row) => row.walletAddress as Address),
+    );
     return rows.map((row) => deployed.has(row.walletAddress));
   }
   if (receipt) {
-    const used = parseEventLogs({ abi: relayerAbi, logs: receipt.logs, eventName: "AuthorizationUsed" })
+    const used = parseEventLogs({ abi: authorizationUsedEvent, logs: receipt.logs, eventName: "AuthorizationUsed" })
       .filter((log) => log.address.toLowerCase() === deps.network.config.contracts.relayer.toLowerCase())
       .map((log) => `${log.args.authorizer.toLowerCase()}:${log.args.nonce.toLowerCase()}`);
     return rows.map((row) => {
@@ -48,12 +79,25 @@ async function judge(deps: StepDeps, phase: Phase, rows: DeploymentWallet[], rec
       return used.includes(`${a.from.toLowerCase()}:${a.nonce.toLowerCase()}`);
     });
   }
-  return Promise.all(rows.map((row) => deps.relayer.authorizationState(authorizationOf(row).from, authorizationOf(row).nonce)));
+  return Promise.all(
+    rows.map((row) => deps.relayer.authorizationState(authorizationOf(row).from, authorizationOf(row).nonce)),
+  );
 }
 
-async function record(deps: StepDeps, phase: Phase, rows: DeploymentWallet[], receipt: TransactionReceipt | null, txHash: string): Promise<StepOutcome[]> {
+async function record(
+  deps: StepDeps,
+  phase: Phase,
+  rows: DeploymentWallet[],
+  receipt: TransactionReceipt | null,
+  txHash: string,
+): Promise<StepOutcome[]> {
   const verdicts = await judge(deps, phase, rows, receipt);
-  const failure = receipt?.status === "reverted" ? "transaction reverted" : phase === "deployment" ? "factory call failed" : "funding transfer failed";
+  const failure =
+    receipt?.status === "reverted"
+      ? "transaction reverted"
+      : phase === "deployment"
+        ? "factory call failed"
+        : "funding transfer failed";
   return rows.map((row, i) => {
     const ok = verdicts[i] === true;
     deps.store.markOutcome(phase, row.id, { status: ok ? "success" : "failed", txHash, error: ok ? null : failure });
@@ -65,7 +109,12 @@ async function record(deps: StepDeps, phase: Phase, rows: DeploymentWallet[], re
  * One transaction for every leased wallet of a step: the rows are marked sent (hash and raw
  * transaction) before the broadcast, and each gets its own outcome from the chain afterwards.
  */
-async function sendStep(deps: StepDeps, phase: Phase, rows: DeploymentWallet[], request: { to: Address; data: Hex; gas: bigint }): Promise<StepOutcome[]> {
+async function sendStep(
+  deps: StepDeps,
+  phase: Phase,
+  rows: DeploymentWallet[],
+  request: { to: Address; data: Hex; gas: bigint },
+): Promise<StepOutcome[]> {
   const ids = rows.map((row) => row.id);
   let prepared: Awaited<ReturnType<NetworkRuntime["executor"]["prepare"]>>;
   try {
@@ -77,10 +126,18 @@ async function sendStep(deps: StepDeps, phase: Phase, rows: DeploymentWallet[], 
   }
   deps.store.markSent(phase, ids, prepared.hash, prepared.raw);
   try {
-    const receipt = await deps.network.executor.send(prepared, { onReplaced: (hash) => deps.store.markReplaced(phase, ids, hash) });
+    const receipt = await deps.network.executor.send(prepared, {
+      onReplaced: (hash) => deps.store.markReplaced(phase, ids, hash),
+    });
     return await record(deps, phase, rows, receipt, receipt.transactionHash);
   } catch (error) {
-    deps.logger.warn({ event: "deployment_step_unconfirmed", phase, network: deps.network.name, transaction: prepared.hash, reason: shortReason(error) });
+    deps.logger.warn({
+      event: "deployment_step_unconfirmed",
+      phase,
+      network: deps.network.name,
+      transaction: prepared.hash,
+      reason: shortReason(error),
+    });
     const reason = `transaction ${prepared.hash} not confirmed yet (${shortReason(error)}); claim again later`;
     return rows.map((row) => ({ walletAddress: row.walletAddress, ok: false, txHash: prepared.hash, reason }));
   }
@@ -92,10 +149,18 @@ export function deployWallets(deps: StepDeps, rows: DeploymentWallet[]): Promise
   const data = aggregate(
     rows.map((row) => ({
       target: factory,
-      callData: encodeFunctionData({ abi: factoryAbi, functionName: "createAccount", args: [row.owner as Address, row.salt as Hex] }),
+      callData: encodeFunctionData({
+        abi: factoryAbi,
+        functionName: "createAccount",
+        args: [row.owner as Address, row.salt as Hex],
+      }),
     })),
   );
-  return sendStep(deps, "deployment", rows, { to: MULTICALL3, data, gas: MULTICALL_OVERHEAD_GAS + CREATE_ACCOUNT_GAS * BigInt(rows.length) });
+  return sendStep(deps, "deployment", rows, {
+    to: MULTICALL3,
+    data,
+    gas: MULTICALL_OVERHEAD_GAS + CREATE_ACCOUNT_GAS * BigInt(rows.length),
+  });
 }
 
 /**
@@ -106,7 +171,11 @@ export async function fundWallets(deps: StepDeps, rows: DeploymentWallet[]): Pro
   const relayer = deps.network.config.contracts.relayer as Address;
   const checks = await Promise.all(
     rows.map((row) =>
-      verifyPayment({ relayer: deps.relayer, relayerAddress: relayer, now: deps.now }, authorizationOf(row), relayer).catch((error) => ({
+      verifyPayment(
+        { relayer: deps.relayer, relayerAddress: relayer, now: deps.now },
+        authorizationOf(row),
+        relayer,
+      ).catch((error) => ({
         isValid: false as const,
         invalidMessage: shortReason(error),
       })),
@@ -116,13 +185,18 @@ export async function fundWallets(deps: StepDeps, rows: DeploymentWallet[]): Pro
   const payable: DeploymentWallet[] = [];
   rows.forEach((row, i) => {
     const check = checks[i];
-    if (check?.isValid) return payable.push(row);
+    if (check?.isValid) {
+      payable.push(row);
+      return;
+    }
     const reason = `funding payload no longer valid: ${check && !check.isValid ? check.invalidMessage : "unknown"}`;
     deps.store.markOutcome("funding", row.id, { status: "failed", error: reason });
     outcomes.push({ walletAddress: row.walletAddress, ok: false, txHash: null, reason });
   });
   if (payable.length === 0) return outcomes;
-  const data = aggregate(payable.map((row) => ({ target: relayer, callData: deps.relayer.transferCallData(authorizationOf(row)) })));
+  const data = aggregate(
+    payable.map((row) => ({ target: relayer, callData: deps.relayer.transferCallData(authorizationOf(row)) })),
+  );
   const gas = MULTICALL_OVERHEAD_GAS + BigInt(deps.network.config.settleGasLimit) * BigInt(payable.length);
   return [...outcomes, ...(await sendStep(deps, "funding", payable, { to: MULTICALL3, data, gas }))];
 }
@@ -131,8 +205,13 @@ export async function fundWallets(deps: StepDeps, rows: DeploymentWallet[]): Pro
  * Settles rows left `sent` (by a crash or a timeout): re-broadcast, wait for the receipt, and when the
  * sender's nonce moved on without it, decide from chain state (a replacement may have been mined instead).
  */
-export async function resolveSent(deps: StepDeps, phase: Phase, rows: DeploymentWallet[], waitMs: number): Promise<StepOutcome[]> {
-  const byTx = Map.groupBy(rows, (row) => (phase === "deployment" ? row.deploymentTxHash : row.fundingTxHash) ?? "");
+export async function resolveSent(
+  deps: StepDeps,
+  phase: Phase,
+  rows: DeploymentWallet[],
+  waitMs: number,
+): Promise<StepOutcome[]> {
+  const byTx = groupBy(rows, (row) => (phase === "deployment" ? row.deploymentTxHash : row.fundingTxHash) ?? "");
   const outcomes: StepOutcome[] = [];
   for (const [txHash, group] of byTx) {
     const raw = (phase === "deployment" ? group[0]?.deploymentRawTx : group[0]?.fundingRawTx) as Hex | null | undefined;

@@ -3,8 +3,14 @@ import type { Db } from "../db/open";
 import { type DeploymentBatch, type DeploymentWallet, deploymentBatches, deploymentWallets } from "../db/schema";
 
 export type Phase = "deployment" | "funding";
-export type NewBatch = Omit<DeploymentBatch, "id" | "paymentStatus" | "paymentTxHash" | "paymentError" | "result" | "createdAt" | "updatedAt">;
-export type NewWallet = Pick<DeploymentWallet, "walletAddress" | "salt" | "fundingRequested" | "fundingAmount" | "fundingAuthorization">;
+export type NewBatch = Omit<
+  DeploymentBatch,
+  "id" | "paymentStatus" | "paymentTxHash" | "paymentError" | "result" | "createdAt" | "updatedAt"
+>;
+export type NewWallet = Pick<
+  DeploymentWallet,
+  "walletAddress" | "salt" | "fundingRequested" | "fundingAmount" | "fundingAuthorization"
+>;
 
 /** A wallet that another live batch already reserved (refused: "already paid for"). */
 export class WalletReservedError extends Error {
@@ -15,7 +21,10 @@ export class WalletReservedError extends Error {
 
 const RETRYABLE = ["pending", "failed"] as const;
 
-function stepColumns(phase: Phase, fields: { status?: string; txHash?: string | null; rawTx?: string | null; error?: string | null }) {
+function stepColumns(
+  phase: Phase,
+  fields: { status?: string; txHash?: string | null; rawTx?: string | null; error?: string | null },
+) {
   const set: Record<string, unknown> = { updatedAt: new Date().toISOString() };
   const prefix = phase === "deployment" ? "deployment" : "funding";
   if (fields.status !== undefined) set[`${prefix}Status`] = fields.status;
@@ -25,26 +34,39 @@ function stepColumns(phase: Phase, fields: { status?: string; txHash?: string | 
   return set as Partial<DeploymentWallet>;
 }
 
-const statusColumn = (phase: Phase) => (phase === "deployment" ? deploymentWallets.deploymentStatus : deploymentWallets.fundingStatus);
+const statusColumn = (phase: Phase) =>
+  phase === "deployment" ? deploymentWallets.deploymentStatus : deploymentWallets.fundingStatus;
 
 /** Deployment batches and their wallets in SQLite; every state change is one atomic statement. */
 export function createDeploymentStore(db: Db) {
   const now = () => new Date().toISOString();
   const walletsOf = (batchId: number) =>
-    db.select().from(deploymentWallets).where(eq(deploymentWallets.batchId, batchId)).orderBy(deploymentWallets.position).all();
+    db
+      .select()
+      .from(deploymentWallets)
+      .where(eq(deploymentWallets.batchId, batchId))
+      .orderBy(deploymentWallets.position)
+      .all();
   const batch = (id: number) => db.select().from(deploymentBatches).where(eq(deploymentBatches.id, id)).get();
 
   return {
     batch,
     walletsOf,
-    findBatch: (batchKey: string) => db.select().from(deploymentBatches).where(eq(deploymentBatches.batchKey, batchKey)).get(),
+    findBatch: (batchKey: string) =>
+      db.select().from(deploymentBatches).where(eq(deploymentBatches.batchKey, batchKey)).get(),
 
     /** The live reservation of a wallet, if any. */
     reservation: (network: string, walletAddress: string) =>
       db
         .select()
         .from(deploymentWallets)
-        .where(and(eq(deploymentWallets.network, network), eq(deploymentWallets.walletAddress, walletAddress.toLowerCase()), eq(deploymentWallets.reserved, true)))
+        .where(
+          and(
+            eq(deploymentWallets.network, network),
+            eq(deploymentWallets.walletAddress, walletAddress.toLowerCase()),
+            eq(deploymentWallets.reserved, true),
+          ),
+        )
         .get(),
 
     /** Inserts the batch and reserves its wallets in one transaction; throws WalletReservedError on a taken wallet. */
@@ -60,7 +82,13 @@ export function createDeploymentStore(db: Db) {
           const taken = tx
             .select({ id: deploymentWallets.id })
             .from(deploymentWallets)
-            .where(and(eq(deploymentWallets.network, newBatch.network), eq(deploymentWallets.walletAddress, wallet.walletAddress.toLowerCase()), eq(deploymentWallets.reserved, true)))
+            .where(
+              and(
+                eq(deploymentWallets.network, newBatch.network),
+                eq(deploymentWallets.walletAddress, wallet.walletAddress.toLowerCase()),
+                eq(deploymentWallets.reserved, true),
+              ),
+            )
             .get();
           if (taken) throw new WalletReservedError(wallet.walletAddress);
           tx.insert(deploymentWallets)
@@ -83,7 +111,10 @@ export function createDeploymentStore(db: Db) {
       });
     },
 
-    setPayment(batchId: number, payment: { status: DeploymentBatch["paymentStatus"]; txHash?: string | null; error?: string | null }) {
+    setPayment(
+      batchId: number,
+      payment: { status: DeploymentBatch["paymentStatus"]; txHash?: string | null; error?: string | null },
+    ) {
       db.update(deploymentBatches)
         .set({
           paymentStatus: payment.status,
@@ -97,7 +128,10 @@ export function createDeploymentStore(db: Db) {
 
     /** A batch whose fee was not taken frees its wallets for a new batch. */
     release(batchId: number) {
-      db.update(deploymentWallets).set({ reserved: false, updatedAt: now() }).where(eq(deploymentWallets.batchId, batchId)).run();
+      db.update(deploymentWallets)
+        .set({ reserved: false, updatedAt: now() })
+        .where(eq(deploymentWallets.batchId, batchId))
+        .run();
     },
 
     /** Removes a batch of which nothing ever reached the chain. */
@@ -109,7 +143,10 @@ export function createDeploymentStore(db: Db) {
     },
 
     saveResult(batchId: number, result: unknown) {
-      db.update(deploymentBatches).set({ result: JSON.stringify(result), updatedAt: now() }).where(eq(deploymentBatches.id, batchId)).run();
+      db.update(deploymentBatches)
+        .set({ result: JSON.stringify(result), updatedAt: now() })
+        .where(eq(deploymentBatches.id, batchId))
+        .run();
     },
 
     /** pending|failed → sending for the given wallets, atomically: each row is leased by exactly one caller. */
@@ -126,14 +163,21 @@ export function createDeploymentStore(db: Db) {
 
     /** Written before the broadcast: the hash and raw transaction that may reach the chain. */
     markSent(phase: Phase, ids: number[], txHash: string, rawTx: string) {
-      db.update(deploymentWallets).set(stepColumns(phase, { status: "sent", txHash, rawTx, error: null })).where(inArray(deploymentWallets.id, ids)).run();
+      db.update(deploymentWallets)
+        .set(stepColumns(phase, { status: "sent", txHash, rawTx, error: null }))
+        .where(inArray(deploymentWallets.id, ids))
+        .run();
     },
 
     markReplaced(phase: Phase, ids: number[], txHash: string) {
       db.update(deploymentWallets).set(stepColumns(phase, { txHash })).where(inArray(deploymentWallets.id, ids)).run();
     },
 
-    markOutcome(phase: Phase, id: number, outcome: { status: "success" | "failed"; txHash?: string | null; error?: string | null }) {
+    markOutcome(
+      phase: Phase,
+      id: number,
+      outcome: { status: "success" | "failed"; txHash?: string | null; error?: string | null },
+    ) {
       db.update(deploymentWallets)
         .set(stepColumns(phase, { status: outcome.status, txHash: outcome.txHash, error: outcome.error ?? null }))
         .where(eq(deploymentWallets.id, id))
@@ -147,7 +191,12 @@ export function createDeploymentStore(db: Db) {
         scope.payer ? eq(deploymentBatches.payer, scope.payer.toLowerCase()) : undefined,
         scope.network ? eq(deploymentBatches.network, scope.network) : undefined,
       ].filter((condition) => condition !== undefined);
-      return db.select().from(deploymentBatches).where(and(...conditions)).orderBy(desc(deploymentBatches.id)).all();
+      return db
+        .select()
+        .from(deploymentBatches)
+        .where(and(...conditions))
+        .orderBy(desc(deploymentBatches.id))
+        .all();
     },
 
     /** Reserved wallets of an owner with their batch, oldest first. */
@@ -156,7 +205,13 @@ export function createDeploymentStore(db: Db) {
         .select({ wallet: deploymentWallets, batch: deploymentBatches })
         .from(deploymentWallets)
         .innerJoin(deploymentBatches, eq(deploymentWallets.batchId, deploymentBatches.id))
-        .where(and(eq(deploymentWallets.owner, owner.toLowerCase()), eq(deploymentWallets.reserved, true), network ? eq(deploymentWallets.network, network) : undefined))
+        .where(
+          and(
+            eq(deploymentWallets.owner, owner.toLowerCase()),
+            eq(deploymentWallets.reserved, true),
+            network ? eq(deploymentWallets.network, network) : undefined,
+          ),
+        )
         .orderBy(deploymentWallets.id)
         .all();
     },
@@ -166,14 +221,22 @@ export function createDeploymentStore(db: Db) {
       const batches = db
         .select()
         .from(deploymentBatches)
-        .where(and(inArray(deploymentBatches.paymentStatus, ["pending", "sending"]), lt(deploymentBatches.updatedAt, before)))
+        .where(
+          and(
+            inArray(deploymentBatches.paymentStatus, ["pending", "sending"]),
+            lt(deploymentBatches.updatedAt, before),
+          ),
+        )
         .all();
       const wallets = db
         .select()
         .from(deploymentWallets)
         .where(
           and(
-            or(inArray(deploymentWallets.deploymentStatus, ["sending", "sent"]), inArray(deploymentWallets.fundingStatus, ["sending", "sent"])),
+            or(
+              inArray(deploymentWallets.deploymentStatus, ["sending", "sent"]),
+              inArray(deploymentWallets.fundingStatus, ["sending", "sent"]),
+            ),
             lt(deploymentWallets.updatedAt, before),
           ),
         )
@@ -184,3 +247,16 @@ export function createDeploymentStore(db: Db) {
 }
 
 export type DeploymentStore = ReturnType<typeof createDeploymentStore>;
+
+/** Rows a dead process leased but never sent go back to pending (nothing reached the chain). */
+export function unleaseAll(db: Db, before: string): void {
+  const time = new Date().toISOString();
+  db.update(deploymentWallets)
+    .set({ deploymentStatus: "pending", updatedAt: time })
+    .where(and(eq(deploymentWallets.deploymentStatus, "sending"), lt(deploymentWallets.updatedAt, before)))
+    .run();
+  db.update(deploymentWallets)
+    .set({ fundingStatus: "pending", updatedAt: time })
+    .where(and(eq(deploymentWallets.fundingStatus, "sending"), lt(deploymentWallets.updatedAt, before)))
+    .run();
+}

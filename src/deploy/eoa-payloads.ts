@@ -15,7 +15,11 @@ export type Verdict = { isValid: true } | { isValid: false; invalidReason: Error
  * `paymentPayload[0]` is the fee; with funding, `paymentPayload[i]` funds wallet i-1. A payload count
  * that does not fit the salts cannot be evaluated (400); anything else is a verdict.
  */
-export function parseEoaPayments(plan: DeploymentPlan, payloads: PaymentPayloadBody[], fundingRequested: boolean): EoaPayments {
+export function parseEoaPayments(
+  plan: DeploymentPlan,
+  payloads: PaymentPayloadBody[],
+  fundingRequested: boolean,
+): EoaPayments {
   const expected = fundingRequested ? plan.salts.length + 1 : 1;
   if (payloads.length !== expected) {
     throw new ApiError(
@@ -26,11 +30,18 @@ export function parseEoaPayments(plan: DeploymentPlan, payloads: PaymentPayloadB
       { field: "paymentPayload" },
     );
   }
-  const [fee, ...fundings] = payloads.map((payload, i) => parseAuthorization(payload, `paymentPayload.${i}`)) as [Authorization, ...Authorization[]];
+  const [fee, ...fundings] = payloads.map((payload, i) => parseAuthorization(payload, `paymentPayload.${i}`)) as [
+    Authorization,
+    ...Authorization[],
+  ];
   return { payer: fee.from, fee, fundings };
 }
 
-const invalid = (invalidReason: ErrorCode, invalidMessage: string): Verdict => ({ isValid: false, invalidReason, invalidMessage });
+const invalid = (invalidReason: ErrorCode, invalidMessage: string): Verdict => ({
+  isValid: false,
+  invalidReason,
+  invalidMessage,
+});
 
 /** What the payloads must pay, then the relayer's five checks per payload, then balance and allowance for the total. */
 export async function checkEoaPayments(
@@ -41,27 +52,44 @@ export async function checkEoaPayments(
 ): Promise<Verdict> {
   const all = [payments.fee, ...payments.fundings];
   const foreign = all.findIndex((a) => a.from !== payments.payer);
-  if (foreign >= 0) return invalid("payment_verification_error", `paymentPayload[${foreign}] is not from the fee payer ${payments.payer}`);
+  if (foreign >= 0)
+    return invalid(
+      "payment_verification_error",
+      `paymentPayload[${foreign}] is not from the fee payer ${payments.payer}`,
+    );
   const wrongToken = all.findIndex((a) => !sameAddress(a.token, plan.token.address));
-  if (wrongToken >= 0) return invalid("payment_verification_error", `paymentPayload[${wrongToken}] is not in the deployment token ${plan.token.address}`);
+  if (wrongToken >= 0)
+    return invalid(
+      "payment_verification_error",
+      `paymentPayload[${wrongToken}] is not in the deployment token ${plan.token.address}`,
+    );
   if (!sameAddress(payments.fee.to, plan.feeRecipient)) {
     return invalid("payment_verification_error", `the fee payload must pay the fee recipient ${plan.feeRecipient}`);
   }
   if (payments.fee.value !== plan.deploymentFee) {
-    return invalid("payment_verification_error", `the fee payload must pay exactly the deployment fee ${plan.deploymentFee}`);
+    return invalid(
+      "payment_verification_error",
+      `the fee payload must pay exactly the deployment fee ${plan.deploymentFee}`,
+    );
   }
   for (const [i, funding] of payments.fundings.entries()) {
     if (!sameAddress(funding.to, plan.wallets[i] as Address)) {
-      return invalid("payment_verification_error", `paymentPayload[${i + 1}] must pay wallet ${plan.wallets[i]} (salt ${plan.salts[i]})`);
+      return invalid(
+        "payment_verification_error",
+        `paymentPayload[${i + 1}] must pay wallet ${plan.wallets[i]} (salt ${plan.salts[i]})`,
+      );
     }
-    if (funding.value === 0n) return invalid("payment_verification_error", `paymentPayload[${i + 1}] funds nothing (value 0)`);
+    if (funding.value === 0n)
+      return invalid("payment_verification_error", `paymentPayload[${i + 1}] funds nothing (value 0)`);
   }
   const nonces = all.map((a) => a.nonce);
   const reused = nonces.findIndex((nonce, i) => nonces.indexOf(nonce) !== i);
   if (reused >= 0) return invalid("nonce_error", `paymentPayload[${reused}] reuses the nonce of an earlier payload`);
 
   const context = { relayer: deps.relayer, relayerAddress: plan.relayer, now: deps.now };
-  const verdicts = await Promise.all(all.map((authorization) => verifyPayment(context, authorization, relayerContract)));
+  const verdicts = await Promise.all(
+    all.map((authorization) => verifyPayment(context, authorization, relayerContract)),
+  );
   const failed = verdicts.findIndex((verdict) => !verdict.isValid);
   if (failed >= 0) {
     const verdict = verdicts[failed] as Extract<(typeof verdicts)[number], { isValid: false }>;
@@ -83,7 +111,9 @@ export async function checkEoaPayments(
   } catch (error) {
     throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
   }
-  if (balance < total) return invalid("payment_verification_error", `balance too low for all payloads (${balance} < ${total})`);
-  if (allowance < total) return invalid("payment_verification_error", `allowance too low for all payloads (${allowance} < ${total})`);
+  if (balance < total)
+    return invalid("payment_verification_error", `balance too low for all payloads (${balance} < ${total})`);
+  if (allowance < total)
+    return invalid("payment_verification_error", `allowance too low for all payloads (${allowance} < ${total})`);
   return { isValid: true };
 }

@@ -21,10 +21,16 @@ export type FeePaymentDeps = {
 
 export const feeAuthorizationOf = (batch: DeploymentBatch): Authorization => {
   const raw = JSON.parse(batch.feeAuthorization ?? "null") as Record<string, string>;
-  return { ...(raw as unknown as Authorization), value: BigInt(raw.value as string), validAfter: BigInt(raw.validAfter as string), validBefore: BigInt(raw.validBefore as string) };
+  return {
+    ...(raw as unknown as Authorization),
+    value: BigInt(raw.value as string),
+    validAfter: BigInt(raw.validAfter as string),
+    validBefore: BigInt(raw.validBefore as string),
+  };
 };
 
-const pending = (message: string, details: Record<string, unknown>) => new ApiError("blockchain_error", message, { ...details, status: "pending" });
+const pending = (message: string, details: Record<string, unknown>) =>
+  new ApiError("blockchain_error", message, { ...details, status: "pending" });
 
 /** The fee was not taken: the batch keeps its failure and frees its wallets for a new batch. */
 function paymentFailed(deps: FeePaymentDeps, batch: DeploymentBatch, error: ApiError, txHash: string | null): never {
@@ -38,14 +44,21 @@ function paymentFailed(deps: FeePaymentDeps, batch: DeploymentBatch, error: ApiE
  * EOA flow: the fee goes through the idempotent EOA settler (its own record is written before the
  * transaction is signed), so calling this again for the same batch replays, never pays twice.
  */
-export async function payFeeByAuthorization(deps: FeePaymentDeps, wallet: WalletNetwork, batch: DeploymentBatch): Promise<void> {
+export async function payFeeByAuthorization(
+  deps: FeePaymentDeps,
+  wallet: WalletNetwork,
+  batch: DeploymentBatch,
+): Promise<void> {
   if (batch.paymentStatus === "success") return;
   deps.store.setPayment(batch.id, { status: "sending" });
   try {
     const response = await deps.settler.settle(wallet.runtime, feeAuthorizationOf(batch), wallet.relayer);
     deps.store.setPayment(batch.id, { status: "success", txHash: response.transaction.toLowerCase(), error: null });
   } catch (error) {
-    const apiError = error instanceof ApiError ? error : new ApiError("blockchain_error", "fee payment failed", { reason: shortReason(error) });
+    const apiError =
+      error instanceof ApiError
+        ? error
+        : new ApiError("blockchain_error", "fee payment failed", { reason: shortReason(error) });
     const txHash = (apiError.details?.transaction as string | undefined) ?? null;
     if (apiError.code === "blockchain_error") {
       // Outcome unknown: the batch stays `sending`; a later settle, claim or restart resolves it.
@@ -88,11 +101,16 @@ export async function payFeeByUserOp(
       receipt = await wallet.bundler.receipt(hash).catch(() => null);
       if (!receipt) {
         if (error instanceof BundlerError && error.rpcCode !== undefined) {
-          const rejected = new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, { userOpHash: hash });
+          const rejected = new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, {
+            userOpHash: hash,
+          });
           deps.issued.finish(hash, { status: "failed", result: { code: rejected.code, message: rejected.message } });
           paymentFailed(deps, batch, rejected, null);
         }
-        throw pending("bundler unreachable; settle or claim again later", { userOpHash: hash, reason: shortReason(error) });
+        throw pending("bundler unreachable; settle or claim again later", {
+          userOpHash: hash,
+          reason: shortReason(error),
+        });
       }
     }
   }
@@ -100,7 +118,10 @@ export async function payFeeByUserOp(
   if (!receipt) throw pending("UserOp sent but not yet mined", { userOpHash: hash });
   const txHash = receipt.receipt.transactionHash.toLowerCase();
   if (!receipt.success) {
-    const reverted = new ApiError("payment_settlement_error", "the fee UserOp reverted on-chain", { transaction: txHash, userOpHash: hash });
+    const reverted = new ApiError("payment_settlement_error", "the fee UserOp reverted on-chain", {
+      transaction: txHash,
+      userOpHash: hash,
+    });
     deps.issued.finish(hash, { status: "failed", txHash, result: { code: reverted.code, message: reverted.message } });
     paymentFailed(deps, batch, reverted, txHash);
   }

@@ -21,12 +21,20 @@ export type DeploymentPlan = {
 };
 
 /** Salts and token checked, addresses computed; `field` is where the deployment object sits in the body. */
-export async function planDeployment(network: NetworkRuntime, request: DeploymentRequest, field: string): Promise<DeploymentPlan> {
+export async function planDeployment(
+  network: NetworkRuntime,
+  request: DeploymentRequest,
+  field: string,
+): Promise<DeploymentPlan> {
   const token = network.token(request.token);
-  if (!token) throw new ApiError("validation_error", `token ${request.token} is not enabled on ${network.name}`, { field: `${field}.token` });
+  if (!token)
+    throw new ApiError("validation_error", `token ${request.token} is not enabled on ${network.name}`, {
+      field: `${field}.token`,
+    });
   const salts = request.salts.map((salt) => salt.toLowerCase() as Hex);
   const duplicate = salts.findIndex((salt, i) => salts.indexOf(salt) !== i);
-  if (duplicate >= 0) throw new ApiError("validation_error", "salts must be distinct", { field: `${field}.salts.${duplicate}` });
+  if (duplicate >= 0)
+    throw new ApiError("validation_error", "salts must be distinct", { field: `${field}.salts.${duplicate}` });
   const owner = getAddress(request.ownerAddress);
   const factory = network.config.contracts.factory as Address;
   let wallets: Address[];
@@ -53,10 +61,14 @@ export async function assertDeployable(plan: DeploymentPlan, store: DeploymentSt
   plan.wallets.forEach((wallet, i) => {
     const reservation = store.reservation(plan.network.name, wallet);
     if (reservation) {
-      throw new ApiError("validation_error", `wallet ${wallet} (salt ${plan.salts[i]}) is already paid for by an earlier deployment`, {
-        field: `${field}.salts.${i}`,
-        wallet,
-      });
+      throw new ApiError(
+        "validation_error",
+        `wallet ${wallet} (salt ${plan.salts[i]}) is already paid for by an earlier deployment`,
+        {
+          field: `${field}.salts.${i}`,
+          wallet,
+        },
+      );
     }
   });
   let deployed: Set<string>;
@@ -67,20 +79,32 @@ export async function assertDeployable(plan: DeploymentPlan, store: DeploymentSt
   }
   const index = plan.wallets.findIndex((wallet) => deployed.has(wallet.toLowerCase()));
   if (index >= 0) {
-    throw new ApiError("validation_error", `wallet ${plan.wallets[index]} (salt ${plan.salts[index]}) is already deployed`, {
-      field: `${field}.salts.${index}`,
-      wallet: plan.wallets[index],
-    });
+    throw new ApiError(
+      "validation_error",
+      `wallet ${plan.wallets[index]} (salt ${plan.salts[index]}) is already deployed`,
+      {
+        field: `${field}.salts.${index}`,
+        wallet: plan.wallets[index],
+      },
+    );
   }
 }
 
 export type WalletEntry = { address: Address; salt: Hex; owner: Address; fundingAmount: string };
 
 export const walletEntries = (plan: DeploymentPlan, fundingAmounts: readonly bigint[]): WalletEntry[] =>
-  plan.wallets.map((address, i) => ({ address, salt: plan.salts[i] as Hex, owner: plan.owner, fundingAmount: (fundingAmounts[i] ?? 0n).toString() }));
+  plan.wallets.map((address, i) => ({
+    address,
+    salt: plan.salts[i] as Hex,
+    owner: plan.owner,
+    fundingAmount: (fundingAmounts[i] ?? 0n).toString(),
+  }));
 
 /** Settle must carry the wallets verify returned, unchanged and in order. */
-export function assertSameWallets(expected: WalletEntry[], given: { address: string; salt: string; owner: string; fundingAmount: string }[]): void {
+export function assertSameWallets(
+  expected: WalletEntry[],
+  given: { address: string; salt: string; owner: string; fundingAmount: string }[],
+): void {
   const mismatch =
     given.length !== expected.length
       ? 0
@@ -95,6 +119,9 @@ export function assertSameWallets(expected: WalletEntry[], given: { address: str
           );
         });
   if (mismatch >= 0) {
-    throw new ApiError("validation_error", "wallets do not match the verify response", { field: `wallets.${mismatch}`, expected });
+    throw new ApiError("validation_error", "wallets do not match the verify response", {
+      field: `wallets.${mismatch}`,
+      expected,
+    });
   }
 }

@@ -6,7 +6,12 @@ export type DeploySettleResponse = {
   paymentSuccess: boolean;
   deploymentSuccess: boolean;
   fundingSuccess: boolean;
-  wallets: { address: string; deploymentTxHash: string | null; fundingTxHash: string | null; fundingCompleted: boolean }[];
+  wallets: {
+    address: string;
+    deploymentTxHash: string | null;
+    fundingTxHash: string | null;
+    fundingCompleted: boolean;
+  }[];
   failedWallets: string[];
   failedFundings: string[];
   paymentTxHash: string | null;
@@ -28,7 +33,9 @@ export function settleResponse(batch: DeploymentBatch, rows: DeploymentWallet[])
       fundingCompleted: funded(row),
     })),
     failedWallets: rows.filter((row) => !deployed(row)).map((row) => getAddress(row.walletAddress)),
-    failedFundings: rows.filter((row) => row.fundingRequested && !funded(row)).map((row) => getAddress(row.walletAddress)),
+    failedFundings: rows
+      .filter((row) => row.fundingRequested && !funded(row))
+      .map((row) => getAddress(row.walletAddress)),
     paymentTxHash: batch.paymentTxHash,
     deploymentFee: batch.deploymentFee,
   };
@@ -39,13 +46,29 @@ export function settleResponse(batch: DeploymentBatch, rows: DeploymentWallet[])
  * `deployment_error`, every wallet deployed but no requested funding made is `funding_error`. Both carry the
  * full settle response in `details` (payment is never reversed; claim finishes the rest).
  */
-export function settleOutcome(response: DeploySettleResponse): { ok: true; response: DeploySettleResponse } | { ok: false; error: ApiError } {
+export function settleOutcome(
+  response: DeploySettleResponse,
+): { ok: true; response: DeploySettleResponse } | { ok: false; error: ApiError } {
   if (response.failedWallets.length === response.wallets.length) {
-    return { ok: false, error: new ApiError("deployment_error", "the fee was paid but no wallet could be deployed; use /wallet/claim to retry", { ...response }) };
+    return {
+      ok: false,
+      error: new ApiError(
+        "deployment_error",
+        "the fee was paid but no wallet could be deployed; use /wallet/claim to retry",
+        { ...response },
+      ),
+    };
   }
   const fundedCount = response.wallets.filter((wallet) => wallet.fundingCompleted).length;
   if (response.failedWallets.length === 0 && response.failedFundings.length > 0 && fundedCount === 0) {
-    return { ok: false, error: new ApiError("funding_error", "the wallets are deployed but no funding transfer succeeded; use /wallet/claim to retry", { ...response }) };
+    return {
+      ok: false,
+      error: new ApiError(
+        "funding_error",
+        "the wallets are deployed but no funding transfer succeeded; use /wallet/claim to retry",
+        { ...response },
+      ),
+    };
   }
   return { ok: true, response };
 }
@@ -83,7 +106,8 @@ export function walletInfo(batch: DeploymentBatch, row: DeploymentWallet): Walle
     fundingAmount: row.fundingAmount,
     fundingTxHash: row.fundingStatus === "success" || row.fundingStatus === "sent" ? row.fundingTxHash : null,
     createdAt: row.createdAt,
-    updatedAt: row.updatedAt > batch.updatedAt ? row.updatedAt : batch.updatedAt,
+    // ISO timestamps sort as text; the batch holds the payment, the row its own steps.
+    updatedAt: [row.updatedAt, batch.updatedAt].sort().at(-1) as string,
     network: row.network,
   };
 }

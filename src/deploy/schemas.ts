@@ -2,7 +2,11 @@ import { t } from "elysia";
 import { AddressField, Bytes32Field, HexString, NetworkField, UintString } from "../http/schemas";
 import { PaymentPayloadSchema } from "../payments/schemas";
 
-const Salts = t.Array(Bytes32Field, { minItems: 1, maxItems: 10, description: "1 to 10 salts, each 0x + 32 bytes hex" });
+const Salts = t.Array(Bytes32Field, {
+  minItems: 1,
+  maxItems: 10,
+  description: "1 to 10 salts, each 0x + 32 bytes hex",
+});
 const Nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()]);
 
 export const WalletEntrySchema = t.Object({
@@ -25,12 +29,25 @@ export const QuoteResponseSchema = t.Object({
   token: t.String(),
 });
 
-const EoaDeployment = t.Object({ ownerAddress: AddressField, salts: Salts, fundingRequested: t.Boolean(), token: AddressField });
+const EoaDeployment = t.Object({
+  ownerAddress: AddressField,
+  salts: Salts,
+  fundingRequested: t.Boolean(),
+  token: AddressField,
+});
 const EoaRequirements = t.Object({ network: NetworkField, relayerContract: AddressField, deployment: EoaDeployment });
-const Payloads = t.Array(PaymentPayloadSchema, { minItems: 1, maxItems: 11, description: "1 fee payload plus up to 10 funding payloads" });
+const Payloads = t.Array(PaymentPayloadSchema, {
+  minItems: 1,
+  maxItems: 11,
+  description: "1 fee payload plus up to 10 funding payloads",
+});
 
 export const EoaVerifyBodySchema = t.Object({ paymentPayload: Payloads, paymentRequirements: EoaRequirements });
-export const EoaSettleBodySchema = t.Object({ paymentPayload: Payloads, paymentRequirements: EoaRequirements, wallets: t.Array(WalletEntrySchema, { maxItems: 10 }) });
+export const EoaSettleBodySchema = t.Object({
+  paymentPayload: Payloads,
+  paymentRequirements: EoaRequirements,
+  wallets: t.Array(WalletEntrySchema, { maxItems: 10 }),
+});
 
 const VerifyFields = {
   isValid: t.Boolean(),
@@ -49,7 +66,9 @@ const WalletDeployment = t.Object({
   salts: Salts,
   token: AddressField,
   payerAddress: AddressField,
-  fundingAmounts: t.Optional(t.Array(UintString, { maxItems: 10, description: "one amount (wei) per salt; funding is requested when present" })),
+  fundingAmounts: t.Optional(
+    t.Array(UintString, { maxItems: 10, description: "one amount (wei) per salt; funding is requested when present" }),
+  ),
 });
 const WalletRequirements = t.Object({ network: NetworkField, deployment: WalletDeployment });
 
@@ -72,7 +91,11 @@ export const RpcUserOpSchema = t.Object({
 });
 
 export const WalletVerifyBodySchema = t.Object({ paymentRequirements: WalletRequirements });
-export const WalletVerifyResponseSchema = t.Object({ ...VerifyFields, userOp: RpcUserOpSchema, userOpHash: t.String() });
+export const WalletVerifyResponseSchema = t.Object({
+  ...VerifyFields,
+  userOp: RpcUserOpSchema,
+  userOpHash: t.String(),
+});
 export const WalletSettleBodySchema = t.Object({
   userOp: RpcUserOpSchema,
   signature: HexString,
@@ -85,7 +108,12 @@ export const SettleResponseSchema = t.Object({
   deploymentSuccess: t.Boolean(),
   fundingSuccess: t.Boolean(),
   wallets: t.Array(
-    t.Object({ address: t.String(), deploymentTxHash: Nullable(t.String()), fundingTxHash: Nullable(t.String()), fundingCompleted: t.Boolean() }),
+    t.Object({
+      address: t.String(),
+      deploymentTxHash: Nullable(t.String()),
+      fundingTxHash: Nullable(t.String()),
+      fundingCompleted: t.Boolean(),
+    }),
   ),
   failedWallets: t.Array(t.String()),
   failedFundings: t.Array(t.String()),
@@ -102,8 +130,14 @@ export const ClaimBodySchema = t.Object({
 const Failed = t.Array(t.Object({ address: t.String(), reason: t.String() }));
 export const ClaimResponseSchema = t.Object({
   success: t.Boolean(),
-  deployments: t.Object({ successful: t.Array(t.Object({ address: t.String(), deploymentTxHash: t.String() })), failed: Failed }),
-  funding: t.Object({ successful: t.Array(t.Object({ address: t.String(), fundingTxHash: t.String() })), failed: Failed }),
+  deployments: t.Object({
+    successful: t.Array(t.Object({ address: t.String(), deploymentTxHash: t.String() })),
+    failed: Failed,
+  }),
+  funding: t.Object({
+    successful: t.Array(t.Object({ address: t.String(), fundingTxHash: t.String() })),
+    failed: Failed,
+  }),
   network: t.String(),
 });
 
@@ -125,7 +159,9 @@ export const WalletInfoSchema = t.Object({
   network: t.String(),
 });
 
-export const OwnerParamsSchema = t.Object({ owner: t.String({ pattern: "^0x[0-9a-fA-F]{40}$", description: "owner address" }) });
+export const OwnerParamsSchema = t.Object({
+  owner: t.String({ pattern: "^0x[0-9a-fA-F]{40}$", description: "owner address" }),
+});
 export const OwnerQuerySchema = t.Object({ network: t.Optional(t.Union([t.Literal("bsc"), t.Literal("base")])) });
 export const WalletListResponseSchema = t.Object({ master: t.Array(WalletInfoSchema), sub: t.Array(WalletInfoSchema) });
 export const MasterResponseSchema = t.Object({

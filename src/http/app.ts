@@ -1,5 +1,6 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia, ValidationError } from "elysia";
+import { deployRoutes } from "../deploy/routes";
 import { paymentRoutes } from "../payments/routes";
 import type { Services } from "../services";
 import { statusRoutes } from "../status/routes";
@@ -68,7 +69,7 @@ export function createApp(services: Services) {
   const meta = new WeakMap<Request, RequestMeta>();
 
   const api = (prefix: string) =>
-    new Elysia({ prefix, seed: prefix }).use(paymentRoutes(services)).use(statusRoutes(services)).use(walletRoutes(services));
+    new Elysia({ prefix, seed: prefix }).use(paymentRoutes(services)).use(statusRoutes(services)).use(walletRoutes(services)).use(deployRoutes(services));
 
   return (
     new Elysia()

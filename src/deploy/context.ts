@@ -1,0 +1,151 @@
+import type { NetworkRuntime, Networks } from "../chain/networks";
+import type { Config } from "../config/schema";
+import type { DeploymentBatch } from "../db/schema";
+import { ApiError } from "../http/errors";
+import type { Logger } from "../logger";
+import type { Authorization } from "../payments/authorization";
+import type { RelayerPort } from "../payments/relayer-port";
+import type { PaymentSettler } from "../payments/settle-payment";
+import type { SettlementStore } from "../payments/settlement-store";
+import type { IssuedUserOpStore } from "../wallets/issued-user-op-store";
+import { createWalletNetwork, type WalletNetwork } from "../wallets/network-context";
+import { advanceBatch } from "./batch-progress";
+import type { StepDeps } from "./chain-steps";
+import { type DeploymentStore, type NewBatch, type NewWallet, WalletReservedError } from "./deployment-store";
+import { type FeePaymentDeps, payFeeByAuthorization, payFeeByUserOp } from "./fee-payment";
+import { createKeyedLock } from "./keyed-lock";
+import { type DeploySettleResponse, settleOutcome, settleResponse } from "./responses";
+
+export type DeployDeps = {
+  config: Config;
+  networks: Networks;
+  store: DeploymentStore;
+  settler: PaymentSettler;
+  settlements: SettlementStore;
+  issued: IssuedUserOpStore;
+  relayerFor(network: NetworkRuntime): RelayerPort;
+  now(): bigint;
+  logger: Logger;
+};
+
+type StoredResult =
+  | { response: DeploySettleResponse }
+  | { error: { code: ApiError["code"]; message: string; details?: Record<string, unknown> } };
+
+export const authorizationJson = (a: Authorization) =>
+  JSON.stringify({
+    ...a,
+    value: a.value.toString(),
+    validAfter: a.validAfter.toString(),
+    validBefore: a.validBefore.toString(),
+  });
+
+/** What every deployment flow shares: stores, per-network handles, locks and the settle pipeline. */
+export function createDeployContext(deps: DeployDeps) {
+  const withLock = createKeyedLock();
+  const inFlight = new Map<string, Promise<unknown>>();
+  const walletNetworks = new Map<string, WalletNetwork>();
+  let ready: Promise<void> = Promise.resolve();
+
+  const walletNetwork = (runtime: NetworkRuntime): WalletNetwork => {
+    const known = walletNetworks.get(runtime.name);
+    if (known) return known;
+    const network = createWalletNetwork(runtime);
+    walletNetworks.set(runtime.name, network);
+    return network;
+  };
+  const stepDeps = (runtime: NetworkRuntime): StepDeps => ({
+    store: deps.store,
+    network: runtime,
+    relayer: deps.relayerFor(runtime),
+    now: deps.now,
+    logger: deps.logger,
+  });
+  const feeDeps: FeePaymentDeps = {
+    store: deps.store,
+    settler: deps.settler,
+    settlements: deps.settlements,
+    issued: deps.issued,
+    logger: deps.logger,
+  };
+
+  /** Concurrent calls with the same key in this process share one promise. */
+  function once<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const running = inFlight.get(key);
+    if (running) return running as Promise<T>;
+    const promise = task().finally(() => inFlight.delete(key));
+    inFlight.set(key, promise);
+    return promise;
+  }
+
+  function createBatch(batch: NewBatch, wallets: NewWallet[]): DeploymentBatch {
+    try {
+      return deps.store.create(batch, wallets);
+    } catch (error) {
+      if (error instanceof WalletReservedError) {
+        throw new ApiError("validation_error", error.message, {
+          field: "paymentRequirements.deployment.salts",
+          wallet: error.walletAddress,
+        });
+      }
+      // Another process created the same batch between our read and insert.
+      const existing = deps.store.findBatch(batch.batchKey);
+      if (existing) return existing;
+      throw error;
+    }
+  }
+
+  async function pay(batch: DeploymentBatch): Promise<void> {
+    const runtime = deps.networks.get(batch.network);
+    if (batch.flow === "eoa") await payFeeByAuthorization(feeDeps, walletNetwork(runtime), batch);
+    else await payFeeByUserOp(feeDeps, walletNetwork(runtime), batch, runtime.config.receiptTimeoutMs);
+  }
+
+  /** Payment, then deployments, then fundings; the first finished answer is stored and is every later answer. */
+  function settleBatch(batchId: number): Promise<DeploySettleResponse> {
+    return withLock(`batch:${batchId}`, async () => {
+      await ready;
+      const batch = deps.store.batch(batchId) as DeploymentBatch;
+      if (batch.result) return replay(JSON.parse(batch.result) as StoredResult);
+      await pay(batch);
+      const runtime = deps.networks.get(batch.network);
+      await advanceBatch(stepDeps(runtime), batch, runtime.config.receiptTimeoutMs);
+      const response = settleResponse(deps.store.batch(batchId) as DeploymentBatch, deps.store.walletsOf(batchId));
+      const outcome = settleOutcome(response);
+      deps.store.saveResult(
+        batchId,
+        outcome.ok
+          ? { response }
+          : { error: { code: outcome.error.code, message: outcome.error.message, details: outcome.error.details } },
+      );
+      if (!outcome.ok) throw outcome.error;
+      return response;
+    });
+  }
+
+  function replay(stored: StoredResult): DeploySettleResponse {
+    if ("response" in stored) return stored.response;
+    throw new ApiError(stored.error.code, stored.error.message, stored.error.details);
+  }
+
+  return {
+    ...deps,
+    walletNetwork,
+    stepDeps,
+    feeDeps,
+    withLock,
+    once,
+    createBatch,
+    pay,
+    settleBatch,
+    /** Work that must finish before batches are touched (start-up reconciliation). */
+    get ready() {
+      return ready;
+    },
+    set ready(promise: Promise<void>) {
+      ready = promise;
+    },
+  };
+}
+
+export type DeployContext = ReturnType<typeof createDeployContext>;

@@ -1,0 +1,46 @@
+import type { Static } from "elysia";
+import type { Db } from "../db/open";
+import { claimDeployments } from "./claim";
+import { createDeployContext, type DeployDeps } from "./context";
+import { createDeploymentStore } from "./deployment-store";
+import { settleEoaDeployment, verifyEoaDeployment } from "./eoa-flow";
+import { masterWallet, walletsOfOwner } from "./queries";
+import { quoteDeployment } from "./quote";
+import { reconcileDeployments } from "./reconcile";
+import type {
+  ClaimBodySchema,
+  EoaSettleBodySchema,
+  EoaVerifyBodySchema,
+  QuoteBodySchema,
+  WalletSettleBodySchema,
+  WalletVerifyBodySchema,
+} from "./schemas";
+import { settleWalletDeployment, verifyWalletDeployment } from "./wallet-flow";
+
+/**
+ * Wallet deployment: the service object behind /deploy/*, /wallet/:owner and /wallet/claim. Creating it
+ * starts the reconciliation of what a previous process left open; batches are touched only after it.
+ */
+export function createDeployments(deps: Omit<DeployDeps, "store"> & { db: Db }) {
+  const ctx = createDeployContext({ ...deps, store: createDeploymentStore(deps.db) });
+  const startedAt = new Date().toISOString();
+  const reconciled = reconcileDeployments(ctx, deps.db, startedAt).catch((error) =>
+    deps.logger.error({ event: "deployment_reconcile_failed", reason: String(error) }),
+  );
+  ctx.ready = reconciled;
+  return {
+    store: ctx.store,
+    /** Resolves when start-up reconciliation is done. */
+    reconciled,
+    quote: (body: Static<typeof QuoteBodySchema>) => quoteDeployment(ctx, body),
+    verify: (body: Static<typeof EoaVerifyBodySchema>) => verifyEoaDeployment(ctx, body),
+    settle: (body: Static<typeof EoaSettleBodySchema>) => settleEoaDeployment(ctx, body),
+    verifyWallet: (body: Static<typeof WalletVerifyBodySchema>) => verifyWalletDeployment(ctx, body),
+    settleWallet: (body: Static<typeof WalletSettleBodySchema>) => settleWalletDeployment(ctx, body),
+    claim: (body: Static<typeof ClaimBodySchema>) => claimDeployments(ctx, body),
+    walletsOf: (owner: string, network?: string) => walletsOfOwner(ctx, owner, network),
+    master: (owner: string) => masterWallet(ctx, owner),
+  };
+}
+
+export type Deployments = ReturnType<typeof createDeployments>;

@@ -1,0 +1,98 @@
+import type { Static } from "elysia";
+import { ApiError } from "../http/errors";
+import { authorizationJson, type DeployContext } from "./context";
+import { checkEoaPayments, parseEoaPayments } from "./eoa-payloads";
+import { assertDeployable, assertSameWallets, planDeployment, walletEntries } from "./plan";
+import type { EoaSettleBodySchema, EoaVerifyBodySchema } from "./schemas";
+
+const FIELD = "paymentRequirements.deployment";
+
+async function prepare(ctx: DeployContext, body: Static<typeof EoaVerifyBodySchema>) {
+  const { network: name, deployment } = body.paymentRequirements;
+  const network = ctx.networks.get(name);
+  const plan = await planDeployment(network, deployment, FIELD);
+  const payments = parseEoaPayments(plan, body.paymentPayload, deployment.fundingRequested);
+  const fundingAmounts = payments.fundings.map((funding) => funding.value);
+  const fundingFees = fundingAmounts.reduce((sum, amount) => sum + amount, 0n);
+  return { network, plan, payments, fundingAmounts, fundingFees, wallets: walletEntries(plan, fundingAmounts) };
+}
+
+/** /deploy/verify: addresses, fees and every payload checked; a payment check that fails is 200 with isValid false. */
+export async function verifyEoaDeployment(ctx: DeployContext, body: Static<typeof EoaVerifyBodySchema>) {
+  const { network, plan, payments, fundingFees, wallets } = await prepare(ctx, body);
+  await assertDeployable(plan, ctx.store, FIELD);
+  const verdict = await checkEoaPayments(
+    { relayer: ctx.relayerFor(network), now: ctx.now },
+    plan,
+    payments,
+    body.paymentRequirements.relayerContract,
+  );
+  return {
+    isValid: verdict.isValid,
+    payer: payments.payer,
+    wallets,
+    deploymentFee: plan.deploymentFee.toString(),
+    fundingFees: fundingFees.toString(),
+    totalFees: (plan.deploymentFee + fundingFees).toString(),
+    invalidReason: verdict.isValid ? null : verdict.invalidReason,
+    ...(verdict.isValid ? {} : { invalidMessage: verdict.invalidMessage }),
+  };
+}
+
+/**
+ * /deploy/settle: the batch is keyed by its fee authorization (network, payer, nonce). A known batch is
+ * replayed; a new one is checked again, recorded with its wallets reserved, then paid, deployed and funded.
+ */
+export async function settleEoaDeployment(ctx: DeployContext, body: Static<typeof EoaSettleBodySchema>) {
+  const { network, plan, payments, wallets } = await prepare(ctx, body);
+  assertSameWallets(wallets, body.wallets);
+  const batchKey = `eoa:${network.name}:${payments.payer.toLowerCase()}:${payments.fee.nonce}`;
+  return ctx.once(batchKey, async () => {
+    const known = ctx.store.findBatch(batchKey);
+    if (known) {
+      const recorded = ctx.store.walletsOf(known.id).map((row) => row.walletAddress);
+      const same =
+        known.owner === plan.owner.toLowerCase() && recorded.join() === plan.wallets.map((w) => w.toLowerCase()).join();
+      if (!same)
+        throw new ApiError("validation_error", "this fee authorization already pays for a different deployment", {
+          field: "paymentPayload.0",
+        });
+      return ctx.settleBatch(known.id);
+    }
+    await assertDeployable(plan, ctx.store, FIELD);
+    const verdict = await checkEoaPayments(
+      { relayer: ctx.relayerFor(network), now: ctx.now },
+      plan,
+      payments,
+      body.paymentRequirements.relayerContract,
+    );
+    if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage);
+    const batch = ctx.createBatch(
+      {
+        batchKey,
+        network: network.name,
+        flow: "eoa",
+        owner: plan.owner.toLowerCase(),
+        payer: payments.payer.toLowerCase(),
+        token: plan.token.address.toLowerCase(),
+        feeRecipient: plan.feeRecipient.toLowerCase(),
+        deploymentFee: plan.deploymentFee.toString(),
+        fundingRequested: body.paymentRequirements.deployment.fundingRequested,
+        feeAuthorization: authorizationJson(payments.fee),
+        userOpHash: null,
+        signedUserOp: null,
+      },
+      plan.wallets.map((walletAddress, i) => {
+        const funding = payments.fundings[i];
+        return {
+          walletAddress,
+          salt: plan.salts[i] as string,
+          fundingRequested: funding !== undefined,
+          fundingAmount: (funding?.value ?? 0n).toString(),
+          fundingAuthorization: funding ? authorizationJson(funding) : null,
+        };
+      }),
+    );
+    return ctx.settleBatch(batch.id);
+  });
+}

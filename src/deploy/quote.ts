@@ -1,0 +1,16 @@
+import type { Static } from "elysia";
+import type { DeployContext } from "./context";
+import { planDeployment, walletEntries } from "./plan";
+import type { QuoteBodySchema } from "./schemas";
+
+/** /deploy/quote: what a client must sign for a deployment; no payment, no reservation. */
+export async function quoteDeployment(ctx: DeployContext, body: Static<typeof QuoteBodySchema>) {
+  const plan = await planDeployment(ctx.networks.get(body.network), body.deployment, "deployment");
+  return {
+    wallets: walletEntries(plan, []),
+    deploymentFee: plan.deploymentFee.toString(),
+    feeRecipient: plan.feeRecipient,
+    relayerContract: plan.relayer,
+    token: plan.token.address,
+  };
+}

@@ -1,0 +1,117 @@
+import { Elysia } from "elysia";
+import { isAdmin } from "../http/app";
+import { ApiError } from "../http/errors";
+import { ErrorResponse } from "../http/schemas";
+import type { Services } from "../services";
+import {
+  ClaimBodySchema,
+  ClaimResponseSchema,
+  EoaSettleBodySchema,
+  EoaVerifyBodySchema,
+  EoaVerifyResponseSchema,
+  MasterResponseSchema,
+  OwnerParamsSchema,
+  OwnerQuerySchema,
+  QuoteBodySchema,
+  QuoteResponseSchema,
+  SettleResponseSchema,
+  WalletListResponseSchema,
+  WalletSettleBodySchema,
+  WalletVerifyBodySchema,
+  WalletVerifyResponseSchema,
+} from "./schemas";
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 500: ErrorResponse };
+const tags = ["Wallet deployment"];
+
+export function deployRoutes(services: Services) {
+  const deployments = services.deployments;
+  // Runs before body validation, so a request without the key is a 401 whatever its body.
+  const adminOnly = {
+    transform({ request }: { request: Request }) {
+      if (!isAdmin(request, services)) throw new ApiError("unauthorized", "missing or wrong x-admin-api-key");
+    },
+  };
+
+  return new Elysia({ name: "deployments", seed: Math.random() })
+    .post("/deploy/quote", ({ body }) => deployments.quote(body), {
+      body: QuoteBodySchema,
+      response: { 200: QuoteResponseSchema, ...errors },
+      detail: {
+        tags,
+        summary: "Quote a deployment",
+        description: "Wallet addresses, deployment fee, fee recipient and relayer: what a client signs. Public.",
+      },
+    })
+    .post("/deploy/verify", ({ body }) => deployments.verify(body), {
+      ...adminOnly,
+      body: EoaVerifyBodySchema,
+      response: { 200: EoaVerifyResponseSchema, ...errors },
+      detail: {
+        tags,
+        summary: "Verify an EOA-paid deployment",
+        description:
+          "Requires x-admin-api-key. paymentPayload[0] pays the fee; with funding, paymentPayload[i] funds wallet i-1.",
+      },
+    })
+    .post("/deploy/settle", ({ body }) => deployments.settle(body), {
+      ...adminOnly,
+      body: EoaSettleBodySchema,
+      response: { 200: SettleResponseSchema, ...errors },
+      detail: {
+        tags,
+        summary: "Settle an EOA-paid deployment",
+        description:
+          "Requires x-admin-api-key. Fee payment, then deployments, then fundings. Idempotent per fee authorization.",
+      },
+    })
+    .post("/deploy/wallet/verify", ({ body }) => deployments.verifyWallet(body), {
+      ...adminOnly,
+      body: WalletVerifyBodySchema,
+      response: { 200: WalletVerifyResponseSchema, ...errors },
+      detail: {
+        tags,
+        summary: "Verify a smart-wallet-paid deployment",
+        description: "Requires x-admin-api-key. Builds one sponsored UserOp paying the fee and every funding amount.",
+      },
+    })
+    .post("/deploy/wallet/settle", ({ body }) => deployments.settleWallet(body), {
+      ...adminOnly,
+      body: WalletSettleBodySchema,
+      response: { 200: SettleResponseSchema, ...errors },
+      detail: {
+        tags,
+        summary: "Settle a smart-wallet-paid deployment",
+        description:
+          "Requires x-admin-api-key. Sends the signed UserOp, then deploys the wallets. Idempotent per userOpHash.",
+      },
+    })
+    .post("/wallet/claim", ({ body }) => deployments.claim(body), {
+      body: ClaimBodySchema,
+      response: { 200: ClaimResponseSchema, ...errors },
+      detail: {
+        tags,
+        summary: "Retry pending deployments and fundings",
+        description: "No new fee. By paymentTxHash, payerAddress, or both; optional network.",
+      },
+    })
+    .get("/wallet/:owner", ({ params, query }) => deployments.walletsOf(params.owner, query.network), {
+      params: OwnerParamsSchema,
+      query: OwnerQuerySchema,
+      response: { 200: WalletListResponseSchema, ...errors },
+      detail: {
+        tags,
+        summary: "Wallets of an owner",
+        description: "Master and sub wallets with their WalletInfo records; ?network= narrows.",
+      },
+    })
+    .get("/wallet/:owner/master", ({ params }) => deployments.master(params.owner), {
+      params: OwnerParamsSchema,
+      response: { 200: MasterResponseSchema, ...errors },
+      detail: {
+        tags,
+        summary: "Master wallet of an owner",
+        description: "Computed address and salt, with the record per network (null when not deployed).",
+      },
+    });
+}

@@ -1,0 +1,296 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import type { Address, Hex } from "viem";
+import { erc20Abi } from "../../src/chain/abis";
+import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
+import { chainOf, tokenBalance } from "../support/chain";
+import { startTestService } from "../support/service";
+import { adminHeaders, eoaDeployment, randomSalt, type Service } from "./support";
+
+const REVERTING_CODE: Hex = "0x60006000fd";
+const network = "base" as const;
+const c = chainOf(network);
+const unit = 10n ** BigInt(c.token.decimals);
+const services: Service[] = [];
+const start = (overrides: Parameters<typeof startTestService>[0] = {}) => {
+  const service = startTestService(overrides);
+  services.push(service);
+  return service;
+};
+afterAll(async () => {
+  await c.test.setAutomine(true);
+  for (const service of services) {
+    try {
+      service.stop();
+    } catch {}
+  }
+});
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await Bun.sleep(25);
+  }
+}
+
+const batchOf = (service: Service, payer: Address) => service.services.deployments.store.batchesFor({ payer })[0];
+const rowsOf = (service: Service, payer: Address) => {
+  const batch = batchOf(service, payer);
+  return batch ? service.services.deployments.store.walletsOf(batch.id) : [];
+};
+const settlementOf = (service: Service, payer: Address) =>
+  service.services.db.$client
+    .query<{ status: string; tx_hash: Hex }, [string]>("SELECT status, tx_hash FROM eoa_settlements WHERE payer = ?")
+    .get(payer.toLowerCase());
+
+/** A hash is recorded before its broadcast: wait until the node has the transaction too. */
+const inMempool = async (hash: Hex | null | undefined) =>
+  !!hash &&
+  (await c.public.getTransaction({ hash }).then(
+    () => true,
+    () => false,
+  ));
+const feeBroadcast = (service: Service, payer: Address) => async () => {
+  const record = settlementOf(service, payer);
+  return record?.status === "sent" && (await inMempool(record.tx_hash));
+};
+const stepBroadcast = (service: Service, payer: Address, phase: "deployment" | "funding") => async () => {
+  const rows = rowsOf(service, payer).filter((row) => (phase === "deployment" ? true : row.fundingStatus === "sent"));
+  const hashes = rows.map((row) =>
+    phase === "deployment" ? (row.deploymentStatus === "sent" ? row.deploymentTxHash : null) : row.fundingTxHash,
+  );
+  return hashes.length > 0 && (await Promise.all(hashes.map((hash) => inMempool(hash as Hex | null)))).every(Boolean);
+};
+
+/** Mines the transactions waiting in the mempool (automine is off while a fault is staged). */
+const mine = () => c.test.mine({ blocks: 1 });
+
+describe("deployment faults, injected on the devnet", () => {
+  test("the factory reverts for a moment: fee paid, nothing deployed, claims complete deployments and fundings once", async () => {
+    const service = start();
+    const factoryCode = (await c.public.getCode({ address: c.info.factory })) as Hex;
+    const funding = [unit, 2n * unit, 3n * unit];
+    const flow = await eoaDeployment(service, { network, salts: [randomSalt(), randomSalt(), randomSalt()], funding });
+    const verify = await service.post("/deploy/verify", flow.body, adminHeaders(service));
+    expect(verify.body.isValid).toBe(true);
+    const recipientBefore = await tokenBalance(network, c.token.address, c.info.feeRecipient);
+
+    await c.test.setAutomine(false);
+    let settle: Awaited<ReturnType<Service["post"]>>;
+    try {
+      const settling = service.post(
+        "/deploy/settle",
+        { ...flow.body, wallets: verify.body.wallets },
+        adminHeaders(service),
+      );
+      await waitFor(feeBroadcast(service, flow.payer.address));
+      await c.test.setCode({ address: c.info.factory, bytecode: REVERTING_CODE });
+      await mine(); // the fee payment
+      await waitFor(stepBroadcast(service, flow.payer.address, "deployment"));
+      await mine(); // the factory calls, against reverting code
+      settle = await settling;
+    } finally {
+      await c.test.setCode({ address: c.info.factory, bytecode: factoryCode });
+      await c.test.setAutomine(true);
+    }
+    expect(settle.status).toBe(500);
+    expect(settle.body.code).toBe("deployment_error");
+    const partial = settle.body.details;
+    expect(partial).toMatchObject({ paymentSuccess: true, deploymentSuccess: false, fundingSuccess: false });
+    expect(partial.failedWallets).toEqual(flow.wallets.map((w) => w.address));
+    expect(partial.failedFundings).toEqual(flow.wallets.map((w) => w.address));
+    expect(await tokenBalance(network, c.token.address, c.info.feeRecipient)).toBe(recipientBefore + flow.fee);
+
+    // The wallets stay reserved by the paid batch: a second fee for them is refused.
+    const second = await eoaDeployment(service, {
+      network,
+      salts: [flow.body.paymentRequirements.deployment.salts[0]!],
+      owner: flow.owner,
+    });
+    const refused = await service.post("/deploy/verify", second.body, adminHeaders(service));
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain("already paid for");
+
+    const listed = await service.get(`/wallet/${flow.owner}`);
+    expect(
+      listed.body.sub.map((info: { paymentCompleted: boolean; deploymentCompleted: boolean }) => [
+        info.paymentCompleted,
+        info.deploymentCompleted,
+      ]),
+    ).toEqual([
+      [true, false],
+      [true, false],
+      [true, false],
+    ]);
+
+    // Concurrent claims, two with the same scope and one by payer: each wallet is deployed and funded once.
+    const claims = await Promise.all([
+      service.post("/wallet/claim", { paymentTxHash: partial.paymentTxHash }),
+      service.post("/wallet/claim", { paymentTxHash: partial.paymentTxHash }),
+      service.post("/api/v1/wallet/claim", {
+        payerAddress: flow.payer.address,
+        paymentTxHash: partial.paymentTxHash,
+        network,
+      }),
+    ]);
+    const successful = claims.filter((claim) => claim.status === 200);
+    expect(successful.length).toBeGreaterThan(0);
+    for (const claim of claims) expect([200, 404]).toContain(claim.status);
+    const deployed = successful.flatMap((claim) =>
+      claim.body.deployments.successful.map((d: { address: string }) => d.address),
+    );
+    const funded = successful.flatMap((claim) =>
+      claim.body.funding.successful.map((f: { address: string }) => f.address),
+    );
+    expect(new Set(deployed)).toEqual(new Set(flow.wallets.map((w) => w.address)));
+    expect(new Set(funded)).toEqual(new Set(flow.wallets.map((w) => w.address)));
+    expect(successful[0]!.body).toMatchObject({ success: true, network });
+    for (const [i, wallet] of flow.wallets.entries()) {
+      expect(await tokenBalance(network, c.token.address, wallet.address)).toBe(funding[i]!);
+    }
+    expect(await tokenBalance(network, c.token.address, c.info.feeRecipient)).toBe(recipientBefore + flow.fee);
+    expect((await service.post("/wallet/claim", { paymentTxHash: partial.paymentTxHash })).status).toBe(404);
+
+    // The same batch settled again answers its first result and sends nothing.
+    const again = await service.post(
+      "/deploy/settle",
+      { ...flow.body, wallets: verify.body.wallets },
+      adminHeaders(service),
+    );
+    expect(again.status).toBe(500);
+    expect(again.body).toEqual(settle.body);
+    const after = await service.get(`/wallet/${flow.owner}?network=${network}`);
+    expect(
+      after.body.sub.every(
+        (info: { deploymentCompleted: boolean; fundingCompleted: boolean }) =>
+          info.deploymentCompleted && info.fundingCompleted,
+      ),
+    ).toBe(true);
+  }, 60_000);
+
+  test("funds leave the payer mid-settle: partial result with failedFundings, a claim after a top-up completes it", async () => {
+    const service = start();
+    const funding = [unit, unit, unit];
+    const flow = await eoaDeployment(service, { network, salts: [randomSalt(), randomSalt(), randomSalt()], funding });
+    const verify = await service.post("/deploy/verify", flow.body, adminHeaders(service));
+    const payerWallet = c.walletFor(flow.payer.key);
+    await c.test.setAutomine(false);
+    let settle: Awaited<ReturnType<Service["post"]>>;
+    try {
+      const settling = service.post(
+        "/deploy/settle",
+        { ...flow.body, wallets: verify.body.wallets },
+        adminHeaders(service),
+      );
+      await waitFor(feeBroadcast(service, flow.payer.address));
+      await mine();
+      await waitFor(stepBroadcast(service, flow.payer.address, "deployment"));
+      // The payer keeps exactly one funding's worth.
+      const balance = await tokenBalance(network, c.token.address, flow.payer.address);
+      await payerWallet.writeContract({
+        address: c.token.address,
+        abi: erc20Abi,
+        functionName: "transfer",
+        args: [c.info.feeRecipient, balance - unit],
+      });
+      await mine();
+      await waitFor(stepBroadcast(service, flow.payer.address, "funding"));
+      await mine();
+      settle = await settling;
+    } finally {
+      await c.test.setAutomine(true);
+    }
+    expect(settle.status).toBe(200);
+    expect(settle.body).toMatchObject({
+      paymentSuccess: true,
+      deploymentSuccess: true,
+      fundingSuccess: false,
+      failedWallets: [],
+    });
+    expect(settle.body.failedFundings).toHaveLength(2);
+    expect(settle.body.wallets.filter((w: { fundingCompleted: boolean }) => w.fundingCompleted)).toHaveLength(1);
+
+    const stillPoor = await service.post("/wallet/claim", { payerAddress: flow.payer.address });
+    expect(stillPoor.status).toBe(500);
+    expect(stillPoor.body.code).toBe("deployment_error");
+    expect(stillPoor.body.details.funding.failed[0].reason).toContain("balance too low");
+
+    await c.public.waitForTransactionReceipt({
+      hash: await payerWallet.writeContract({
+        address: c.token.address,
+        abi: erc20Abi,
+        functionName: "mint",
+        args: [flow.payer.address, 2n * unit],
+      }),
+    });
+    const claim = await service.post("/wallet/claim", { payerAddress: flow.payer.address });
+    expect(claim.status).toBe(200);
+    expect(claim.body).toMatchObject({ success: true, deployments: { successful: [], failed: [] }, network });
+    expect(new Set(claim.body.funding.successful.map((f: { address: string }) => f.address))).toEqual(
+      new Set(settle.body.failedFundings),
+    );
+    for (const wallet of flow.wallets) expect(await tokenBalance(network, c.token.address, wallet.address)).toBe(unit);
+  }, 60_000);
+
+  for (const stage of ["payment", "deployment"] as const) {
+    test(`a restart while the ${stage} transaction is in flight loses nothing and a claim completes the batch`, async () => {
+      const first = start();
+      const funding = [unit, unit];
+      const flow = await eoaDeployment(first, { network, salts: [randomSalt(), randomSalt()], funding });
+      const verify = await first.post("/deploy/verify", flow.body, adminHeaders(first));
+      await c.test.setAutomine(false);
+      try {
+        const settling = first
+          .post("/deploy/settle", { ...flow.body, wallets: verify.body.wallets }, adminHeaders(first))
+          .catch(() => undefined);
+        await waitFor(feeBroadcast(first, flow.payer.address));
+        if (stage === "deployment") {
+          await mine();
+          await waitFor(stepBroadcast(first, flow.payer.address, "deployment"));
+        }
+        first.stop(); // the process dies: executor stopped, database closed
+        await settling;
+        await mine(); // what it broadcast is mined while it is down
+      } finally {
+        await c.test.setAutomine(true);
+      }
+
+      const second = start({ databasePath: first.databasePath });
+      await reconcileSettlements({
+        store: second.services.store,
+        networks: second.services.networks,
+        relayerFor: second.services.relayerFor,
+        logger: second.services.logger,
+      });
+      await second.services.deployments.reconciled;
+      const listed = await second.get(`/wallet/${flow.owner}`);
+      expect(listed.status).toBe(200);
+      for (const info of listed.body.sub) {
+        expect(info).toMatchObject({
+          paymentCompleted: true,
+          deploymentCompleted: stage === "deployment",
+          fundingCompleted: false,
+        });
+        expect(info.paymentTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+      }
+      const claim = await second.post("/wallet/claim", { paymentTxHash: listed.body.sub[0].paymentTxHash });
+      expect(claim.status).toBe(200);
+      expect(claim.body.success).toBe(true);
+      expect(claim.body.deployments.successful).toHaveLength(stage === "deployment" ? 0 : 2);
+      expect(claim.body.funding.successful).toHaveLength(2);
+      for (const wallet of flow.wallets) {
+        expect(((await c.public.getCode({ address: wallet.address })) ?? "0x").length).toBeGreaterThan(2);
+        expect(await tokenBalance(network, c.token.address, wallet.address)).toBe(unit);
+      }
+      // The fee was taken once: payer paid fee + fundings, nothing more.
+      const resettle = await second.post(
+        "/deploy/settle",
+        { ...flow.body, wallets: verify.body.wallets },
+        adminHeaders(second),
+      );
+      expect(resettle.status).toBe(200);
+      expect(resettle.body).toMatchObject({ paymentSuccess: true, deploymentSuccess: true, fundingSuccess: true });
+      expect(await tokenBalance(network, c.token.address, flow.payer.address)).toBe(1000n * unit - flow.total);
+    }, 60_000);
+  }
+});

@@ -1,0 +1,177 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { type Hex, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { erc20Abi, factoryAbi } from "../../src/chain/abis";
+import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "../support/chain";
+import { startTestService } from "../support/service";
+import { adminHeaders, randomOwner, randomSalt } from "./support";
+
+const service = startTestService();
+afterAll(() => service.stop());
+
+/** An existing smart wallet of the factory with tokens, and its owner's key. */
+async function payingWallet(network: "bsc" | "base", tokens: bigint) {
+  const c = chainOf(network);
+  const owner = privateKeyToAccount(toHex(crypto.getRandomValues(new Uint8Array(32))));
+  const salt = randomSalt();
+  const deployer = await freshPayer(network, { tokens: 0n });
+  const wallet = await c.public.readContract({
+    address: c.info.factory,
+    abi: factoryAbi,
+    functionName: "getAddress",
+    args: [owner.address, salt],
+  });
+  await c.public.waitForTransactionReceipt({
+    hash: await c.walletFor(deployer.key).writeContract({
+      address: c.info.factory,
+      abi: factoryAbi,
+      functionName: "createAccount",
+      args: [owner.address, salt],
+    }),
+  });
+  await c.public.waitForTransactionReceipt({
+    hash: await c
+      .walletFor(deployer.key)
+      .writeContract({ address: c.token.address, abi: erc20Abi, functionName: "mint", args: [wallet, tokens] }),
+  });
+  return { c, owner, wallet };
+}
+
+describe("smart-wallet deployment flow", () => {
+  for (const network of NETWORK_NAMES) {
+    test(`${network}: one UserOp pays the fee and the fundings, then the wallets are deployed`, async () => {
+      const c = chainOf(network);
+      const unit = 10n ** BigInt(c.token.decimals);
+      const payer = await payingWallet(network, 100n * unit);
+      const owner = randomOwner();
+      const salts = [randomSalt(), randomSalt(), randomSalt()];
+      const fundingAmounts = [(2n * unit).toString(), "0", (3n * unit).toString()];
+      const paymentRequirements = {
+        network,
+        deployment: { ownerAddress: owner, salts, token: c.token.address, payerAddress: payer.wallet, fundingAmounts },
+      };
+      const recipientBefore = await tokenBalance(network, c.token.address, c.info.feeRecipient);
+
+      const verify = await service.post("/deploy/wallet/verify", { paymentRequirements }, adminHeaders(service));
+      expect(verify.status).toBe(200);
+      expect(verify.body).toMatchObject({
+        isValid: true,
+        payer: payer.wallet,
+        deploymentFee: (3n * unit).toString(),
+        fundingFees: (5n * unit).toString(),
+        totalFees: (8n * unit).toString(),
+      });
+      expect(verify.body.userOp.signature).toBe("0x");
+      const signature = await payer.owner.signMessage({ message: { raw: verify.body.userOpHash as Hex } });
+
+      const stranger = await privateKeyToAccount(toHex(crypto.getRandomValues(new Uint8Array(32)))).signMessage({
+        message: { raw: verify.body.userOpHash },
+      });
+      const forged = await service.post(
+        "/deploy/wallet/settle",
+        {
+          userOp: { ...verify.body.userOp, signature: stranger },
+          signature: stranger,
+          paymentRequirements,
+          wallets: verify.body.wallets,
+        },
+        adminHeaders(service),
+      );
+      expect(forged.status).toBe(400);
+      expect(forged.body.code).toBe("validation_error");
+      const changed = { ...verify.body.userOp, callGasLimit: "0x1", signature };
+      const tampered = await service.post(
+        "/deploy/wallet/settle",
+        { userOp: changed, signature, paymentRequirements, wallets: verify.body.wallets },
+        adminHeaders(service),
+      );
+      expect(tampered.body).toMatchObject({ code: "validation_error", details: { field: "userOp.callGasLimit" } });
+      const otherWallets = await service.post(
+        "/deploy/wallet/settle",
+        {
+          userOp: { ...verify.body.userOp, signature },
+          signature,
+          paymentRequirements,
+          wallets: verify.body.wallets.slice(1),
+        },
+        adminHeaders(service),
+      );
+      expect(otherWallets.body.message).toContain("wallets do not match");
+
+      const body = {
+        userOp: { ...verify.body.userOp, signature },
+        signature,
+        paymentRequirements,
+        wallets: verify.body.wallets,
+      };
+      const [settle, concurrent] = await Promise.all([
+        service.post("/deploy/wallet/settle", body, adminHeaders(service)),
+        service.post("/api/v1/deploy/wallet/settle", body, adminHeaders(service)),
+      ]);
+      expect(settle.status).toBe(200);
+      expect(concurrent.body).toEqual(settle.body);
+      expect(settle.body).toMatchObject({
+        paymentSuccess: true,
+        deploymentSuccess: true,
+        fundingSuccess: true,
+        failedWallets: [],
+        failedFundings: [],
+      });
+      expect(settle.body.wallets[1].fundingTxHash).toBeNull();
+      expect(settle.body.wallets[0].fundingTxHash).toBe(settle.body.paymentTxHash);
+      expect(await tokenBalance(network, c.token.address, c.info.feeRecipient)).toBe(recipientBefore + 3n * unit);
+      expect(await tokenBalance(network, c.token.address, payer.wallet)).toBe(92n * unit);
+      for (const [i, wallet] of verify.body.wallets.entries()) {
+        expect(((await c.public.getCode({ address: wallet.address })) ?? "0x").length).toBeGreaterThan(2);
+        expect(await tokenBalance(network, c.token.address, wallet.address)).toBe(BigInt(fundingAmounts[i]!));
+      }
+      const again = await service.post("/deploy/wallet/settle", body, adminHeaders(service));
+      expect(again.body).toEqual(settle.body);
+      const listed = await service.get(`/wallet/${owner}`);
+      expect(
+        listed.body.sub.map((info: { payerAddress: string; fundingRequested: boolean }) => [
+          info.payerAddress,
+          info.fundingRequested,
+        ]),
+      ).toEqual([
+        [payer.wallet, true],
+        [payer.wallet, false],
+        [payer.wallet, true],
+      ]);
+    }, 60_000);
+  }
+
+  test("a paying wallet that is not deployed or too poor is refused", async () => {
+    const network = "bsc";
+    const c = chainOf(network);
+    const payer = await payingWallet(network, 1n);
+    const base = { ownerAddress: randomOwner(), salts: [randomSalt()], token: c.token.address };
+    const poor = await service.post(
+      "/deploy/wallet/verify",
+      { paymentRequirements: { network, deployment: { ...base, payerAddress: payer.wallet } } },
+      adminHeaders(service),
+    );
+    expect(poor.status).toBe(400);
+    expect(poor.body.message).toContain("insufficient token balance");
+    const missing = await service.post(
+      "/deploy/wallet/verify",
+      { paymentRequirements: { network, deployment: { ...base, payerAddress: randomOwner() } } },
+      adminHeaders(service),
+    );
+    expect(missing.body.message).toContain("no wallet is deployed");
+    const mismatch = await service.post(
+      "/deploy/wallet/verify",
+      {
+        paymentRequirements: {
+          network,
+          deployment: { ...base, payerAddress: payer.wallet, fundingAmounts: ["1", "2"] },
+        },
+      },
+      adminHeaders(service),
+    );
+    expect(mismatch.body).toMatchObject({
+      code: "validation_error",
+      details: { field: "paymentRequirements.deployment.fundingAmounts" },
+    });
+  }, 60_000);
+});
