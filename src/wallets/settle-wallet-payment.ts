@@ -40,12 +40,14 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
     for (const network of deps.networks()) {
       const hash = userOpHash(unpacked, network.runtime.config.chainId, network.entryPoint);
       const record = deps.store.find(hash);
-      if (record) return { network, hash, record };
+      // Deployment and incognito UserOps have settle routes of their own, with their own records.
+      if (record?.kind === "payment") return { network, hash, record };
     }
     // Not ours as sent: name what changed against the closest UserOp issued to this sender.
     let closest: string[] | undefined;
     for (const network of deps.networks()) {
       for (const issued of deps.store.issuedFor(network.runtime.name, op.sender)) {
+        if (issued.kind !== "payment") continue;
         const fields = differingFields(JSON.parse(issued.userOp), op);
         if (!closest || fields.length < closest.length) closest = fields;
       }

@@ -3,25 +3,15 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi } from "../../src/chain/abis";
 import { signedPayment } from "../support/authorization";
-import { chainOf, freshPayer } from "../support/chain";
+import { approveRelayer, chainOf, freshPayer, randomAddress as randomOwner } from "../support/chain";
 import type { startTestService } from "../support/service";
 
 export type Service = ReturnType<typeof startTestService>;
 
-export const randomSalt = (): Hex => toHex(crypto.getRandomValues(new Uint8Array(32)));
-export const randomOwner = (): Address => privateKeyToAccount(generatePrivateKey()).address;
-export const adminHeaders = (service: Service) => ({ "x-admin-api-key": service.config.adminApiKey });
+export { approveRelayer, randomOwner };
 
-export async function approveRelayer(network: NetworkName, key: Hex, amount: bigint) {
-  const c = chainOf(network);
-  const hash = await c.walletFor(key).writeContract({
-    address: c.token.address,
-    abi: erc20Abi,
-    functionName: "approve",
-    args: [c.info.relayer, amount],
-  });
-  await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-}
+export const randomSalt = (): Hex => toHex(crypto.getRandomValues(new Uint8Array(32)));
+export const adminHeaders = (service: Service) => ({ "x-admin-api-key": service.config.adminApiKey });
 
 /** A client of the EOA flow: quote, then sign the fee and one funding payload per wallet. */
 export async function eoaDeployment(

@@ -174,4 +174,28 @@ describe("smart-wallet deployment flow", () => {
       details: { field: "paymentRequirements.deployment.fundingAmounts" },
     });
   }, 60_000);
+
+  test("a deployment UserOp cannot be settled as a wallet payment", async () => {
+    const network = "bsc";
+    const c = chainOf(network);
+    const unit = 10n ** BigInt(c.token.decimals);
+    const payer = await payingWallet(network, 100n * unit);
+    const paymentRequirements = {
+      network,
+      deployment: {
+        ownerAddress: randomOwner(),
+        salts: [randomSalt()],
+        token: c.token.address,
+        payerAddress: payer.wallet,
+      },
+    };
+    const verify = await service.post("/deploy/wallet/verify", { paymentRequirements }, adminHeaders(service));
+    expect(verify.status).toBe(200);
+    const signature = await payer.owner.signMessage({ message: { raw: verify.body.userOpHash as Hex } });
+    const before = await tokenBalance(network, c.token.address, payer.wallet);
+    const response = await service.post("/wallet/settle", { userOp: { ...verify.body.userOp, signature }, signature });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe("validation_error");
+    expect(await tokenBalance(network, c.token.address, payer.wallet)).toBe(before);
+  });
 });
