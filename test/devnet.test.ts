@@ -4,7 +4,7 @@ import { type Address, encodeFunctionData, type Hex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devnetKeys } from "../scripts/devnet/keys";
 import { acquireLock } from "../scripts/devnet/lock";
-import { entryPointAbi, erc20Abi, factoryAbi, relayerAbi } from "../src/chain/abis";
+import { entryPointAbi, erc20Abi, relayerAbi } from "../src/chain/abis";
 import { ENTRY_POINT_V07 } from "../src/chain/addresses";
 import { BundlerError, createBundler, waitForUserOpReceipt } from "../src/userops/bundler";
 import { encodeBatchExecution } from "../src/userops/execution";
@@ -13,6 +13,7 @@ import { toRpcUserOp, userOpHash } from "../src/userops/user-operation";
 import { signedPayment } from "./support/authorization";
 import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "./support/chain";
 import { getTestDevnet } from "./support/devnet";
+import { deployFundedWallet } from "./support/wallet";
 
 describe("devnet", () => {
   test("starts both chains with every contract at the same address and writes the manifest", async () => {
@@ -105,28 +106,8 @@ describe("devnet", () => {
     const network = "bsc" as const;
 
     async function deployWallet() {
-      const c = chainOf(network);
-      const owner = privateKeyToAccount(toHex(crypto.getRandomValues(new Uint8Array(32))));
-      const salt = toHex(crypto.getRandomValues(new Uint8Array(32)));
-      const deployer = await freshPayer(network, { tokens: 0n });
-      const wallet = await c.public.readContract({
-        address: c.info.factory,
-        abi: factoryAbi,
-        functionName: "getAddress",
-        args: [owner.address, salt],
-      });
-      const hash = await c.walletFor(deployer.key).writeContract({
-        address: c.info.factory,
-        abi: factoryAbi,
-        functionName: "createAccount",
-        args: [owner.address, salt],
-      });
-      await c.public.waitForTransactionReceipt({ hash });
-      const mint = await c
-        .walletFor(deployer.key)
-        .writeContract({ address: c.token.address, abi: erc20Abi, functionName: "mint", args: [wallet, 10n ** 21n] });
-      await c.public.waitForTransactionReceipt({ hash: mint });
-      return { c, owner, wallet };
+      const { owner, wallet } = await deployFundedWallet(network, 10n ** 21n);
+      return { c: chainOf(network), owner, wallet };
     }
 
     function paymentCallData(c: ReturnType<typeof chainOf>, recipient: Address, amount: bigint) {

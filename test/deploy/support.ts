@@ -1,7 +1,5 @@
 import { type Address, type Hex, toHex } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi } from "../../src/chain/abis";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress as randomOwner } from "../support/chain";
 import type { startTestService } from "../support/service";

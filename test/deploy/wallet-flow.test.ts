@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { type Hex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { erc20Abi, factoryAbi } from "../../src/chain/abis";
-import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "../support/chain";
+import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
+import { deployFundedWallet } from "../support/wallet";
 import { adminHeaders, randomOwner, randomSalt } from "./support";
 
 const service = startTestService();
@@ -11,30 +11,7 @@ afterAll(() => service.stop());
 
 /** An existing smart wallet of the factory with tokens, and its owner's key. */
 async function payingWallet(network: "bsc" | "base", tokens: bigint) {
-  const c = chainOf(network);
-  const owner = privateKeyToAccount(toHex(crypto.getRandomValues(new Uint8Array(32))));
-  const salt = randomSalt();
-  const deployer = await freshPayer(network, { tokens: 0n });
-  const wallet = await c.public.readContract({
-    address: c.info.factory,
-    abi: factoryAbi,
-    functionName: "getAddress",
-    args: [owner.address, salt],
-  });
-  await c.public.waitForTransactionReceipt({
-    hash: await c.walletFor(deployer.key).writeContract({
-      address: c.info.factory,
-      abi: factoryAbi,
-      functionName: "createAccount",
-      args: [owner.address, salt],
-    }),
-  });
-  await c.public.waitForTransactionReceipt({
-    hash: await c
-      .walletFor(deployer.key)
-      .writeContract({ address: c.token.address, abi: erc20Abi, functionName: "mint", args: [wallet, tokens] }),
-  });
-  return { c, owner, wallet };
+  return { c: chainOf(network), ...(await deployFundedWallet(network, tokens)) };
 }
 
 describe("smart-wallet deployment flow", () => {

@@ -1,49 +1,13 @@
 import { expect } from "bun:test";
-import { type Address, type Hex, toHex } from "viem";
-import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import type { Address, Hex } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { entryPointAbi, erc20Abi, factoryAbi } from "../../src/chain/abis";
-import { chainOf, freshPayer } from "../support/chain";
+import { entryPointAbi } from "../../src/chain/abis";
+import { chainOf } from "../support/chain";
 
 export { randomAddress } from "../support/chain";
 
-/** A wallet from the project's factory, owned by a fresh key, holding `tokens` of the network's test token and no gas. */
-export async function deployFundedWallet(
-  network: NetworkName,
-  tokens: bigint,
-): Promise<{ owner: PrivateKeyAccount; wallet: Address }> {
-  const c = chainOf(network);
-  const owner = privateKeyToAccount(generatePrivateKey());
-  const salt = toHex(crypto.getRandomValues(new Uint8Array(32)));
-  const deployer = c.walletFor((await freshPayer(network, { tokens: 0n })).key);
-  const wallet = await c.public.readContract({
-    address: c.info.factory,
-    abi: factoryAbi,
-    functionName: "getAddress",
-    args: [owner.address, salt],
-  });
-  await c.public.waitForTransactionReceipt({
-    hash: await deployer.writeContract({
-      address: c.info.factory,
-      abi: factoryAbi,
-      functionName: "createAccount",
-      args: [owner.address, salt],
-    }),
-    pollingInterval: 50,
-  });
-  if (tokens > 0n) {
-    await c.public.waitForTransactionReceipt({
-      hash: await deployer.writeContract({
-        address: c.token.address,
-        abi: erc20Abi,
-        functionName: "mint",
-        args: [wallet, tokens],
-      }),
-      pollingInterval: 50,
-    });
-  }
-  return { owner, wallet };
-}
+export { deployFundedWallet } from "../support/wallet";
 
 export const units = (network: NetworkName, whole: bigint) => whole * 10n ** BigInt(chainOf(network).token.decimals);
 

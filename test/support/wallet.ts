@@ -1,0 +1,43 @@
+import { type Address, toHex } from "viem";
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import type { NetworkName } from "../../scripts/devnet/start";
+import { erc20Abi, factoryAbi } from "../../src/chain/abis";
+import { chainOf, freshPayer } from "./chain";
+
+/** A wallet from the project's factory, owned by a fresh key, holding `tokens` of the network's test token and no gas. */
+export async function deployFundedWallet(
+  network: NetworkName,
+  tokens: bigint,
+): Promise<{ owner: PrivateKeyAccount; wallet: Address }> {
+  const c = chainOf(network);
+  const owner = privateKeyToAccount(generatePrivateKey());
+  const salt = toHex(crypto.getRandomValues(new Uint8Array(32)));
+  const deployer = c.walletFor((await freshPayer(network, { tokens: 0n })).key);
+  const wallet = await c.public.readContract({
+    address: c.info.factory,
+    abi: factoryAbi,
+    functionName: "getAddress",
+    args: [owner.address, salt],
+  });
+  await c.public.waitForTransactionReceipt({
+    hash: await deployer.writeContract({
+      address: c.info.factory,
+      abi: factoryAbi,
+      functionName: "createAccount",
+      args: [owner.address, salt],
+    }),
+    pollingInterval: 50,
+  });
+  if (tokens > 0n) {
+    await c.public.waitForTransactionReceipt({
+      hash: await deployer.writeContract({
+        address: c.token.address,
+        abi: erc20Abi,
+        functionName: "mint",
+        args: [wallet, tokens],
+      }),
+      pollingInterval: 50,
+    });
+  }
+  return { owner, wallet };
+}
