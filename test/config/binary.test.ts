@@ -1,0 +1,73 @@
+import { afterAll, expect, test } from "bun:test";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { freePort } from "../../scripts/devnet/ports";
+import { configFromManifest } from "../../scripts/devnet/service-config";
+import { getTestDevnet } from "../support/devnet";
+
+const root = resolve(import.meta.dir, "..", "..");
+const dir = mkdtempSync(join(tmpdir(), "relay402-binary-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("the single binary starts from a config file plus secrets in the environment and serves /health", async () => {
+  const binary = join(dir, "relay402");
+  const build = spawnSync(process.execPath, ["build", "--compile", "src/main.ts", "--outfile", binary], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  expect(build.status).toBe(0);
+
+  const port = await freePort();
+  const config = configFromManifest(getTestDevnet().devnet.manifest, { port, databasePath: join(dir, "db.sqlite") });
+  // Secrets travel in the environment; the file holds the rest.
+  const { adminApiKey, networks, ...rest } = config;
+  const strip = (network: NonNullable<typeof networks.bsc>) => {
+    const { executorKeys: _e, paymasterSignerKey: _p, ...publicPart } = network;
+    return publicPart;
+  };
+  const file = join(dir, "relay402.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      ...rest,
+      mode: "production",
+      networks: { bsc: strip(networks.bsc!), base: strip(networks.base!) },
+    }),
+  );
+  const child = spawn(binary, [], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH,
+      RELAY402_CONFIG: file,
+      ADMIN_API_KEY: adminApiKey,
+      BSC_EXECUTOR_KEYS: networks.bsc!.executorKeys.join(","),
+      BASE_EXECUTOR_KEYS: networks.base!.executorKeys.join(","),
+      BSC_PAYMASTER_SIGNER_KEY: networks.bsc!.paymasterSignerKey,
+      BASE_PAYMASTER_SIGNER_KEY: networks.base!.paymasterSignerKey,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  try {
+    let health: any;
+    for (let attempt = 0; attempt < 100 && !health; attempt++) {
+      await Bun.sleep(100);
+      health = await fetch(`http://127.0.0.1:${port}/health`)
+        .then((r) => r.json())
+        .catch(() => undefined);
+    }
+    expect(health?.status).toBe("ok");
+    expect(output).toContain('"event":"started"');
+    for (const secret of [adminApiKey, ...networks.bsc!.executorKeys, networks.bsc!.paymasterSignerKey]) {
+      expect(output).not.toContain(secret.slice(2));
+    }
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((done) => child.once("exit", done));
+  }
+  expect(child.exitCode === 0 || child.signalCode === "SIGTERM").toBe(true);
+}, 60_000);
