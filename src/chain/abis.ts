@@ -12,6 +12,8 @@ export const relayerAbi = parseAbi([
   "function pause()",
   "function unpause()",
   "function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)",
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
+  "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)",
 ]);
 
 export const erc20Abi = parseAbi([

@@ -3,13 +3,12 @@ import {
   encodeFunctionData,
   type Hex,
   multicall3Abi,
-  parseAbi,
   parseEventLogs,
   parseTransaction,
   recoverTransactionAddress,
   type TransactionReceipt,
 } from "viem";
-import { factoryAbi } from "../chain/abis";
+import { factoryAbi, relayerAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime } from "../chain/networks";
 import type { DeploymentWallet } from "../db/schema";
@@ -47,8 +46,6 @@ export const authorizationOf = (row: DeploymentWallet): Authorization => {
   };
 };
 
-const authorizationUsedEvent = parseAbi(["event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)"]);
-
 const aggregate = (calls: { target: Address; callData: Hex }[]) =>
   encodeFunctionData({
     abi: multicall3Abi,
@@ -71,7 +68,7 @@ async function judge(
     return rows.map((row) => deployed.has(row.walletAddress));
   }
   if (receipt) {
-    const used = parseEventLogs({ abi: authorizationUsedEvent, logs: receipt.logs, eventName: "AuthorizationUsed" })
+    const used = parseEventLogs({ abi: relayerAbi, logs: receipt.logs, eventName: "AuthorizationUsed" })
       .filter((log) => log.address.toLowerCase() === deps.network.config.contracts.relayer.toLowerCase())
       .map((log) => `${log.args.authorizer.toLowerCase()}:${log.args.nonce.toLowerCase()}`);
     return rows.map((row) => {
