@@ -1,18 +1,29 @@
 // `bun scripts/bench-wallet.ts`: smart-wallet payment figures against a fresh devnet (not a test; prints numbers
-// for the README). /wallet/verify p50/p99, /wallet/settle to receipt against a direct buildSponsoredUserOp +
-// eth_sendUserOperation of the same batch through the same bundler, RPC and bundler calls per verify, gas.
+// for the README). /wallet/verify p50/p99, /wallet/settle to receipt, verify + sign + settle end to end against
+// a direct permissionless `sendUserOperation` of the same batch through the same bundler (scripts/bench/
+// permissionless-wallet.ts: our wallet as a viem custom smart account, our paymaster as its paymaster), RPC and
+// bundler calls per verify, gas.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Address, createPublicClient, createWalletClient, defineChain, type Hex, http, toHex } from "viem";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  encodeFunctionData,
+  type Hex,
+  http,
+  toHex,
+} from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { entryPointAbi, erc20Abi, factoryAbi } from "../src/chain/abis";
+import { erc20Abi, factoryAbi, relayerAbi } from "../src/chain/abis";
 import { startService } from "../src/main";
-import { createBundler, waitForUserOpReceipt } from "../src/userops/bundler";
-import { buildSponsoredUserOp } from "../src/userops/sponsor";
-import { toRpcUserOp, userOpHash } from "../src/userops/user-operation";
+import { createBundler } from "../src/userops/bundler";
+import { type Call, encodeBatchExecution } from "../src/userops/execution";
 import { walletPaymentFee } from "../src/wallets/fee";
 import { walletPaymentCallData } from "../src/wallets/payment-call";
+import { permissionlessWalletClient, verifyingPaymaster } from "./bench/permissionless-wallet";
 import { startRpcCounter } from "./bench/rpc-counter";
 import { buildContracts } from "./devnet/build";
 import { devnetKeys } from "./devnet/keys";
@@ -21,7 +32,10 @@ import { configFromManifest } from "./devnet/service-config";
 import { startDevnet } from "./devnet/start";
 
 const VERIFY_RUNS = 200;
-const SETTLE_RUNS = 20;
+const SETTLE_RUNS = 40;
+const WARMUP_RUNS = 2;
+/** /wallet/settle waits with waitForUserOpReceipt's default interval; the baseline polls at the same pace. */
+const SERVICE_RECEIPT_POLL_MS = 200;
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -60,7 +74,7 @@ try {
   });
   const token = network.tokens.USDT!.address;
   const tokenConfig = config.networks.bsc!.tokens[0]!;
-  // The direct baseline talks to the same bundler through the same proxy, so both paths pay the same hop.
+  // Receipts for the gas figures; the baseline talks to the same bundler through the same proxy as the service.
   const bundler = createBundler(bundlerProxy.url, network.entryPoint);
 
   async function deployWallet(): Promise<{ owner: PrivateKeyAccount; wallet: Address }> {
@@ -136,32 +150,36 @@ try {
   const rpcPerVerify = rpc.snapshot();
   const bundlerPerVerify = bundlerProxy.snapshot();
 
-  // --- service: verify + settle to receipt ---
-  const serviceWallet = await deployWallet();
-  const settleTimes: number[] = [];
-  const serviceTotal: number[] = [];
-  for (let i = 0; i < SETTLE_RUNS; i++) {
-    const started = performance.now();
-    const verified = await post("/wallet/verify", verifyBody(serviceWallet.wallet, transfers(1)));
-    const body = await signed(serviceWallet.owner, verified);
-    const sending = performance.now();
-    await post("/wallet/settle", body);
-    settleTimes.push(performance.now() - sending);
-    serviceTotal.push(performance.now() - started);
-  }
-
-  // --- direct: nonce, buildSponsoredUserOp, sign, eth_sendUserOperation, receipt (same batch, same bundler) ---
-  const direct = await deployWallet();
-  const paymasterSigner = privateKeyToAccount(devnetKeys.paymasterSigner);
-  async function directPayment(
-    owner: PrivateKeyAccount,
-    wallet: Address,
-    batch: { to: Address; amount: bigint }[],
-    pollMs = 200,
-  ) {
+  // --- service (verify + sign + settle to receipt) against permissionless sendUserOperation to receipt ---
+  // Baseline: the same batch from another wallet, sent by a permissionless smart account client (nonce, fees, stub
+  // signatures, gas estimate, paymaster data, owner signature, eth_sendUserOperation), then its receipt. Its chain
+  // reads go through the same counting proxy as the service's, its bundler calls through the same bundler proxy.
+  const accountRpc = createPublicClient({ chain, transport: http(rpc.url) });
+  const paymaster = verifyingPaymaster({
+    paymaster: network.paymaster,
+    signer: privateKeyToAccount(devnetKeys.paymasterSigner),
+    validitySeconds: config.paymasterValiditySeconds,
+  });
+  /** The calls walletPaymentCallData batches: approve(relayer, total), then relayer.payBatch with the fee. */
+  const paymentCalls = (batch: { to: Address; amount: bigint }[]): Call[] => {
     const sum = batch.reduce((total, transfer) => total + transfer.amount, 0n);
     const feeAmount = walletPaymentFee(sum, tokenConfig);
-    const callData = walletPaymentCallData({
+    const withFee = feeAmount > 0n ? [...batch, { to: network.feeRecipient, amount: feeAmount }] : batch;
+    const calls: Call[] = [
+      {
+        to: token,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [network.relayer, sum + feeAmount] }),
+      },
+      {
+        to: network.relayer,
+        data: encodeFunctionData({
+          abi: relayerAbi,
+          functionName: "payBatch",
+          args: [token, withFee.map((transfer) => transfer.to), withFee.map((transfer) => transfer.amount)],
+        }),
+      },
+    ];
+    const expected = walletPaymentCallData({
       token,
       relayer: network.relayer,
       transfers: batch,
@@ -169,32 +187,75 @@ try {
       feeAmount,
       totalAmount: sum + feeAmount,
     });
+    if (encodeBatchExecution(calls) !== expected) throw new Error("baseline batch differs from the service's");
+    return calls;
+  };
+  const direct = await deployWallet();
+  const smartAccountClient = await permissionlessWalletClient({
+    client: accountRpc,
+    bundlerUrl: bundlerProxy.url,
+    wallet: direct.wallet,
+    owner: direct.owner,
+    entryPoint: network.entryPoint,
+    paymaster,
+  });
+  const serviceWallet = await deployWallet();
+  async function servicePayment(batch: { to: Address; amount: bigint }[]) {
     const started = performance.now();
-    const nonce = await publicClient.readContract({
-      address: network.entryPoint,
-      abi: entryPointAbi,
-      functionName: "getNonce",
-      args: [wallet, 0n],
-    });
-    const { userOp } = await buildSponsoredUserOp(
-      { sender: wallet, nonce, callData },
-      { bundler, chainId: 56, paymaster: network.paymaster, paymasterSigner, validitySeconds: 600 },
-    );
-    const hash = userOpHash(userOp, 56, network.entryPoint);
-    userOp.signature = await owner.signMessage({ message: { raw: hash } });
+    const verified = await post("/wallet/verify", verifyBody(serviceWallet.wallet, batch));
+    const body = await signed(serviceWallet.owner, verified);
     const sending = performance.now();
-    await bundler.send(toRpcUserOp(userOp));
-    const receipt = await waitForUserOpReceipt(bundler, hash, 30_000, pollMs);
-    if (!receipt?.success) throw new Error("direct UserOp failed");
-    return { total: performance.now() - started, send: performance.now() - sending };
+    await post("/wallet/settle", body);
+    return { total: performance.now() - started, settle: performance.now() - sending };
   }
-  const directTimes: { total: number; send: number }[] = [];
-  for (let i = 0; i < SETTLE_RUNS; i++)
-    directTimes.push(await directPayment(direct.owner, direct.wallet, transfers(1)));
-  // Receipt polling (200 ms, as the service) quantizes both figures; a 20 ms poll shows the bundler's own floor.
-  const finePoll: number[] = [];
-  for (let i = 0; i < SETTLE_RUNS; i++)
-    finePoll.push((await directPayment(direct.owner, direct.wallet, transfers(1), 20)).send);
+  async function permissionlessPayment(batch: { to: Address; amount: bigint }[]) {
+    const calls = paymentCalls(batch);
+    const started = performance.now();
+    const hash = await smartAccountClient.sendUserOperation({ calls });
+    const receipt = await smartAccountClient.waitForUserOperationReceipt({
+      hash,
+      pollingInterval: SERVICE_RECEIPT_POLL_MS,
+      timeout: 30_000,
+    });
+    if (!receipt.success) throw new Error("permissionless UserOp reverted");
+    return performance.now() - started;
+  }
+  // End to end is dominated by Alto's auto-bundling tick, whose interval grows with the UserOps it bundled in the
+  // last minute (100 ms + 10 ms each, up to 1 s). So the two run interleaved, alternating which goes first (two
+  // back-to-back loops would hand the later one a slower bundler), each after a random pause of up to that 1 s
+  // (untimed), so neither keeps landing at the same point of the tick as the previous UserOp's inclusion.
+  const pause = () => Bun.sleep(Math.random() * 1000);
+  const settleTimes: number[] = [];
+  const serviceTotal: number[] = [];
+  const permissionlessTotal: number[] = [];
+  for (let i = 0; i < WARMUP_RUNS + SETTLE_RUNS; i++) {
+    const [serviceBatch, baselineBatch] = [transfers(1), transfers(1)];
+    let service: { total: number; settle: number };
+    let baseline: number;
+    if (i % 2 === 0) {
+      await pause();
+      service = await servicePayment(serviceBatch);
+      await pause();
+      baseline = await permissionlessPayment(baselineBatch);
+    } else {
+      await pause();
+      baseline = await permissionlessPayment(baselineBatch);
+      await pause();
+      service = await servicePayment(serviceBatch);
+    }
+    if (i < WARMUP_RUNS) continue;
+    settleTimes.push(service.settle);
+    serviceTotal.push(service.total);
+    permissionlessTotal.push(baseline);
+  }
+  const callsOf = async (payment: () => Promise<unknown>) => {
+    rpc.reset();
+    bundlerProxy.reset();
+    await payment();
+    return { rpc: rpc.snapshot(), bundler: bundlerProxy.snapshot() };
+  };
+  const callsPerService = await callsOf(() => servicePayment(transfers(1)));
+  const callsPerBaseline = await callsOf(() => permissionlessPayment(transfers(1)));
 
   // --- gas of a 1- and a 20-transfer payment through the service ---
   const gasWallet = await deployWallet();
@@ -208,41 +269,30 @@ try {
   const gas20 = await gasOf(20);
 
   const p50 = (values: number[]) => percentile(values, 50);
-  const settleP50 = p50(settleTimes);
-  const directSendP50 = p50(directTimes.map((time) => time.send));
-  const serviceTotalP50 = p50(serviceTotal);
-  const directTotalP50 = p50(directTimes.map((time) => time.total));
+  const p99 = (values: number[]) => percentile(values, 99);
+  const figures = (values: number[]) => `p50 ${ms(p50(values))}  p99 ${ms(p99(values))}`;
   console.log("relay402 smart-wallet payments, bsc devnet (anvil automine + Alto), sequential requests over HTTP");
+  console.log(`/wallet/verify, 1 transfer (${VERIFY_RUNS} runs):            ${figures(verifyTimes)}`);
+  console.log(`/wallet/verify, 20 transfers (50 runs):           ${figures(verify20Times)}`);
+  console.log(`/wallet/settle to receipt (${SETTLE_RUNS} runs):                ${figures(settleTimes)}`);
+  console.log(`verify + sign + settle to receipt (${SETTLE_RUNS} runs):        ${figures(serviceTotal)}`);
+  console.log(`permissionless sendUserOperation to receipt (${SETTLE_RUNS} runs): ${figures(permissionlessTotal)}`);
   console.log(
-    `/wallet/verify, 1 transfer (${VERIFY_RUNS} runs):   p50 ${ms(p50(verifyTimes))}  p99 ${ms(percentile(verifyTimes, 99))}`,
+    `  end-to-end overhead ratio:                       p50 ${(p50(serviceTotal) / p50(permissionlessTotal)).toFixed(2)}x  p99 ${(
+      p99(serviceTotal) / p99(permissionlessTotal)
+    ).toFixed(2)}x`,
   );
   console.log(
-    `/wallet/verify, 20 transfers (50 runs):  p50 ${ms(p50(verify20Times))}  p99 ${ms(percentile(verify20Times, 99))}`,
+    `  (interleaved, random phase; both poll receipts every ${SERVICE_RECEIPT_POLL_MS} ms; ${WARMUP_RUNS} warm-up runs each not counted)`,
   );
-  console.log(
-    `/wallet/settle to receipt (${SETTLE_RUNS} runs):       p50 ${ms(settleP50)}  p99 ${ms(percentile(settleTimes, 99))}`,
-  );
-  console.log(
-    `direct send to receipt (${SETTLE_RUNS} runs):          p50 ${ms(directSendP50)}  p99 ${ms(
-      percentile(
-        directTimes.map((time) => time.send),
-        99,
-      ),
-    )}`,
-  );
-  console.log(
-    `direct send to receipt, 20 ms poll:        p50 ${ms(p50(finePoll))}  p99 ${ms(percentile(finePoll, 99))}`,
-  );
-  console.log(`  settle overhead ratio (p50):           ${(settleP50 / directSendP50).toFixed(2)}x`);
-  console.log(`verify + sign + settle (${SETTLE_RUNS} runs):          p50 ${ms(serviceTotalP50)}`);
-  console.log(`direct nonce + build + sign + send + receipt:  p50 ${ms(directTotalP50)}`);
-  console.log(`  end-to-end overhead ratio (p50):       ${(serviceTotalP50 / directTotalP50).toFixed(2)}x`);
-  console.log(
-    `chain RPC per verify: ${rpcPerVerify.roundTrips} HTTP round trip(s), calls ${JSON.stringify(rpcPerVerify.calls)}`,
-  );
-  console.log(
-    `bundler per verify:   ${bundlerPerVerify.roundTrips} HTTP round trip(s), calls ${JSON.stringify(bundlerPerVerify.calls)}`,
-  );
+  const calls = (label: string, counted: { roundTrips: number; calls: Record<string, number> }) =>
+    console.log(`${label} ${counted.roundTrips} HTTP round trip(s), calls ${JSON.stringify(counted.calls)}`);
+  calls("chain RPC per verify:               ", rpcPerVerify);
+  calls("bundler per verify:                 ", bundlerPerVerify);
+  calls("chain RPC per verify + settle:      ", callsPerService.rpc);
+  calls("bundler per verify + settle:        ", callsPerService.bundler);
+  calls("chain RPC per permissionless send:  ", callsPerBaseline.rpc);
+  calls("bundler per permissionless send:    ", callsPerBaseline.bundler);
   console.log(`actualGasUsed: 1 transfer ${gas1}, 20 transfers ${gas20}`);
 } finally {
   await service.stop();
