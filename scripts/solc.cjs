@@ -8,7 +8,9 @@ const solc = require("solc");
 const args = process.argv.slice(2);
 if (args.includes("--version")) {
   const v = solc.version(); // e.g. 0.8.37+commit.xxxx.Emscripten.clang
-  process.stdout.write(`solc, the solidity compiler commandline interface\nVersion: ${v.replace(".Emscripten.clang", ".Linux.g++")}\n`);
+  process.stdout.write(
+    `solc, the solidity compiler commandline interface\nVersion: ${v.replace(".Emscripten.clang", ".Linux.g++")}\n`,
+  );
   process.exit(0);
 }
 if (!args.includes("--standard-json")) {

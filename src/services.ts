@@ -1,8 +1,8 @@
 import type { Address } from "viem";
 import { createNetworks, type NetworkRuntime, type Networks } from "./chain/networks";
 import type { Config } from "./config/schema";
-import { createDeployments, type Deployments } from "./deploy/deployments";
 import { type Db, openDatabase } from "./db/open";
+import { createDeployments, type Deployments } from "./deploy/deployments";
 import type { Logger } from "./logger";
 import { createRelayerPort, type RelayerPort } from "./payments/relayer-port";
 import { createPaymentSettler, type PaymentSettler } from "./payments/settle-payment";
@@ -42,8 +42,23 @@ export function createServices(config: Config, logger: Logger): Services {
   const now = () => BigInt(Math.floor(Date.now() / 1000));
   const store = createSettlementStore(db);
   const settler = createPaymentSettler({ store, relayerFor, now, logger });
-  const wallets = createWalletPayments({ db, networks, logger, paymasterValiditySeconds: config.paymasterValiditySeconds });
-  const deployments = createDeployments({ config, db, networks, settler, settlements: store, issued: wallets.store, relayerFor, now, logger });
+  const wallets = createWalletPayments({
+    db,
+    networks,
+    logger,
+    paymasterValiditySeconds: config.paymasterValiditySeconds,
+  });
+  const deployments = createDeployments({
+    config,
+    db,
+    networks,
+    settler,
+    settlements: store,
+    issued: wallets.store,
+    relayerFor,
+    now,
+    logger,
+  });
   return {
     config,
     version: VERSION,

@@ -112,7 +112,9 @@ export const deploymentWallets = sqliteTable(
     walletAddress: text("wallet_address").notNull(),
     salt: text("salt").notNull(),
     reserved: integer("reserved", { mode: "boolean" }).notNull(),
-    deploymentStatus: text("deployment_status", { enum: ["pending", "sending", "sent", "success", "failed"] }).notNull(),
+    deploymentStatus: text("deployment_status", {
+      enum: ["pending", "sending", "sent", "success", "failed"],
+    }).notNull(),
     deploymentTxHash: text("deployment_tx_hash"),
     deploymentRawTx: text("deployment_raw_tx"),
     deploymentError: text("deployment_error"),
@@ -120,7 +122,9 @@ export const deploymentWallets = sqliteTable(
     fundingAmount: text("funding_amount").notNull(),
     /** EOA flow: the funding authorization (JSON) executed after the wallet is deployed. */
     fundingAuthorization: text("funding_authorization"),
-    fundingStatus: text("funding_status", { enum: ["none", "pending", "sending", "sent", "success", "failed"] }).notNull(),
+    fundingStatus: text("funding_status", {
+      enum: ["none", "pending", "sending", "sent", "success", "failed"],
+    }).notNull(),
     fundingTxHash: text("funding_tx_hash"),
     fundingRawTx: text("funding_raw_tx"),
     fundingError: text("funding_error"),

@@ -19,7 +19,11 @@ function validationError(error: ValidationError): ApiError {
   return new ApiError("validation_error", `${field || "body"}: ${message}`, { field: field || "body" });
 }
 
-function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null, trustProxy: boolean) {
+function clientIp(
+  request: Request,
+  server: { requestIP(r: Request): { address: string } | null } | null,
+  trustProxy: boolean,
+) {
   if (trustProxy) {
     const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
     if (forwarded) return forwarded;
@@ -69,72 +73,82 @@ export function createApp(services: Services) {
   const meta = new WeakMap<Request, RequestMeta>();
 
   const api = (prefix: string) =>
-    new Elysia({ prefix, seed: prefix }).use(paymentRoutes(services)).use(statusRoutes(services)).use(walletRoutes(services)).use(deployRoutes(services));
+    new Elysia({ prefix, seed: prefix })
+      .use(paymentRoutes(services))
+      .use(statusRoutes(services))
+      .use(walletRoutes(services))
+      .use(deployRoutes(services));
 
-  return (
-    new Elysia()
-      .use(
-        openapi({
-          path: "/openapi",
-          documentation: {
-            info: {
-              title: "relay402",
-              version: services.version,
-              description: "Payment facilitator for ERC-20 payments on BNB Chain and Base.",
-            },
+  return new Elysia()
+    .use(
+      openapi({
+        path: "/openapi",
+        documentation: {
+          info: {
+            title: "relay402",
+            version: services.version,
+            description: "Payment facilitator for ERC-20 payments on BNB Chain and Base.",
           },
-        }),
-      )
-      .onRequest(async ({ request, set, server }) => {
-        const id = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
-        const ip = clientIp(request, server, config.trustProxy);
-        meta.set(request, { id, start: performance.now(), ip });
-        set.headers["x-request-id"] = id;
+        },
+      }),
+    )
+    .onRequest(async ({ request, set, server }) => {
+      const id = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
+      const ip = clientIp(request, server, config.trustProxy);
+      meta.set(request, { id, start: performance.now(), ip });
+      set.headers["x-request-id"] = id;
 
-        if (await bodyTooLarge(request)) {
-          throw new ApiError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`, { limit: MAX_BODY_BYTES });
-        }
-        if (!isAdmin(request, services)) {
-          const wait = limiter.take(ip);
-          if (wait > 0) {
-            throw new ApiError("rate_limit_exceeded", "too many requests", { retryAfterSeconds: wait }, { "retry-after": String(wait) });
-          }
-        }
-      })
-      .onError(({ code, error, set, request }) => {
-        let apiError: ApiError;
-        if (error instanceof ApiError) apiError = error;
-        else if (error instanceof ValidationError) apiError = validationError(error);
-        else if (code === "NOT_FOUND") apiError = new ApiError("not_found", "no such route");
-        else if (code === "PARSE") apiError = new ApiError("validation_error", "request body is not valid JSON", { field: "body" });
-        else {
-          logger.error({
-            event: "unhandled_error",
-            requestId: meta.get(request)?.id,
-            error: error instanceof Error ? error.message.split("\n")[0] : String(error),
-          });
-          apiError = new ApiError("internal_error", "internal error");
-        }
-        set.status = apiError.status;
-        for (const [name, value] of Object.entries(apiError.headers ?? {})) set.headers[name] = value;
-        return envelope(apiError, config.docsBaseUrl);
-      })
-      .onAfterResponse(({ request, set, route }) => {
-        if (!config.logRequests) return;
-        const info = meta.get(request);
-        logger.info({
-          event: "request",
-          requestId: info?.id,
-          method: request.method,
-          route: route || new URL(request.url).pathname,
-          status: typeof set.status === "number" ? set.status : 200,
-          latencyMs: info ? Math.round((performance.now() - info.start) * 100) / 100 : undefined,
-          ip: info?.ip,
+      if (await bodyTooLarge(request)) {
+        throw new ApiError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`, {
+          limit: MAX_BODY_BYTES,
         });
-      })
-      .use(api(""))
-      .use(api("/api/v1"))
-  );
+      }
+      if (!isAdmin(request, services)) {
+        const wait = limiter.take(ip);
+        if (wait > 0) {
+          throw new ApiError(
+            "rate_limit_exceeded",
+            "too many requests",
+            { retryAfterSeconds: wait },
+            { "retry-after": String(wait) },
+          );
+        }
+      }
+    })
+    .onError(({ code, error, set, request }) => {
+      let apiError: ApiError;
+      if (error instanceof ApiError) apiError = error;
+      else if (error instanceof ValidationError) apiError = validationError(error);
+      else if (code === "NOT_FOUND") apiError = new ApiError("not_found", "no such route");
+      else if (code === "PARSE")
+        apiError = new ApiError("validation_error", "request body is not valid JSON", { field: "body" });
+      else {
+        logger.error({
+          event: "unhandled_error",
+          requestId: meta.get(request)?.id,
+          error: error instanceof Error ? error.message.split("\n")[0] : String(error),
+        });
+        apiError = new ApiError("internal_error", "internal error");
+      }
+      set.status = apiError.status;
+      for (const [name, value] of Object.entries(apiError.headers ?? {})) set.headers[name] = value;
+      return envelope(apiError, config.docsBaseUrl);
+    })
+    .onAfterResponse(({ request, set, route }) => {
+      if (!config.logRequests) return;
+      const info = meta.get(request);
+      logger.info({
+        event: "request",
+        requestId: info?.id,
+        method: request.method,
+        route: route || new URL(request.url).pathname,
+        status: typeof set.status === "number" ? set.status : 200,
+        latencyMs: info ? Math.round((performance.now() - info.start) * 100) / 100 : undefined,
+        ip: info?.ip,
+      });
+    })
+    .use(api(""))
+    .use(api("/api/v1"));
 }
 
 export type App = ReturnType<typeof createApp>;

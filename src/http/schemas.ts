@@ -3,7 +3,10 @@ import { t } from "elysia";
 /** Shared field shapes: a wrong one is a 400 `validation_error` that names the field. */
 export const AddressField = t.String({ pattern: "^0x[0-9a-fA-F]{40}$", description: "20-byte hex address" });
 export const Bytes32Field = t.String({ pattern: "^0x[0-9a-fA-F]{64}$", description: "32-byte hex string" });
-export const UintString = t.String({ pattern: "^[0-9]{1,78}$", description: "decimal uint256 in the token's smallest unit" });
+export const UintString = t.String({
+  pattern: "^[0-9]{1,78}$",
+  description: "decimal uint256 in the token's smallest unit",
+});
 export const NetworkField = t.String({ description: "`bsc` or `base`", minLength: 1, maxLength: 32 });
 export const HexString = t.String({ description: "0x-prefixed hex" });
 
