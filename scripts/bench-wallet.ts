@@ -6,16 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  encodeFunctionData,
-  type Hex,
-  http,
-  toHex,
-} from "viem";
+import { type Address, createPublicClient, createWalletClient, encodeFunctionData, type Hex, http, toHex } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi, factoryAbi, relayerAbi } from "../src/chain/abis";
 import { startService } from "../src/main";
@@ -26,6 +17,7 @@ import { walletPaymentCallData } from "../src/wallets/payment-call";
 import { permissionlessWalletClient, verifyingPaymaster } from "./bench/permissionless-wallet";
 import { startRpcCounter } from "./bench/rpc-counter";
 import { buildContracts } from "./devnet/build";
+import { devnetChain } from "./devnet/chain";
 import { devnetKeys } from "./devnet/keys";
 import { freePort } from "./devnet/ports";
 import { configFromManifest } from "./devnet/service-config";
@@ -60,12 +52,7 @@ const config = configFromManifest(manifest, {
 const service = startService(config, { silent: true });
 
 try {
-  const chain = defineChain({
-    id: 56,
-    name: "bsc",
-    nativeCurrency: { name: "BNB", symbol: "BNB", decimals: 18 },
-    rpcUrls: { default: { http: [network.rpcUrl] } },
-  });
+  const chain = devnetChain(56, "bsc", network.rpcUrl);
   const publicClient = createPublicClient({ chain, transport: http(network.rpcUrl) });
   const deployer = createWalletClient({
     chain,

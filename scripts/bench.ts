@@ -4,13 +4,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPublicClient, createTestClient, createWalletClient, defineChain, http, toHex } from "viem";
+import { createPublicClient, createTestClient, createWalletClient, http, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../src/chain/abis";
 import { startService } from "../src/main";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../test/support/authorization";
 import { startRpcCounter } from "./bench/rpc-counter";
 import { buildContracts } from "./devnet/build";
+import { devnetChain } from "./devnet/chain";
 import { freePort } from "./devnet/ports";
 import { configFromManifest } from "./devnet/service-config";
 import { startDevnet } from "./devnet/start";
@@ -45,12 +46,7 @@ const service = startService(
 );
 
 try {
-  const chain = defineChain({
-    id: 56,
-    name: "bsc",
-    nativeCurrency: { name: "BNB", symbol: "BNB", decimals: 18 },
-    rpcUrls: { default: { http: [network.rpcUrl] } },
-  });
+  const chain = devnetChain(56, "bsc", network.rpcUrl);
   const transport = http(network.rpcUrl);
   const publicClient = createPublicClient({ chain, transport });
   const testClient = createTestClient({ chain, transport, mode: "anvil" });

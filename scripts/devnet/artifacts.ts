@@ -18,3 +18,9 @@ export function entryPointArtifact(): { bytecode: Hex } {
   );
   return { bytecode: json.bytecode };
 }
+
+/** Creation bytecode of one of the Alto bundler's own contracts, as shipped in its npm package. */
+export function altoArtifact(path: string): Hex {
+  const json = JSON.parse(readFileSync(join(root, "node_modules/@pimlico/alto/esm/contracts", path), "utf8"));
+  return json.bytecode.object;
+}

@@ -17,7 +17,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ENTRY_POINT_V07, MULTICALL3 } from "../../src/chain/addresses";
-import { entryPointArtifact, forgeArtifact } from "./artifacts";
+import { altoArtifact, entryPointArtifact, forgeArtifact } from "./artifacts";
 import { devnetKeys } from "./keys";
 
 export const CREATE2_DEPLOYER: Address = "0x4e59b44847b379578588920ca78fbf26c0b4956c";
@@ -55,8 +55,12 @@ async function create2(clients: Clients, salt: Hex, initCode: Hex): Promise<Addr
   const code = await clients.public.getCode({ address });
   if (code && code !== "0x") return address;
   const hash = await clients.wallet.sendTransaction({ to: CREATE2_DEPLOYER, data: concat([salt, initCode]) });
-  const receipt = await clients.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  const receipt = await clients.public.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 30_000 });
   if (receipt.status !== "success") throw new Error(`CREATE2 deployment of ${address} reverted`);
+  const deployed = await clients.public.getCode({ address });
+  if (!deployed || deployed === "0x") {
+    throw new Error(`CREATE2 deployment of ${address} left no code (is the deployer at ${CREATE2_DEPLOYER}?)`);
+  }
   return address;
 }
 
@@ -84,6 +88,26 @@ export async function deployEntryPoint(rpcUrl: string, chain: Chain): Promise<Ad
     throw new Error(`EntryPoint landed at ${address}, expected ${ENTRY_POINT_V07}`);
   }
   return address;
+}
+
+/**
+ * Alto's simulation contracts, deployed by us before Alto starts so that Alto never deploys them itself:
+ * its own start-up deployment races the rest of the setup and, when it decides the CREATE2 deployer is
+ * missing, waits minutes on a pre-signed transaction that can never be mined here.
+ */
+export async function deployBundlerSimulations(
+  rpcUrl: string,
+  chain: Chain,
+): Promise<{ pimlicoSimulationContract: Address; entrypointSimulationContractV7: Address }> {
+  const clients = clientsFor(rpcUrl, chain);
+  const [pimlico, v7] = [
+    altoArtifact("PimlicoSimulations.sol/PimlicoSimulations.json"),
+    altoArtifact("EntryPointSimulations.sol/EntryPointSimulations07.json"),
+  ];
+  return {
+    pimlicoSimulationContract: await create2(clients, saltOf("PimlicoSimulations"), pimlico),
+    entrypointSimulationContractV7: await create2(clients, saltOf("EntryPointSimulations07"), v7),
+  };
 }
 
 export const TEST_TOKEN_MINT = { usdt: parseEther("1000000"), usdc: 1_000_000n * 10n ** 6n };
@@ -166,7 +190,7 @@ export async function deployContracts(rpcUrl: string, chain: Chain): Promise<Dep
   let nonce = await clients.public.getTransactionCount({ address: ownerAddress, blockTag: "pending" });
   const hashes = await Promise.all(calls.map((call) => clients.wallet.sendTransaction({ ...call, nonce: nonce++ })));
   for (const hash of hashes) {
-    const receipt = await clients.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    const receipt = await clients.public.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 30_000 });
     if (receipt.status !== "success") throw new Error(`devnet setup transaction ${hash} reverted`);
   }
 

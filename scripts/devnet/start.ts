@@ -1,10 +1,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Instance } from "prool";
-import { type Address, type Chain, defineChain, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ENTRY_POINT_V07 } from "../../src/chain/addresses";
-import { deployContracts, deployEntryPoint, fundNativeBalances } from "./deploy";
+import { devnetChain } from "./chain";
+import { deployBundlerSimulations, deployContracts, deployEntryPoint, fundNativeBalances } from "./deploy";
 import { DEVNET_ADMIN_API_KEY, devnetKeys } from "./keys";
 import { acquireLock, type Lock } from "./lock";
 import { freePort } from "./ports";
@@ -59,19 +60,6 @@ export type Devnet = {
 
 const CHAIN_IDS: Record<NetworkName, number> = { bsc: 56, base: 8453 };
 
-function localChain(network: NetworkName, rpcUrl: string): Chain {
-  return defineChain({
-    id: CHAIN_IDS[network],
-    name: `${network}-devnet`,
-    nativeCurrency: {
-      name: network === "bsc" ? "BNB" : "Ether",
-      symbol: network === "bsc" ? "BNB" : "ETH",
-      decimals: 18,
-    },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-}
-
 type Stoppable = { stop(): Promise<void> };
 
 async function startNetwork(network: NetworkName, options: DevnetOptions, running: Stoppable[], pids: number[]) {
@@ -79,7 +67,7 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
   const bundlerPort = options.ports?.[network]?.bundler ?? (await freePort());
   const rpcUrl = `http://127.0.0.1:${rpcPort}`;
   const bundlerUrl = `http://127.0.0.1:${bundlerPort}`;
-  const chain = localChain(network, rpcUrl);
+  const chain = devnetChain(CHAIN_IDS[network], `${network}-devnet`, rpcUrl);
 
   const anvil = Instance.anvil({
     binary: ANVIL_BINARY,
@@ -97,6 +85,7 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
 
   await fundNativeBalances(rpcUrl, chain);
   await deployEntryPoint(rpcUrl, chain);
+  const simulations = await deployBundlerSimulations(rpcUrl, chain);
 
   const alto = Instance.alto({
     entrypoints: [ENTRY_POINT_V07],
@@ -105,6 +94,8 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
     executorPrivateKeys: [devnetKeys.bundlerExecutor],
     utilityPrivateKey: devnetKeys.bundlerUtility,
     safeMode: false,
+    deploySimulationsContract: false,
+    ...simulations,
     pollingInterval: 100,
   } as Parameters<typeof Instance.alto>[0]);
   running.push(alto);

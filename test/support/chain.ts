@@ -3,12 +3,12 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
-  defineChain,
   type Hex,
   http,
   parseEther,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { devnetChain } from "../../scripts/devnet/chain";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi } from "../../src/chain/abis";
 import { getTestDevnet } from "./devnet";
@@ -17,12 +17,7 @@ export const NETWORK_NAMES: NetworkName[] = ["bsc", "base"];
 
 export function chainOf(network: NetworkName) {
   const info = getTestDevnet().devnet.manifest.networks[network];
-  const chain = defineChain({
-    id: info.chainId,
-    name: network,
-    nativeCurrency: { name: "native", symbol: "NATIVE", decimals: 18 },
-    rpcUrls: { default: { http: [info.rpcUrl] } },
-  });
+  const chain = devnetChain(info.chainId, network, info.rpcUrl);
   const transport = http(info.rpcUrl);
   return {
     info,
