@@ -1,9 +1,8 @@
 import { type Chain, defineChain } from "viem";
 
 /**
- * A viem chain for a devnet node. Fees leave room for the base fee to climb: at start Alto deploys its
- * large simulation contracts, each block of them raises the base fee by up to 12.5%, and a transaction
- * priced at viem's default 1.2× the base fee could then wait forever under automine.
+ * A viem chain for a devnet node. Fees get headroom over viem's default 1.2× the base fee so that a
+ * script or test transaction still gets mined when the base fee climbs between pricing and sending.
  */
 export function devnetChain(id: number, name: string, rpcUrl: string): Chain {
   return defineChain({
