@@ -24,6 +24,9 @@ import {
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 500: ErrorResponse };
 const tags = ["Wallet deployment"];
 
+/** The OpenAPI security requirement of the admin endpoints (scheme declared in http/app.ts). */
+const ADMIN_KEY = [{ adminApiKey: [] }];
+
 export function deployRoutes(services: Services) {
   const deployments = services.deployments;
   // Runs before body validation, so a request without the key is a 401 whatever its body.
@@ -50,6 +53,7 @@ export function deployRoutes(services: Services) {
       detail: {
         tags,
         summary: "Verify an EOA-paid deployment",
+        security: ADMIN_KEY,
         description:
           "Requires x-admin-api-key. paymentPayload[0] pays the fee; with funding, paymentPayload[i] funds wallet i-1.",
       },
@@ -61,6 +65,7 @@ export function deployRoutes(services: Services) {
       detail: {
         tags,
         summary: "Settle an EOA-paid deployment",
+        security: ADMIN_KEY,
         description:
           "Requires x-admin-api-key. Fee payment, then deployments, then fundings. Idempotent per fee authorization.",
       },
@@ -72,6 +77,7 @@ export function deployRoutes(services: Services) {
       detail: {
         tags,
         summary: "Verify a smart-wallet-paid deployment",
+        security: ADMIN_KEY,
         description: "Requires x-admin-api-key. Builds one sponsored UserOp paying the fee and every funding amount.",
       },
     })
@@ -82,6 +88,7 @@ export function deployRoutes(services: Services) {
       detail: {
         tags,
         summary: "Settle a smart-wallet-paid deployment",
+        security: ADMIN_KEY,
         description:
           "Requires x-admin-api-key. Sends the signed UserOp, then deploys the wallets. Idempotent per userOpHash.",
       },

@@ -89,6 +89,9 @@ export function createApp(services: Services) {
             version: services.version,
             description: "Payment facilitator for ERC-20 payments on BNB Chain and Base.",
           },
+          components: {
+            securitySchemes: { adminApiKey: { type: "apiKey", in: "header", name: "x-admin-api-key" } },
+          },
         },
       }),
     )

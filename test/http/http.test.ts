@@ -118,6 +118,12 @@ describe("HTTP surface", () => {
     const verify = response.body.paths["/verify"].post;
     expect(JSON.stringify(verify.requestBody)).toContain("paymentPayload");
     expect((await service.get("/openapi")).status).toBe(200);
+    expect(response.body.components.securitySchemes.adminApiKey).toMatchObject({
+      in: "header",
+      name: "x-admin-api-key",
+    });
+    expect(response.body.paths["/deploy/settle"].post.security).toEqual([{ adminApiKey: [] }]);
+    expect(response.body.paths["/deploy/quote"].post.security).toBeUndefined();
   });
 
   test("public routes need no key", async () => {
