@@ -76,6 +76,9 @@ export function feeWasSent(deps: FeePaymentDeps, batch: DeploymentBatch): boolea
   return record !== undefined && record.status !== "pending" && record.status !== "failed";
 }
 
+/** A bundler's answer to a UserOp it already holds in its mempool (Alto: "Already known"). */
+const alreadyKnown = (error: unknown) => error instanceof BundlerError && /already known/i.test(error.message);
+
 /**
  * Smart-wallet flow: one UserOp pays the fee and every funding. The signed UserOp is stored before it
  * goes to the bundler; resuming a batch first asks the bundler for a receipt, then re-sends the same UserOp
@@ -99,7 +102,8 @@ export async function payFeeByUserOp(
       await wallet.bundler.send(op);
     } catch (error) {
       receipt = await wallet.bundler.receipt(hash).catch(() => null);
-      if (!receipt) {
+      // "Already known": the bundler holds this very UserOp (sent before a restart), so it is in flight, not rejected.
+      if (!receipt && !alreadyKnown(error)) {
         if (error instanceof BundlerError && error.rpcCode !== undefined) {
           const rejected = new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, {
             userOpHash: hash,

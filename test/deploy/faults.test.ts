@@ -1,18 +1,22 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Address, Hex } from "viem";
-import { erc20Abi } from "../../src/chain/abis";
+import { entryPointAbi, erc20Abi } from "../../src/chain/abis";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { chainOf, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
-import { adminHeaders, eoaDeployment, randomSalt, type Service } from "./support";
+import { deployFundedWallet } from "../support/wallet";
+import { adminHeaders, eoaDeployment, randomOwner, randomSalt, type Service } from "./support";
 
 const REVERTING_CODE: Hex = "0x60006000fd";
 const network = "base" as const;
 const c = chainOf(network);
 const unit = 10n ** BigInt(c.token.decimals);
 const services: Service[] = [];
-const start = (overrides: Parameters<typeof startTestService>[0] = {}) => {
-  const service = startTestService(overrides);
+const start = (
+  overrides: Parameters<typeof startTestService>[0] = {},
+  configure?: Parameters<typeof startTestService>[1],
+) => {
+  const service = startTestService(overrides, configure);
   services.push(service);
   return service;
 };
@@ -64,6 +68,85 @@ const stepBroadcast = (service: Service, payer: Address, phase: "deployment" | "
 
 /** Mines the transactions waiting in the mempool (automine is off while a fault is staged). */
 const mine = () => c.test.mine({ blocks: 1 });
+
+/** A client of the smart-wallet flow: a funded paying wallet, verify, and its owner's signature over the UserOp. */
+async function walletDeployment(service: Service, fundingAmounts: bigint[]) {
+  const payer = await deployFundedWallet(network, 100n * unit);
+  const owner = randomOwner();
+  const paymentRequirements = {
+    network,
+    deployment: {
+      ownerAddress: owner,
+      salts: fundingAmounts.map(() => randomSalt()),
+      token: c.token.address,
+      payerAddress: payer.wallet,
+      fundingAmounts: fundingAmounts.map(String),
+    },
+  };
+  const verify = await service.post("/deploy/wallet/verify", { paymentRequirements }, adminHeaders(service));
+  expect(verify.status).toBe(200);
+  const hash = verify.body.userOpHash as Hex;
+  const signature = await payer.owner.signMessage({ message: { raw: hash } });
+  return {
+    payer: payer.wallet,
+    owner,
+    hash,
+    fee: BigInt(verify.body.deploymentFee),
+    total: BigInt(verify.body.totalFees),
+    wallets: verify.body.wallets as { address: Address }[],
+    body: {
+      userOp: { ...verify.body.userOp, signature },
+      signature,
+      paymentRequirements,
+      wallets: verify.body.wallets,
+    },
+  };
+}
+
+/** The EntryPoint nonce of a paying wallet: it moves once per UserOp that executed. */
+const entryPointNonce = (wallet: Address) =>
+  c.public.readContract({
+    address: c.info.entryPoint,
+    abi: entryPointAbi,
+    functionName: "getNonce",
+    args: [wallet, 0n],
+  });
+
+/** True once the bundler has put the UserOp in a bundle transaction that the node holds. */
+const userOpSubmitted = (hash: Hex) => async () => {
+  const response = await fetch(c.info.bundlerUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "pimlico_getUserOperationStatus", params: [hash] }),
+  });
+  const { result } = (await response.json()) as { result?: { status: string; transactionHash: Hex | null } };
+  return result?.status === "submitted" && (await inMempool(result.transactionHash));
+};
+
+const issuedStatus = (service: Service, hash: Hex) => service.services.wallets.store.find(hash)?.status;
+
+type WalletFlow = Awaited<ReturnType<typeof walletDeployment>>;
+
+/** The batch is complete and the paying wallet was charged once: the fee and each funding, by one UserOp. */
+async function expectChargedOnce(
+  flow: WalletFlow,
+  funding: bigint[],
+  before: { recipient: bigint; nonce: bigint },
+): Promise<void> {
+  expect(await entryPointNonce(flow.payer)).toBe(before.nonce + 1n);
+  expect(await tokenBalance(network, c.token.address, flow.payer)).toBe(100n * unit - flow.total);
+  expect(await tokenBalance(network, c.token.address, c.info.feeRecipient)).toBe(before.recipient + flow.fee);
+  for (const [i, wallet] of flow.wallets.entries()) {
+    expect(((await c.public.getCode({ address: wallet.address })) ?? "0x").length).toBeGreaterThan(2);
+    expect(await tokenBalance(network, c.token.address, wallet.address)).toBe(funding[i]!);
+  }
+}
+
+/** Before a settle: what the fee recipient holds and the paying wallet's EntryPoint nonce. */
+const balancesBefore = async (flow: WalletFlow) => ({
+  recipient: await tokenBalance(network, c.token.address, c.info.feeRecipient),
+  nonce: await entryPointNonce(flow.payer),
+});
 
 describe("deployment faults, injected on the devnet", () => {
   test("the factory reverts for a moment: fee paid, nothing deployed, claims complete deployments and fundings once", async () => {
@@ -293,4 +376,124 @@ describe("deployment faults, injected on the devnet", () => {
       expect(await tokenBalance(network, c.token.address, flow.payer.address)).toBe(1000n * unit - flow.total);
     }, 60_000);
   }
+
+  for (const minedBeforeRestart of [true, false]) {
+    test(`a restart while the fee UserOp is at the bundler, mined ${minedBeforeRestart ? "before" : "after"} the new process reconciles: a claim completes the batch, the fee is taken once`, async () => {
+      const first = start();
+      const funding = [unit, 2n * unit];
+      const flow = await walletDeployment(first, funding);
+      const before = await balancesBefore(flow);
+      let second: Service;
+      await c.test.setAutomine(false);
+      try {
+        const settling = first.post("/deploy/wallet/settle", flow.body, adminHeaders(first)).catch(() => undefined);
+        await waitFor(userOpSubmitted(flow.hash));
+        expect(batchOf(first, flow.payer)?.paymentStatus).toBe("sending");
+        first.stop(); // the process dies while the bundle transaction waits in the node's mempool
+        if (minedBeforeRestart) await mine();
+        // A short receipt wait: start-up reconciliation gives up on a UserOp that is still unmined.
+        second = start({ databasePath: first.databasePath }, (config) => {
+          config.networks[network]!.receiptTimeoutMs = 1_500;
+        });
+        await second.services.deployments.reconciled;
+        if (!minedBeforeRestart) {
+          // The bundler still holds the UserOp: its outcome is unknown, so nothing is given up or released.
+          expect(batchOf(second, flow.payer)).toMatchObject({ paymentStatus: "sending", result: null });
+          expect(issuedStatus(second, flow.hash)).toBe("sending");
+          expect(rowsOf(second, flow.payer).every((row) => row.reserved)).toBe(true);
+          await mine();
+        }
+        await settling;
+      } finally {
+        await c.test.setAutomine(true);
+      }
+
+      if (minedBeforeRestart) {
+        // Reconciled from the UserOp receipt: the fee and the fundings (same UserOp) are paid, nothing deployed yet.
+        expect(batchOf(second, flow.payer)).toMatchObject({ paymentStatus: "success" });
+        expect(issuedStatus(second, flow.hash)).toBe("success");
+        const listed = await second.get(`/wallet/${flow.owner}`);
+        expect(listed.status).toBe(200);
+        for (const info of listed.body.sub) {
+          expect(info).toMatchObject({ paymentCompleted: true, deploymentCompleted: false, fundingCompleted: true });
+          expect(info.paymentTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+        }
+      }
+      const claim = await second.post("/wallet/claim", { payerAddress: flow.payer, network });
+      expect(claim.status).toBe(200);
+      expect(claim.body).toMatchObject({ success: true, network, funding: { successful: [], failed: [] } });
+      expect(new Set(claim.body.deployments.successful.map((d: { address: string }) => d.address))).toEqual(
+        new Set(flow.wallets.map((w) => w.address)),
+      );
+      expect(batchOf(second, flow.payer)).toMatchObject({ paymentStatus: "success" });
+      expect(issuedStatus(second, flow.hash)).toBe("success");
+      await expectChargedOnce(flow, funding, before);
+      expect((await second.post("/wallet/claim", { payerAddress: flow.payer })).status).toBe(404);
+
+      // The same batch settled again answers its outcome and sends nothing.
+      const paymentTxHash = batchOf(second, flow.payer)?.paymentTxHash;
+      const resettle = await second.post("/deploy/wallet/settle", flow.body, adminHeaders(second));
+      expect(resettle.status).toBe(200);
+      expect(resettle.body).toMatchObject({
+        paymentSuccess: true,
+        deploymentSuccess: true,
+        fundingSuccess: true,
+        failedWallets: [],
+        failedFundings: [],
+        paymentTxHash,
+      });
+      expect((await second.post("/deploy/wallet/settle", flow.body, adminHeaders(second))).body).toEqual(resettle.body);
+      await expectChargedOnce(flow, funding, before);
+    }, 60_000);
+  }
+
+  test("a restart after the fee UserOp was recorded as sending but never reached the bundler: it is sent once, settle finishes the batch", async () => {
+    const first = start();
+    const funding = [unit, 2n * unit];
+    const flow = await walletDeployment(first, funding);
+    const before = await balancesBefore(flow);
+    first.stop();
+
+    // The settling process cannot reach its bundler: the batch and the issued UserOp are recorded as sending
+    // and nothing left the service, the state of a process that died right before the send.
+    const closed = Bun.serve({ port: 0, fetch: () => new Response() });
+    const deadBundler = closed.url.href;
+    closed.stop(true);
+    const cut = start({ databasePath: first.databasePath }, (config) => {
+      config.networks[network]!.bundlerUrl = deadBundler;
+    });
+    const settle = await cut.post("/deploy/wallet/settle", flow.body, adminHeaders(cut));
+    expect(settle.status).toBe(500);
+    expect(settle.body).toMatchObject({
+      code: "blockchain_error",
+      details: { status: "pending", userOpHash: flow.hash },
+    });
+    expect(batchOf(cut, flow.payer)).toMatchObject({ paymentStatus: "sending", paymentTxHash: null, result: null });
+    expect(issuedStatus(cut, flow.hash)).toBe("sending");
+    expect(await entryPointNonce(flow.payer)).toBe(before.nonce);
+    cut.stop();
+
+    // After the restart the UserOp is sent (once) and its receipt recorded; the wallets stay reserved.
+    const second = start({ databasePath: first.databasePath });
+    await second.services.deployments.reconciled;
+    expect(batchOf(second, flow.payer)).toMatchObject({ paymentStatus: "success" });
+    expect(issuedStatus(second, flow.hash)).toBe("success");
+    expect(await entryPointNonce(flow.payer)).toBe(before.nonce + 1n);
+    expect(rowsOf(second, flow.payer).every((row) => row.reserved && row.fundingStatus === "success")).toBe(true);
+
+    const resettle = await second.post("/deploy/wallet/settle", flow.body, adminHeaders(second));
+    expect(resettle.status).toBe(200);
+    expect(resettle.body).toMatchObject({
+      paymentSuccess: true,
+      deploymentSuccess: true,
+      fundingSuccess: true,
+      failedWallets: [],
+      failedFundings: [],
+      paymentTxHash: batchOf(second, flow.payer)?.paymentTxHash,
+    });
+    await expectChargedOnce(flow, funding, before);
+    expect((await second.post("/wallet/claim", { payerAddress: flow.payer })).status).toBe(404);
+    expect((await second.post("/deploy/wallet/settle", flow.body, adminHeaders(second))).body).toEqual(resettle.body);
+    await expectChargedOnce(flow, funding, before);
+  }, 60_000);
 });
