@@ -3,13 +3,14 @@
 // a direct permissionless `sendUserOperation` of the same batch through the same bundler (scripts/bench/
 // permissionless-wallet.ts: our wallet as a viem custom smart account, our paymaster as its paymaster), RPC and
 // bundler calls per verify, gas.
+import "../src/production-env";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Address, createPublicClient, createWalletClient, encodeFunctionData, type Hex, http, toHex } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi, factoryAbi, relayerAbi } from "../src/chain/abis";
-import { startService } from "../src/main";
+import { startService } from "../src/service";
 import { createBundler } from "../src/userops/bundler";
 import { type Call, encodeBatchExecution } from "../src/userops/execution";
 import { walletPaymentFee } from "../src/wallets/fee";

@@ -1,13 +1,14 @@
 // `bun run bench`: EOA payment figures against a fresh devnet (not a test; prints numbers for the README).
 // /verify latency and throughput with 16 clients, /settle of 100 payments at concurrency 1 and 20 with
 // automine and with 1-second blocks, JSON-RPC round trips per verify and per settle, gas, peak RSS.
+import "../src/production-env";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, createTestClient, createWalletClient, http, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../src/chain/abis";
-import { startService } from "../src/main";
+import { startService } from "../src/service";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../test/support/authorization";
 import { startRpcCounter } from "./bench/rpc-counter";
 import { buildContracts } from "./devnet/build";

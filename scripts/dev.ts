@@ -1,7 +1,8 @@
 // `bun run dev`: builds the contracts, starts the two-chain devnet and the service on it, and stops
 // everything on Ctrl-C. Ports: RELAY402_PORT (service, default 4020), BSC_RPC_PORT, BSC_BUNDLER_PORT,
 // BASE_RPC_PORT, BASE_BUNDLER_PORT. Forked mode: set BSC_RPC_URL / BASE_RPC_URL.
-import { startService } from "../src/main";
+import "../src/production-env";
+import { startService } from "../src/service";
 import { buildContracts } from "./devnet/build";
 import { configFromManifest } from "./devnet/service-config";
 import { startDevnet } from "./devnet/start";

@@ -1,5 +1,6 @@
 // One devnet per test run, on free ports of its own (a development devnet may be up at the same
 // time), started before any test file loads and stopped after the last one, also when tests fail.
+import "../src/production-env";
 import { afterAll } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";

@@ -37,6 +37,14 @@ describe("HTTP surface", () => {
     expect(chunked.status).toBe(413);
   });
 
+  test("a deeply nested body just under the size limit is a validation_error, not a 500", async () => {
+    for (const body of ["[".repeat(30_000), `${"[".repeat(30_000)}${"]".repeat(30_000)}`, '{"a":'.repeat(12_000)]) {
+      const response = await service.post("/verify", body);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe("validation_error");
+    }
+  });
+
   test("every response carries a request id; a caller's id is echoed", async () => {
     const response = await service.get("/health");
     expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);

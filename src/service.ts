@@ -1,0 +1,30 @@
+import type { Config } from "./config/schema";
+import { createApp } from "./http/app";
+import { MAX_BODY_BYTES } from "./http/limits";
+import { createLogger } from "./logger";
+import { reconcileSettlements } from "./payments/reconcile-settlements";
+import { createServices } from "./services";
+
+/** Starts the HTTP service from a validated config; returns a handle that stops it. */
+export function startService(config: Config, options: { silent?: boolean } = {}) {
+  const logger = createLogger({ silent: options.silent });
+  const services = createServices(config, logger);
+  const app = createApp(services);
+  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES * 2 });
+  logger.info({ event: "started", port: app.server?.port, networks: services.networks.enabled, mode: config.mode });
+  void reconcileSettlements({
+    store: services.store,
+    networks: services.networks,
+    relayerFor: services.relayerFor,
+    logger,
+  });
+  return {
+    app,
+    services,
+    url: `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${app.server?.port}`,
+    async stop() {
+      await app.stop();
+      services.stop();
+    },
+  };
+}
