@@ -159,7 +159,8 @@ export function createPaymentSettler(deps: SettleDeps) {
 
   return {
     settle(network: NetworkRuntime, authorization: Authorization, relayerContract: string): Promise<SettleResponse> {
-      const key = `${network.name}:${authorization.from.toLowerCase()}:${authorization.nonce}`;
+      // The signature is part of the key: a different authorization reusing the nonce must not share this result.
+      const key = `${network.name}:${authorization.from.toLowerCase()}:${authorization.nonce}:${authorization.signature}`;
       const running = inFlight.get(key);
       if (running) return running;
       const promise = run(network, authorization, relayerContract).finally(() => inFlight.delete(key));

@@ -98,6 +98,31 @@ for (const network of NETWORK_NAMES) {
       expect(await tokenBalance(network, c.token.address, to)).toBe(value);
     });
 
+    test("two authorizations with one nonce settled at the same time: one settles, the other is a nonce_error", async () => {
+      const c = chainOf(network);
+      const payer = await freshPayer(network);
+      await approveRelayer(network, payer.key, 1000n * unit(network));
+      const merchant = randomAddress();
+      const nonce = (await signedPayment({ network, key: payer.key, to: merchant, value: 1n })).paymentPayload.payload
+        .authorization.nonce as Hex;
+      const toSelf = await signedPayment({ network, key: payer.key, to: payer.address, value: 1n, nonce });
+      const toMerchant = await signedPayment({
+        network,
+        key: payer.key,
+        to: merchant,
+        value: 100n * unit(network),
+        nonce,
+      });
+      const [a, b] = await Promise.all([service.post("/settle", toSelf), service.post("/settle", toMerchant)]);
+      const winner = a.status === 200 ? a : b;
+      const loser = a.status === 200 ? b : a;
+      expect(winner.status).toBe(200);
+      expect(loser.status).toBe(400);
+      expect(loser.body.code).toBe("nonce_error");
+      const paidMerchant = winner === b;
+      expect(await tokenBalance(network, c.token.address, merchant)).toBe(paidMerchant ? 100n * unit(network) : 0n);
+    });
+
     test("a different authorization reusing a settled nonce is a nonce_error", async () => {
       const { payer, body } = await readyPayment(network, unit(network));
       expect((await service.post("/settle", body)).status).toBe(200);
