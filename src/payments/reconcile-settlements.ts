@@ -3,6 +3,7 @@ import type { Networks } from "../chain/networks";
 import { shortReason } from "../http/errors";
 import type { Logger } from "../logger";
 import type { RelayerPort } from "./relayer-port";
+import { settlementReceipt } from "./settlement-receipt";
 import type { SettlementStore } from "./settlement-store";
 
 /**
@@ -26,14 +27,13 @@ export async function reconcileSettlements(deps: {
         else deps.store.release(record.id);
         continue;
       }
-      if (record.rawTx) await network.executor.rebroadcast(record.rawTx as Hex).catch(() => undefined);
-      const receipt = await network.executor.waitForReceipt(record.txHash as Hex, network.config.receiptTimeoutMs);
+      const receipt = await settlementReceipt(network, record, network.config.receiptTimeoutMs);
       if (receipt) {
         deps.store.markOutcome(record.id, {
           status: receipt.status === "success" ? "success" : "reverted",
+          txHash: receipt.transactionHash,
           blockNumber: Number(receipt.blockNumber),
         });
-        if (receipt.transactionHash !== record.txHash) deps.store.markReplaced(record.id, receipt.transactionHash);
       }
       deps.logger.info({ event: "settlement_reconciled", id: record.id, status: receipt?.status ?? "still_pending" });
     } catch (error) {

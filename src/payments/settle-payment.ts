@@ -1,11 +1,12 @@
 import type { Hex, TransactionReceipt } from "viem";
-import { ReceiptTimeoutError } from "../chain/errors";
+import { BroadcastRejectedError, ReceiptTimeoutError } from "../chain/errors";
 import type { NetworkRuntime } from "../chain/networks";
 import type { EoaSettlement } from "../db/schema";
 import { ApiError, shortReason } from "../http/errors";
 import type { Logger } from "../logger";
 import type { Authorization } from "./authorization";
 import type { RelayerPort } from "./relayer-port";
+import { settlementReceipt } from "./settlement-receipt";
 import { type SettlementStore, settlementOf } from "./settlement-store";
 import { verifyPayment } from "./verify-payment";
 
@@ -49,7 +50,11 @@ export function createPaymentSettler(deps: SettleDeps) {
 
   function finish(network: NetworkRuntime, record: EoaSettlement, receipt: TransactionReceipt): SettleResponse {
     if (receipt.status === "success") {
-      deps.store.markOutcome(record.id, { status: "success", blockNumber: Number(receipt.blockNumber) });
+      deps.store.markOutcome(record.id, {
+        status: "success",
+        txHash: receipt.transactionHash,
+        blockNumber: Number(receipt.blockNumber),
+      });
       return responseOf(network, {
         ...record,
         txHash: receipt.transactionHash,
@@ -58,6 +63,7 @@ export function createPaymentSettler(deps: SettleDeps) {
     }
     deps.store.markOutcome(record.id, {
       status: "reverted",
+      txHash: receipt.transactionHash,
       blockNumber: Number(receipt.blockNumber),
       error: "reverted",
     });
@@ -89,8 +95,7 @@ export function createPaymentSettler(deps: SettleDeps) {
       case "pending":
         throw pendingError(null, "this authorization is being settled; retry shortly");
       case "sent": {
-        if (record.rawTx) await network.executor.rebroadcast(record.rawTx as Hex).catch(() => undefined);
-        const receipt = await network.executor.waitForReceipt(record.txHash as Hex, network.config.receiptTimeoutMs);
+        const receipt = await settlementReceipt(network, record, network.config.receiptTimeoutMs);
         if (!receipt) throw pendingError(record.txHash, "settlement transaction sent but not yet mined");
         return finish(network, record, receipt);
       }
@@ -143,6 +148,13 @@ export function createPaymentSettler(deps: SettleDeps) {
       return finish(network, { ...record, txHash: receipt.transactionHash }, receipt);
     } catch (error) {
       if (error instanceof ApiError) throw error;
+      if (error instanceof BroadcastRejectedError) {
+        // The node refused it, so it can never be mined: the authorization may be settled again.
+        deps.store.markOutcome(record.id, { status: "failed", error: shortReason(error) });
+        throw new ApiError("blockchain_error", "the node refused the settlement transaction", {
+          reason: shortReason(error),
+        });
+      }
       const hash = error instanceof ReceiptTimeoutError ? error.hash : prepared.hash;
       deps.logger.warn({
         event: "settle_unconfirmed",

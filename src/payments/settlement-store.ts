@@ -20,7 +20,7 @@ export type SettlementStore = {
   markReplaced(id: number, txHash: string): void;
   markOutcome(
     id: number,
-    outcome: { status: "success" | "reverted" | "failed"; blockNumber?: number; error?: string },
+    outcome: { status: "success" | "reverted" | "failed"; txHash?: string; blockNumber?: number; error?: string },
   ): void;
   unfinished(): EoaSettlement[];
 };
@@ -92,6 +92,7 @@ export function createSettlementStore(db: Db): SettlementStore {
       db.update(eoaSettlements)
         .set({
           status: outcome.status,
+          ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
           blockNumber: outcome.blockNumber ?? null,
           error: outcome.error ?? null,
           updatedAt: now(),

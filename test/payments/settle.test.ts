@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { relayerAbi } from "../../src/chain/abis";
 import { parseAuthorization } from "../../src/payments/authorization";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
@@ -197,6 +198,28 @@ describe("settlement under load and faults", () => {
       expect(await tokenBalance("base", c.token.address, to)).toBe(unit("base"));
     } finally {
       failover.stop();
+    }
+  });
+
+  test("a transaction the node refuses is not left pending: the payment can be settled once the executor is funded", async () => {
+    const network = "bsc";
+    const c = chainOf(network);
+    const broke = generatePrivateKey();
+    const poor = startTestService({}, (config) => {
+      if (config.networks.bsc) config.networks.bsc.executorKeys = [broke];
+    });
+    try {
+      const { to, body } = await readyPayment(network, unit(network));
+      const refused = await poor.post("/settle", body);
+      expect(refused.status).toBe(500);
+      expect(refused.body.code).toBe("blockchain_error");
+      expect(refused.body.details.status).toBeUndefined();
+      await c.test.setBalance({ address: privateKeyToAccount(broke).address, value: 10n ** 18n });
+      const settled = await poor.post("/settle", body);
+      expect(settled.status).toBe(200);
+      expect(await tokenBalance(network, c.token.address, to)).toBe(unit(network));
+    } finally {
+      poor.stop();
     }
   });
 
