@@ -1,6 +1,7 @@
 import { t } from "elysia";
-import { AddressField, Bytes32Field, HexString, NetworkField, UintString } from "../http/schemas";
+import { AddressField, Bytes32Field, NetworkField, UintString } from "../http/schemas";
 import { PaymentPayloadSchema } from "../payments/schemas";
+import { SignatureField, UserOpSchema } from "../userops/schema";
 
 const Salts = t.Array(Bytes32Field, {
   minItems: 1,
@@ -72,33 +73,15 @@ const WalletDeployment = t.Object({
 });
 const WalletRequirements = t.Object({ network: NetworkField, deployment: WalletDeployment });
 
-export const RpcUserOpSchema = t.Object({
-  sender: AddressField,
-  nonce: HexString,
-  factory: t.Optional(HexString),
-  factoryData: t.Optional(HexString),
-  callData: HexString,
-  callGasLimit: HexString,
-  verificationGasLimit: HexString,
-  preVerificationGas: HexString,
-  maxFeePerGas: HexString,
-  maxPriorityFeePerGas: HexString,
-  paymaster: AddressField,
-  paymasterVerificationGasLimit: HexString,
-  paymasterPostOpGasLimit: HexString,
-  paymasterData: HexString,
-  signature: HexString,
-});
-
 export const WalletVerifyBodySchema = t.Object({ paymentRequirements: WalletRequirements });
 export const WalletVerifyResponseSchema = t.Object({
   ...VerifyFields,
-  userOp: RpcUserOpSchema,
+  userOp: UserOpSchema,
   userOpHash: t.String(),
 });
 export const WalletSettleBodySchema = t.Object({
-  userOp: RpcUserOpSchema,
-  signature: HexString,
+  userOp: UserOpSchema,
+  signature: SignatureField,
   paymentRequirements: WalletRequirements,
   wallets: t.Array(WalletEntrySchema, { maxItems: 10 }),
 });

@@ -8,7 +8,6 @@ export const UintString = t.String({
   description: "decimal uint256 in the token's smallest unit",
 });
 export const NetworkField = t.String({ description: "`bsc` or `base`", minLength: 1, maxLength: 32 });
-export const HexString = t.String({ description: "0x-prefixed hex" });
 
 export const ErrorResponse = t.Object(
   {

@@ -1,31 +1,7 @@
 import { t } from "elysia";
 import { AddressField, Bytes32Field, NetworkField, UintString } from "../http/schemas";
+import { SignatureField, UserOpSchema } from "../userops/schema";
 import { MAX_WALLET_TRANSACTIONS } from "./verify-wallet-payment";
-
-const Quantity = t.String({ pattern: "^0x[0-9a-fA-F]{1,64}$", description: "hex quantity" });
-const HexBytes = (maxLength: number, description: string) =>
-  t.String({ pattern: "^0x([0-9a-fA-F]{2})*$", maxLength, description });
-
-export const UserOpSchema = t.Object(
-  {
-    sender: AddressField,
-    nonce: Quantity,
-    callData: HexBytes(30_000, "encoded ERC-7579 batch execution"),
-    callGasLimit: Quantity,
-    verificationGasLimit: Quantity,
-    preVerificationGas: Quantity,
-    maxFeePerGas: Quantity,
-    maxPriorityFeePerGas: Quantity,
-    paymaster: AddressField,
-    paymasterVerificationGasLimit: Quantity,
-    paymasterPostOpGasLimit: Quantity,
-    paymasterData: HexBytes(1_000, "paymaster validity window and signature"),
-    signature: HexBytes(1_000, "`0x` unsigned; the owner's signature of userOpHash"),
-    factory: t.Optional(AddressField),
-    factoryData: t.Optional(HexBytes(10_000, "factory call data")),
-  },
-  { description: "ERC-4337 v0.7 UserOperation, unpacked, quantities as hex" },
-);
 
 export const WalletVerifyBodySchema = t.Object({
   walletAddress: AddressField,
@@ -47,7 +23,7 @@ export const WalletVerifyResponseSchema = t.Object({
 
 export const WalletSettleBodySchema = t.Object({
   userOp: UserOpSchema,
-  signature: HexBytes(1_000, "the owner's signature of userOpHash, equal to userOp.signature"),
+  signature: SignatureField,
 });
 
 export const WalletSettleResponseSchema = t.Object({

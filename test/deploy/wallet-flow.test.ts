@@ -174,5 +174,13 @@ describe("smart-wallet deployment flow", () => {
     expect(response.status).toBe(400);
     expect(response.body.code).toBe("validation_error");
     expect(await tokenBalance(network, c.token.address, payer.wallet)).toBe(before);
+    // Malformed quantities at the deploy settle are validation errors too, not a 500.
+    const malformed = await service.post(
+      "/deploy/wallet/settle",
+      { userOp: { ...verify.body.userOp, nonce: "zz" }, signature, paymentRequirements, wallets: verify.body.wallets },
+      adminHeaders(service),
+    );
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toMatchObject({ code: "validation_error", details: { field: "userOp.nonce" } });
   });
 });

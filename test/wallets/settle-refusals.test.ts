@@ -76,6 +76,25 @@ for (const network of NETWORK_NAMES) {
       );
     });
 
+    test("quantities wider than the packed UserOp holds are validation errors naming the field", async () => {
+      const { body } = await issued();
+      const wide = `0x${"f".repeat(33)}`;
+      for (const field of ["callGasLimit", "verificationGasLimit", "maxFeePerGas", "paymasterVerificationGasLimit"]) {
+        expectRefusal(
+          await service.post("/wallet/settle", { ...body, userOp: { ...body.userOp, [field]: wide } }),
+          400,
+          "validation_error",
+          `userOp.${field}`,
+        );
+      }
+      expectRefusal(
+        await service.post("/wallet/settle", { ...body, userOp: { ...body.userOp, nonce: "0xzz" } }),
+        400,
+        "validation_error",
+        "userOp.nonce",
+      );
+    });
+
     test("a malformed signature", async () => {
       const { body } = await issued();
       const short = "0x1234";
