@@ -82,12 +82,15 @@ export async function verifyWalletDeployment(ctx: DeployContext, body: Static<ty
       wallet: payer,
       token: plan.token.address,
       entryPoint: wallet.entryPoint,
+      factory: network.config.contracts.factory as Address,
     });
   } catch (error) {
     throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
   }
   if (!state.deployed) throw invalid(`${FIELD}.payerAddress`, `no wallet is deployed at ${payer}`);
-  if (!state.owner) throw invalid(`${FIELD}.payerAddress`, `${payer} is not a smart wallet with an owner`);
+  if (!state.fromFactory || !state.owner) {
+    throw invalid(`${FIELD}.payerAddress`, `${payer} is not a relay402 wallet (deployed by the factory)`);
+  }
   if (state.balance < total)
     throw invalid(
       `${FIELD}.payerAddress`,

@@ -64,7 +64,12 @@ function parseTransfers(network: WalletNetwork, request: WalletVerifyRequest) {
 
 async function readState(network: WalletNetwork, wallet: Address, token: Address): Promise<WalletState> {
   try {
-    return await readWalletState(network.runtime.client, { wallet, token, entryPoint: network.entryPoint });
+    return await readWalletState(network.runtime.client, {
+      wallet,
+      token,
+      entryPoint: network.entryPoint,
+      factory: network.runtime.config.contracts.factory as Address,
+    });
   } catch (error) {
     throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
   }
@@ -84,7 +89,10 @@ export async function verifyWalletPayment(
 
   const state = await readState(network, wallet, plan.token);
   if (!state.deployed) throw invalid("walletAddress", `no wallet deployed at ${wallet} on ${network.runtime.name}`);
-  if (!state.owner) throw invalid("walletAddress", `${wallet} is not a smart wallet with an owner()`);
+  // Only our own accounts: any other contract could accept the sponsorship and do nothing with it.
+  if (!state.fromFactory || !state.owner) {
+    throw invalid("walletAddress", `${wallet} is not a relay402 wallet (deployed by the factory)`);
+  }
   if (state.balance < plan.totalAmount) {
     throw new ApiError(
       "validation_error",

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
 import { freePort } from "../../scripts/devnet/ports";
-import { chainOf, NETWORK_NAMES } from "../support/chain";
+import { erc20Abi } from "../../src/chain/abis";
+import { chainOf, freshPayer, NETWORK_NAMES } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet, expectRefusal, randomAddress, units, verifyBody } from "./support";
 
@@ -66,6 +67,26 @@ for (const network of NETWORK_NAMES) {
       );
       expectRefusal(response, 400, "validation_error", "walletAddress");
       expect(response.body.message).toMatch(/no wallet deployed/);
+    });
+
+    test("a contract that is not one of our wallets is refused, even with an owner() and a balance", async () => {
+      // The paymaster is Ownable; give it tokens so only "is it our wallet" can refuse it.
+      const c = chainOf(network);
+      const minter = c.walletFor(await freshPayer(network, { tokens: 0n }).then((p) => p.key));
+      await c.public.waitForTransactionReceipt({
+        hash: await minter.writeContract({
+          address: c.token.address,
+          abi: erc20Abi,
+          functionName: "mint",
+          args: [c.info.paymaster, units(network, 100n)],
+        }),
+      });
+      const response = await service.post(
+        "/wallet/verify",
+        verifyBody(network, c.info.paymaster, [{ to: randomAddress(), amount: one() }]),
+      );
+      expectRefusal(response, 400, "validation_error", "walletAddress");
+      expect(response.body.message).toMatch(/not a relay402 wallet/);
     });
 
     test("a balance below totalAmount (the fee counts)", async () => {
