@@ -5,7 +5,7 @@ import type { Logger } from "../logger";
 import type { Authorization } from "../payments/authorization";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
-import { BundlerError, waitForUserOpReceipt } from "../userops/bundler";
+import { BundlerError, isAlreadyKnown, waitForUserOpReceipt } from "../userops/bundler";
 import type { RpcUserOp } from "../userops/user-operation";
 import type { IssuedUserOpStore } from "../wallets/issued-user-op-store";
 import type { WalletNetwork } from "../wallets/network-context";
@@ -76,9 +76,6 @@ export function feeWasSent(deps: FeePaymentDeps, batch: DeploymentBatch): boolea
   return record !== undefined && record.status !== "pending" && record.status !== "failed";
 }
 
-/** A bundler's answer to a UserOp it already holds in its mempool (Alto: "Already known"). */
-const alreadyKnown = (error: unknown) => error instanceof BundlerError && /already known/i.test(error.message);
-
 /**
  * Smart-wallet flow: one UserOp pays the fee and every funding. The signed UserOp is stored before it
  * goes to the bundler; resuming a batch first asks the bundler for a receipt, then re-sends the same UserOp
@@ -103,7 +100,7 @@ export async function payFeeByUserOp(
     } catch (error) {
       receipt = await wallet.bundler.receipt(hash).catch(() => null);
       // "Already known": the bundler holds this very UserOp (sent before a restart), so it is in flight, not rejected.
-      if (!receipt && !alreadyKnown(error)) {
+      if (!receipt && !isAlreadyKnown(error)) {
         if (error instanceof BundlerError && error.rpcCode !== undefined) {
           const rejected = new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, {
             userOpHash: hash,

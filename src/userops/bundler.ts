@@ -12,6 +12,9 @@ export class BundlerError extends Error {
   }
 }
 
+/** A bundler's answer to a UserOp it already holds (Alto: "Already known"): the UserOp is in flight, not rejected. */
+export const isAlreadyKnown = (error: unknown) => error instanceof BundlerError && /already known/i.test(error.message);
+
 export type GasEstimate = {
   preVerificationGas: bigint;
   verificationGasLimit: bigint;

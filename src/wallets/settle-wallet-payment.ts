@@ -2,7 +2,7 @@ import type { Hex } from "viem";
 import type { IssuedUserOp } from "../db/schema";
 import { ApiError, type ErrorCode, shortReason } from "../http/errors";
 import type { Logger } from "../logger";
-import { BundlerError, type UserOpReceipt, waitForUserOpReceipt } from "../userops/bundler";
+import { BundlerError, isAlreadyKnown, type UserOpReceipt, waitForUserOpReceipt } from "../userops/bundler";
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
 import type { IssuedUserOpStore } from "./issued-user-op-store";
 import type { WalletNetwork } from "./network-context";
@@ -161,7 +161,9 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
         });
       }
     } catch (error) {
-      if (error instanceof BundlerError && error.rpcCode !== undefined) {
+      if (isAlreadyKnown(error)) {
+        // Sent by an earlier attempt whose answer was lost: wait for its receipt below.
+      } else if (error instanceof BundlerError && error.rpcCode !== undefined) {
         fail(
           hash,
           new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, {
@@ -170,16 +172,16 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
             userOpHash: hash,
           }),
         );
-      }
-      if (error instanceof BundlerError && /TimeoutError/.test(error.message)) {
+      } else if (error instanceof BundlerError && /TimeoutError/.test(error.message)) {
         // The bundler may have it: keep the claim, a later settle looks for the receipt instead of resending.
         throw pending(hash, "the bundler did not answer in time; retry settle shortly");
+      } else {
+        deps.store.release(hash);
+        throw new ApiError("blockchain_error", "could not reach the bundler", {
+          reason: shortReason(error),
+          userOpHash: hash,
+        });
       }
-      deps.store.release(hash);
-      throw new ApiError("blockchain_error", "could not reach the bundler", {
-        reason: shortReason(error),
-        userOpHash: hash,
-      });
     }
     const receipt = await waitForUserOpReceipt(network.bundler, hash, network.runtime.config.receiptTimeoutMs);
     if (!receipt) throw pending(hash, "no receipt for the UserOp in time; retry settle shortly");
