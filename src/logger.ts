@@ -18,3 +18,15 @@ export function createLogger(options: { silent?: boolean; sink?: (line: string) 
     error: (fields) => write("error", fields),
   };
 }
+
+/** First line of an error message: enough to diagnose, never a stack trace or an RPC URL (it may hold an API key). */
+export function shortReason(error: unknown): string {
+  const message =
+    error instanceof Error ? ((error as { shortMessage?: string }).shortMessage ?? error.message) : String(error);
+  return (
+    message
+      .split("\n")[0]
+      ?.replace(/https?:\/\/\S+/g, "<rpc>")
+      .slice(0, 300) ?? "unknown error"
+  );
+}

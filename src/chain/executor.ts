@@ -1,4 +1,5 @@
 import { type Address, type Hex, isAddress, keccak256, type PublicClient, type TransactionReceipt } from "viem";
+import { shortReason } from "../logger";
 import {
   BroadcastRejectedError,
   ExecutorStoppedError,
@@ -6,6 +7,7 @@ import {
   isAlreadyKnown,
   isNonceTooLow,
   ReceiptTimeoutError,
+  RpcUnavailableError,
   toBroadcastError,
 } from "./errors";
 import { createFeeOracle } from "./gas-price";
@@ -137,7 +139,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
         msg: "nonce gap left open",
         from: key.account.address,
         nonce: failed.nonce,
-        error: String(error),
+        error: shortReason(error),
       });
     }
   }
@@ -159,6 +161,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
         code: chainError.code,
         details: chainError.details,
       });
+      if (chainError instanceof RpcUnavailableError) retryBroadcastLater(prepared.raw);
       if (chainError instanceof BroadcastRejectedError) {
         if (isNonceTooLow(error)) {
           const receipt = await fetchReceipt(client, prepared.hash).catch(() => null);
@@ -169,7 +172,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
             msg: "nonce recovery failed",
             from: prepared.from,
             nonce: prepared.nonce,
-            error: String(recoveryError),
+            error: shortReason(recoveryError),
           }),
         );
       }
@@ -262,7 +265,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
           try {
             await replace();
           } catch (error) {
-            logger.warn({ msg: "replacement failed", hash: latest.hash, error: String(error) });
+            logger.warn({ msg: "replacement failed", hash: latest.hash, error: shortReason(error) });
           }
           if (!settled) scheduleReplacement();
         }, replaceAfterMs);
@@ -286,6 +289,20 @@ export function createExecutor(config: ExecutorConfig): Executor {
       const timer = setTimeout(() => done(null), timeoutMs);
       stopHandlers.add(onStop);
     });
+  }
+
+  /**
+   * After an RPC failure the node may never have seen the transaction, and every later nonce of its key
+   * would wait behind the gap: keep offering it for a while (the caller keeps the raw transaction too).
+   */
+  function retryBroadcastLater(raw: Hex, attemptsLeft = 5): void {
+    if (stopped || attemptsLeft === 0) return;
+    const timer = setTimeout(() => {
+      stopHandlers.delete(cancel);
+      rebroadcast(raw).catch(() => retryBroadcastLater(raw, attemptsLeft - 1));
+    }, replaceAfterMs);
+    const cancel = () => clearTimeout(timer);
+    stopHandlers.add(cancel);
   }
 
   async function rebroadcast(raw: Hex): Promise<void> {

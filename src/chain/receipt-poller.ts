@@ -1,4 +1,5 @@
 import { formatTransactionReceipt, type Hex, hexToBigInt, type PublicClient, type TransactionReceipt } from "viem";
+import { shortReason } from "../logger";
 import type { Logger } from "./types";
 
 export type ReceiptListener = (receipt: TransactionReceipt) => void;
@@ -56,7 +57,7 @@ export function createReceiptPoller({
       try {
         await poll();
       } catch (error) {
-        logger.warn({ msg: "receipt poll failed", error: String(error) });
+        logger.warn({ msg: "receipt poll failed", error: shortReason(error) });
       }
       timer = undefined;
       schedule();

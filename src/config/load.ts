@@ -81,7 +81,9 @@ export function loadConfig(options: { env?: Env; file?: string; overrides?: Json
     try {
       fromFile = JSON.parse(readFileSync(file, "utf8"));
     } catch (error) {
-      throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`);
+      // Never the parser's message: it quotes the offending text, which may be a secret.
+      const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : "not valid JSON";
+      throw new ConfigError(`cannot read config file ${file}: ${reason}`);
     }
   }
   const merged = applyEnv({ ...CONFIG_DEFAULTS, ...fromFile, ...(options.overrides ?? {}) }, env);

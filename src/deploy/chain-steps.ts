@@ -12,8 +12,8 @@ import { factoryAbi, relayerAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime } from "../chain/networks";
 import type { DeploymentWallet } from "../db/schema";
-import { shortReason } from "../http/errors";
-import type { Logger } from "../logger";
+
+import { type Logger, shortReason } from "../logger";
 import type { Authorization } from "../payments/authorization";
 import type { RelayerPort } from "../payments/relayer-port";
 import { verifyPayment } from "../payments/verify-payment";

@@ -1,6 +1,7 @@
 import type { Static } from "elysia";
 import type { DeploymentBatch } from "../db/schema";
-import { ApiError, shortReason } from "../http/errors";
+import { ApiError } from "../http/errors";
+import { shortReason } from "../logger";
 import { type Attempts, advanceBatch, hasPendingWork } from "./batch-progress";
 import type { DeployContext } from "./context";
 import { feeWasSent } from "./fee-payment";

@@ -1,7 +1,7 @@
 import type { Hex } from "viem";
 import type { DeploymentBatch } from "../db/schema";
-import { ApiError, shortReason } from "../http/errors";
-import type { Logger } from "../logger";
+import { ApiError } from "../http/errors";
+import { type Logger, shortReason } from "../logger";
 import type { Authorization } from "../payments/authorization";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";

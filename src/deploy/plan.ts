@@ -1,7 +1,8 @@
 import { type Address, getAddress, type Hex } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import type { TokenConfig } from "../config/schema";
-import { ApiError, shortReason } from "../http/errors";
+import { ApiError } from "../http/errors";
+import { shortReason } from "../logger";
 import { deployedAddresses, walletAddresses } from "./addresses";
 import type { DeploymentStore } from "./deployment-store";
 

@@ -1,6 +1,7 @@
 import { type Address, getAddress } from "viem";
 import { NETWORKS } from "../config/schema";
-import { ApiError, shortReason } from "../http/errors";
+import { ApiError } from "../http/errors";
+import { shortReason } from "../logger";
 import { masterSalt, walletAddresses } from "./addresses";
 import type { DeployContext } from "./context";
 import { type WalletInfo, walletInfo } from "./responses";

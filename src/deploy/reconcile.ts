@@ -1,5 +1,6 @@
 import type { Db } from "../db/open";
-import { shortReason } from "../http/errors";
+import { shortReason } from "../logger";
+
 import { resolveSent } from "./chain-steps";
 import type { DeployContext } from "./context";
 import { unleaseAll } from "./deployment-store";

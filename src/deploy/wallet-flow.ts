@@ -1,7 +1,8 @@
 import type { Static } from "elysia";
 import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
 import { erc20Abi, relayerAbi } from "../chain/abis";
-import { ApiError, shortReason } from "../http/errors";
+import { ApiError } from "../http/errors";
+import { shortReason } from "../logger";
 import { encodeBatchExecution } from "../userops/execution";
 import { buildSponsoredUserOp } from "../userops/sponsor";
 import { fromRpcUserOp, type RpcUserOp, toRpcUserOp, userOpHash } from "../userops/user-operation";

@@ -25,7 +25,8 @@ function clientIp(
   trustProxy: boolean,
 ) {
   if (trustProxy) {
-    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+    // The proxy appends the address it saw: the last entry is the only one the client cannot forge.
+    const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
     if (forwarded) return forwarded;
   }
   return server?.requestIP(request)?.address ?? "unknown";

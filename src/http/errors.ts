@@ -44,15 +44,3 @@ export function envelope(error: ApiError, docsBaseUrl: string): ErrorEnvelope {
     ...(error.details ? { details: error.details } : {}),
   };
 }
-
-/** First line of an error message: enough to diagnose, never a stack trace or a URL with a key in it. */
-export function shortReason(error: unknown): string {
-  const message =
-    error instanceof Error ? ((error as { shortMessage?: string }).shortMessage ?? error.message) : String(error);
-  return (
-    message
-      .split("\n")[0]
-      ?.replace(/https?:\/\/\S+/g, "<rpc>")
-      .slice(0, 300) ?? "unknown error"
-  );
-}

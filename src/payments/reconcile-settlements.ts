@@ -1,7 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { Networks } from "../chain/networks";
-import { shortReason } from "../http/errors";
-import type { Logger } from "../logger";
+
+import { type Logger, shortReason } from "../logger";
 import type { RelayerPort } from "./relayer-port";
 import { settlementReceipt } from "./settlement-receipt";
 import type { SettlementStore } from "./settlement-store";

@@ -1,7 +1,8 @@
 import type { Address } from "viem";
 import { sameAddress } from "../chain/networks";
 import type { ErrorCode } from "../http/errors";
-import { ApiError, shortReason } from "../http/errors";
+import { ApiError } from "../http/errors";
+import { shortReason } from "../logger";
 import type { Authorization } from "./authorization";
 import { AUTHORIZATION_STATUS, type RelayerPort } from "./relayer-port";
 
@@ -26,26 +27,29 @@ export type VerifyContext = {
   now: () => bigint;
 };
 
-/** The five checks of the interface, in order, plus "is this our relayer". One RPC round trip. */
+/** The five checks of the interface, in order, then "is this our relayer". One RPC round trip. */
 export async function verifyPayment(
   context: VerifyContext,
   authorization: Authorization,
   relayerContract: string,
 ): Promise<VerifyResult> {
-  if (!sameAddress(relayerContract, context.relayerAddress)) {
-    return {
-      isValid: false,
-      invalidReason: "payment_verification_error",
-      invalidMessage: `relayerContract is not this network's relayer (${context.relayerAddress})`,
-    };
-  }
   let check: Awaited<ReturnType<RelayerPort["checkAuthorization"]>>;
   try {
     check = await context.relayer.checkAuthorization(authorization, context.now());
   } catch (error) {
     throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
   }
-  if (check.status === AUTHORIZATION_STATUS.ok) return { isValid: true, payer: authorization.from };
+  if (check.status === AUTHORIZATION_STATUS.ok) {
+    // Checked after the interface's five checks so that their order and codes stay as specified.
+    if (!sameAddress(relayerContract, context.relayerAddress)) {
+      return {
+        isValid: false,
+        invalidReason: "payment_verification_error",
+        invalidMessage: `relayerContract is not this network's relayer (${context.relayerAddress})`,
+      };
+    }
+    return { isValid: true, payer: authorization.from };
+  }
   const [invalidReason, invalidMessage] = FAILURES[check.status] ?? [
     "payment_verification_error",
     `relayer rejected the authorization (status ${check.status})`,

@@ -1,7 +1,7 @@
 import type { Hex } from "viem";
 import type { IssuedUserOp } from "../db/schema";
-import { ApiError, type ErrorCode, shortReason } from "../http/errors";
-import type { Logger } from "../logger";
+import { ApiError, type ErrorCode } from "../http/errors";
+import { type Logger, shortReason } from "../logger";
 import { BundlerError, isAlreadyKnown, type UserOpReceipt, waitForUserOpReceipt } from "../userops/bundler";
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
 import type { IssuedUserOpStore } from "./issued-user-op-store";

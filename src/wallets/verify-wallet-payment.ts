@@ -1,5 +1,6 @@
 import { type Address, getAddress, maxUint256 } from "viem";
-import { ApiError, shortReason } from "../http/errors";
+import { ApiError } from "../http/errors";
+import { shortReason } from "../logger";
 import { buildSponsoredUserOp } from "../userops/sponsor";
 import { type RpcUserOp, toRpcUserOp, userOpHash } from "../userops/user-operation";
 import { walletPaymentFee } from "./fee";

@@ -46,6 +46,17 @@ describe("config", () => {
     expect(() => loadConfig({ env: { ...baseEnv, PORT: "99999" }, file })).toThrow(/port/);
   });
 
+  test("a config file that is not JSON is refused without quoting it (it may hold a secret)", () => {
+    const path = join(import.meta.dir, "fixtures", "not-json.txt");
+    expect(() => loadConfig({ env: baseEnv, file: path })).toThrow(/not valid JSON/);
+    try {
+      loadConfig({ env: baseEnv, file: path });
+    } catch (error) {
+      expect((error as Error).message).not.toContain("supersecretadminkey");
+    }
+    expect(() => loadConfig({ env: baseEnv, file: "/nonexistent/relay402.json" })).toThrow(/file not found/);
+  });
+
   test("a network with the wrong chain id is refused", () => {
     expect(() => loadConfig({ env: baseEnv, file, overrides: { networks: { bsc: { chainId: 1 } } } })).toThrow();
   });

@@ -154,6 +154,8 @@ describe("rate limit", () => {
     expect(blocked.body.code).toBe("rate_limit_exceeded");
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await from("10.0.0.2")).status).toBe(200);
+    // A client cannot dodge the limit by forging entries: only the proxy's (last) entry counts.
+    expect((await from("6.6.6.6, 10.0.0.1")).status).toBe(429);
     expect((await from("10.0.0.1", { "x-admin-api-key": limited.config.adminApiKey })).status).toBe(200);
   });
 });

@@ -146,6 +146,17 @@ for (const network of NETWORK_NAMES) {
       const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) });
       body.paymentRequirements.relayerContract = randomAddress();
       await invalid(body, "payment_verification_error", /relayer/);
+      // The interface's checks come first: a bad signature is still reported as such.
+      const other = await freshPayer(network, { tokens: 0n, gas: false });
+      const forged = await signedPayment({
+        network,
+        key: payer.key,
+        signerKey: other.key,
+        to: randomAddress(),
+        value: 1n,
+      });
+      forged.paymentRequirements.relayerContract = randomAddress();
+      await invalid(forged, "signature_error", /recover/);
     });
   });
 }
