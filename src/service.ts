@@ -12,12 +12,7 @@ export function startService(config: Config, options: { silent?: boolean } = {})
   const app = createApp(services);
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES * 2 });
   logger.info({ event: "started", port: app.server?.port, networks: services.networks.enabled, mode: config.mode });
-  void reconcileSettlements({
-    store: services.store,
-    networks: services.networks,
-    relayerFor: services.relayerFor,
-    logger,
-  });
+  void reconcileSettlements(services);
   return {
     app,
     services,

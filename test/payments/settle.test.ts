@@ -267,12 +267,7 @@ describe("settlement under load and faults", () => {
 
     const restarted = startTestService({ databasePath: first.databasePath });
     try {
-      await reconcileSettlements({
-        store: restarted.services.store,
-        networks: restarted.services.networks,
-        relayerFor: restarted.services.relayerFor,
-        logger: restarted.services.logger,
-      });
+      await reconcileSettlements(restarted.services);
       const after = restarted.services.store.find({ network, payer: authorization.from, nonce: authorization.nonce });
       expect(after?.status).toBe("success");
       expect(after?.txHash).toBe(prepared.hash);
@@ -294,12 +289,7 @@ describe("settlement under load and faults", () => {
     first.stop();
     const restarted = startTestService({ databasePath: first.databasePath });
     try {
-      await reconcileSettlements({
-        store: restarted.services.store,
-        networks: restarted.services.networks,
-        relayerFor: restarted.services.relayerFor,
-        logger: restarted.services.logger,
-      });
+      await reconcileSettlements(restarted.services);
       expect(
         restarted.services.store.find({ network, payer: authorization.from, nonce: authorization.nonce }),
       ).toBeUndefined();
