@@ -2,6 +2,7 @@
 // everything on Ctrl-C. Ports: RELAY402_PORT (service, default 4020), BSC_RPC_PORT, BSC_BUNDLER_PORT,
 // BASE_RPC_PORT, BASE_BUNDLER_PORT. Forked mode: set BSC_RPC_URL / BASE_RPC_URL.
 import "../src/production-env";
+import { rmSync } from "node:fs";
 import { startService } from "../src/service";
 import { buildContracts } from "./devnet/build";
 import { configFromManifest } from "./devnet/service-config";
@@ -22,7 +23,10 @@ const devnet = await startDevnet({
   quiet: true,
 });
 const devnetSeconds = ((performance.now() - started) / 1000).toFixed(1);
-const service = startService(configFromManifest(devnet.manifest));
+// The chains are new on every start, so the service's records of the previous run must go too.
+const config = configFromManifest(devnet.manifest);
+for (const suffix of ["", "-wal", "-shm"]) rmSync(`${config.databasePath}${suffix}`, { force: true });
+const service = startService(config);
 
 const { networks } = devnet.manifest;
 console.log(`
