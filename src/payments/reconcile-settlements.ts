@@ -8,7 +8,8 @@ import type { SettlementStore } from "./settlement-store";
 
 /**
  * After a restart, settles the fate of records left pending or sent by the previous process:
- * - pending (crashed before signing): released if the nonce is still unused on-chain, else failed;
+ * - pending (crashed before signing): released if the nonce is still unused on-chain; else settled by
+ *   whoever submitted it (success, with that transaction) or canceled (failed);
  * - sent: the stored raw transaction is re-broadcast and its receipt awaited.
  */
 export async function reconcileSettlements(deps: {
@@ -22,9 +23,21 @@ export async function reconcileSettlements(deps: {
     const network = deps.networks.get(record.network);
     try {
       if (record.status === "pending") {
-        const used = await deps.relayerFor(network).authorizationState(record.payer as Address, record.nonce as Hex);
-        if (used) deps.store.markOutcome(record.id, { status: "failed", error: "nonce used by another transaction" });
-        else deps.store.release(record.id);
+        const relayer = deps.relayerFor(network);
+        const used = await relayer.authorizationState(record.payer as Address, record.nonce as Hex);
+        if (!used) {
+          deps.store.release(record.id);
+          continue;
+        }
+        // Someone else submitted it (the payment happened) or the payer canceled it.
+        const latest = await network.client.getBlockNumber();
+        const use = await relayer.findAuthorizationUse(record.payer as Address, record.nonce as Hex, latest);
+        deps.store.markOutcome(
+          record.id,
+          use
+            ? { status: "success", txHash: use.transactionHash, blockNumber: Number(use.blockNumber) }
+            : { status: "failed", error: "authorization canceled" },
+        );
         continue;
       }
       const receipt = await settlementReceipt(network, record, network.config.receiptTimeoutMs);

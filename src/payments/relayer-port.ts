@@ -23,7 +23,19 @@ export type RelayerPort = {
   checkAuthorization(authorization: Authorization, now: bigint): Promise<AuthorizationCheck>;
   transferCallData(authorization: Authorization): Hex;
   authorizationState(from: Address, nonce: Hex): Promise<boolean>;
+  /**
+   * The transaction that executed this authorization, looking back from `toBlock` (anyone may submit a signed
+   * authorization, so it may not be ours). Null when it was not executed in that range (or was canceled).
+   */
+  findAuthorizationUse(
+    from: Address,
+    nonce: Hex,
+    toBlock: bigint,
+  ): Promise<{ transactionHash: Hex; blockNumber: bigint } | null>;
 };
+
+/** How far back an authorization's use is looked for: far beyond any receipt timeout on either chain. */
+const USE_LOOKBACK_BLOCKS = 5_000n;
 
 const args = (a: Authorization) =>
   [a.token, a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, a.signature] as const;
@@ -47,6 +59,18 @@ export function createRelayerPort(client: PublicClient, relayer: Address): Relay
     },
     transferCallData: (authorization) =>
       encodeFunctionData({ abi: relayerAbi, functionName: "transferWithAuthorization", args: args(authorization) }),
+    async findAuthorizationUse(from, nonce, toBlock) {
+      const fromBlock = toBlock > USE_LOOKBACK_BLOCKS ? toBlock - USE_LOOKBACK_BLOCKS : 0n;
+      const [log] = await client.getContractEvents({
+        address: relayer,
+        abi: relayerAbi,
+        eventName: "AuthorizationUsed",
+        args: { authorizer: from, nonce },
+        fromBlock,
+        toBlock,
+      });
+      return log ? { transactionHash: log.transactionHash, blockNumber: log.blockNumber } : null;
+    },
     authorizationState: (from, nonce) =>
       client.readContract({
         address: relayer,

@@ -48,18 +48,27 @@ export function createPaymentSettler(deps: SettleDeps) {
     };
   }
 
-  function finish(network: NetworkRuntime, record: EoaSettlement, receipt: TransactionReceipt): SettleResponse {
-    if (receipt.status === "success") {
+  async function finish(
+    network: NetworkRuntime,
+    record: EoaSettlement,
+    receipt: TransactionReceipt,
+  ): Promise<SettleResponse> {
+    // Our transaction reverted, but anyone may submit a signed authorization: if another transaction
+    // executed it, the payment happened, and that transaction is the answer.
+    const mined =
+      receipt.status === "success"
+        ? { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber }
+        : await deps
+            .relayerFor(network)
+            .findAuthorizationUse(record.payer as Hex, record.nonce as Hex, receipt.blockNumber)
+            .catch(() => null);
+    if (mined) {
       deps.store.markOutcome(record.id, {
         status: "success",
-        txHash: receipt.transactionHash,
-        blockNumber: Number(receipt.blockNumber),
+        txHash: mined.transactionHash,
+        blockNumber: Number(mined.blockNumber),
       });
-      return responseOf(network, {
-        ...record,
-        txHash: receipt.transactionHash,
-        blockNumber: Number(receipt.blockNumber),
-      });
+      return responseOf(network, { ...record, txHash: mined.transactionHash, blockNumber: Number(mined.blockNumber) });
     }
     deps.store.markOutcome(record.id, {
       status: "reverted",

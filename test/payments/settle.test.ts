@@ -184,6 +184,49 @@ describe("settlement under load and faults", () => {
     expect(again.body.details.transaction).toBe(reverted?.body.details.transaction);
   });
 
+  test("an authorization someone else executes first is reported as settled by their transaction", async () => {
+    const network = "base";
+    const c = chainOf(network);
+    const { to, body } = await readyPayment(network, unit(network));
+    const a = body.paymentPayload.payload.authorization;
+    const outsider = await freshPayer(network, { tokens: 0n });
+    await c.test.setAutomine(false);
+    let settled: Awaited<ReturnType<typeof service.post>>;
+    let theirs: Hex;
+    try {
+      const settling = service.post("/settle", body);
+      await Bun.sleep(500);
+      // Same signed authorization, a higher tip: it is mined ahead of the service's transaction.
+      theirs = await c.walletFor(outsider.key).writeContract({
+        address: c.info.relayer,
+        abi: relayerAbi,
+        functionName: "transferWithAuthorization",
+        args: [
+          c.token.address,
+          a.from,
+          a.to,
+          BigInt(a.value),
+          BigInt(a.validAfter),
+          BigInt(a.validBefore),
+          a.nonce as Hex,
+          body.paymentPayload.payload.signature,
+        ],
+        gas: 200_000n,
+        maxPriorityFeePerGas: 100n * 10n ** 9n,
+        maxFeePerGas: 1000n * 10n ** 9n,
+      });
+      await c.test.mine({ blocks: 1 });
+      settled = await settling;
+    } finally {
+      await c.test.setAutomine(true);
+    }
+    expect(settled.status).toBe(200);
+    expect(settled.body.transaction).toBe(theirs);
+    expect(await tokenBalance(network, c.token.address, to)).toBe(unit(network));
+    const again = await service.post("/settle", body);
+    expect(again.body.transaction).toBe(theirs);
+  });
+
   test("an RPC that is down fails over to the second URL", async () => {
     const c = chainOf("base");
     const failover = startTestService({}, (config) => {
