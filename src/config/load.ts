@@ -12,7 +12,6 @@ export const CONFIG_DEFAULTS = {
   host: "0.0.0.0",
   port: 4020,
   databasePath: "data/relay402.sqlite",
-  productName: "relay402",
   masterSaltPrefix: "relay402",
   docsBaseUrl: "https://github.com/relay402/relay402/blob/main/docs/errors.md",
   rateLimitPerMinute: 120,

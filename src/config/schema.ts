@@ -44,8 +44,6 @@ export const ConfigSchema = T.Object({
   port: T.Integer({ minimum: 0, maximum: 65535 }),
   databasePath: T.String({ minLength: 1 }),
   adminApiKey: T.String({ minLength: 16 }),
-  /** EIP-712 domain name of the relayer, also the package's public name. */
-  productName: T.String({ minLength: 1 }),
   masterSaltPrefix: T.String({ minLength: 1 }),
   docsBaseUrl: Url,
   rateLimitPerMinute: T.Integer({ minimum: 1 }),
