@@ -10,6 +10,7 @@ import {
 } from "viem";
 import { factoryAbi, relayerAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
+import { BroadcastRejectedError } from "../chain/errors";
 import type { NetworkRuntime } from "../chain/networks";
 import type { DeploymentWallet } from "../db/schema";
 
@@ -128,6 +129,19 @@ async function sendStep(
     });
     return await record(deps, phase, rows, receipt, receipt.transactionHash);
   } catch (error) {
+    if (error instanceof BroadcastRejectedError) {
+      // The node refused it, so it can never be mined: the rows are retryable by a claim, with a new transaction.
+      const reason = `the node refused the transaction (${shortReason(error)}); claim again later`;
+      deps.logger.warn({
+        event: "deployment_step_refused",
+        phase,
+        network: deps.network.name,
+        transaction: prepared.hash,
+        reason: shortReason(error),
+      });
+      deps.store.markRefused(phase, ids, reason);
+      return rows.map((row) => ({ walletAddress: row.walletAddress, ok: false, txHash: null, reason }));
+    }
     deps.logger.warn({
       event: "deployment_step_unconfirmed",
       phase,

@@ -105,21 +105,30 @@ export function createDeployContext(deps: DeployDeps) {
   function settleBatch(batchId: number): Promise<DeploySettleResponse> {
     return withLock(`batch:${batchId}`, async () => {
       await ready;
-      const batch = deps.store.batch(batchId) as DeploymentBatch;
+      const batch = deps.store.batch(batchId);
+      // Dropped since it was looked up (start-up reconciliation discards a batch whose fee never left).
+      if (!batch) {
+        throw new ApiError("blockchain_error", "this deployment was reset meanwhile; settle again", {
+          status: "pending",
+        });
+      }
       if (batch.result) return replay(JSON.parse(batch.result) as StoredResult);
       await pay(batch);
       const runtime = deps.networks.get(batch.network);
       await advanceBatch(stepDeps(runtime), batch, runtime.config.receiptTimeoutMs);
-      const response = settleResponse(deps.store.batch(batchId) as DeploymentBatch, deps.store.walletsOf(batchId));
-      const outcome = settleOutcome(response);
-      deps.store.saveResult(
-        batchId,
-        outcome.ok
-          ? { response }
-          : { error: { code: outcome.error.code, message: outcome.error.message, details: outcome.error.details } },
-      );
-      if (!outcome.ok) throw outcome.error;
-      return response;
+      const rows = deps.store.walletsOf(batchId);
+      const response = settleResponse(deps.store.batch(batchId) as DeploymentBatch, rows);
+      const outcome = settleOutcome(response, rows);
+      if (outcome.ok) {
+        deps.store.saveResult(batchId, { response });
+        return response;
+      }
+      // An unconfirmed step is no outcome yet: answered, not stored, so a later settle reports the real one.
+      if (outcome.final) {
+        const { code, message, details } = outcome.error;
+        deps.store.saveResult(batchId, { error: { code, message, details } });
+      }
+      throw outcome.error;
     });
   }
 

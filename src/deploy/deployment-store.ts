@@ -37,7 +37,7 @@ function stepColumns(
 const statusColumn = (phase: Phase) =>
   phase === "deployment" ? deploymentWallets.deploymentStatus : deploymentWallets.fundingStatus;
 
-/** Deployment batches and their wallets in SQLite; every state change is one atomic statement. */
+/** Deployment batches and their wallets in SQLite; every state change is one statement or one transaction. */
 export function createDeploymentStore(db: Db) {
   const now = () => new Date().toISOString();
   const walletsOf = (batchId: number) =>
@@ -126,12 +126,46 @@ export function createDeploymentStore(db: Db) {
         .run();
     },
 
-    /** A batch whose fee was not taken frees its wallets for a new batch. */
-    release(batchId: number) {
-      db.update(deploymentWallets)
-        .set({ reserved: false, updatedAt: now() })
-        .where(eq(deploymentWallets.batchId, batchId))
-        .run();
+    /**
+     * The fee was not taken, in one transaction: the payment is recorded failed, the batch's wallets are freed
+     * for a new batch and the failure is stored as the batch's result.
+     */
+    failPayment(batchId: number, failure: { txHash: string | null; error: string; result: unknown }) {
+      db.transaction((tx) => {
+        const time = now();
+        tx.update(deploymentBatches)
+          .set({
+            paymentStatus: "failed",
+            paymentTxHash: failure.txHash,
+            paymentError: failure.error,
+            result: JSON.stringify(failure.result),
+            updatedAt: time,
+          })
+          .where(eq(deploymentBatches.id, batchId))
+          .run();
+        tx.update(deploymentWallets)
+          .set({ reserved: false, updatedAt: time })
+          .where(eq(deploymentWallets.batchId, batchId))
+          .run();
+      });
+    },
+
+    /**
+     * The fee UserOp executed, in one transaction: the payment is recorded paid and every requested funding,
+     * which travelled in the same UserOp, succeeded with it.
+     */
+    paidWithFundings(batchId: number, txHash: string) {
+      db.transaction((tx) => {
+        const time = now();
+        tx.update(deploymentBatches)
+          .set({ paymentStatus: "success", paymentTxHash: txHash, paymentError: null, updatedAt: time })
+          .where(eq(deploymentBatches.id, batchId))
+          .run();
+        tx.update(deploymentWallets)
+          .set(stepColumns("funding", { status: "success", txHash, error: null }))
+          .where(and(eq(deploymentWallets.batchId, batchId), eq(deploymentWallets.fundingRequested, true)))
+          .run();
+      });
     },
 
     /** Removes a batch of which nothing ever reached the chain. */
@@ -165,6 +199,14 @@ export function createDeploymentStore(db: Db) {
     markSent(phase: Phase, ids: number[], txHash: string, rawTx: string) {
       db.update(deploymentWallets)
         .set(stepColumns(phase, { status: "sent", txHash, rawTx, error: null }))
+        .where(inArray(deploymentWallets.id, ids))
+        .run();
+    },
+
+    /** The node refused the step's transaction: it can never be mined, so the rows may be leased again. */
+    markRefused(phase: Phase, ids: number[], error: string) {
+      db.update(deploymentWallets)
+        .set(stepColumns(phase, { status: "failed", txHash: null, rawTx: null, error }))
         .where(inArray(deploymentWallets.id, ids))
         .run();
     },

@@ -48,6 +48,8 @@ export async function settleEoaDeployment(ctx: DeployContext, body: Static<typeo
   assertSameWallets(wallets, body.wallets);
   const batchKey = `eoa:${network.name}:${payments.payer.toLowerCase()}:${payments.fee.nonce}`;
   return ctx.once(batchKey, async () => {
+    // Start-up reconciliation may still drop or resolve this very batch: look it up only once it is done.
+    await ctx.ready;
     const known = ctx.store.findBatch(batchKey);
     if (known) {
       const recorded = ctx.store.walletsOf(known.id).map((row) => row.walletAddress);

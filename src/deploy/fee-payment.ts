@@ -1,11 +1,12 @@
-import type { Hex } from "viem";
+import { type Address, getAbiItem, type Hex } from "viem";
+import { entryPointAbi } from "../chain/abis";
 import type { DeploymentBatch } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { type Logger, shortReason } from "../logger";
 import type { Authorization } from "../payments/authorization";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
-import { BundlerError, isAlreadyKnown, waitForUserOpReceipt } from "../userops/bundler";
+import { BundlerError, isAlreadyKnown, type UserOpReceipt, waitForUserOpReceipt } from "../userops/bundler";
 import type { RpcUserOp } from "../userops/user-operation";
 import type { IssuedUserOpStore } from "../wallets/issued-user-op-store";
 import type { WalletNetwork } from "../wallets/network-context";
@@ -34,9 +35,11 @@ const pending = (message: string, details: Record<string, unknown>) =>
 
 /** The fee was not taken: the batch keeps its failure and frees its wallets for a new batch. */
 function paymentFailed(deps: FeePaymentDeps, batch: DeploymentBatch, error: ApiError, txHash: string | null): never {
-  deps.store.setPayment(batch.id, { status: "failed", txHash: txHash?.toLowerCase() ?? null, error: error.message });
-  deps.store.release(batch.id);
-  deps.store.saveResult(batch.id, { error: { code: error.code, message: error.message, details: error.details } });
+  deps.store.failPayment(batch.id, {
+    txHash: txHash?.toLowerCase() ?? null,
+    error: error.message,
+    result: { error: { code: error.code, message: error.message, details: error.details } },
+  });
   throw error;
 }
 
@@ -93,7 +96,7 @@ export async function payFeeByUserOp(
   const resuming = batch.paymentStatus === "sending";
   deps.store.setPayment(batch.id, { status: "sending" });
   deps.issued.claim(hash);
-  let receipt = resuming ? await wallet.bundler.receipt(hash).catch(() => null) : null;
+  let receipt: Executed | null = resuming ? await wallet.bundler.receipt(hash).catch(() => null) : null;
   if (!receipt) {
     try {
       await wallet.bundler.send(op);
@@ -101,17 +104,29 @@ export async function payFeeByUserOp(
       receipt = await wallet.bundler.receipt(hash).catch(() => null);
       // "Already known": the bundler holds this very UserOp (sent before a restart), so it is in flight, not rejected.
       if (!receipt && !isAlreadyKnown(error)) {
-        if (error instanceof BundlerError && error.rpcCode !== undefined) {
+        if (!(error instanceof BundlerError && error.rpcCode !== undefined)) {
+          throw pending("bundler unreachable; settle or claim again later", {
+            userOpHash: hash,
+            reason: shortReason(error),
+          });
+        }
+        // A bundler that lost track of this UserOp after it was mined refuses its re-send too (AA25, the nonce
+        // is used): the chain, not the bundler, tells whether it executed.
+        const executed = await executedOnChain(wallet, op, hash);
+        if (executed === "unknown") {
+          throw pending("the UserOp's nonce was used but its execution was not found yet; claim again later", {
+            userOpHash: hash,
+            reason: shortReason(error),
+          });
+        }
+        if (!executed) {
           const rejected = new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, {
             userOpHash: hash,
           });
           deps.issued.finish(hash, { status: "failed", result: { code: rejected.code, message: rejected.message } });
           paymentFailed(deps, batch, rejected, null);
         }
-        throw pending("bundler unreachable; settle or claim again later", {
-          userOpHash: hash,
-          reason: shortReason(error),
-        });
+        receipt = executed;
       }
     }
   }
@@ -126,10 +141,58 @@ export async function payFeeByUserOp(
     deps.issued.finish(hash, { status: "failed", txHash, result: { code: reverted.code, message: reverted.message } });
     paymentFailed(deps, batch, reverted, txHash);
   }
-  deps.store.setPayment(batch.id, { status: "success", txHash, error: null });
+  // The fundings travelled in the same UserOp: recorded with the payment, in one transaction.
+  deps.store.paidWithFundings(batch.id, txHash);
   deps.issued.finish(hash, { status: "success", txHash, result: { batchId: batch.id, txHash } });
-  // The fundings travelled in the same UserOp.
-  for (const row of deps.store.walletsOf(batch.id)) {
-    if (row.fundingRequested) deps.store.markOutcome("funding", row.id, { status: "success", txHash });
+}
+
+/** What settling needs of a UserOp's execution: the bundler's receipt, or the same read from the chain. */
+type Executed = Pick<UserOpReceipt, "success" | "receipt">;
+
+/** How far back (in blocks) a UserOp whose nonce was used is looked for, in windows of LOG_WINDOW blocks. */
+const USEROP_LOOKBACK_BLOCKS = 50_000n;
+const LOG_WINDOW = 5_000n;
+
+/**
+ * After the bundler refused a re-send: null when the sender's EntryPoint nonce has not passed the UserOp's (a
+ * real rejection); the UserOp's own execution, found from its UserOperationEvent, when it was mined; "unknown"
+ * when the nonce moved on but the event was not found (or the chain could not be read), so nothing is decided.
+ */
+async function executedOnChain(wallet: WalletNetwork, op: RpcUserOp, hash: Hex): Promise<Executed | null | "unknown"> {
+  const client = wallet.runtime.client;
+  try {
+    // A v0.7 nonce is key (high 192 bits) and sequence; getNonce answers both, so the full values compare.
+    const nonce = BigInt(op.nonce);
+    const next = await client.readContract({
+      address: wallet.entryPoint,
+      abi: entryPointAbi,
+      functionName: "getNonce",
+      args: [op.sender as Address, nonce >> 64n],
+    });
+    if (next <= nonce) return null;
+    const latest = await client.getBlockNumber();
+    const oldest = latest > USEROP_LOOKBACK_BLOCKS ? latest - USEROP_LOOKBACK_BLOCKS : 0n;
+    for (let to = latest; to >= oldest; to -= LOG_WINDOW) {
+      const from = to - LOG_WINDOW + 1n > oldest ? to - LOG_WINDOW + 1n : oldest;
+      const [event] = await client.getLogs({
+        address: wallet.entryPoint,
+        event: userOperationEvent,
+        args: { userOpHash: hash },
+        fromBlock: from,
+        toBlock: to,
+      });
+      if (event?.transactionHash && event.blockNumber !== null) {
+        return {
+          success: event.args.success === true,
+          receipt: { transactionHash: event.transactionHash, blockNumber: event.blockNumber, logs: [] },
+        };
+      }
+      if (from === oldest) break;
+    }
+    return "unknown";
+  } catch {
+    return "unknown";
   }
 }
+
+const userOperationEvent = getAbiItem({ abi: entryPointAbi, name: "UserOperationEvent" });

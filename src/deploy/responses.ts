@@ -44,14 +44,27 @@ export function settleResponse(batch: DeploymentBatch, rows: DeploymentWallet[])
 /**
  * A paid batch answers 200 with its partial result, except when a whole step failed: no wallet deployed is
  * `deployment_error`, every wallet deployed but no requested funding made is `funding_error`. Both carry the
- * full settle response in `details` (payment is never reversed; claim finishes the rest).
+ * full settle response in `details` (payment is never reversed; claim finishes the rest). A step whose
+ * transaction is still unconfirmed (sent, no receipt yet) has not failed: that answer is a retryable pending
+ * `blockchain_error`, to be replaced by the real outcome on a later settle (`final` false: not to be stored).
  */
 export function settleOutcome(
   response: DeploySettleResponse,
-): { ok: true; response: DeploySettleResponse } | { ok: false; error: ApiError } {
+  rows: DeploymentWallet[],
+): { ok: true; response: DeploySettleResponse } | { ok: false; error: ApiError; final: boolean } {
+  const unconfirmed = (phase: "deployment" | "funding") =>
+    rows.some((row) => (phase === "deployment" ? row.deploymentStatus : row.fundingStatus) === "sent");
+  const stillPending = (message: string) => ({
+    ok: false as const,
+    final: false,
+    error: new ApiError("blockchain_error", message, { ...response, status: "pending" }),
+  });
   if (response.failedWallets.length === response.wallets.length) {
+    if (unconfirmed("deployment"))
+      return stillPending("the fee was paid and the deployment transaction is not confirmed yet; settle again later");
     return {
       ok: false,
+      final: true,
       error: new ApiError(
         "deployment_error",
         "the fee was paid but no wallet could be deployed; use /wallet/claim to retry",
@@ -61,7 +74,12 @@ export function settleOutcome(
   }
   const fundedCount = response.wallets.filter((wallet) => wallet.fundingCompleted).length;
   if (response.failedWallets.length === 0 && response.failedFundings.length > 0 && fundedCount === 0) {
+    if (unconfirmed("funding"))
+      return stillPending(
+        "the wallets are deployed and the funding transaction is not confirmed yet; settle again later",
+      );
     return {
+      final: true,
       ok: false,
       error: new ApiError(
         "funding_error",
@@ -104,7 +122,8 @@ export function walletInfo(batch: DeploymentBatch, row: DeploymentWallet): Walle
     fundingRequested: row.fundingRequested,
     fundingCompleted: funded(row),
     fundingAmount: row.fundingAmount,
-    fundingTxHash: row.fundingStatus === "success" || row.fundingStatus === "sent" ? row.fundingTxHash : null,
+    // Null if not funded: a sent transaction may still fail or be replaced.
+    fundingTxHash: funded(row) ? row.fundingTxHash : null,
     createdAt: row.createdAt,
     // ISO timestamps sort as text; the batch holds the payment, the row its own steps.
     updatedAt: [row.updatedAt, batch.updatedAt].sort().at(-1) as string,

@@ -176,6 +176,8 @@ export async function settleWalletDeployment(ctx: DeployContext, body: Static<ty
   const batchKey = `wallet:${network.name}:${hash}`;
 
   return ctx.once(batchKey, async () => {
+    // Start-up reconciliation may still drop or resolve this very batch: look it up only once it is done.
+    await ctx.ready;
     const known = ctx.store.findBatch(batchKey);
     if (known) return ctx.settleBatch(known.id);
     if (record.status !== "issued") throw invalid("userOp", `this UserOp was already settled (${record.status})`);

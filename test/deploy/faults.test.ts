@@ -1,11 +1,20 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Address, Hex } from "viem";
-import { entryPointAbi, erc20Abi } from "../../src/chain/abis";
+import { erc20Abi } from "../../src/chain/abis";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { chainOf, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
-import { deployFundedWallet } from "../support/wallet";
-import { adminHeaders, eoaDeployment, randomOwner, randomSalt, type Service } from "./support";
+import {
+  adminHeaders,
+  entryPointNonce as entryPointNonceOn,
+  eoaDeployment,
+  inMempool as inMempoolOn,
+  randomSalt,
+  type Service,
+  userOpSubmitted as userOpSubmittedOn,
+  waitFor,
+  walletDeployment as walletDeploymentOn,
+} from "./support";
 
 const REVERTING_CODE: Hex = "0x60006000fd";
 const network = "base" as const;
@@ -29,14 +38,6 @@ afterAll(async () => {
   }
 });
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(25);
-  }
-}
-
 const batchOf = (service: Service, payer: Address) => service.services.deployments.store.batchesFor({ payer })[0];
 const rowsOf = (service: Service, payer: Address) => {
   const batch = batchOf(service, payer);
@@ -47,13 +48,7 @@ const settlementOf = (service: Service, payer: Address) =>
     .query<{ status: string; tx_hash: Hex }, [string]>("SELECT status, tx_hash FROM eoa_settlements WHERE payer = ?")
     .get(payer.toLowerCase());
 
-/** A hash is recorded before its broadcast: wait until the node has the transaction too. */
-const inMempool = async (hash: Hex | null | undefined) =>
-  !!hash &&
-  (await c.public.getTransaction({ hash }).then(
-    () => true,
-    () => false,
-  ));
+const inMempool = (hash: Hex | null | undefined) => inMempoolOn(network, hash);
 const feeBroadcast = (service: Service, payer: Address) => async () => {
   const record = settlementOf(service, payer);
   return record?.status === "sent" && (await inMempool(record.tx_hash));
@@ -69,59 +64,10 @@ const stepBroadcast = (service: Service, payer: Address, phase: "deployment" | "
 /** Mines the transactions waiting in the mempool (automine is off while a fault is staged). */
 const mine = () => c.test.mine({ blocks: 1 });
 
-/** A client of the smart-wallet flow: a funded paying wallet, verify, and its owner's signature over the UserOp. */
-async function walletDeployment(service: Service, fundingAmounts: bigint[]) {
-  const payer = await deployFundedWallet(network, 100n * unit);
-  const owner = randomOwner();
-  const paymentRequirements = {
-    network,
-    deployment: {
-      ownerAddress: owner,
-      salts: fundingAmounts.map(() => randomSalt()),
-      token: c.token.address,
-      payerAddress: payer.wallet,
-      fundingAmounts: fundingAmounts.map(String),
-    },
-  };
-  const verify = await service.post("/deploy/wallet/verify", { paymentRequirements }, adminHeaders(service));
-  expect(verify.status).toBe(200);
-  const hash = verify.body.userOpHash as Hex;
-  const signature = await payer.owner.signMessage({ message: { raw: hash } });
-  return {
-    payer: payer.wallet,
-    owner,
-    hash,
-    fee: BigInt(verify.body.deploymentFee),
-    total: BigInt(verify.body.totalFees),
-    wallets: verify.body.wallets as { address: Address }[],
-    body: {
-      userOp: { ...verify.body.userOp, signature },
-      signature,
-      paymentRequirements,
-      wallets: verify.body.wallets,
-    },
-  };
-}
-
-/** The EntryPoint nonce of a paying wallet: it moves once per UserOp that executed. */
-const entryPointNonce = (wallet: Address) =>
-  c.public.readContract({
-    address: c.info.entryPoint,
-    abi: entryPointAbi,
-    functionName: "getNonce",
-    args: [wallet, 0n],
-  });
-
-/** True once the bundler has put the UserOp in a bundle transaction that the node holds. */
-const userOpSubmitted = (hash: Hex) => async () => {
-  const response = await fetch(c.info.bundlerUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "pimlico_getUserOperationStatus", params: [hash] }),
-  });
-  const { result } = (await response.json()) as { result?: { status: string; transactionHash: Hex | null } };
-  return result?.status === "submitted" && (await inMempool(result.transactionHash));
-};
+const walletDeployment = (service: Service, fundingAmounts: bigint[]) =>
+  walletDeploymentOn(service, network, fundingAmounts);
+const entryPointNonce = (wallet: Address) => entryPointNonceOn(network, wallet);
+const userOpSubmitted = (hash: Hex) => userOpSubmittedOn(network, hash);
 
 const issuedStatus = (service: Service, hash: Hex) => service.services.wallets.store.find(hash)?.status;
 

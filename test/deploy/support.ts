@@ -1,8 +1,11 @@
+import { expect } from "bun:test";
 import { type Address, type Hex, toHex } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
+import { entryPointAbi } from "../../src/chain/abis";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress as randomOwner } from "../support/chain";
 import type { startTestService } from "../support/service";
+import { deployFundedWallet } from "../support/wallet";
 
 export type Service = ReturnType<typeof startTestService>;
 
@@ -69,3 +72,79 @@ export async function eoaDeployment(
     wallets: quote.body.wallets as { address: Address; salt: Hex; owner: Address; fundingAmount: string }[],
   };
 }
+
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await Bun.sleep(25);
+  }
+}
+
+/** A hash is recorded before its broadcast: wait until the node has the transaction too. */
+export const inMempool = async (network: NetworkName, hash: Hex | null | undefined) =>
+  !!hash &&
+  (await chainOf(network)
+    .public.getTransaction({ hash })
+    .then(
+      () => true,
+      () => false,
+    ));
+
+/** A client of the smart-wallet flow: a funded paying wallet, verify, and its owner's signature over the UserOp. */
+export async function walletDeployment(service: Service, network: NetworkName, fundingAmounts: bigint[]) {
+  const c = chainOf(network);
+  const unit = 10n ** BigInt(c.token.decimals);
+  const payer = await deployFundedWallet(network, 100n * unit);
+  const owner = randomOwner();
+  const paymentRequirements = {
+    network,
+    deployment: {
+      ownerAddress: owner,
+      salts: fundingAmounts.map(() => randomSalt()),
+      token: c.token.address,
+      payerAddress: payer.wallet,
+      fundingAmounts: fundingAmounts.map(String),
+    },
+  };
+  const verify = await service.post("/deploy/wallet/verify", { paymentRequirements }, adminHeaders(service));
+  expect(verify.status).toBe(200);
+  const hash = verify.body.userOpHash as Hex;
+  const signature = await payer.owner.signMessage({ message: { raw: hash } });
+  return {
+    payer: payer.wallet,
+    owner,
+    hash,
+    fee: BigInt(verify.body.deploymentFee),
+    total: BigInt(verify.body.totalFees),
+    wallets: verify.body.wallets as { address: Address }[],
+    body: {
+      userOp: { ...verify.body.userOp, signature },
+      signature,
+      paymentRequirements,
+      wallets: verify.body.wallets,
+    },
+  };
+}
+
+/** The EntryPoint nonce of a paying wallet: it moves once per UserOp that executed. */
+export const entryPointNonce = (network: NetworkName, wallet: Address) => {
+  const c = chainOf(network);
+  return c.public.readContract({
+    address: c.info.entryPoint,
+    abi: entryPointAbi,
+    functionName: "getNonce",
+    args: [wallet, 0n],
+  });
+};
+
+/** True once the bundler has put the UserOp in a bundle transaction that the node holds. */
+export const userOpSubmitted = (network: NetworkName, hash: Hex) => async () => {
+  const response = await fetch(chainOf(network).info.bundlerUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "pimlico_getUserOperationStatus", params: [hash] }),
+  });
+  const { result } = (await response.json()) as { result?: { status: string; transactionHash: Hex | null } };
+  return result?.status === "submitted" && (await inMempool(network, result.transactionHash));
+};
