@@ -10,7 +10,7 @@ import { BundlerError, createBundler, waitForUserOpReceipt } from "../src/userop
 import { encodeBatchExecution } from "../src/userops/execution";
 import { buildSponsoredUserOp } from "../src/userops/sponsor";
 import { toRpcUserOp, userOpHash } from "../src/userops/user-operation";
-import { signedPayment } from "./support/authorization";
+import { signedPayment, transferArgs } from "./support/authorization";
 import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "./support/chain";
 import { getTestDevnet } from "./support/devnet";
 import { deployFundedWallet } from "./support/wallet";
@@ -78,23 +78,13 @@ describe("devnet", () => {
         }),
       });
       const body = await signedPayment({ network, key: payer.key, to: recipient, value });
-      const a = body.paymentPayload.payload.authorization;
       // Anyone may submit it; here a devnet executor key does, as the service will.
       const executor = c.walletFor(devnetKeys.executors[7] as Hex);
       const hash = await executor.writeContract({
         address: c.info.relayer,
         abi: relayerAbi,
         functionName: "transferWithAuthorization",
-        args: [
-          c.token.address,
-          a.from,
-          a.to,
-          BigInt(a.value),
-          BigInt(a.validAfter),
-          BigInt(a.validBefore),
-          a.nonce as Hex,
-          body.paymentPayload.payload.signature,
-        ],
+        args: transferArgs(body),
       });
       const receipt = await c.public.waitForTransactionReceipt({ hash });
       expect(receipt.status).toBe("success");

@@ -17,16 +17,25 @@ async function prepare(ctx: DeployContext, body: Static<typeof EoaVerifyBodySche
   return { network, plan, payments, fundingAmounts, fundingFees, wallets: walletEntries(plan, fundingAmounts) };
 }
 
+/** What verify and settle both require: wallets not yet deployed or paid for, and every payload valid. */
+async function checkBatch(
+  ctx: DeployContext,
+  prepared: Pick<Awaited<ReturnType<typeof prepare>>, "network" | "plan" | "payments">,
+  relayerContract: string,
+) {
+  await assertDeployable(prepared.plan, ctx.store, FIELD);
+  return checkEoaPayments(
+    { relayer: ctx.relayerFor(prepared.network), now: ctx.now },
+    prepared.plan,
+    prepared.payments,
+    relayerContract,
+  );
+}
+
 /** /deploy/verify: addresses, fees and every payload checked; a payment check that fails is 200 with isValid false. */
 export async function verifyEoaDeployment(ctx: DeployContext, body: Static<typeof EoaVerifyBodySchema>) {
   const { network, plan, payments, fundingFees, wallets } = await prepare(ctx, body);
-  await assertDeployable(plan, ctx.store, FIELD);
-  const verdict = await checkEoaPayments(
-    { relayer: ctx.relayerFor(network), now: ctx.now },
-    plan,
-    payments,
-    body.paymentRequirements.relayerContract,
-  );
+  const verdict = await checkBatch(ctx, { network, plan, payments }, body.paymentRequirements.relayerContract);
   return {
     isValid: verdict.isValid,
     payer: payments.payer,
@@ -61,13 +70,7 @@ export async function settleEoaDeployment(ctx: DeployContext, body: Static<typeo
         });
       return ctx.settleBatch(known.id);
     }
-    await assertDeployable(plan, ctx.store, FIELD);
-    const verdict = await checkEoaPayments(
-      { relayer: ctx.relayerFor(network), now: ctx.now },
-      plan,
-      payments,
-      body.paymentRequirements.relayerContract,
-    );
+    const verdict = await checkBatch(ctx, { network, plan, payments }, body.paymentRequirements.relayerContract);
     if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage);
     const batch = ctx.createBatch(
       {

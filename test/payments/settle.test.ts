@@ -5,7 +5,7 @@ import { relayerAbi } from "../../src/chain/abis";
 import { parseAuthorization } from "../../src/payments/authorization";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { settlementOf } from "../../src/payments/settlement-store";
-import { signedPayment } from "../support/authorization";
+import { signedPayment, transferArgs } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 
@@ -188,7 +188,6 @@ describe("settlement under load and faults", () => {
     const network = "base";
     const c = chainOf(network);
     const { to, body } = await readyPayment(network, unit(network));
-    const a = body.paymentPayload.payload.authorization;
     const outsider = await freshPayer(network, { tokens: 0n });
     await c.test.setAutomine(false);
     let settled: Awaited<ReturnType<typeof service.post>>;
@@ -201,16 +200,7 @@ describe("settlement under load and faults", () => {
         address: c.info.relayer,
         abi: relayerAbi,
         functionName: "transferWithAuthorization",
-        args: [
-          c.token.address,
-          a.from,
-          a.to,
-          BigInt(a.value),
-          BigInt(a.validAfter),
-          BigInt(a.validBefore),
-          a.nonce as Hex,
-          body.paymentPayload.payload.signature,
-        ],
+        args: transferArgs(body),
         gas: 200_000n,
         maxPriorityFeePerGas: 100n * 10n ** 9n,
         maxFeePerGas: 1000n * 10n ** 9n,

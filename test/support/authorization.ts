@@ -67,3 +67,18 @@ export async function signedPayment(options: SignOptions) {
     paymentRequirements: { network: options.network, relayerContract: options.relayer ?? c.info.relayer },
   };
 }
+
+/** The Relayer.transferWithAuthorization arguments of a signed body, for submitting it without the service. */
+export function transferArgs(body: Awaited<ReturnType<typeof signedPayment>>) {
+  const a = body.paymentPayload.payload.authorization;
+  return [
+    body.paymentPayload.token,
+    a.from,
+    a.to,
+    BigInt(a.value),
+    BigInt(a.validAfter),
+    BigInt(a.validBefore),
+    a.nonce as Hex,
+    body.paymentPayload.payload.signature,
+  ] as const;
+}
