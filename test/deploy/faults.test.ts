@@ -3,12 +3,14 @@ import type { Address, Hex } from "viem";
 import { erc20Abi } from "../../src/chain/abis";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { chainOf, tokenBalance } from "../support/chain";
-import { startTestService } from "../support/service";
+import { trackServices } from "../support/service";
 import {
   adminHeaders,
   entryPointNonce as entryPointNonceOn,
   eoaDeployment,
   inMempool as inMempoolOn,
+  issuedStatus,
+  REVERTING_CODE,
   randomSalt,
   type Service,
   userOpSubmitted as userOpSubmittedOn,
@@ -16,26 +18,14 @@ import {
   walletDeployment as walletDeploymentOn,
 } from "./support";
 
-const REVERTING_CODE: Hex = "0x60006000fd";
 const network = "base" as const;
 const c = chainOf(network);
 const unit = 10n ** BigInt(c.token.decimals);
-const services: Service[] = [];
-const start = (
-  overrides: Parameters<typeof startTestService>[0] = {},
-  configure?: Parameters<typeof startTestService>[1],
-) => {
-  const service = startTestService(overrides, configure);
-  services.push(service);
-  return service;
-};
+const tracked = trackServices();
+const start = tracked.start;
 afterAll(async () => {
   await c.test.setAutomine(true);
-  for (const service of services) {
-    try {
-      service.stop();
-    } catch {}
-  }
+  tracked.stopAll();
 });
 
 const batchOf = (service: Service, payer: Address) => service.services.deployments.store.batchesFor({ payer })[0];
@@ -68,8 +58,6 @@ const walletDeployment = (service: Service, fundingAmounts: bigint[]) =>
   walletDeploymentOn(service, network, fundingAmounts);
 const entryPointNonce = (wallet: Address) => entryPointNonceOn(network, wallet);
 const userOpSubmitted = (hash: Hex) => userOpSubmittedOn(network, hash);
-
-const issuedStatus = (service: Service, hash: Hex) => service.services.wallets.store.find(hash)?.status;
 
 type WalletFlow = Awaited<ReturnType<typeof walletDeployment>>;
 
@@ -285,12 +273,7 @@ describe("deployment faults, injected on the devnet", () => {
       }
 
       const second = start({ databasePath: first.databasePath });
-      await reconcileSettlements({
-        store: second.services.store,
-        networks: second.services.networks,
-        relayerFor: second.services.relayerFor,
-        logger: second.services.logger,
-      });
+      await reconcileSettlements(second.services);
       await second.services.deployments.reconciled;
       const listed = await second.get(`/wallet/${flow.owner}`);
       expect(listed.status).toBe(200);

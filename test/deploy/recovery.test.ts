@@ -3,12 +3,14 @@ import { type Address, type Hex, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { chainOf, tokenBalance } from "../support/chain";
-import { startTestService } from "../support/service";
+import { trackServices } from "../support/service";
 import {
   adminHeaders,
   entryPointNonce,
   eoaDeployment,
   inMempool,
+  issuedStatus,
+  REVERTING_CODE,
   randomOwner,
   randomSalt,
   type Service,
@@ -17,24 +19,12 @@ import {
   walletDeployment,
 } from "./support";
 
-const REVERTING_CODE: Hex = "0x60006000fd";
-const services: Service[] = [];
 const servers: ReturnType<typeof Bun.serve>[] = [];
-const start = (
-  overrides: Parameters<typeof startTestService>[0] = {},
-  configure?: Parameters<typeof startTestService>[1],
-) => {
-  const service = startTestService(overrides, configure);
-  services.push(service);
-  return service;
-};
+const tracked = trackServices();
+const start = tracked.start;
 afterAll(async () => {
   for (const network of ["base", "bsc"] as const) await chainOf(network).test.setAutomine(true);
-  for (const service of services) {
-    try {
-      service.stop();
-    } catch {}
-  }
+  tracked.stopAll();
   for (const server of servers) server.stop(true);
 });
 
@@ -44,7 +34,6 @@ const rowsOf = (service: Service, payer: Address) => {
   const batch = batchOf(service, payer);
   return batch ? service.services.deployments.store.walletsOf(batch.id) : [];
 };
-const issuedStatus = (service: Service, hash: Hex) => service.services.wallets.store.find(hash)?.status;
 const hasCode = async (network: NetworkName, address: Address) =>
   ((await chainOf(network).public.getCode({ address })) ?? "0x").length > 2;
 

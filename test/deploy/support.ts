@@ -148,3 +148,8 @@ export const userOpSubmitted = (network: NetworkName, hash: Hex) => async () => 
   const { result } = (await response.json()) as { result?: { status: string; transactionHash: Hex | null } };
   return result?.status === "submitted" && (await inMempool(network, result.transactionHash));
 };
+
+/** Runtime code that reverts every call: swapped in with anvil_setCode to make a contract fail for a moment. */
+export const REVERTING_CODE: Hex = "0x60006000fd";
+
+export const issuedStatus = (service: Service, hash: Hex) => service.services.wallets.store.find(hash)?.status;

@@ -58,3 +58,22 @@ export function startTestService(
     stop: () => services.stop(),
   };
 }
+
+/** Services a test file starts; `stopAll` (in afterAll) stops every one, also those a failed test left running. */
+export function trackServices() {
+  const started: ReturnType<typeof startTestService>[] = [];
+  return {
+    start(...args: Parameters<typeof startTestService>) {
+      const service = startTestService(...args);
+      started.push(service);
+      return service;
+    },
+    stopAll() {
+      for (const service of started) {
+        try {
+          service.stop();
+        } catch {}
+      }
+    },
+  };
+}
