@@ -1,4 +1,4 @@
-import { type Address, type PublicClient, parseGwei } from "viem";
+import { type PublicClient, parseGwei } from "viem";
 import type { Config, NetworkConfig, NetworkName, TokenConfig } from "../config/schema";
 import { NETWORKS } from "../config/schema";
 import { ApiError } from "../http/errors";
@@ -64,6 +64,3 @@ export function createNetworks(config: Config, logger: Logger): Networks {
     },
   };
 }
-
-export const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-export type { Address };

@@ -2,6 +2,7 @@ import {
   type Address,
   encodeFunctionData,
   type Hex,
+  isAddressEqual,
   multicall3Abi,
   parseEventLogs,
   parseTransaction,
@@ -70,7 +71,7 @@ async function judge(
   }
   if (receipt) {
     const used = parseEventLogs({ abi: relayerAbi, logs: receipt.logs, eventName: "AuthorizationUsed" })
-      .filter((log) => log.address.toLowerCase() === deps.network.config.contracts.relayer.toLowerCase())
+      .filter((log) => isAddressEqual(log.address, deps.network.config.contracts.relayer as Address))
       .map((log) => `${log.args.authorizer.toLowerCase()}:${log.args.nonce.toLowerCase()}`);
     return rows.map((row) => {
       const a = authorizationOf(row);

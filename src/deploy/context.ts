@@ -1,19 +1,20 @@
 import type { NetworkRuntime, Networks } from "../chain/networks";
+import { createKeyedLock } from "../concurrency/keyed-lock";
+import { createSingleFlight } from "../concurrency/single-flight";
 import type { Config } from "../config/schema";
 import type { DeploymentBatch } from "../db/schema";
-import { ApiError } from "../http/errors";
+import { ApiError, type StoredApiError } from "../http/errors";
 import type { Logger } from "../logger";
 import type { Authorization } from "../payments/authorization";
 import type { RelayerPort } from "../payments/relayer-port";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
 import type { IssuedUserOpStore } from "../wallets/issued-user-op-store";
-import { createWalletNetwork, type WalletNetwork } from "../wallets/network-context";
+import { walletNetworkOf } from "../wallets/network-context";
 import { advanceBatch } from "./batch-progress";
 import type { StepDeps } from "./chain-steps";
 import { type DeploymentStore, type NewBatch, type NewWallet, WalletReservedError } from "./deployment-store";
 import { type FeePaymentDeps, payFeeByAuthorization, payFeeByUserOp } from "./fee-payment";
-import { createKeyedLock } from "./keyed-lock";
 import { type DeploySettleResponse, settleOutcome, settleResponse } from "./responses";
 
 export type DeployDeps = {
@@ -28,9 +29,7 @@ export type DeployDeps = {
   logger: Logger;
 };
 
-type StoredResult =
-  | { response: DeploySettleResponse }
-  | { error: { code: ApiError["code"]; message: string; details?: Record<string, unknown> } };
+type StoredResult = { response: DeploySettleResponse } | { error: StoredApiError };
 
 export const authorizationJson = (a: Authorization) =>
   JSON.stringify({
@@ -43,17 +42,9 @@ export const authorizationJson = (a: Authorization) =>
 /** What every deployment flow shares: stores, per-network handles, locks and the settle pipeline. */
 export function createDeployContext(deps: DeployDeps) {
   const withLock = createKeyedLock();
-  const inFlight = new Map<string, Promise<unknown>>();
-  const walletNetworks = new Map<string, WalletNetwork>();
+  const once = createSingleFlight();
   let ready: Promise<void> = Promise.resolve();
 
-  const walletNetwork = (runtime: NetworkRuntime): WalletNetwork => {
-    const known = walletNetworks.get(runtime.name);
-    if (known) return known;
-    const network = createWalletNetwork(runtime);
-    walletNetworks.set(runtime.name, network);
-    return network;
-  };
   const stepDeps = (runtime: NetworkRuntime): StepDeps => ({
     store: deps.store,
     network: runtime,
@@ -68,15 +59,6 @@ export function createDeployContext(deps: DeployDeps) {
     issued: deps.issued,
     logger: deps.logger,
   };
-
-  /** Concurrent calls with the same key in this process share one promise. */
-  function once<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const running = inFlight.get(key);
-    if (running) return running as Promise<T>;
-    const promise = task().finally(() => inFlight.delete(key));
-    inFlight.set(key, promise);
-    return promise;
-  }
 
   function createBatch(batch: NewBatch, wallets: NewWallet[]): DeploymentBatch {
     try {
@@ -97,8 +79,8 @@ export function createDeployContext(deps: DeployDeps) {
 
   async function pay(batch: DeploymentBatch): Promise<void> {
     const runtime = deps.networks.get(batch.network);
-    if (batch.flow === "eoa") await payFeeByAuthorization(feeDeps, walletNetwork(runtime), batch);
-    else await payFeeByUserOp(feeDeps, walletNetwork(runtime), batch, runtime.config.receiptTimeoutMs);
+    if (batch.flow === "eoa") await payFeeByAuthorization(feeDeps, walletNetworkOf(runtime), batch);
+    else await payFeeByUserOp(feeDeps, walletNetworkOf(runtime), batch, runtime.config.receiptTimeoutMs);
   }
 
   /** Payment, then deployments, then fundings; the first finished answer is stored and is every later answer. */
@@ -125,8 +107,7 @@ export function createDeployContext(deps: DeployDeps) {
       }
       // An unconfirmed step is no outcome yet: answered, not stored, so a later settle reports the real one.
       if (outcome.final) {
-        const { code, message, details } = outcome.error;
-        deps.store.saveResult(batchId, { error: { code, message, details } });
+        deps.store.saveResult(batchId, { error: outcome.error.toStored() });
       }
       throw outcome.error;
     });
@@ -134,12 +115,11 @@ export function createDeployContext(deps: DeployDeps) {
 
   function replay(stored: StoredResult): DeploySettleResponse {
     if ("response" in stored) return stored.response;
-    throw new ApiError(stored.error.code, stored.error.message, stored.error.details);
+    throw ApiError.fromStored(stored.error);
   }
 
   return {
     ...deps,
-    walletNetwork,
     stepDeps,
     feeDeps,
     withLock,

@@ -1,7 +1,6 @@
-import type { Address } from "viem";
+import { type Address, isAddressEqual } from "viem";
 import { erc20Abi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
-import { sameAddress } from "../chain/networks";
 import { ApiError, type ErrorCode } from "../http/errors";
 import { shortReason } from "../logger";
 import { type Authorization, type PaymentPayloadBody, parseAuthorization } from "../payments/authorization";
@@ -58,13 +57,13 @@ export async function checkEoaPayments(
       "payment_verification_error",
       `paymentPayload[${foreign}] is not from the fee payer ${payments.payer}`,
     );
-  const wrongToken = all.findIndex((a) => !sameAddress(a.token, plan.token.address));
+  const wrongToken = all.findIndex((a) => !isAddressEqual(a.token, plan.token.address));
   if (wrongToken >= 0)
     return invalid(
       "payment_verification_error",
       `paymentPayload[${wrongToken}] is not in the deployment token ${plan.token.address}`,
     );
-  if (!sameAddress(payments.fee.to, plan.feeRecipient)) {
+  if (!isAddressEqual(payments.fee.to, plan.feeRecipient as Address)) {
     return invalid("payment_verification_error", `the fee payload must pay the fee recipient ${plan.feeRecipient}`);
   }
   if (payments.fee.value !== plan.deploymentFee) {
@@ -74,7 +73,7 @@ export async function checkEoaPayments(
     );
   }
   for (const [i, funding] of payments.fundings.entries()) {
-    if (!sameAddress(funding.to, plan.wallets[i] as Address)) {
+    if (!isAddressEqual(funding.to, plan.wallets[i] as Address)) {
       return invalid(
         "payment_verification_error",
         `paymentPayload[${i + 1}] must pay wallet ${plan.wallets[i]} (salt ${plan.salts[i]})`,

@@ -38,7 +38,7 @@ function paymentFailed(deps: FeePaymentDeps, batch: DeploymentBatch, error: ApiE
   deps.store.failPayment(batch.id, {
     txHash: txHash?.toLowerCase() ?? null,
     error: error.message,
-    result: { error: { code: error.code, message: error.message, details: error.details } },
+    result: { error: error.toStored() },
   });
   throw error;
 }

@@ -6,6 +6,7 @@ import { shortReason } from "../logger";
 import { encodeBatchExecution } from "../userops/execution";
 import { buildSponsoredUserOp } from "../userops/sponsor";
 import { fromRpcUserOp, type RpcUserOp, toRpcUserOp, userOpHash } from "../userops/user-operation";
+import { walletNetworkOf } from "../wallets/network-context";
 import { checkOwnerSignature, differingFields } from "../wallets/user-op-match";
 import { readWalletState } from "../wallets/wallet-state";
 import type { DeployContext } from "./context";
@@ -69,7 +70,7 @@ function feeAndFundingCall(plan: DeploymentPlan, amounts: bigint[], total: bigin
 export async function verifyWalletDeployment(ctx: DeployContext, body: Static<typeof WalletVerifyBodySchema>) {
   const { network: name, deployment } = body.paymentRequirements;
   const network = ctx.networks.get(name);
-  const wallet = ctx.walletNetwork(network);
+  const wallet = walletNetworkOf(network);
   const plan = await planDeployment(network, deployment, FIELD);
   const amounts = fundingAmountsOf(plan, deployment);
   await assertDeployable(plan, ctx.store, FIELD);
@@ -162,7 +163,7 @@ function issuedDeployment(
 export async function settleWalletDeployment(ctx: DeployContext, body: Static<typeof WalletSettleBodySchema>) {
   const { network: name, deployment } = body.paymentRequirements;
   const network = ctx.networks.get(name);
-  const wallet = ctx.walletNetwork(network);
+  const wallet = walletNetworkOf(network);
   const { hash, record } = issuedDeployment(
     ctx,
     network.name,

@@ -32,15 +32,19 @@ export class ApiError extends Error {
   get status(): number {
     return ERROR_STATUS[this.code];
   }
+  /** What is kept of the error so that a repeated request can be answered with it again. */
+  toStored(): StoredApiError {
+    return { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+  }
+  static fromStored(stored: StoredApiError): ApiError {
+    return new ApiError(stored.code, stored.message, stored.details);
+  }
 }
+
+export type StoredApiError = { code: ErrorCode; message: string; details?: Record<string, unknown> };
 
 export type ErrorEnvelope = { code: ErrorCode; message: string; doc_url: string; details?: Record<string, unknown> };
 
 export function envelope(error: ApiError, docsBaseUrl: string): ErrorEnvelope {
-  return {
-    code: error.code,
-    message: error.message,
-    doc_url: `${docsBaseUrl}#${error.code}`,
-    ...(error.details ? { details: error.details } : {}),
-  };
+  return { ...error.toStored(), doc_url: `${docsBaseUrl}#${error.code}` };
 }

@@ -1,6 +1,7 @@
 import type { Hex, TransactionReceipt } from "viem";
 import { BroadcastRejectedError, ReceiptTimeoutError } from "../chain/errors";
 import type { NetworkRuntime } from "../chain/networks";
+import { createSingleFlight } from "../concurrency/single-flight";
 import type { EoaSettlement } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { type Logger, shortReason } from "../logger";
@@ -35,7 +36,7 @@ const pendingError = (transaction: string | null, message: string) =>
  * The record is written before the transaction is signed and its hash before it is broadcast.
  */
 export function createPaymentSettler(deps: SettleDeps) {
-  const inFlight = new Map<string, Promise<SettleResponse>>();
+  const once = createSingleFlight();
 
   function responseOf(network: NetworkRuntime, record: EoaSettlement): SettleResponse {
     return {
@@ -182,11 +183,7 @@ export function createPaymentSettler(deps: SettleDeps) {
     settle(network: NetworkRuntime, authorization: Authorization, relayerContract: string): Promise<SettleResponse> {
       // The signature is part of the key: a different authorization reusing the nonce must not share this result.
       const key = `${network.name}:${authorization.from.toLowerCase()}:${authorization.nonce}:${authorization.signature}`;
-      const running = inFlight.get(key);
-      if (running) return running;
-      const promise = run(network, authorization, relayerContract).finally(() => inFlight.delete(key));
-      inFlight.set(key, promise);
-      return promise;
+      return once(key, () => run(network, authorization, relayerContract));
     },
   };
 }

@@ -1,5 +1,4 @@
-import type { Address } from "viem";
-import { sameAddress } from "../chain/networks";
+import { type Address, isAddressEqual } from "viem";
 import type { ErrorCode } from "../http/errors";
 import { ApiError } from "../http/errors";
 import { shortReason } from "../logger";
@@ -41,7 +40,7 @@ export async function verifyPayment(
   }
   if (check.status === AUTHORIZATION_STATUS.ok) {
     // Checked after the interface's five checks so that their order and codes stay as specified.
-    if (!sameAddress(relayerContract, context.relayerAddress)) {
+    if (!isAddressEqual(relayerContract as Address, context.relayerAddress)) {
       return {
         isValid: false,
         invalidReason: "payment_verification_error",

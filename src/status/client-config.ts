@@ -5,11 +5,11 @@ import { MAX_BODY_BYTES } from "../http/limits";
 import type { Services } from "../services";
 
 type Domain = { name: string; version: string; chainId: number; verifyingContract: Address };
-const domains = new Map<string, Promise<Domain>>();
+const domains = new WeakMap<NetworkRuntime, Promise<Domain>>();
 
 /** The relayer's EIP-712 domain, read once through EIP-5267 and cached (a failed read is retried next time). */
 export function relayerDomain(network: NetworkRuntime): Promise<Domain> {
-  let domain = domains.get(network.name);
+  let domain = domains.get(network);
   if (!domain) {
     domain = network.client
       .readContract({
@@ -23,8 +23,8 @@ export function relayerDomain(network: NetworkRuntime): Promise<Domain> {
         chainId: Number(chainId),
         verifyingContract,
       }));
-    domain.catch(() => domains.delete(network.name));
-    domains.set(network.name, domain);
+    domain.catch(() => domains.delete(network));
+    domains.set(network, domain);
   }
   return domain;
 }

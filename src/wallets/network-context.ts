@@ -13,9 +13,14 @@ export type WalletNetwork = {
   relayer: Address;
 };
 
-export function createWalletNetwork(runtime: NetworkRuntime): WalletNetwork {
+const byRuntime = new WeakMap<NetworkRuntime, WalletNetwork>();
+
+/** The wallet handles of a network, made once per network runtime and shared by every flow. */
+export function walletNetworkOf(runtime: NetworkRuntime): WalletNetwork {
+  const known = byRuntime.get(runtime);
+  if (known) return known;
   const entryPoint = runtime.config.contracts.entryPoint as Address;
-  return {
+  const network: WalletNetwork = {
     runtime,
     bundler: createBundler(runtime.config.bundlerUrl, entryPoint),
     paymasterSigner: privateKeyToAccount(runtime.config.paymasterSignerKey as `0x${string}`),
@@ -23,4 +28,6 @@ export function createWalletNetwork(runtime: NetworkRuntime): WalletNetwork {
     paymaster: runtime.config.contracts.paymaster as Address,
     relayer: runtime.config.contracts.relayer as Address,
   };
+  byRuntime.set(runtime, network);
+  return network;
 }

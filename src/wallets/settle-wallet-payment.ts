@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
+import { createSingleFlight } from "../concurrency/single-flight";
 import type { IssuedUserOp } from "../db/schema";
-import { ApiError, type ErrorCode } from "../http/errors";
+import { ApiError, type StoredApiError } from "../http/errors";
 import { type Logger, shortReason } from "../logger";
 import { BundlerError, isAlreadyKnown, type UserOpReceipt, waitForUserOpReceipt } from "../userops/bundler";
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
@@ -11,7 +12,6 @@ import { checkOwnerSignature, differingFields } from "./user-op-match";
 
 export type WalletSettleRequest = { userOp: RpcUserOp; signature: Hex };
 export type WalletSettleResponse = { success: true; txHash: Hex; userOpHash: Hex; payments: PaymentRecord[] };
-type StoredError = { code: ErrorCode; message: string; details?: Record<string, unknown> };
 
 export type WalletSettleDeps = {
   networks: () => WalletNetwork[];
@@ -32,7 +32,7 @@ type Located = { network: WalletNetwork; hash: Hex; record: IssuedUserOp };
  * one promise, the store's atomic claim covers other processes, and a settled UserOp answers from the store.
  */
 export function createWalletPaymentSettler(deps: WalletSettleDeps) {
-  const inFlight = new Map<Hex, Promise<WalletSettleResponse>>();
+  const once = createSingleFlight();
 
   /** The issue this UserOp belongs to; the body carries no network, the hash (chain id in it) decides. */
   function locate(op: RpcUserOp): Located {
@@ -69,9 +69,6 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
     if (record.status === "issued" && record.expiresAt <= deps.now()) {
       throw invalid("userOp.paymasterData", "UserOp expired, call verify again", { expiresAt: record.expiresAt });
     }
-    const fields = differingFields(JSON.parse(record.userOp), request.userOp);
-    if (fields.length > 0)
-      throw invalid(`userOp.${fields[0]}`, `userOp.${fields[0]} differs from the UserOp issued by /wallet/verify`);
     if (request.userOp.signature.toLowerCase() !== request.signature.toLowerCase()) {
       throw invalid("signature", "signature differs from userOp.signature");
     }
@@ -83,12 +80,7 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
   }
 
   function fail(hash: Hex, error: ApiError, txHash: Hex | null = null): never {
-    const stored: StoredError = {
-      code: error.code,
-      message: error.message,
-      ...(error.details ? { details: error.details } : {}),
-    };
-    deps.store.finish(hash, { status: "failed", txHash, result: stored });
+    deps.store.finish(hash, { status: "failed", txHash, result: error.toStored() });
     throw error;
   }
 
@@ -140,8 +132,7 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
     const current = deps.store.find(located.hash) ?? located.record;
     if (current.status === "success") return JSON.parse(current.result ?? "null") as WalletSettleResponse;
     if (current.status === "failed") {
-      const stored = JSON.parse(current.result ?? "null") as StoredError;
-      throw new ApiError(stored.code, stored.message, stored.details);
+      throw ApiError.fromStored(JSON.parse(current.result ?? "null") as StoredApiError);
     }
     return awaitSent({ ...located, record: current });
   }
@@ -191,11 +182,7 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
   return {
     async settle(request: WalletSettleRequest): Promise<WalletSettleResponse> {
       const located = await checkRequest(request);
-      const running = inFlight.get(located.hash);
-      if (running) return running;
-      const promise = send(located, request.signature).finally(() => inFlight.delete(located.hash));
-      inFlight.set(located.hash, promise);
-      return promise;
+      return once(located.hash, () => send(located, request.signature));
     },
   };
 }
