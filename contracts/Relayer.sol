@@ -33,7 +33,9 @@ contract Relayer is EIP712, Ownable, Pausable {
     mapping(address token => bool) private _whitelisted;
     mapping(address authorizer => mapping(bytes32 nonce => bool)) private _authorizationStates;
 
-    event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
+    /// @dev Carries what the authorization paid, so that whoever submitted it, a facilitator can tell its own
+    /// authorization from a different one that reused the nonce.
+    event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce, address token, address to, uint256 value);
     event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
     event TokenWhitelistUpdated(address indexed token, bool allowed);
     event BatchPaid(address indexed payer, address indexed token, uint256 total);
@@ -66,7 +68,7 @@ contract Relayer is EIP712, Ownable, Pausable {
         if (!SignatureChecker.isValidSignatureNowCalldata(from, digest, signature)) revert InvalidSignature();
 
         _authorizationStates[from][nonce] = true;
-        emit AuthorizationUsed(from, nonce);
+        emit AuthorizationUsed(from, nonce, token, to, value);
         IERC20(token).safeTransferFrom(from, to, value);
     }
 

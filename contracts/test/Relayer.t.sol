@@ -71,7 +71,7 @@ contract RelayerTest is RelayerTestBase {
     function test_transferUSDT_noBoolToken() public {
         Auth memory a = _usdtAuth();
         vm.expectEmit(address(relayer));
-        emit Relayer.AuthorizationUsed(payer, a.nonce);
+        emit Relayer.AuthorizationUsed(payer, a.nonce, a.token, a.to, a.value);
         vm.prank(facilitator);
         _submit(a, _sign(payerKey, _digest(a)));
         assertEq(usdt.balanceOf(merchant), 10e18);

@@ -12,7 +12,7 @@ export const relayerAbi = parseAbi([
   "function pause()",
   "function unpause()",
   "function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)",
-  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce, address token, address to, uint256 value)",
   "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)",
 ]);
 
