@@ -7,7 +7,7 @@ import { statusRoutes } from "../status/routes";
 import { walletRoutes } from "../wallets/routes";
 import { ApiError, envelope } from "./errors";
 import { MAX_BODY_BYTES } from "./limits";
-import { createRateLimiter } from "./rate-limit";
+import { createRateLimiter, rateLimitKey } from "./rate-limit";
 
 type RequestMeta = { id: string; start: number; ip: string };
 
@@ -108,7 +108,7 @@ export function createApp(services: Services) {
         });
       }
       if (!isAdmin(request, services)) {
-        const wait = limiter.take(ip);
+        const wait = limiter.take(rateLimitKey(ip));
         if (wait > 0) {
           throw new ApiError(
             "rate_limit_exceeded",

@@ -1,23 +1,103 @@
-/** Fixed one-minute window per client key; old windows are swept as they expire. */
-export function createRateLimiter(limitPerMinute: number, now: () => number = Date.now) {
+const WINDOW_MS = 60_000;
+
+/** Windows tracked at most (about 20 MB); past it the oldest window is dropped for each new client. */
+export const RATE_LIMIT_MAX_KEYS = 100_000;
+
+/** Longest key kept for an address that does not parse (a misconfigured proxy's header). */
+const MAX_RAW_KEY_LENGTH = 64;
+
+function ipv4Octets(text: string): number[] | null {
+  const parts = text.split(".");
+  if (parts.length !== 4) return null;
+  const octets = parts.map((part) => (/^[0-9]{1,3}$/.test(part) ? Number(part) : Number.NaN));
+  return octets.every((octet) => octet <= 255) ? octets : null;
+}
+
+/** The eight 16-bit groups of an IPv6 address (`::` and a dotted IPv4 tail allowed), or null. */
+function ipv6Groups(text: string): number[] | null {
+  if (!text.includes(":")) return null;
+  const halves = text.split("::");
+  if (halves.length > 2) return null;
+  const parse = (half: string | undefined): number[] | null => {
+    if (!half) return [];
+    const groups: number[] = [];
+    const parts = half.split(":");
+    for (const [i, part] of parts.entries()) {
+      if (i === parts.length - 1 && part.includes(".")) {
+        const octets = ipv4Octets(part);
+        if (!octets) return null;
+        groups.push(((octets[0] ?? 0) << 8) | (octets[1] ?? 0), ((octets[2] ?? 0) << 8) | (octets[3] ?? 0));
+      } else if (/^[0-9a-f]{1,4}$/i.test(part)) {
+        groups.push(Number.parseInt(part, 16));
+      } else {
+        return null;
+      }
+    }
+    return groups;
+  };
+  const head = parse(halves[0]);
+  const tail = parse(halves[1]);
+  if (!head || !tail) return null;
+  if (halves.length === 1) return head.length === 8 ? head : null;
+  const missing = 8 - head.length - tail.length;
+  return missing >= 1 ? [...head, ...new Array<number>(missing).fill(0), ...tail] : null;
+}
+
+/**
+ * The rate-limit key of a client address. One IPv6 subscriber usually holds a whole /64 (2^64 addresses),
+ * so IPv6 clients are keyed by their /64; IPv4 and IPv4-mapped IPv6 (`::ffff:a.b.c.d`) by the full address.
+ */
+export function rateLimitKey(address: string): string {
+  const bare = address
+    .trim()
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/%.*$/, "");
+  const v4 = ipv4Octets(bare);
+  if (v4) return v4.join(".");
+  const groups = ipv6Groups(bare);
+  if (!groups) return address.slice(0, MAX_RAW_KEY_LENGTH);
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+    const [high = 0, low = 0] = groups.slice(6);
+    return [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".");
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(":")}::/64`;
+}
+
+/**
+ * Fixed one-minute window per client key, with at most `maxKeys` windows in memory. The map keeps windows in
+ * the order they started (a renewed window is re-inserted at the end), so expired ones are dropped from the
+ * front, and when a flood of new keys reaches the bound the oldest window goes first (its client then starts a
+ * fresh budget: the limiter fails open, never grows without bound).
+ */
+export function createRateLimiter(limitPerMinute: number, options: { now?: () => number; maxKeys?: number } = {}) {
+  const { now = Date.now, maxKeys = RATE_LIMIT_MAX_KEYS } = options;
   const windows = new Map<string, { start: number; count: number }>();
-  let lastSweep = now();
   return {
     /** Returns 0 when allowed, else the seconds to wait. */
     take(key: string): number {
       const time = now();
-      if (time - lastSweep > 60_000) {
-        for (const [k, w] of windows) if (time - w.start >= 60_000) windows.delete(k);
-        lastSweep = time;
+      for (const [k, w] of windows) {
+        if (time - w.start < WINDOW_MS) break;
+        windows.delete(k);
       }
-      const window = windows.get(key);
-      if (!window || time - window.start >= 60_000) {
-        windows.set(key, { start: time, count: 1 });
-        return 0;
+      const current = windows.get(key);
+      if (current && time - current.start < WINDOW_MS) {
+        current.count += 1;
+        if (current.count <= limitPerMinute) return 0;
+        return Math.max(1, Math.ceil((current.start + WINDOW_MS - time) / 1000));
       }
-      window.count += 1;
-      if (window.count <= limitPerMinute) return 0;
-      return Math.max(1, Math.ceil((window.start + 60_000 - time) / 1000));
+      windows.delete(key);
+      if (windows.size >= maxKeys) {
+        const oldest = windows.keys().next().value;
+        if (oldest !== undefined) windows.delete(oldest);
+      }
+      windows.set(key, { start: time, count: 1 });
+      return 0;
     },
+    /** Windows currently tracked. */
+    size: () => windows.size,
   };
 }
