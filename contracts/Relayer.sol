@@ -2,7 +2,8 @@
 pragma solidity ^0.8.28;
 
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
-import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
@@ -30,6 +31,11 @@ contract Relayer is EIP712, Ownable, Pausable {
     uint8 public constant STATUS_INSUFFICIENT_BALANCE = 7;
     uint8 public constant STATUS_INSUFFICIENT_ALLOWANCE = 8;
 
+    /// @notice Gas given to a contract payer's ERC-1271 isValidSignature: the payer's code runs on the
+    /// submitter's gas, so without a cap any wallet could make a facilitator pay for arbitrary computation.
+    uint256 public erc1271GasLimit = DEFAULT_ERC1271_GAS_LIMIT;
+    uint256 public constant DEFAULT_ERC1271_GAS_LIMIT = 100_000;
+
     mapping(address token => bool) private _whitelisted;
     mapping(address authorizer => mapping(bytes32 nonce => bool)) private _authorizationStates;
 
@@ -39,6 +45,7 @@ contract Relayer is EIP712, Ownable, Pausable {
     event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
     event TokenWhitelistUpdated(address indexed token, bool allowed);
     event BatchPaid(address indexed payer, address indexed token, uint256 total);
+    event Erc1271GasLimitUpdated(uint256 gasLimit);
 
     error TokenNotWhitelisted(address token);
     error AuthorizationNotYetValid();
@@ -48,7 +55,9 @@ contract Relayer is EIP712, Ownable, Pausable {
     error LengthMismatch();
     error EmptyBatch();
 
-    constructor(string memory name, string memory version, address owner) EIP712(name, version) Ownable(owner) {}
+    constructor(string memory name, string memory version, address owner) EIP712(name, version) Ownable(owner) {
+        emit Erc1271GasLimitUpdated(DEFAULT_ERC1271_GAS_LIMIT);
+    }
 
     function transferWithAuthorization(
         address token,
@@ -65,7 +74,7 @@ contract Relayer is EIP712, Ownable, Pausable {
         if (block.timestamp > validBefore) revert AuthorizationExpired();
         _requireUnusedNonce(from, nonce);
         bytes32 digest = _transferDigest(token, from, to, value, validAfter, validBefore, nonce);
-        if (!SignatureChecker.isValidSignatureNowCalldata(from, digest, signature)) revert InvalidSignature();
+        if (!_isValidSignature(from, digest, signature)) revert InvalidSignature();
 
         _authorizationStates[from][nonce] = true;
         emit AuthorizationUsed(from, nonce, token, to, value);
@@ -75,7 +84,7 @@ contract Relayer is EIP712, Ownable, Pausable {
     function cancelAuthorization(address authorizer, bytes32 nonce, bytes calldata signature) external {
         _requireUnusedNonce(authorizer, nonce);
         bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce)));
-        if (!SignatureChecker.isValidSignatureNowCalldata(authorizer, digest, signature)) revert InvalidSignature();
+        if (!_isValidSignature(authorizer, digest, signature)) revert InvalidSignature();
 
         _authorizationStates[authorizer][nonce] = true;
         emit AuthorizationCanceled(authorizer, nonce);
@@ -118,7 +127,7 @@ contract Relayer is EIP712, Ownable, Pausable {
         }
 
         bytes32 digest = _transferDigest(token, from, to, value, validAfter, validBefore, nonce);
-        if (!SignatureChecker.isValidSignatureNowCalldata(from, digest, signature)) status = STATUS_BAD_SIGNATURE;
+        if (!_isValidSignature(from, digest, signature)) status = STATUS_BAD_SIGNATURE;
         else if (_authorizationStates[from][nonce]) status = STATUS_NONCE_USED;
         else if (block.timestamp < validAfter) status = STATUS_NOT_YET_VALID;
         else if (block.timestamp > validBefore) status = STATUS_EXPIRED;
@@ -140,6 +149,11 @@ contract Relayer is EIP712, Ownable, Pausable {
     function setTokenWhitelisted(address token, bool allowed) external onlyOwner {
         _whitelisted[token] = allowed;
         emit TokenWhitelistUpdated(token, allowed);
+    }
+
+    function setErc1271GasLimit(uint256 gasLimit) external onlyOwner {
+        erc1271GasLimit = gasLimit;
+        emit Erc1271GasLimitUpdated(gasLimit);
     }
 
     function pause() external onlyOwner {
@@ -182,6 +196,25 @@ contract Relayer is EIP712, Ownable, Pausable {
 
     function _requireUnusedNonce(address authorizer, bytes32 nonce) private view {
         if (_authorizationStates[authorizer][nonce]) revert AuthorizationAlreadyUsed(authorizer, nonce);
+    }
+
+    /// @dev ECDSA for an address without code; for a contract, ERC-1271 with at most `erc1271GasLimit` gas and
+    /// only 32 bytes of return data copied (a large answer cannot make the caller pay for memory either).
+    function _isValidSignature(address signer, bytes32 digest, bytes calldata signature) private view returns (bool) {
+        if (signer.code.length == 0) {
+            (address recovered, ECDSA.RecoverError err, ) = ECDSA.tryRecoverCalldata(digest, signature);
+            return err == ECDSA.RecoverError.NoError && recovered == signer;
+        }
+        bytes memory data = abi.encodeCall(IERC1271.isValidSignature, (digest, signature));
+        uint256 gasLimit = erc1271GasLimit;
+        bytes4 magic = IERC1271.isValidSignature.selector;
+        bool valid;
+        assembly ("memory-safe") {
+            mstore(0x00, 0)
+            let ok := staticcall(gasLimit, signer, add(data, 0x20), mload(data), 0x00, 0x20)
+            valid := and(ok, and(gt(returndatasize(), 0x1f), eq(mload(0x00), magic)))
+        }
+        return valid;
     }
 
     /// @dev A failing call, short return data or missing code reads as 0.
