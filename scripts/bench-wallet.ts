@@ -50,7 +50,7 @@ const config = configFromManifest(manifest, {
   rateLimitPerMinute: 10_000_000,
   logRequests: false,
 });
-const service = startService(config, { silent: true });
+const service = await startService(config, { silent: true });
 
 try {
   const chain = devnetChain(56, "bsc", network.rpcUrl);

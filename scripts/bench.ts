@@ -35,7 +35,7 @@ const network = devnet.manifest.networks.bsc;
 const counter = startRpcCounter(network.rpcUrl);
 const manifest = { ...devnet.manifest, service: `http://127.0.0.1:${await freePort()}` };
 manifest.networks = { ...manifest.networks, bsc: { ...network, rpcUrl: counter.url } };
-const service = startService(
+const service = await startService(
   configFromManifest(manifest, {
     databasePath: join(dir, "bench.sqlite"),
     rateLimitPerMinute: 10_000_000,

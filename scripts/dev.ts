@@ -26,7 +26,7 @@ const devnetSeconds = ((performance.now() - started) / 1000).toFixed(1);
 // The chains are new on every start, so the service's records of the previous run must go too.
 const config = configFromManifest(devnet.manifest);
 for (const suffix of ["", "-wal", "-shm"]) rmSync(`${config.databasePath}${suffix}`, { force: true });
-const service = startService(config);
+const service = await startService(config);
 
 const { networks } = devnet.manifest;
 console.log(`

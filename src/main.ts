@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from "./config/load";
 import { startService } from "./service";
 
 try {
-  const service = startService(loadConfig());
+  const service = await startService(loadConfig());
   const shutdown = async () => {
     await service.stop();
     process.exit(0);

@@ -1,3 +1,4 @@
+import { checkWiring } from "./chain/wiring-check";
 import type { Config } from "./config/schema";
 import { createApp } from "./http/app";
 import { MAX_BODY_BYTES } from "./http/limits";
@@ -5,8 +6,13 @@ import { createLogger } from "./logger";
 import { reconcileSettlements } from "./payments/reconcile-settlements";
 import { createServices } from "./services";
 
-/** Starts the HTTP service from a validated config; returns a handle that stops it. */
-export function startService(config: Config, options: { silent?: boolean } = {}) {
+/**
+ * Starts the HTTP service from a validated config; returns a handle that stops it. Wrong wiring (an endpoint on
+ * another chain, a paymaster signer the contract does not verify) is refused with a ConfigError before anything
+ * is opened or listened on.
+ */
+export async function startService(config: Config, options: { silent?: boolean } = {}) {
+  await checkWiring(config);
   const logger = createLogger({ silent: options.silent });
   const services = createServices(config, logger);
   const app = createApp(services);

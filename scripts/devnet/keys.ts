@@ -30,4 +30,4 @@ export const devnetKeys = {
 } as const;
 
 /** The documented development admin key of the local devnet (production refuses to start without its own). */
-export const DEVNET_ADMIN_API_KEY = "relay402-devnet-admin-key";
+export { DEVNET_ADMIN_API_KEY } from "../../src/config/load";

@@ -6,6 +6,9 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/** The local devnet's documented admin key: public, so production refuses it. */
+export const DEVNET_ADMIN_API_KEY = "relay402-devnet-admin-key";
+
 /** Defaults for everything that is not a secret and not network specific. */
 export const CONFIG_DEFAULTS = {
   mode: "production",
@@ -102,6 +105,9 @@ export function validateConfig(candidate: unknown): Config {
     if (network && network.chainId !== CHAIN_IDS[name]) {
       throw new ConfigError(`invalid config: networks.${name}.chainId must be ${CHAIN_IDS[name]}`);
     }
+  }
+  if (config.mode === "production" && config.adminApiKey === DEVNET_ADMIN_API_KEY) {
+    throw new ConfigError("invalid config: adminApiKey is the public devnet key (set your own for production)");
   }
   if (!config.networks.bsc && !config.networks.base) {
     throw new ConfigError("invalid config: networks (configure bsc, base or both)");

@@ -21,8 +21,9 @@ test("the single binary starts from a config file plus secrets in the environmen
 
   const port = await freePort();
   const config = configFromManifest(getTestDevnet().devnet.manifest, { port, databasePath: join(dir, "db.sqlite") });
-  // Secrets travel in the environment; the file holds the rest.
-  const { adminApiKey, networks, ...rest } = config;
+  // Secrets travel in the environment; the file holds the rest. Production refuses the public devnet admin key.
+  const { adminApiKey: _devnetKey, networks, ...rest } = config;
+  const adminApiKey = `binary-test-${crypto.randomUUID()}`;
   const strip = (network: NonNullable<typeof networks.bsc>) => {
     const { executorKeys: _e, paymasterSignerKey: _p, ...publicPart } = network;
     return publicPart;

@@ -1,0 +1,86 @@
+import { type Address, isAddressEqual } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { ConfigError } from "../config/load";
+import { type Config, NETWORKS, type NetworkConfig, type NetworkName } from "../config/schema";
+import { paymasterAbi } from "./abis";
+import { createChainClient } from "./rpc";
+
+const TIMEOUT_MS = 5_000;
+
+/**
+ * eth_chainId of one JSON-RPC endpoint (a node or a bundler). A failure is described without the URL or the
+ * transport's message, since the URL may carry an API key.
+ */
+async function chainIdOf(url: string): Promise<{ chainId: number } | { problem: string }> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch (error) {
+    const timedOut = (error as Error).name === "TimeoutError";
+    return { problem: timedOut ? `did not answer eth_chainId within ${TIMEOUT_MS} ms` : "is unreachable" };
+  }
+  const json = (await response.json().catch(() => null)) as { result?: unknown } | null;
+  const result = json?.result;
+  if (typeof result !== "string" || !/^0x[0-9a-f]+$/i.test(result)) {
+    return { problem: `gave no chain id (HTTP ${response.status})` };
+  }
+  return { chainId: Number(BigInt(result)) };
+}
+
+async function endpointProblem(field: string, url: string, expected: number): Promise<string | undefined> {
+  const answer = await chainIdOf(url);
+  if ("problem" in answer) return `${field} ${answer.problem}`;
+  if (answer.chainId !== expected) return `${field} answers chain id ${answer.chainId}, expected ${expected}`;
+  return undefined;
+}
+
+/** The paymaster contract must verify the signer the service signs with, or every sponsored UserOp fails. */
+async function paymasterSignerProblem(name: NetworkName, network: NetworkConfig): Promise<string | undefined> {
+  const client = createChainClient({ chainId: network.chainId, rpcUrls: network.rpcUrls, timeoutMs: TIMEOUT_MS });
+  const paymaster = network.contracts.paymaster as Address;
+  const configured = privateKeyToAccount(network.paymasterSignerKey as `0x${string}`).address;
+  let onChain: Address;
+  try {
+    onChain = await client.readContract({ address: paymaster, abi: paymasterAbi, functionName: "verifyingSigner" });
+  } catch {
+    return `networks.${name}.contracts.paymaster has no verifyingSigner() (not a relay402 Paymaster on this chain?)`;
+  }
+  if (isAddressEqual(onChain, configured)) return undefined;
+  return `networks.${name}.paymasterSignerKey is the key of ${configured}, but the paymaster verifies ${onChain}`;
+}
+
+async function networkProblems(name: NetworkName, network: NetworkConfig): Promise<string[]> {
+  const endpoints = await Promise.all([
+    ...network.rpcUrls.map((url, i) => endpointProblem(`networks.${name}.rpcUrls.${i}`, url, network.chainId)),
+    endpointProblem(`networks.${name}.bundlerUrl`, network.bundlerUrl, network.chainId),
+  ]);
+  const problems = endpoints.filter((problem) => problem !== undefined);
+  // The paymaster is read through the RPCs, so only once they are known to be this network's chain.
+  const rpcsOk = endpoints.slice(0, network.rpcUrls.length).every((problem) => problem === undefined);
+  if (rpcsOk) {
+    const signer = await paymasterSignerProblem(name, network);
+    if (signer) problems.push(signer);
+  }
+  return problems;
+}
+
+/**
+ * Refuses to start on wrong wiring: every RPC URL and the bundler of each network must answer its chain id, and
+ * the paymaster signer key must be the one the paymaster contract verifies. Throws one single-line ConfigError
+ * naming every problem by config field (never a URL: it may hold an API key).
+ */
+export async function checkWiring(config: Config): Promise<void> {
+  const perNetwork = await Promise.all(
+    NETWORKS.map((name) => {
+      const network = config.networks[name];
+      return network ? networkProblems(name, network) : [];
+    }),
+  );
+  const problems = perNetwork.flat();
+  if (problems.length > 0) throw new ConfigError(`start refused: ${problems.join("; ")}`);
+}

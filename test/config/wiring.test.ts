@@ -1,0 +1,128 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { devnetKeys } from "../../scripts/devnet/keys";
+import { freePort } from "../../scripts/devnet/ports";
+import { configFromManifest } from "../../scripts/devnet/service-config";
+import { ConfigError, DEVNET_ADMIN_API_KEY } from "../../src/config/load";
+import type { Config } from "../../src/config/schema";
+import { startService } from "../../src/service";
+import { getTestDevnet } from "../support/devnet";
+
+const root = resolve(import.meta.dir, "..", "..");
+const dir = mkdtempSync(join(tmpdir(), "relay402-wiring-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { manifest } = getTestDevnet().devnet;
+const { bsc, base } = manifest.networks;
+
+async function devnetConfig(change?: (config: Config) => void): Promise<Config> {
+  const config = configFromManifest(manifest, {
+    port: await freePort(),
+    databasePath: join(mkdtempSync(join(dir, "db-")), "relay402.sqlite"),
+    logRequests: false,
+  });
+  change?.(config);
+  return config;
+}
+
+/** The start's error message; fails the test when the service started, and checks nothing listens. */
+async function refusal(config: Config): Promise<string> {
+  let error: unknown;
+  try {
+    const service = await startService(config, { silent: true });
+    await service.stop();
+  } catch (caught) {
+    error = caught;
+  }
+  expect(error).toBeInstanceOf(ConfigError);
+  const message = (error as Error).message;
+  expect(message).not.toContain("\n");
+  expect(message).not.toContain("127.0.0.1");
+  const listening = await fetch(`http://127.0.0.1:${config.port}/health`).then(
+    () => true,
+    () => false,
+  );
+  expect(listening).toBe(false);
+  return message;
+}
+
+describe("start-up wiring checks", () => {
+  test("the devnet config starts and reports ok", async () => {
+    const service = await startService(await devnetConfig(), { silent: true });
+    try {
+      const health = (await fetch(`${service.url}/health`).then((r) => r.json())) as { status: string };
+      expect(health.status).toBe("ok");
+    } finally {
+      await service.stop();
+    }
+  });
+
+  test("bsc pointed at the base chain's RPC is refused, naming the network and the URL's index", async () => {
+    const message = await refusal(await devnetConfig((c) => (c.networks.bsc!.rpcUrls = [bsc.rpcUrl, base.rpcUrl])));
+    expect(message).toBe("start refused: networks.bsc.rpcUrls.1 answers chain id 8453, expected 56");
+    const only = await refusal(await devnetConfig((c) => (c.networks.bsc!.rpcUrls = [base.rpcUrl])));
+    expect(only).toContain("networks.bsc.rpcUrls.0 answers chain id 8453, expected 56");
+  });
+
+  test("an RPC URL that does not answer is refused without quoting it (it may carry an API key)", async () => {
+    const port = await freePort();
+    const secretUrl = `http://127.0.0.1:${port}/v2/secret-api-key-123`;
+    const message = await refusal(await devnetConfig((c) => (c.networks.base!.rpcUrls = [base.rpcUrl, secretUrl])));
+    expect(message).toBe("start refused: networks.base.rpcUrls.1 is unreachable");
+    expect(message).not.toContain("secret-api-key-123");
+  });
+
+  test("the other chain's bundler is refused", async () => {
+    const message = await refusal(await devnetConfig((c) => (c.networks.bsc!.bundlerUrl = base.bundlerUrl)));
+    expect(message).toBe("start refused: networks.bsc.bundlerUrl answers chain id 8453, expected 56");
+  });
+
+  test("a paymaster signer key the paymaster contract does not verify is refused, without the key", async () => {
+    const wrongKey = generatePrivateKey();
+    const message = await refusal(await devnetConfig((c) => (c.networks.base!.paymasterSignerKey = wrongKey)));
+    const expected = privateKeyToAccount(devnetKeys.paymasterSigner).address;
+    expect(message).toBe(
+      `start refused: networks.base.paymasterSignerKey is the key of ${privateKeyToAccount(wrongKey).address}, but the paymaster verifies ${expected}`,
+    );
+    expect(message).not.toContain(wrongKey.slice(2));
+  });
+
+  test("production mode refuses the public devnet admin key", async () => {
+    expect(() => configFromManifest(manifest, { mode: "production" })).toThrow(
+      "invalid config: adminApiKey is the public devnet key (set your own for production)",
+    );
+    expect(configFromManifest(manifest, { mode: "devnet" }).adminApiKey).toBe(DEVNET_ADMIN_API_KEY);
+    expect(configFromManifest(manifest, { mode: "production", adminApiKey: "an-operator-key-0000" }).mode).toBe(
+      "production",
+    );
+  });
+
+  test("the service entry point exits with the message, no stack trace, when bsc is wired to the base chain", async () => {
+    const config = await devnetConfig();
+    const { adminApiKey: _, networks, ...rest } = config;
+    const file = join(dir, "wrong-chain.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ ...rest, mode: "production", networks: { bsc: { ...networks.bsc, rpcUrls: [base.rpcUrl] } } }),
+    );
+    const run = (adminKey: string) =>
+      spawnSync(join(root, "node_modules", ".bin", "bun"), ["src/main.ts"], {
+        cwd: root,
+        env: { PATH: process.env.PATH, RELAY402_CONFIG: file, ADMIN_API_KEY: adminKey },
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+    const wrongChain = run("an-operator-key-0000");
+    expect(wrongChain.status).toBe(1);
+    expect(wrongChain.stderr.trim()).toBe("start refused: networks.bsc.rpcUrls.0 answers chain id 8453, expected 56");
+    expect(wrongChain.stdout).not.toContain('"event":"started"');
+
+    const devnetKey = run(DEVNET_ADMIN_API_KEY);
+    expect(devnetKey.status).toBe(1);
+    expect(devnetKey.stderr).toContain("adminApiKey is the public devnet key");
+    expect(devnetKey.stderr).not.toContain(DEVNET_ADMIN_API_KEY);
+  });
+});
