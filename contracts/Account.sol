@@ -5,6 +5,8 @@ import {AccountERC7579} from "@openzeppelin/contracts/account/extensions/draft-A
 import {ERC4337Utils} from "@openzeppelin/contracts/account/utils/ERC4337Utils.sol";
 import {AbstractSigner} from "@openzeppelin/contracts/utils/cryptography/signers/AbstractSigner.sol";
 import {SignerECDSA} from "@openzeppelin/contracts/utils/cryptography/signers/SignerECDSA.sol";
+import {ERC7739} from "@openzeppelin/contracts/utils/cryptography/signers/draft-ERC7739.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {Initializable} from "@openzeppelin/contracts/proxy/utils/Initializable.sol";
 import {Calldata} from "@openzeppelin/contracts/utils/Calldata.sol";
@@ -13,11 +15,14 @@ import {IEntryPoint, PackedUserOperation} from "@openzeppelin/contracts/interfac
 import {MODULE_TYPE_VALIDATOR} from "@openzeppelin/contracts/interfaces/draft-IERC7579.sol";
 
 /// @notice ERC-7579 smart account for EntryPoint v0.7 with a single ECDSA owner, deployed as a clone.
-/// The owner validates UserOps (and ERC-1271 signatures) directly; installed validator modules are still honored.
-contract Account is AccountERC7579, SignerECDSA, Initializable {
+/// The owner validates UserOps directly. ERC-1271 answers only ERC-7739 signatures (nested typed data or nested
+/// personal sign, bound to this wallet's EIP-712 domain), so an owner's signature for one wallet is never valid for
+/// another wallet of the same owner or as the owner's own. Installed validator modules are still honored.
+contract Account is AccountERC7579, SignerECDSA, ERC7739, Initializable {
     error InvalidOwner();
 
-    constructor() SignerECDSA(address(0)) {
+    /// @dev EIP712 rebuilds the domain separator with address(this) whenever it runs in a clone.
+    constructor() SignerECDSA(address(0)) EIP712("relay402 Account", "1") {
         _disableInitializers();
     }
 
@@ -50,16 +55,21 @@ contract Account is AccountERC7579, SignerECDSA, Initializable {
         return valid ? ERC4337Utils.SIG_VALIDATION_SUCCESS : ERC4337Utils.SIG_VALIDATION_FAILED;
     }
 
-    function isValidSignature(bytes32 hash, bytes calldata signature) public view virtual override returns (bytes4) {
-        bytes4 moduleResult = super.isValidSignature(hash, signature);
+    /// @dev A validator module selected by the signature's first 20 bytes first, then the owner through ERC-7739 only:
+    /// never the owner's raw signature over `hash`, which carries no binding to this wallet.
+    function isValidSignature(
+        bytes32 hash,
+        bytes calldata signature
+    ) public view virtual override(AccountERC7579, ERC7739) returns (bytes4) {
+        bytes4 moduleResult = AccountERC7579.isValidSignature(hash, signature);
         if (moduleResult == IERC1271.isValidSignature.selector) return moduleResult;
-        return _rawSignatureValidation(hash, signature) ? IERC1271.isValidSignature.selector : bytes4(0xffffffff);
+        return ERC7739.isValidSignature(hash, signature);
     }
 
     function _rawSignatureValidation(
         bytes32 hash,
         bytes calldata signature
-    ) internal view virtual override(AccountERC7579, SignerECDSA) returns (bool) {
+    ) internal view virtual override(AbstractSigner, AccountERC7579, SignerECDSA) returns (bool) {
         return SignerECDSA._rawSignatureValidation(hash, signature);
     }
 }

@@ -4,14 +4,10 @@ pragma solidity ^0.8.28;
 import {Vm} from "forge-std/Test.sol";
 import {PackedUserOperation} from "@account-abstraction/contracts/interfaces/PackedUserOperation.sol";
 import {Execution} from "@openzeppelin/contracts/interfaces/draft-IERC7579.sol";
-import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {Initializable} from "@openzeppelin/contracts/proxy/utils/Initializable.sol";
 import {Account as OZAccount} from "@openzeppelin/contracts/account/Account.sol";
-import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {AATestBase} from "./utils/AATestBase.sol";
 import {Account as SmartAccount} from "../Account.sol";
-import {Relayer} from "../Relayer.sol";
-import {TestUSDT} from "../test-tokens/TestUSDT.sol";
 
 contract Target {
     uint256 public counter;
@@ -141,14 +137,6 @@ contract AccountTest is AATestBase {
         assertEq(address(account).balance, 2 ether);
     }
 
-    function test_erc1271ForOwner() public {
-        bytes32 hash = keccak256("hello");
-        assertEq(account.isValidSignature(hash, _sign(ownerKey, hash)), IERC1271.isValidSignature.selector);
-        (, uint256 otherKey) = makeAddrAndKey("other");
-        assertEq(account.isValidSignature(hash, _sign(otherKey, hash)), bytes4(0xffffffff));
-        assertEq(account.isValidSignature(hash, hex"1234"), bytes4(0xffffffff));
-    }
-
     function testFuzz_randomSignerNeverValidates(uint256 key) public {
         key = bound(key, 1, SECP256K1_ORDER - 1);
         vm.assume(vm.addr(key) != owner);
@@ -166,34 +154,5 @@ contract AccountTest is AATestBase {
         (bool success, ) = _userOpResult(vm.getRecordedLogs());
         assertFalse(success);
         assertEq(target.counter(), 0);
-    }
-
-    /// @dev The smart wallet can also pay through Relayer.transferWithAuthorization via ERC-1271.
-    function test_walletPaysViaRelayerWithErc1271() public {
-        Relayer relayer = new Relayer("relay402", "1", address(this));
-        TestUSDT usdt = new TestUSDT();
-        relayer.setTokenWhitelisted(address(usdt), true);
-        usdt.mint(address(account), 5e18);
-        vm.prank(ENTRYPOINT_V07);
-        account.execute(MODE_BATCH, abi.encode(_call(address(usdt), 0, abi.encodeCall(TestUSDT.approve, (address(relayer), 5e18)))));
-
-        address merchant = makeAddr("merchant");
-        bytes32 nonce = keccak256("wallet-nonce");
-        (, string memory name, string memory version, uint256 chainId, address verifying, , ) = relayer.eip712Domain();
-        bytes32 domain = keccak256(
-            abi.encode(
-                keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
-                keccak256(bytes(name)),
-                keccak256(bytes(version)),
-                chainId,
-                verifying
-            )
-        );
-        bytes32 structHash = keccak256(
-            abi.encode(relayer.TRANSFER_WITH_AUTHORIZATION_TYPEHASH(), address(usdt), address(account), merchant, 5e18, 0, block.timestamp, nonce)
-        );
-        bytes memory sig = _sign(ownerKey, MessageHashUtils.toTypedDataHash(domain, structHash));
-        relayer.transferWithAuthorization(address(usdt), address(account), merchant, 5e18, 0, block.timestamp, nonce, sig);
-        assertEq(usdt.balanceOf(merchant), 5e18);
     }
 }
