@@ -38,6 +38,13 @@ export class ReceiptTimeoutError extends ChainError {
   }
 }
 
+/** The transaction, run as an eth_call exactly as it would be sent, reverted: it was not signed. */
+export class SimulationRevertedError extends ChainError {
+  constructor(details: string) {
+    super("SIMULATION_REVERTED", "The transaction would revert.", { details });
+  }
+}
+
 export class ExecutorStoppedError extends ChainError {
   constructor() {
     super("EXECUTOR_STOPPED", "The executor was stopped.");
@@ -69,6 +76,13 @@ export const isAlreadyKnown = (error: unknown) =>
 
 export const isNonceTooLow = (error: unknown) =>
   /nonce too low|nonce is too low|nonce has already been used/i.test(errorText(error));
+
+/** The node holds another transaction with the same nonce and a fee this one does not beat by enough. */
+export const isReplacementUnderpriced = (error: unknown) =>
+  /replacement transaction underpriced/i.test(errorText(error));
+
+/** An eth_call or estimate that reverted in the EVM (as opposed to a node or transport failure). */
+export const isExecutionReverted = (error: unknown) => /execution reverted|reverted with|revert/i.test(errorText(error));
 
 /** True when a node answered with a JSON-RPC error, as opposed to a transport failure. */
 const nodeAnswered = (error: unknown) =>

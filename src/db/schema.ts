@@ -19,8 +19,11 @@ export const eoaSettlements = sqliteTable(
     validAfter: integer("valid_after").notNull(),
     validBefore: integer("valid_before").notNull(),
     signature: text("signature").notNull(),
-    /** pending: nothing sent yet · sent: signed tx stored and broadcast · success · reverted · failed: never mined. */
-    status: text("status", { enum: ["pending", "sent", "success", "reverted", "failed"] }).notNull(),
+    /**
+     * pending: nothing sent yet · sent: signed tx stored and broadcast · success · reverted · failed: never
+     * mined (may be settled again) · rejected: the nonce was used by a different authorization (nonce_error).
+     */
+    status: text("status", { enum: ["pending", "sent", "success", "reverted", "failed", "rejected"] }).notNull(),
     txHash: text("tx_hash"),
     rawTx: text("raw_tx"),
     blockNumber: integer("block_number"),
@@ -96,7 +99,8 @@ export type DeploymentBatch = typeof deploymentBatches.$inferSelect;
 /**
  * One row per wallet of a batch, with its deployment and funding steps. Each step goes
  * pending → sending (leased by one worker) → sent (hash and raw transaction stored, then broadcast)
- * → success | failed. `reserved` holds while the batch's fee is paid or being paid: a wallet belongs
+ * → success | failed (retried by a claim) | abandoned (never retried: the error says why, e.g. the funding's nonce
+ * was used by a different authorization). `reserved` holds while the batch's fee is paid or being paid: a wallet belongs
  * to at most one such batch per network.
  */
 export const deploymentWallets = sqliteTable(
@@ -113,7 +117,7 @@ export const deploymentWallets = sqliteTable(
     salt: text("salt").notNull(),
     reserved: integer("reserved", { mode: "boolean" }).notNull(),
     deploymentStatus: text("deployment_status", {
-      enum: ["pending", "sending", "sent", "success", "failed"],
+      enum: ["pending", "sending", "sent", "success", "failed", "abandoned"],
     }).notNull(),
     deploymentTxHash: text("deployment_tx_hash"),
     deploymentRawTx: text("deployment_raw_tx"),
@@ -123,7 +127,7 @@ export const deploymentWallets = sqliteTable(
     /** EOA flow: the funding authorization (JSON) executed after the wallet is deployed. */
     fundingAuthorization: text("funding_authorization"),
     fundingStatus: text("funding_status", {
-      enum: ["none", "pending", "sending", "sent", "success", "failed"],
+      enum: ["none", "pending", "sending", "sent", "success", "failed", "abandoned"],
     }).notNull(),
     fundingTxHash: text("funding_tx_hash"),
     fundingRawTx: text("funding_raw_tx"),

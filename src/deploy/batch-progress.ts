@@ -12,9 +12,15 @@ export type Attempts = {
 
 const RETRYABLE = new Set(["pending", "failed"]);
 
-/** True when a paid batch still has a wallet to deploy or a requested funding to make. */
+const DONE = new Set(["success", "abandoned"]);
+
+/** True when a paid batch still has a wallet to deploy or a requested funding to make (abandoned steps are done). */
 export const hasPendingWork = (rows: DeploymentWallet[]) =>
-  rows.some((row) => row.deploymentStatus !== "success" || (row.fundingRequested && row.fundingStatus !== "success"));
+  rows.some(
+    (row) =>
+      !DONE.has(row.deploymentStatus) ||
+      (row.fundingRequested && row.deploymentStatus !== "abandoned" && !DONE.has(row.fundingStatus)),
+  );
 
 /**
  * Moves a paid batch forward: deployments first (unknown outcomes resolved, the rest leased and sent as one

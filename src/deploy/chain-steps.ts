@@ -5,19 +5,17 @@ import {
   isAddressEqual,
   multicall3Abi,
   parseEventLogs,
-  parseTransaction,
-  recoverTransactionAddress,
   type TransactionReceipt,
 } from "viem";
 import { factoryAbi, relayerAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
-import { BroadcastRejectedError } from "../chain/errors";
+import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send";
 import type { NetworkRuntime } from "../chain/networks";
 import type { DeploymentWallet } from "../db/schema";
 
 import { type Logger, shortReason } from "../logger";
 import type { Authorization } from "../payments/authorization";
-import type { RelayerPort } from "../payments/relayer-port";
+import { isSameUse, type RelayerPort } from "../payments/relayer-port";
 import { verifyPayment } from "../payments/verify-payment";
 import { deployedAddresses } from "./addresses";
 import type { DeploymentStore, Phase } from "./deployment-store";
@@ -55,59 +53,115 @@ const aggregate = (calls: { target: Address; callData: Hex }[]) =>
     args: [calls.map((call) => ({ ...call, allowFailure: true }))],
   });
 
-/** Per-wallet truth after a transaction: deployed ⇔ code at the address; funded ⇔ the relayer used the authorization. */
-async function judge(
+/** A step's per-wallet verdict: done, failed (a claim retries it) or abandoned (never retried, the reason says why). */
+type Verdict = { status: "success" | "failed" | "abandoned"; txHash?: string; reason?: string };
+
+const NONCE_TAKEN = "nonce used by a different authorization";
+
+/**
+ * What a funding's authorization became on-chain, from the relayer's AuthorizationUsed events: paid by this
+ * exact authorization (whoever submitted it), used by a different one, or not used.
+ */
+async function fundingOnChain(
   deps: StepDeps,
-  phase: Phase,
-  rows: DeploymentWallet[],
+  row: DeploymentWallet,
   receipt: TransactionReceipt | null,
-): Promise<boolean[]> {
-  if (phase === "deployment") {
-    const deployed = await deployedAddresses(
-      deps.network.client,
-      rows.map((row) => row.walletAddress as Address),
-    );
-    return rows.map((row) => deployed.has(row.walletAddress));
+): Promise<Verdict> {
+  const authorization = authorizationOf(row);
+  const inReceipt = receipt
+    ? parseEventLogs({ abi: relayerAbi, logs: receipt.logs, eventName: "AuthorizationUsed" }).find(
+        (log) =>
+          isAddressEqual(log.address, deps.network.config.contracts.relayer as Address) &&
+          isAddressEqual(log.args.authorizer, authorization.from) &&
+          log.args.nonce.toLowerCase() === authorization.nonce.toLowerCase(),
+      )
+    : undefined;
+  const use = inReceipt
+    ? { ...inReceipt.args, transactionHash: inReceipt.transactionHash }
+    : await deps.relayer.findAuthorizationUse(
+        authorization.from,
+        authorization.nonce,
+        receipt?.blockNumber ?? (await deps.network.client.getBlockNumber()),
+      );
+  if (use && isSameUse(use, authorization)) return { status: "success", txHash: use.transactionHash };
+  if (use) return { status: "abandoned", reason: NONCE_TAKEN };
+  if (await deps.relayer.authorizationState(authorization.from, authorization.nonce)) {
+    return { status: "abandoned", reason: "funding authorization canceled by the payer" };
   }
-  if (receipt) {
-    const used = parseEventLogs({ abi: relayerAbi, logs: receipt.logs, eventName: "AuthorizationUsed" })
-      .filter((log) => isAddressEqual(log.address, deps.network.config.contracts.relayer as Address))
-      .map((log) => `${log.args.authorizer.toLowerCase()}:${log.args.nonce.toLowerCase()}`);
-    return rows.map((row) => {
-      const a = authorizationOf(row);
-      return used.includes(`${a.from.toLowerCase()}:${a.nonce.toLowerCase()}`);
-    });
-  }
-  return Promise.all(
-    rows.map((row) => deps.relayer.authorizationState(authorizationOf(row).from, authorizationOf(row).nonce)),
-  );
+  return { status: "failed", reason: receipt?.status === "reverted" ? "transaction reverted" : "funding transfer failed" };
 }
 
+/** Per-wallet truth after a step's transaction (or once its nonce went elsewhere): the chain decides. */
 async function record(
   deps: StepDeps,
   phase: Phase,
   rows: DeploymentWallet[],
   receipt: TransactionReceipt | null,
-  txHash: string,
+  txHash: string | null,
 ): Promise<StepOutcome[]> {
-  const verdicts = await judge(deps, phase, rows, receipt);
-  const failure =
-    receipt?.status === "reverted"
-      ? "transaction reverted"
-      : phase === "deployment"
-        ? "factory call failed"
-        : "funding transfer failed";
+  let verdicts: Verdict[];
+  if (phase === "deployment") {
+    const deployed = await deployedAddresses(
+      deps.network.client,
+      rows.map((row) => row.walletAddress as Address),
+    );
+    const failure = receipt?.status === "reverted" ? "transaction reverted" : "factory call failed";
+    verdicts = rows.map((row) =>
+      deployed.has(row.walletAddress) ? { status: "success" } : { status: "failed", reason: failure },
+    );
+  } else {
+    verdicts = await Promise.all(rows.map((row) => fundingOnChain(deps, row, receipt)));
+  }
   return rows.map((row, i) => {
-    const ok = verdicts[i] === true;
-    deps.store.markOutcome(phase, row.id, { status: ok ? "success" : "failed", txHash, error: ok ? null : failure });
-    return { walletAddress: row.walletAddress, ok, txHash, reason: ok ? undefined : failure };
+    const verdict = verdicts[i] as Verdict;
+    const ok = verdict.status === "success";
+    const rowTx = verdict.txHash ?? txHash;
+    deps.store.markOutcome(phase, row.id, { status: verdict.status, txHash: rowTx, error: verdict.reason ?? null });
+    return { walletAddress: row.walletAddress, ok, txHash: rowTx, reason: verdict.reason };
   });
 }
 
-/**
- * One transaction for every leased wallet of a step: the rows are marked sent (hash and raw
- * transaction) before the broadcast, and each gets its own outcome from the chain afterwards.
- */
+/** Maps what the durable sender reports for a step's transaction to its rows. */
+async function conclude(
+  deps: StepDeps,
+  phase: Phase,
+  rows: DeploymentWallet[],
+  outcome: SendOutcome,
+): Promise<StepOutcome[]> {
+  const ids = rows.map((row) => row.id);
+  const all = (txHash: string | null, reason: string) =>
+    rows.map((row) => ({ walletAddress: row.walletAddress, ok: false, txHash, reason }));
+  switch (outcome.status) {
+    case "mined":
+      return record(deps, phase, rows, outcome.receipt, outcome.receipt.transactionHash);
+    case "superseded":
+      return record(deps, phase, rows, null, outcome.hash);
+    case "would_revert":
+    case "not_sent": {
+      const reason = `could not send the transaction: ${outcome.reason}`;
+      for (const row of rows) deps.store.markOutcome(phase, row.id, { status: "failed", error: reason });
+      return all(null, reason);
+    }
+    case "refused": {
+      // The node refused it, so it can never be mined: the rows are retryable by a claim, with a new transaction.
+      const reason = `the node refused the transaction (${outcome.reason}); claim again later`;
+      deps.logger.warn({ event: "deployment_step_refused", phase, network: deps.network.name, reason: outcome.reason });
+      deps.store.markRefused(phase, ids, reason);
+      return all(null, reason);
+    }
+    case "unconfirmed":
+      deps.logger.warn({
+        event: "deployment_step_unconfirmed",
+        phase,
+        network: deps.network.name,
+        transaction: outcome.hash,
+        reason: outcome.reason,
+      });
+      return all(outcome.hash, `transaction ${outcome.hash} not confirmed yet (${outcome.reason}); claim again later`);
+  }
+}
+
+/** One transaction for every leased wallet of a step, sent through the one durable sender. */
 async function sendStep(
   deps: StepDeps,
   phase: Phase,
@@ -115,44 +169,16 @@ async function sendStep(
   request: { to: Address; data: Hex; gas: bigint },
 ): Promise<StepOutcome[]> {
   const ids = rows.map((row) => row.id);
-  let prepared: Awaited<ReturnType<NetworkRuntime["executor"]["prepare"]>>;
-  try {
-    prepared = await deps.network.executor.prepare(request);
-  } catch (error) {
-    const reason = `could not prepare the transaction: ${shortReason(error)}`;
-    for (const row of rows) deps.store.markOutcome(phase, row.id, { status: "failed", error: reason });
-    return rows.map((row) => ({ walletAddress: row.walletAddress, ok: false, txHash: null, reason }));
-  }
-  deps.store.markSent(phase, ids, prepared.hash, prepared.raw);
-  try {
-    const receipt = await deps.network.executor.send(prepared, {
-      onReplaced: (hash) => deps.store.markReplaced(phase, ids, hash),
-    });
-    return await record(deps, phase, rows, receipt, receipt.transactionHash);
-  } catch (error) {
-    if (error instanceof BroadcastRejectedError) {
-      // The node refused it, so it can never be mined: the rows are retryable by a claim, with a new transaction.
-      const reason = `the node refused the transaction (${shortReason(error)}); claim again later`;
-      deps.logger.warn({
-        event: "deployment_step_refused",
-        phase,
-        network: deps.network.name,
-        transaction: prepared.hash,
-        reason: shortReason(error),
-      });
-      deps.store.markRefused(phase, ids, reason);
-      return rows.map((row) => ({ walletAddress: row.walletAddress, ok: false, txHash: null, reason }));
-    }
-    deps.logger.warn({
-      event: "deployment_step_unconfirmed",
-      phase,
-      network: deps.network.name,
-      transaction: prepared.hash,
-      reason: shortReason(error),
-    });
-    const reason = `transaction ${prepared.hash} not confirmed yet (${shortReason(error)}); claim again later`;
-    return rows.map((row) => ({ walletAddress: row.walletAddress, ok: false, txHash: prepared.hash, reason }));
-  }
+  const outcome = await sendDurably(
+    deps.network,
+    request,
+    {
+      signed: (hash, raw) => deps.store.markSent(phase, ids, hash, raw),
+      replaced: (hash) => deps.store.markReplaced(phase, ids, hash),
+    },
+    { simulate: true },
+  );
+  return conclude(deps, phase, rows, outcome);
 }
 
 /** Deploys the given wallets (already leased) with one Multicall3 transaction of factory calls. */
@@ -195,16 +221,22 @@ export async function fundWallets(deps: StepDeps, rows: DeploymentWallet[]): Pro
   );
   const outcomes: StepOutcome[] = [];
   const payable: DeploymentWallet[] = [];
+  const used: DeploymentWallet[] = [];
   rows.forEach((row, i) => {
     const check = checks[i];
     if (check?.isValid) {
       payable.push(row);
       return;
     }
+    if (check && !check.isValid && "invalidReason" in check && check.invalidReason === "nonce_error") {
+      used.push(row); // someone used the nonce: the chain tells whether it was this funding
+      return;
+    }
     const reason = `funding payload no longer valid: ${check && !check.isValid ? check.invalidMessage : "unknown"}`;
     deps.store.markOutcome("funding", row.id, { status: "failed", error: reason });
     outcomes.push({ walletAddress: row.walletAddress, ok: false, txHash: null, reason });
   });
+  if (used.length > 0) outcomes.push(...(await record(deps, "funding", used, null, null)));
   if (payable.length === 0) return outcomes;
   const data = aggregate(
     payable.map((row) => ({ target: relayer, callData: deps.relayer.transferCallData(authorizationOf(row)) })),
@@ -213,10 +245,7 @@ export async function fundWallets(deps: StepDeps, rows: DeploymentWallet[]): Pro
   return [...outcomes, ...(await sendStep(deps, "funding", payable, { to: MULTICALL3, data, gas }))];
 }
 
-/**
- * Settles rows left `sent` (by a crash or a timeout): re-broadcast, wait for the receipt, and when the
- * sender's nonce moved on without it, decide from chain state (a replacement may have been mined instead).
- */
+/** Rows left `sent` (by a crash or a timeout): resumed through the durable sender, one transaction at a time. */
 export async function resolveSent(
   deps: StepDeps,
   phase: Phase,
@@ -226,30 +255,9 @@ export async function resolveSent(
   const byTx = groupBy(rows, (row) => (phase === "deployment" ? row.deploymentTxHash : row.fundingTxHash) ?? "");
   const outcomes: StepOutcome[] = [];
   for (const [txHash, group] of byTx) {
-    const raw = (phase === "deployment" ? group[0]?.deploymentRawTx : group[0]?.fundingRawTx) as Hex | null | undefined;
-    if (raw) await deps.network.executor.rebroadcast(raw).catch(() => undefined);
-    const receipt = txHash ? await deps.network.executor.waitForReceipt(txHash as Hex, waitMs) : null;
-    if (receipt) {
-      outcomes.push(...(await record(deps, phase, group, receipt, receipt.transactionHash)));
-      continue;
-    }
-    if (raw && (await nonceConsumed(deps, raw))) {
-      outcomes.push(...(await record(deps, phase, group, null, txHash)));
-      continue;
-    }
-    const reason = `transaction ${txHash} not confirmed yet; claim again later`;
-    outcomes.push(...group.map((row) => ({ walletAddress: row.walletAddress, ok: false, txHash, reason })));
+    const rawTx = (phase === "deployment" ? group[0]?.deploymentRawTx : group[0]?.fundingRawTx) ?? null;
+    const outcome = await resumeSend(deps.network, { txHash: txHash || null, rawTx }, waitMs);
+    outcomes.push(...(await conclude(deps, phase, group, outcome)));
   }
   return outcomes;
-}
-
-async function nonceConsumed(deps: StepDeps, raw: Hex): Promise<boolean> {
-  try {
-    const from = await recoverTransactionAddress({ serializedTransaction: raw as never });
-    const { nonce } = parseTransaction(raw);
-    const mined = await deps.network.client.getTransactionCount({ address: from, blockTag: "latest" });
-    return nonce !== undefined && mined > nonce;
-  } catch {
-    return false;
-  }
 }

@@ -1,4 +1,11 @@
-import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, type PublicClient } from "viem";
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  isAddressEqual,
+  type PublicClient,
+} from "viem";
 import { relayerAbi } from "../chain/abis";
 import type { Authorization } from "./authorization";
 
@@ -24,15 +31,29 @@ export type RelayerPort = {
   transferCallData(authorization: Authorization): Hex;
   authorizationState(from: Address, nonce: Hex): Promise<boolean>;
   /**
-   * The transaction that executed this authorization, looking back from `toBlock` (anyone may submit a signed
-   * authorization, so it may not be ours). Null when it was not executed in that range (or was canceled).
+   * The transaction that used this (from, nonce), looking back from `toBlock` (anyone may submit a signed
+   * authorization, so it may not be ours, and it may not even be the same authorization: compare what it paid
+   * with `isSameUse`). Null when it was not used in that range (or was canceled).
    */
-  findAuthorizationUse(
-    from: Address,
-    nonce: Hex,
-    toBlock: bigint,
-  ): Promise<{ transactionHash: Hex; blockNumber: bigint } | null>;
+  findAuthorizationUse(from: Address, nonce: Hex, toBlock: bigint): Promise<AuthorizationUse | null>;
 };
+
+/** One execution of a (from, nonce), as the relayer's AuthorizationUsed event tells it. */
+export type AuthorizationUse = {
+  transactionHash: Hex;
+  blockNumber: bigint;
+  token: Address;
+  to: Address;
+  value: bigint;
+};
+
+/** Whether an execution paid what this authorization says: only then is it this payment. */
+export const isSameUse = (use: Pick<AuthorizationUse, "token" | "to" | "value">, authorization: Payment) =>
+  isAddressEqual(use.token, authorization.token as Address) &&
+  isAddressEqual(use.to, authorization.to as Address) &&
+  use.value === BigInt(authorization.value);
+
+type Payment = { token: string; to: string; value: bigint | string };
 
 /** How far back an authorization's use is looked for: far beyond any receipt timeout on either chain. */
 const USE_LOOKBACK_BLOCKS = 5_000n;
@@ -69,7 +90,15 @@ export function createRelayerPort(client: PublicClient, relayer: Address): Relay
         fromBlock,
         toBlock,
       });
-      return log ? { transactionHash: log.transactionHash, blockNumber: log.blockNumber } : null;
+      return log
+        ? {
+            transactionHash: log.transactionHash,
+            blockNumber: log.blockNumber,
+            token: log.args.token as Address,
+            to: log.args.to as Address,
+            value: log.args.value as bigint,
+          }
+        : null;
     },
     authorizationState: (from, nonce) =>
       client.readContract({

@@ -20,7 +20,12 @@ export type SettlementStore = {
   markReplaced(id: number, txHash: string): void;
   markOutcome(
     id: number,
-    outcome: { status: "success" | "reverted" | "failed"; txHash?: string; blockNumber?: number; error?: string },
+    outcome: {
+      status: "success" | "reverted" | "failed" | "rejected";
+      txHash?: string;
+      blockNumber?: number;
+      error?: string;
+    },
   ): void;
   unfinished(): EoaSettlement[];
 };
