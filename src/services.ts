@@ -2,8 +2,11 @@ import type { Address } from "viem";
 import { createNetworks, type NetworkRuntime, type Networks } from "./chain/networks";
 import type { Config } from "./config/schema";
 import { type Db, openDatabase } from "./db/open";
+import type { DenyCounters } from "./deny/deny-counters";
+import { createSqliteDenyCounters } from "./deny/sqlite-deny-counters";
 import { createDeployments, type Deployments } from "./deploy/deployments";
 import type { Logger } from "./logger";
+import { type PaymentRules, paymentRulesFor } from "./payments/payment-rules";
 import { createRelayerPort, type RelayerPort } from "./payments/relayer-port";
 import { createPaymentSettler, type PaymentSettler } from "./payments/settle-payment";
 import { createSettlementStore, type SettlementStore } from "./payments/settlement-store";
@@ -22,6 +25,10 @@ export type Services = {
   wallets: WalletPayments;
   deployments: Deployments;
   relayerFor(network: NetworkRuntime): RelayerPort;
+  /** Reverts per payer and wallet owner; repeat offenders are refused. */
+  deny: DenyCounters;
+  /** The service's own refusals of an EOA payment on this network (minimum value, validBefore margin, denied payers). */
+  paymentRulesFor(network: NetworkRuntime): PaymentRules;
   /** Unix seconds; the single clock of verify checks. */
   now(): bigint;
   stop(): void;
@@ -41,11 +48,17 @@ export function createServices(config: Config, logger: Logger): Services {
   };
   const now = () => BigInt(Math.floor(Date.now() / 1000));
   const store = createSettlementStore(db);
+  const deny = createSqliteDenyCounters(db, {
+    afterReverts: config.denyAfterReverts,
+    windowSeconds: config.denyWindowSeconds,
+    now: () => Number(now()),
+  });
   const settler = createPaymentSettler({ store, relayerFor, now, logger });
   const wallets = createWalletPayments({
     db,
     networks,
     logger,
+    deny,
     paymasterValiditySeconds: config.paymasterValiditySeconds,
   });
   const deployments = createDeployments({
@@ -56,6 +69,7 @@ export function createServices(config: Config, logger: Logger): Services {
     settlements: store,
     issued: wallets.store,
     relayerFor,
+    deny,
     now,
     logger,
   });
@@ -70,6 +84,8 @@ export function createServices(config: Config, logger: Logger): Services {
     wallets,
     deployments,
     relayerFor,
+    deny,
+    paymentRulesFor: (network) => paymentRulesFor(network, deny),
     now,
     stop() {
       networks.stop();

@@ -21,6 +21,8 @@ export const CONFIG_DEFAULTS = {
   trustProxy: false,
   paymasterValiditySeconds: 600,
   logRequests: true,
+  denyAfterReverts: 3,
+  denyWindowSeconds: 86_400,
 } as const;
 
 export const NETWORK_DEFAULTS = {
@@ -28,6 +30,7 @@ export const NETWORK_DEFAULTS = {
   settleGasLimit: 250_000,
   receiptTimeoutMs: 30_000,
   replaceAfterMs: 15_000,
+  validBeforeMarginSeconds: 6,
 } as const;
 
 type Env = Record<string, string | undefined>;

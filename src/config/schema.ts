@@ -19,6 +19,8 @@ export const TokenConfigSchema = T.Object({
   minFee: Uint,
   /** Flat deployment fee per wallet, in this token's smallest unit. */
   deploymentFeePerWallet: Uint,
+  /** Smallest `value` an EOA payment may carry (default "1"): a tiny payment still costs the executor a full settle. */
+  minPaymentValue: T.Optional(Uint),
 });
 
 export const NetworkConfigSchema = T.Object({
@@ -36,6 +38,8 @@ export const NetworkConfigSchema = T.Object({
   settleGasLimit: T.Integer({ minimum: 21000 }),
   receiptTimeoutMs: T.Integer({ minimum: 100 }),
   replaceAfterMs: T.Integer({ minimum: 100 }),
+  /** An EOA payment's validBefore must be at least this far in the future, or it could expire before it is mined. */
+  validBeforeMarginSeconds: T.Integer({ minimum: 0 }),
 });
 
 export const ConfigSchema = T.Object({
@@ -51,6 +55,10 @@ export const ConfigSchema = T.Object({
   trustProxy: T.Boolean(),
   paymasterValiditySeconds: T.Integer({ minimum: 30 }),
   logRequests: T.Boolean(),
+  /** Payers and wallet owners are refused once this many of their settlements reverted on-chain within the window. */
+  denyAfterReverts: T.Integer({ minimum: 1 }),
+  /** A payer's or owner's revert count is forgotten this long after its last revert. */
+  denyWindowSeconds: T.Integer({ minimum: 1 }),
   networks: T.Object({ bsc: T.Optional(NetworkConfigSchema), base: T.Optional(NetworkConfigSchema) }),
 });
 

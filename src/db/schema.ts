@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * One row per EOA authorization the service was asked to settle, written before its transaction
@@ -143,3 +143,22 @@ export const deploymentWallets = sqliteTable(
 );
 
 export type DeploymentWallet = typeof deploymentWallets.$inferSelect;
+
+/**
+ * On-chain reverts a payer (EOA payments) or wallet owner (smart-wallet payments) caused, per network;
+ * src/deny refuses the subject once `reverts` reaches the configured threshold, until the count decays.
+ */
+export const denyCounters = sqliteTable(
+  "deny_counters",
+  {
+    network: text("network").notNull(),
+    kind: text("kind", { enum: ["payer", "owner"] }).notNull(),
+    /** Lowercase. */
+    address: text("address").notNull(),
+    reverts: integer("reverts").notNull(),
+    /** Unix seconds. */
+    lastRevertAt: integer("last_revert_at").notNull(),
+    lastReason: text("last_reason").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.network, table.kind, table.address] })],
+);

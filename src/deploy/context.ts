@@ -3,6 +3,7 @@ import { createKeyedLock } from "../concurrency/keyed-lock";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { Config } from "../config/schema";
 import type { DeploymentBatch } from "../db/schema";
+import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError, type StoredApiError } from "../http/errors";
 import type { Logger } from "../logger";
 import type { Authorization } from "../payments/authorization";
@@ -25,6 +26,7 @@ export type DeployDeps = {
   settlements: SettlementStore;
   issued: IssuedUserOpStore;
   relayerFor(network: NetworkRuntime): RelayerPort;
+  deny: DenyCounters;
   now(): bigint;
   logger: Logger;
 };

@@ -1,6 +1,7 @@
 import type { Static } from "elysia";
 import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
 import { erc20Abi, relayerAbi } from "../chain/abis";
+import { assertOwnerNotDenied } from "../deny/deny-counters";
 import { ApiError } from "../http/errors";
 import { shortReason } from "../logger";
 import { encodeBatchExecution } from "../userops/execution";
@@ -93,6 +94,7 @@ export async function verifyWalletDeployment(ctx: DeployContext, body: Static<ty
   if (!state.fromFactory || !state.owner) {
     throw invalid(`${FIELD}.payerAddress`, `${payer} is not a relay402 wallet (deployed by the factory)`);
   }
+  assertOwnerNotDenied(ctx.deny, network.name, state.owner);
   if (state.balance < total)
     throw invalid(
       `${FIELD}.payerAddress`,

@@ -17,6 +17,7 @@ export function paymentRoutes(services: Services) {
             relayer: services.relayerFor(network),
             relayerAddress: network.config.contracts.relayer as `0x${string}`,
             now: services.now,
+            rules: services.paymentRulesFor(network),
           },
           authorization,
           body.paymentRequirements.relayerContract,

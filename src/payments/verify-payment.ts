@@ -3,6 +3,7 @@ import type { ErrorCode } from "../http/errors";
 import { ApiError } from "../http/errors";
 import { shortReason } from "../logger";
 import type { Authorization } from "./authorization";
+import { brokenPaymentRule, DEFAULT_PAYMENT_RULES, type PaymentRules } from "./payment-rules";
 import { AUTHORIZATION_STATUS, type RelayerPort } from "./relayer-port";
 
 export type VerifyResult =
@@ -24,17 +25,23 @@ export type VerifyContext = {
   relayer: RelayerPort;
   relayerAddress: Address;
   now: () => bigint;
+  /** The network's rules (paymentRulesFor); without them, DEFAULT_PAYMENT_RULES. */
+  rules?: PaymentRules;
 };
 
-/** The five checks of the interface, in order, then "is this our relayer". One RPC round trip. */
+/**
+ * The five checks of the interface, in order, then "is this our relayer", then the service's own rules
+ * (value above the minimum, validBefore margin, payer not denied). One RPC round trip.
+ */
 export async function verifyPayment(
   context: VerifyContext,
   authorization: Authorization,
   relayerContract: string,
 ): Promise<VerifyResult> {
+  const now = context.now();
   let check: Awaited<ReturnType<RelayerPort["checkAuthorization"]>>;
   try {
-    check = await context.relayer.checkAuthorization(authorization, context.now());
+    check = await context.relayer.checkAuthorization(authorization, now);
   } catch (error) {
     throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
   }
@@ -47,6 +54,8 @@ export async function verifyPayment(
         invalidMessage: `relayerContract is not this network's relayer (${context.relayerAddress})`,
       };
     }
+    const broken = brokenPaymentRule(context.rules ?? DEFAULT_PAYMENT_RULES, authorization, now);
+    if (broken) return { isValid: false, invalidReason: "payment_verification_error", invalidMessage: broken };
     return { isValid: true, payer: authorization.from };
   }
   const [invalidReason, invalidMessage] = FAILURES[check.status] ?? [

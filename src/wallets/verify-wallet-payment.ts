@@ -1,4 +1,5 @@
 import { type Address, getAddress, maxUint256 } from "viem";
+import { assertOwnerNotDenied, type DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../http/errors";
 import { shortReason } from "../logger";
 import { buildSponsoredUserOp } from "../userops/sponsor";
@@ -81,7 +82,7 @@ async function readState(network: WalletNetwork, wallet: Address, token: Address
  * batch call with the fee, gas from the bundler, paymaster signature; the issue is remembered for settle.
  */
 export async function verifyWalletPayment(
-  deps: { network: WalletNetwork; store: IssuedUserOpStore; validitySeconds: number },
+  deps: { network: WalletNetwork; store: IssuedUserOpStore; deny: DenyCounters; validitySeconds: number },
   request: WalletVerifyRequest,
 ): Promise<WalletVerifyResponse> {
   const { network } = deps;
@@ -94,6 +95,7 @@ export async function verifyWalletPayment(
   if (!state.fromFactory || !state.owner) {
     throw invalid("walletAddress", `${wallet} is not a relay402 wallet (deployed by the factory)`);
   }
+  assertOwnerNotDenied(deps.deny, network.runtime.name, state.owner);
   if (state.balance < plan.totalAmount) {
     throw new ApiError(
       "validation_error",

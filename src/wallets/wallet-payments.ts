@@ -1,5 +1,6 @@
 import type { Networks } from "../chain/networks";
 import type { Db } from "../db/open";
+import type { DenyCounters } from "../deny/deny-counters";
 import type { Logger } from "../logger";
 import { createIssuedUserOpStore, type IssuedUserOpStore } from "./issued-user-op-store";
 import { walletNetworkOf } from "./network-context";
@@ -11,6 +12,7 @@ export function createWalletPayments(deps: {
   db: Db;
   networks: Networks;
   logger: Logger;
+  deny: DenyCounters;
   paymasterValiditySeconds: number;
 }) {
   const store: IssuedUserOpStore = createIssuedUserOpStore(deps.db);
@@ -27,6 +29,7 @@ export function createWalletPayments(deps: {
         {
           network: walletNetworkOf(deps.networks.get(networkName)),
           store,
+          deny: deps.deny,
           validitySeconds: deps.paymasterValiditySeconds,
         },
         request,

@@ -1,0 +1,52 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "../db/open";
+import { denyCounters } from "../db/schema";
+import type { DenyCounters, DenyKind, DenyPolicy } from "./deny-counters";
+
+/**
+ * Deny counters in the service's SQLite database: one row per (network, kind, address). A revert more
+ * than `windowSeconds` after the previous one starts the count again at 1.
+ */
+export function createSqliteDenyCounters(db: Db, policy: DenyPolicy): DenyCounters {
+  const row = (network: string, kind: DenyKind, address: string) =>
+    db
+      .select()
+      .from(denyCounters)
+      .where(
+        and(
+          eq(denyCounters.network, network),
+          eq(denyCounters.kind, kind),
+          eq(denyCounters.address, address.toLowerCase()),
+        ),
+      )
+      .get();
+
+  return {
+    recordRevert(network, kind, address, reason) {
+      // One statement, so concurrent settlements of one payer never lose a count.
+      db.insert(denyCounters)
+        .values({
+          network,
+          kind,
+          address: address.toLowerCase(),
+          reverts: 1,
+          lastRevertAt: policy.now(),
+          lastReason: reason,
+        })
+        .onConflictDoUpdate({
+          target: [denyCounters.network, denyCounters.kind, denyCounters.address],
+          set: {
+            reverts: sql`CASE WHEN ${denyCounters.lastRevertAt} + ${policy.windowSeconds} <= excluded.last_revert_at THEN 1 ELSE ${denyCounters.reverts} + 1 END`,
+            lastRevertAt: sql`max(${denyCounters.lastRevertAt}, excluded.last_revert_at)`,
+            lastReason: sql`excluded.last_reason`,
+          },
+        })
+        .run();
+    },
+    isDenied(network, kind, address) {
+      const counter = row(network, kind, address);
+      if (!counter || counter.reverts < policy.afterReverts) return false;
+      return policy.now() < counter.lastRevertAt + policy.windowSeconds;
+    },
+  };
+}
