@@ -1,10 +1,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Instance } from "prool";
-import { type Address, type Hex, type PublicClient, parseEther, parseGwei, toHex } from "viem";
+import {
+  type Address,
+  type Hex,
+  type PublicClient,
+  parseEther,
+  parseGwei,
+  parseTransaction,
+  recoverTransactionAddress,
+  type TransactionSerialized,
+  toHex,
+} from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../../scripts/devnet/ports";
 import { BroadcastRejectedError, ReceiptTimeoutError, RpcUnavailableError } from "./errors";
-import { createExecutor, type Executor, type ExecutorConfig } from "./executor";
+import { createExecutor, type Executor, type ExecutorConfig, type PreparedTransaction } from "./executor";
 import { createChainClient } from "./rpc";
 import type { Logger } from "./types";
 
@@ -82,24 +92,76 @@ async function withManualMining<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A JSON-RPC proxy that counts methods (batches included) and can play dead. */
-function countingProxy(target: string) {
+type RpcCall = { id: number; method: string; params?: unknown[] };
+/** What the proxy does with one call: forward it (undefined), answer a node error, or fail the whole request. */
+type Verdict = undefined | { refuse: string } | "unavailable";
+
+/**
+ * A JSON-RPC proxy that counts methods (batches included), can play dead, and lets `decide` refuse single
+ * calls with a node error (the others of a batch go through) or fail the HTTP request.
+ */
+function countingProxy(target: string, decide: (call: RpcCall) => Verdict | Promise<Verdict> = () => undefined) {
   const counts = new Map<string, number>();
+  /** Hashes of the transactions the node accepted through this proxy. */
+  const accepted = new Set<Hex>();
   const state = { down: false };
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     async fetch(request) {
       if (state.down) return new Response("unavailable", { status: 503 });
-      const body = await request.text();
-      const parsed = JSON.parse(body) as { method: string } | { method: string }[];
-      for (const call of Array.isArray(parsed) ? parsed : [parsed])
-        counts.set(call.method, (counts.get(call.method) ?? 0) + 1);
-      const response = await fetch(target, { method: "POST", body, headers: { "content-type": "application/json" } });
-      return new Response(await response.text(), { headers: { "content-type": "application/json" } });
+      const parsed = (await request.json()) as RpcCall | RpcCall[];
+      const calls = Array.isArray(parsed) ? parsed : [parsed];
+      for (const call of calls) counts.set(call.method, (counts.get(call.method) ?? 0) + 1);
+      const verdicts = await Promise.all(calls.map(decide));
+      if (verdicts.includes("unavailable")) return new Response("unavailable", { status: 503 });
+      const forwarded = calls.filter((_, index) => verdicts[index] === undefined);
+      const answers = new Map<number, unknown>();
+      if (forwarded.length > 0) {
+        const response = await fetch(target, {
+          method: "POST",
+          body: JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]),
+          headers: { "content-type": "application/json" },
+        });
+        const json = (await response.json()) as { id: number } | { id: number }[];
+        for (const answer of Array.isArray(json) ? json : [json]) answers.set(answer.id, answer);
+        for (const call of forwarded) {
+          const answer = answers.get(call.id) as { result?: Hex } | undefined;
+          if (call.method === "eth_sendRawTransaction" && answer?.result) accepted.add(answer.result);
+        }
+      }
+      const replies = calls.map((call, index) => {
+        const verdict = verdicts[index];
+        if (typeof verdict === "object")
+          return { jsonrpc: "2.0", id: call.id, error: { code: -32000, message: verdict.refuse } };
+        return answers.get(call.id);
+      });
+      return Response.json(Array.isArray(parsed) ? replies : replies[0]);
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, counts, state, stop: () => server.stop(true) };
+  return { url: `http://127.0.0.1:${server.port}`, counts, accepted, state, stop: () => server.stop(true) };
+}
+
+/** The sender and nonce of an eth_sendRawTransaction call, else undefined. */
+async function broadcastOf(call: RpcCall): Promise<{ from: Address; nonce: number } | undefined> {
+  if (call.method !== "eth_sendRawTransaction") return undefined;
+  const raw = call.params?.[0] as TransactionSerialized;
+  return {
+    from: await recoverTransactionAddress({ serializedTransaction: raw }),
+    nonce: parseTransaction(raw).nonce ?? 0,
+  };
+}
+
+const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** The hash of the mined transaction of `address` at `nonce`, looked up block by block from the newest. */
+async function hashAtNonce(address: Address, nonce: number): Promise<Hex> {
+  for (let number = await client.getBlockNumber(); number >= 0n; number--) {
+    const block = await client.getBlock({ blockNumber: number, includeTransactions: true });
+    const found = block.transactions.find((tx) => sameAddress(tx.from, address) && tx.nonce === nonce);
+    if (found) return found.hash;
+  }
+  throw new Error(`no transaction of ${address} at nonce ${nonce}`);
 }
 
 beforeAll(async () => {
@@ -114,7 +176,7 @@ beforeAll(async () => {
   rpcUrl = `http://127.0.0.1:${port}`;
   client = createChainClient({ chainId: CHAIN_ID, rpcUrls: [rpcUrl] });
   await Promise.all(
-    keys(30, 25).map((key) => rpc("anvil_setBalance", [privateKeyToAccount(key).address, toHex(parseEther("100"))])),
+    keys(30, 32).map((key) => rpc("anvil_setBalance", [privateKeyToAccount(key).address, toHex(parseEther("100"))])),
   );
   await rpc("anvil_setCode", [REVERTER, "0x60006000fd"]);
 }, 30_000);
@@ -299,5 +361,161 @@ describe("executor against anvil", () => {
     } finally {
       proxy.stop();
     }
+  });
+
+  describe("nonce gaps", () => {
+    /** Fast repair rounds, and no replacement of the waiting transactions to muddy the picture. */
+    const gapConfig = { gapRetryMs: 100, gapRetryMaxMs: 400, replaceAfterMs: 60_000 } as const;
+
+    async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!(await condition())) {
+        if (Date.now() > deadline) throw new Error("condition not met in time");
+        await Bun.sleep(25);
+      }
+    }
+
+    /** Sends `later` (nonce n+1) and waits until the node got it, so that it is queued behind nonce n. */
+    async function sendFirst(executor: Executor, later: PreparedTransaction, proxy: { accepted: Set<Hex> }) {
+      const sending = executor.send(later);
+      sending.catch(() => undefined);
+      await until(() => proxy.accepted.has(later.hash));
+      return { sending };
+    }
+
+    test("a refused nonce n under a signed n+1 is filled, with retries, and the key goes on without a restart", async () => {
+      const [key] = keys(55, 1) as [Hex];
+      const address = privateKeyToAccount(key).address;
+      const refusals = { left: 4 };
+      const proxy = countingProxy(rpcUrl, async (call) => {
+        const sent = await broadcastOf(call);
+        if (!sent || !sameAddress(sent.from, address) || refusals.left === 0) return undefined;
+        const first = await client.getTransactionCount({ address, blockTag: "latest" });
+        if (sent.nonce !== first) return undefined;
+        refusals.left--;
+        return { refuse: "insufficient funds for gas * price + value" };
+      });
+      try {
+        const { entries, logger } = recordingLogger();
+        const executor = executorFor([key], {
+          client: createChainClient({ chainId: CHAIN_ID, rpcUrls: [proxy.url] }),
+          logger,
+          ...gapConfig,
+        });
+        const n = await executor.prepare(transfer);
+        const next = await executor.prepare(transfer);
+        expect(next.nonce).toBe(n.nonce + 1);
+        const { sending: sendingNext } = await sendFirst(executor, next, proxy);
+        const error = await executor.send(n).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(BroadcastRejectedError);
+
+        // The first fillers are refused too (as with an empty balance); later rounds get one in.
+        expect((await sendingNext).status).toBe("success");
+        expect(refusals.left).toBe(0);
+        const filler = await client.getTransaction({ hash: await hashAtNonce(address, n.nonce) });
+        expect(filler.to?.toLowerCase()).toBe(address.toLowerCase());
+        expect(filler.value).toBe(0n);
+
+        const { prepared, receipt } = await executor.execute(transfer);
+        expect(prepared.nonce).toBe(n.nonce + 2);
+        expect(receipt.status).toBe("success");
+        expect(entries.some(({ entry }) => entry.msg === "filled nonce gap")).toBe(true);
+      } finally {
+        proxy.stop();
+      }
+    }, 30_000);
+
+    test("a broadcast of nonce n stalled longer than any fixed retry window is offered until it is mined", async () => {
+      const [key] = keys(56, 1) as [Hex];
+      const address = privateKeyToAccount(key).address;
+      const stall = { until: 0, nonce: -1 };
+      const proxy = countingProxy(rpcUrl, async (call) => {
+        const sent = await broadcastOf(call);
+        const stalled =
+          sent && sameAddress(sent.from, address) && sent.nonce === stall.nonce && Date.now() < stall.until;
+        return stalled ? "unavailable" : undefined;
+      });
+      try {
+        const executor = executorFor([key], {
+          client: createChainClient({ chainId: CHAIN_ID, rpcUrls: [proxy.url] }),
+          ...gapConfig,
+          // The old fixed retries (5 × replaceAfterMs) would give up after 1.5 s.
+          replaceAfterMs: 300,
+        });
+        const n = await executor.prepare(transfer);
+        const next = await executor.prepare(transfer);
+        Object.assign(stall, { nonce: n.nonce, until: Date.now() + 3_000 });
+        const { sending: sendingNext } = await sendFirst(executor, next, proxy);
+        expect(await executor.send(n).catch((caught: unknown) => caught)).toBeInstanceOf(RpcUnavailableError);
+
+        expect((await sendingNext).status).toBe("success");
+        expect((await executor.waitForReceipt(n.hash, 5_000))?.status).toBe("success"); // the original, not a filler
+        const { prepared, receipt } = await executor.execute(transfer);
+        expect(prepared.nonce).toBe(n.nonce + 2);
+        expect(receipt.status).toBe("success");
+      } finally {
+        proxy.stop();
+      }
+    }, 30_000);
+
+    test("a transaction the node dropped is offered again when its receipt times out", async () => {
+      const executor = executorFor(keys(57, 1), { ...gapConfig, receiptTimeoutMs: 1_000 });
+      const n = await executor.prepare(transfer);
+      const next = await executor.prepare(transfer);
+      const { waitingNext } = await withManualMining(async () => {
+        const sendingN = executor.send(n);
+        await until(async () => (await rpc("eth_getTransactionByHash", [n.hash])) !== null);
+        await rpc("anvil_dropTransaction", [n.hash]);
+        const sendingNext = executor.send(next);
+        expect(await sendingN.catch((caught: unknown) => caught)).toBeInstanceOf(ReceiptTimeoutError);
+        expect(await sendingNext.catch((caught: unknown) => caught)).toBeInstanceOf(ReceiptTimeoutError);
+        // The re-sync after the timeout finds nonce n missing from the node and offers the original again.
+        await until(async () => (await rpc("eth_getTransactionByHash", [n.hash])) !== null);
+        return { waitingNext: executor.waitForReceipt(next.hash, 5_000) };
+      });
+      expect((await waitingNext)?.status).toBe("success");
+      expect((await executor.waitForReceipt(n.hash, 5_000))?.status).toBe("success");
+      const { prepared, receipt } = await executor.execute(transfer);
+      expect(prepared.nonce).toBe(n.nonce + 2);
+      expect(receipt.status).toBe("success");
+    }, 30_000);
+
+    test("a key with a gap leaves rotation until it is repaired", async () => {
+      const [gapped, healthy] = keys(58, 2) as [Hex, Hex];
+      const gappedAddress = privateKeyToAccount(gapped).address;
+      const refuse = { on: true };
+      const proxy = countingProxy(rpcUrl, async (call) => {
+        const sent = await broadcastOf(call);
+        if (!sent || !refuse.on || !sameAddress(sent.from, gappedAddress)) return undefined;
+        const first = await client.getTransactionCount({ address: gappedAddress, blockTag: "latest" });
+        return sent.nonce === first ? { refuse: "insufficient funds for gas * price + value" } : undefined;
+      });
+      try {
+        const executor = executorFor([gapped, healthy], {
+          client: createChainClient({ chainId: CHAIN_ID, rpcUrls: [proxy.url] }),
+          ...gapConfig,
+        });
+        const n = await executor.prepare(transfer);
+        const other = await executor.prepare(transfer);
+        const next = await executor.prepare(transfer);
+        expect([n.from, next.from]).toEqual([gappedAddress, gappedAddress]);
+        expect(sameAddress(other.from, gappedAddress)).toBe(false);
+        const { sending: sendingNext } = await sendFirst(executor, next, proxy);
+        expect(await executor.send(n).catch((caught: unknown) => caught)).toBeInstanceOf(BroadcastRejectedError);
+        await executor.send(other);
+
+        const whileGapped = await Promise.all(Array.from({ length: 6 }, () => executor.execute(transfer)));
+        expect(whileGapped.every(({ prepared }) => !sameAddress(prepared.from, gappedAddress))).toBe(true);
+
+        refuse.on = false;
+        expect((await sendingNext).status).toBe("success");
+        await until(async () => {
+          const { prepared } = await executor.execute(transfer);
+          return sameAddress(prepared.from, gappedAddress);
+        });
+      } finally {
+        proxy.stop();
+      }
+    }, 30_000);
   });
 });

@@ -11,7 +11,8 @@ import {
   toBroadcastError,
 } from "./errors";
 import { createFeeOracle } from "./gas-price";
-import { createKeyPool, type ExecutorKey } from "./key-pool";
+import { createKeyPool, type ExecutorKey, markRefused } from "./key-pool";
+import { createNonceRepair } from "./nonce-repair";
 import { createReceiptPoller, fetchReceipt } from "./receipt-poller";
 import { type Fees, type Logger, type PreparedTransaction, silentLogger, type TransactionRequest } from "./types";
 
@@ -33,6 +34,10 @@ export interface ExecutorConfig {
   logger?: Logger;
   /** How long network fees are reused; 1 s by default. */
   feeCacheMs?: number;
+  /** Nonce gap repair: first pause between rounds (500 ms), its ceiling (10 s), periodic re-sync (30 s). */
+  gapRetryMs?: number;
+  gapRetryMaxMs?: number;
+  nonceResyncMs?: number;
 }
 
 export interface Executor {
@@ -65,6 +70,17 @@ export function createExecutor(config: ExecutorConfig): Executor {
   const poller = createReceiptPoller({ client, pollIntervalMs, logger });
   const stopHandlers = new Set<() => void>();
   let stopped = false;
+  const repair = createNonceRepair({
+    keys,
+    fees,
+    logger,
+    broadcast,
+    sign,
+    replaceAfterMs,
+    retryMs: config.gapRetryMs ?? 500,
+    retryMaxMs: config.gapRetryMaxMs ?? 10_000,
+    resyncEveryMs: config.nonceResyncMs ?? 30_000,
+  });
 
   async function sign(
     key: ExecutorKey,
@@ -89,6 +105,8 @@ export function createExecutor(config: ExecutorConfig): Executor {
     if (stopped) throw new ExecutorStoppedError();
     if (!isAddress(request.to)) throw new InvalidRequestError(`invalid or wrongly checksummed address ${request.to}`);
     const key = keys.reserve();
+    // Every key has a gap (reserve prefers one without): try filling it now rather than at the next round.
+    if (key.gaps.size > 0) repair.kick(key);
     try {
       // Fees before the nonce: a failed fee read must not burn a nonce.
       const fee = await fees.current();
@@ -96,7 +114,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
       try {
         return await sign(key, request, nonce, fee);
       } catch (error) {
-        if (key.nextNonce === nonce + 1) key.nextNonce = nonce;
+        refused(key, nonce);
         throw error;
       }
     } catch (error) {
@@ -109,39 +127,16 @@ export function createExecutor(config: ExecutorConfig): Executor {
     await client.request({ method: "eth_sendRawTransaction", params: [raw] });
   }
 
-  /**
-   * The failed nonce was never consumed. Reuse it when nothing was handed out after it; otherwise
-   * later transactions already carry higher nonces, so fill the gap with a zero-value self-transfer.
-   */
-  async function recoverNonce(key: ExecutorKey, failed: PreparedTransaction): Promise<void> {
-    const pending = await keys.pendingNonce(key).catch(() => undefined);
-    if (pending === undefined || key.nextNonce === undefined) return;
-    if (pending > failed.nonce) {
-      key.nextNonce = Math.max(key.nextNonce, pending);
-      return;
-    }
-    if (key.nextNonce === failed.nonce + 1) {
-      key.nextNonce = failed.nonce;
-      return;
-    }
-    const filler = await sign(
-      key,
-      { to: key.account.address, data: "0x", gas: 21_000n },
-      failed.nonce,
-      await fees.current(),
-    );
-    try {
-      await broadcast(filler.raw);
-      logger.warn({ msg: "filled nonce gap", from: key.account.address, nonce: failed.nonce, hash: filler.hash });
-    } catch (error) {
-      if (isAlreadyKnown(error) || isNonceTooLow(error)) return;
-      logger.error({
-        msg: "nonce gap left open",
-        from: key.account.address,
-        nonce: failed.nonce,
-        error: shortReason(error),
-      });
-    }
+  /** The nonce was never consumed: reused when it is the key's last one, else filled (see nonce-repair.ts). */
+  function refused(key: ExecutorKey, nonce: number): void {
+    markRefused(key, nonce);
+    if (key.gaps.size > 0) repair.kick(key);
+  }
+
+  /** Sent without a verdict: the node may or may not hold it; the repair loop finds out and offers it again. */
+  function unconfirmed(key: ExecutorKey, nonce: number, raw: Hex): void {
+    key.unconfirmed.set(nonce, raw);
+    repair.kick(key);
   }
 
   /** Resolves with a receipt only when "nonce too low" turns out to be this very transaction, mined. */
@@ -161,20 +156,17 @@ export function createExecutor(config: ExecutorConfig): Executor {
         code: chainError.code,
         details: chainError.details,
       });
-      if (chainError instanceof RpcUnavailableError) retryBroadcastLater(prepared.raw);
-      if (chainError instanceof BroadcastRejectedError) {
-        if (isNonceTooLow(error)) {
-          const receipt = await fetchReceipt(client, prepared.hash).catch(() => null);
-          if (receipt) return receipt;
-        }
-        await recoverNonce(key, prepared).catch((recoveryError: unknown) =>
-          logger.error({
-            msg: "nonce recovery failed",
-            from: prepared.from,
-            nonce: prepared.nonce,
-            error: shortReason(recoveryError),
-          }),
-        );
+      if (chainError instanceof RpcUnavailableError) {
+        // Every later nonce of this key would wait behind it: the key leaves rotation until it is mined.
+        key.gaps.set(prepared.nonce, { raw: prepared.raw });
+        unconfirmed(key, prepared.nonce, prepared.raw);
+      } else if (isNonceTooLow(error)) {
+        const receipt = await fetchReceipt(client, prepared.hash).catch(() => null);
+        if (receipt) return receipt;
+        key.outstanding.delete(prepared.nonce);
+        repair.kick(key); // someone else used this key's nonces: re-sync from the chain
+      } else if (chainError instanceof BroadcastRejectedError) {
+        refused(key, prepared.nonce);
       }
       throw chainError;
     }
@@ -186,8 +178,11 @@ export function createExecutor(config: ExecutorConfig): Executor {
     try {
       const knownBlock = await poller.knownBlock().catch(() => undefined);
       const alreadyMined = await broadcastFirst(prepared, key);
-      return alreadyMined ?? (await awaitMined(prepared, key, hooks, knownBlock));
+      const receipt = alreadyMined ?? (await awaitMined(prepared, key, hooks, knownBlock));
+      key.minedThrough = Math.max(key.minedThrough, prepared.nonce + 1);
+      return receipt;
     } finally {
+      key.outstanding.delete(prepared.nonce);
       keys.release(key);
     }
   }
@@ -221,6 +216,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
       const timeoutTimer = setTimeout(() => {
         logger.warn({ msg: "receipt timeout", hash: latest.hash, from: prepared.from, nonce: prepared.nonce });
         finish(() => reject(new ReceiptTimeoutError(latest.hash, receiptTimeoutMs)));
+        unconfirmed(key, prepared.nonce, latest.raw);
       }, receiptTimeoutMs);
 
       const replace = async () => {
@@ -291,20 +287,6 @@ export function createExecutor(config: ExecutorConfig): Executor {
     });
   }
 
-  /**
-   * After an RPC failure the node may never have seen the transaction, and every later nonce of its key
-   * would wait behind the gap: keep offering it for a while (the caller keeps the raw transaction too).
-   */
-  function retryBroadcastLater(raw: Hex, attemptsLeft = 5): void {
-    if (stopped || attemptsLeft === 0) return;
-    const timer = setTimeout(() => {
-      stopHandlers.delete(cancel);
-      rebroadcast(raw).catch(() => retryBroadcastLater(raw, attemptsLeft - 1));
-    }, replaceAfterMs);
-    const cancel = () => clearTimeout(timer);
-    stopHandlers.add(cancel);
-  }
-
   async function rebroadcast(raw: Hex): Promise<void> {
     try {
       await broadcast(raw);
@@ -326,6 +308,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
     rebroadcast,
     stop() {
       stopped = true;
+      repair.stop();
       for (const onStop of [...stopHandlers]) onStop();
       poller.stop();
     },
