@@ -4,13 +4,16 @@ import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi, factoryAbi } from "../../src/chain/abis";
 import { chainOf, freshPayer } from "./chain";
 
-/** A wallet from the project's factory, owned by a fresh key, holding `tokens` of the network's test token and no gas. */
+/**
+ * A wallet from the project's factory, owned by a fresh key (or `owner`, for several wallets of one owner), holding
+ * `tokens` of the network's test token and no gas.
+ */
 export async function deployFundedWallet(
   network: NetworkName,
   tokens: bigint,
+  owner: PrivateKeyAccount = privateKeyToAccount(generatePrivateKey()),
 ): Promise<{ owner: PrivateKeyAccount; wallet: Address }> {
   const c = chainOf(network);
-  const owner = privateKeyToAccount(generatePrivateKey());
   const salt = toHex(crypto.getRandomValues(new Uint8Array(32)));
   const deployer = c.walletFor((await freshPayer(network, { tokens: 0n })).key);
   const wallet = await c.public.readContract({
