@@ -7,6 +7,7 @@ import { acquireLock } from "../scripts/devnet/lock";
 import { entryPointAbi, erc20Abi, relayerAbi } from "../src/chain/abis";
 import { ENTRY_POINT_V07 } from "../src/chain/addresses";
 import { BundlerError, createBundler, waitForUserOpReceipt } from "../src/userops/bundler";
+import { USER_OP_CAP_DEFAULTS } from "../src/userops/caps";
 import { encodeBatchExecution } from "../src/userops/execution";
 import { buildSponsoredUserOp } from "../src/userops/sponsor";
 import { toRpcUserOp, userOpHash } from "../src/userops/user-operation";
@@ -137,6 +138,7 @@ describe("devnet", () => {
           paymaster: c.info.paymaster,
           paymasterSigner: privateKeyToAccount(devnetKeys.paymasterSigner),
           validitySeconds: 600,
+          caps: USER_OP_CAP_DEFAULTS[network],
         },
       );
       const hash = userOpHash(userOp, c.info.chainId, ENTRY_POINT_V07);
@@ -180,6 +182,7 @@ describe("devnet", () => {
           paymaster: c.info.paymaster,
           paymasterSigner: privateKeyToAccount(devnetKeys.payers[0] as Hex),
           validitySeconds: 600,
+          caps: USER_OP_CAP_DEFAULTS[network],
         },
       );
       userOp.signature = await owner.signMessage({

@@ -40,6 +40,17 @@ export const NetworkConfigSchema = T.Object({
   replaceAfterMs: T.Integer({ minimum: 100 }),
   /** An EOA payment's validBefore must be at least this far in the future, or it could expire before it is mined. */
   validBeforeMarginSeconds: T.Integer({ minimum: 0 }),
+  /** Bounds on a bundler's gas and fee proposal for sponsored UserOps; a missing field takes the network's default (src/userops/caps.ts). */
+  userOpCaps: T.Optional(
+    T.Object({
+      maxFeePerGasGwei: T.Optional(T.Number({ exclusiveMinimum: 0 })),
+      maxTotalGas: T.Optional(T.Integer({ minimum: 21000 })),
+      maxCallGasLimit: T.Optional(T.Integer({ minimum: 0 })),
+      maxVerificationGasLimit: T.Optional(T.Integer({ minimum: 0 })),
+      maxPaymasterVerificationGasLimit: T.Optional(T.Integer({ minimum: 0 })),
+      maxPaymasterPostOpGasLimit: T.Optional(T.Integer({ minimum: 0 })),
+    }),
+  ),
 });
 
 export const ConfigSchema = T.Object({

@@ -111,6 +111,7 @@ export async function verifyWalletDeployment(ctx: DeployContext, body: Static<ty
         paymaster: wallet.paymaster,
         paymasterSigner: wallet.paymasterSigner,
         validitySeconds: ctx.config.paymasterValiditySeconds,
+        caps: wallet.caps,
       },
     );
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { LocalAccount } from "viem/accounts";
 import type { Bundler } from "./bundler";
+import { assertWithinCaps, type UserOpCaps } from "./caps";
 import { encodePaymasterData, STUB_PAYMASTER_SIGNATURE, signPaymasterData } from "./paymaster-data";
 import { toRpcUserOp, type UserOp } from "./user-operation";
 
@@ -13,12 +14,15 @@ export type SponsorContext = {
   paymaster: Address;
   paymasterSigner: LocalAccount;
   validitySeconds: number;
+  /** Bounds on the bundler's gas and fee proposal; above them nothing is signed (UserOpCapError). */
+  caps: UserOpCaps;
   now?: () => number;
 };
 
 /**
  * Builds a paymaster-sponsored UserOp for `callData`: gas from the bundler's estimate (with stub
- * signatures), fees from the bundler's gas price, then the paymaster's signature over the final fields.
+ * signatures), fees from the bundler's gas price, both checked against the caps, then the paymaster's
+ * signature over the final fields.
  * The returned UserOp carries `signature: 0x`; the owner signs its hash.
  */
 export async function buildSponsoredUserOp(
@@ -52,6 +56,7 @@ export async function buildSponsoredUserOp(
       gas.paymasterVerificationGasLimit > 0n ? (gas.paymasterVerificationGasLimit * 12n) / 10n : 60_000n,
     signature: "0x",
   };
+  assertWithinCaps(userOp, context.caps);
   userOp.paymasterData = await signPaymasterData(userOp, {
     chainId: context.chainId,
     paymaster: context.paymaster,

@@ -2,6 +2,7 @@ import type { Address } from "viem";
 import { type LocalAccount, privateKeyToAccount } from "viem/accounts";
 import type { NetworkRuntime } from "../chain/networks";
 import { type Bundler, createBundler } from "../userops/bundler";
+import { type UserOpCaps, userOpCapsFor } from "../userops/caps";
 
 /** What a wallet flow needs per network besides the chain client: the bundler and the paymaster's signer. */
 export type WalletNetwork = {
@@ -11,6 +12,8 @@ export type WalletNetwork = {
   entryPoint: Address;
   paymaster: Address;
   relayer: Address;
+  /** What the paymaster signs at most: the network's defaults overridden by `userOpCaps` of its config. */
+  caps: UserOpCaps;
 };
 
 const byRuntime = new WeakMap<NetworkRuntime, WalletNetwork>();
@@ -27,6 +30,7 @@ export function walletNetworkOf(runtime: NetworkRuntime): WalletNetwork {
     entryPoint,
     paymaster: runtime.config.contracts.paymaster as Address,
     relayer: runtime.config.contracts.relayer as Address,
+    caps: userOpCapsFor(runtime.name, runtime.config.userOpCaps),
   };
   byRuntime.set(runtime, network);
   return network;

@@ -123,6 +123,7 @@ export async function verifyWalletPayment(
         paymaster: network.paymaster,
         paymasterSigner: network.paymasterSigner,
         validitySeconds: deps.validitySeconds,
+        caps: network.caps,
       },
     );
   } catch (error) {
