@@ -1,4 +1,4 @@
-import { type Address, getAddress, type Hex } from "viem";
+import { type Address, getAddress, type Hex, zeroAddress } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import type { TokenConfig } from "../config/schema";
 import { ApiError } from "../http/errors";
@@ -37,6 +37,11 @@ export async function planDeployment(
   if (duplicate >= 0)
     throw new ApiError("validation_error", "salts must be distinct", { field: `${field}.salts.${duplicate}` });
   const owner = getAddress(request.ownerAddress);
+  // The account's initializer reverts on it (InvalidOwner): a fee paid for it would buy a deployment that never happens.
+  if (owner === zeroAddress)
+    throw new ApiError("validation_error", "ownerAddress must not be the zero address", {
+      field: `${field}.ownerAddress`,
+    });
   const factory = network.config.contracts.factory as Address;
   let wallets: Address[];
   try {
