@@ -1,10 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Hex } from "viem";
-import { relayerAbi } from "../../src/chain/abis";
 import { parseAuthorization } from "../../src/payments/authorization";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { settlementOf } from "../../src/payments/settlement-store";
-import { signedPayment, transferArgs } from "../support/authorization";
+import { signedPayment, submitAhead } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 
@@ -29,20 +28,6 @@ async function twoAuthorizationsOneNonce(network: Network) {
   return { payer, merchant, accomplice, a, b };
 }
 
-/** Submits a signed body straight to the relayer with a tip that puts it ahead of the service's transaction. */
-async function submitDirectly(network: Network, key: Hex, body: Awaited<ReturnType<typeof signedPayment>>) {
-  const c = chainOf(network);
-  return c.walletFor(key).writeContract({
-    address: c.info.relayer,
-    abi: relayerAbi,
-    functionName: "transferWithAuthorization",
-    args: transferArgs(body),
-    gas: 200_000n,
-    maxPriorityFeePerGas: 100n * 10n ** 9n,
-    maxFeePerGas: 1000n * 10n ** 9n,
-  });
-}
-
 for (const network of NETWORK_NAMES) {
   describe(`${network}: a different authorization with the same nonce`, () => {
     test("front-running /settle is a stored nonce_error, never a success; the merchant's balance is the judge", async () => {
@@ -57,7 +42,7 @@ for (const network of NETWORK_NAMES) {
         for (let i = 0; i < 100 && service.services.store.find(key)?.status !== "sent"; i++) await Bun.sleep(50);
         expect(service.services.store.find(key)?.status).toBe("sent");
         await Bun.sleep(200);
-        await submitDirectly(network, payer.key, b);
+        await submitAhead(payer.key, b);
         await c.test.mine({ blocks: 1 });
         settled = await settling;
       } finally {
@@ -87,7 +72,7 @@ for (const network of NETWORK_NAMES) {
       });
       first.services.store.markSent(record.id, prepared.hash, prepared.raw);
       first.stop();
-      await c.public.waitForTransactionReceipt({ hash: await submitDirectly(network, payer.key, b) });
+      await c.public.waitForTransactionReceipt({ hash: await submitAhead(payer.key, b) });
 
       const restarted = startTestService({ databasePath: first.databasePath });
       try {

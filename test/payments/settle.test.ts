@@ -5,7 +5,7 @@ import { relayerAbi } from "../../src/chain/abis";
 import { parseAuthorization } from "../../src/payments/authorization";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { settlementOf } from "../../src/payments/settlement-store";
-import { signedPayment, transferArgs } from "../support/authorization";
+import { signedPayment, submitAhead } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 
@@ -196,15 +196,7 @@ describe("settlement under load and faults", () => {
       const settling = service.post("/settle", body);
       await Bun.sleep(500);
       // Same signed authorization, a higher tip: it is mined ahead of the service's transaction.
-      theirs = await c.walletFor(outsider.key).writeContract({
-        address: c.info.relayer,
-        abi: relayerAbi,
-        functionName: "transferWithAuthorization",
-        args: transferArgs(body),
-        gas: 200_000n,
-        maxPriorityFeePerGas: 100n * 10n ** 9n,
-        maxFeePerGas: 1000n * 10n ** 9n,
-      });
+      theirs = await submitAhead(outsider.key, body);
       await c.test.mine({ blocks: 1 });
       settled = await settling;
     } finally {

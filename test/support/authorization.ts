@@ -1,6 +1,7 @@
 import { type Address, type Hex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
+import { relayerAbi } from "../../src/chain/abis";
 import { chainOf } from "./chain";
 
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
@@ -26,13 +27,15 @@ export type SignOptions = {
   nonce?: Hex;
   /** Sign as someone else than `from` (for signer ≠ from). */
   signerKey?: Hex;
+  /** A payer other than `key`'s address (a contract wallet); `key` (or `signerKey`) signs for it. */
+  from?: Address;
   relayer?: Address;
 };
 
 /** Builds the /verify and /settle body exactly as a client would: EIP-712 over the relayer's domain. */
 export async function signedPayment(options: SignOptions) {
   const c = chainOf(options.network);
-  const from = privateKeyToAccount(options.key).address;
+  const from = options.from ?? privateKeyToAccount(options.key).address;
   const now = Math.floor(Date.now() / 1000);
   const message = {
     token: options.token ?? c.token.address,
@@ -81,4 +84,21 @@ export function transferArgs(body: Awaited<ReturnType<typeof signedPayment>>) {
     a.nonce as Hex,
     body.paymentPayload.payload.signature,
   ] as const;
+}
+
+/**
+ * Submits a signed body straight to the relayer, as anyone may, with a tip that puts it ahead of the service's
+ * own transaction in the next block (a front-run).
+ */
+export function submitAhead(key: Hex, body: Awaited<ReturnType<typeof signedPayment>>) {
+  const c = chainOf(body.paymentRequirements.network);
+  return c.walletFor(key).writeContract({
+    address: c.info.relayer,
+    abi: relayerAbi,
+    functionName: "transferWithAuthorization",
+    args: transferArgs(body),
+    gas: 200_000n,
+    maxPriorityFeePerGas: 100n * 10n ** 9n,
+    maxFeePerGas: 1000n * 10n ** 9n,
+  });
 }
