@@ -3,8 +3,8 @@
 // can send the same batch through the same bundler without relay402.
 import { createSmartAccountClient } from "permissionless";
 import { createPimlicoClient } from "permissionless/clients/pimlico";
-import type { Address, Chain, PublicClient, Transport } from "viem";
-import { http } from "viem";
+import type { Address, Chain, PublicClient, Transport, TypedData, TypedDataDefinition } from "viem";
+import { http, zeroHash } from "viem";
 import {
   entryPoint07Abi,
   type GetPaymasterDataParameters,
@@ -14,6 +14,11 @@ import {
 } from "viem/account-abstraction";
 import type { LocalAccount, PrivateKeyAccount } from "viem/accounts";
 import { readContract } from "viem/actions";
+import {
+  hashMessage as hashErc7739Message,
+  hashTypedData as hashErc7739TypedData,
+  wrapTypedDataSignature,
+} from "viem/experimental/erc7739";
 import { encodeBatchExecution } from "../../src/userops/execution";
 import {
   encodePaymasterData,
@@ -33,6 +38,13 @@ export function toErc7579Account(parameters: {
 }) {
   const { client, address, owner } = parameters;
   const entryPoint = { abi: entryPoint07Abi, address: parameters.entryPoint, version: "0.7" as const };
+  const verifierDomain = {
+    name: "relay402 Account",
+    version: "1",
+    chainId: client.chain.id,
+    verifyingContract: address,
+    salt: zeroHash,
+  };
   return toSmartAccount({
     client,
     entryPoint,
@@ -59,9 +71,13 @@ export function toErc7579Account(parameters: {
       });
       return owner.signMessage({ message: { raw: hash } });
     },
-    // isValidSignature recovers the owner from the hash it is given (ERC-1271 callers pass the EIP-191 digest).
-    signMessage: ({ message }) => owner.signMessage({ message }),
-    signTypedData: (typedData) => owner.signTypedData(typedData),
+    // isValidSignature takes ERC-7739 signatures only: the owner signs a hash bound to this wallet's EIP-712 domain.
+    signMessage: ({ message }) => owner.sign({ hash: hashErc7739Message({ message, verifierDomain }) }),
+    signTypedData: async (parameters) => {
+      const typedData = parameters as TypedDataDefinition<TypedData, string>;
+      const hash = hashErc7739TypedData({ ...typedData, verifierDomain });
+      return wrapTypedDataSignature({ ...typedData, signature: await owner.sign({ hash }) });
+    },
   });
 }
 
