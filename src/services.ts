@@ -53,7 +53,13 @@ export function createServices(config: Config, logger: Logger): Services {
     windowSeconds: config.denyWindowSeconds,
     now: () => Number(now()),
   });
-  const settler = createPaymentSettler({ store, relayerFor, now, logger });
+  const settler = createPaymentSettler({
+    store,
+    relayerFor,
+    now,
+    logger,
+    onPayerRevert: (network, payer, reason) => deny.recordRevert(network.name, "payer", payer, reason),
+  });
   const wallets = createWalletPayments({
     db,
     networks,
