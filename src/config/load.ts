@@ -31,6 +31,8 @@ export const NETWORK_DEFAULTS = {
   receiptTimeoutMs: 30_000,
   replaceAfterMs: 15_000,
   validBeforeMarginSeconds: 6,
+  deployMaxAttempts: 5,
+  deployRetryBackoffSeconds: 30,
 } as const;
 
 type Env = Record<string, string | undefined>;

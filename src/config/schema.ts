@@ -51,6 +51,10 @@ export const NetworkConfigSchema = T.Object({
       maxPaymasterPostOpGasLimit: T.Optional(T.Integer({ minimum: 0 })),
     }),
   ),
+  /** Mined deployment transactions that may fail for one wallet before claims stop retrying it. */
+  deployMaxAttempts: T.Integer({ minimum: 1 }),
+  /** Wait after a wallet's first failed deployment attempt before a claim sends it again; doubles each time. */
+  deployRetryBackoffSeconds: T.Integer({ minimum: 0 }),
 });
 
 export const ConfigSchema = T.Object({

@@ -122,6 +122,10 @@ export const deploymentWallets = sqliteTable(
     deploymentTxHash: text("deployment_tx_hash"),
     deploymentRawTx: text("deployment_raw_tx"),
     deploymentError: text("deployment_error"),
+    /** Deployment transactions this wallet was in that were mined without deploying it (capped per network). */
+    deploymentAttempts: integer("deployment_attempts").notNull().default(0),
+    /** Unix seconds before which a claim does not send the deployment again (backoff after a failed attempt). */
+    deploymentRetryAfter: integer("deployment_retry_after"),
     fundingRequested: integer("funding_requested", { mode: "boolean" }).notNull(),
     fundingAmount: text("funding_amount").notNull(),
     /** EOA flow: the funding authorization (JSON) executed after the wallet is deployed. */

@@ -1,6 +1,7 @@
 import { getAddress } from "viem";
 import type { DeploymentBatch, DeploymentWallet } from "../db/schema";
-import { deployWallets, fundWallets, resolveSent, type StepDeps, type StepOutcome } from "./chain-steps";
+import { fundWallets, resolveSent, type StepDeps, type StepOutcome } from "./chain-steps";
+import { deploySimulated } from "./simulate-deployments";
 
 export type Attempts = {
   deployments: {
@@ -38,22 +39,27 @@ export async function advanceBatch(deps: StepDeps, batch: DeploymentBatch, waitM
     }
   };
 
+  const now = Number(deps.now());
   let rows = deps.store.walletsOf(batch.id);
+  const counted = (outcomes: StepOutcome[]) => countFailedAttempts(deps, rows, outcomes, now);
   report(
     "deployments",
-    await resolveSent(
-      deps,
-      "deployment",
-      rows.filter((row) => row.deploymentStatus === "sent"),
-      waitMs,
+    counted(
+      await resolveSent(
+        deps,
+        "deployment",
+        rows.filter((row) => row.deploymentStatus === "sent"),
+        waitMs,
+      ),
     ),
   );
   const toDeploy = leased(
     deps,
     "deployment",
     rows.filter((row) => RETRYABLE.has(row.deploymentStatus)),
+    now,
   );
-  if (toDeploy.length > 0) report("deployments", await deployWallets(deps, toDeploy));
+  if (toDeploy.length > 0) report("deployments", counted(await deploySimulated(deps, toDeploy)));
 
   rows = deps.store.walletsOf(batch.id);
   const fundable = rows.filter(
@@ -72,10 +78,13 @@ export async function advanceBatch(deps: StepDeps, batch: DeploymentBatch, waitM
     deps,
     "funding",
     fundable.filter((row) => RETRYABLE.has(row.fundingStatus)),
+    now,
   );
   if (toFund.length > 0) report("funding", await fundWallets(deps, toFund));
+  // Only for deployments tried now: a skipped one (abandoned, or waiting for its retry) is reported by the caller.
+  const triedAndFailed = new Set(attempts.deployments.failed.map((failure) => failure.address.toLowerCase()));
   for (const row of rows) {
-    if (row.fundingRequested && row.fundingStatus !== "success" && row.deploymentStatus !== "success") {
+    if (row.fundingRequested && row.fundingStatus !== "success" && triedAndFailed.has(row.walletAddress)) {
       attempts.funding.failed.push({
         address: getAddress(row.walletAddress),
         reason: "wallet not deployed yet; funding follows its deployment",
@@ -85,12 +94,49 @@ export async function advanceBatch(deps: StepDeps, batch: DeploymentBatch, waitM
   return attempts;
 }
 
-function leased(deps: StepDeps, phase: "deployment" | "funding", rows: DeploymentWallet[]): DeploymentWallet[] {
+function leased(
+  deps: StepDeps,
+  phase: "deployment" | "funding",
+  rows: DeploymentWallet[],
+  nowSeconds: number,
+): DeploymentWallet[] {
   const ids = new Set(
     deps.store.lease(
       phase,
       rows.map((row) => row.id),
+      nowSeconds,
     ),
   );
   return rows.filter((row) => ids.has(row.id));
+}
+
+/**
+ * A failed outcome with a transaction hash whose row is now `failed` is a deployment transaction that was mined
+ * without deploying the wallet (simulation passed, the chain disagreed): it spent gas, so it counts towards the
+ * network's cap. Failures that sent nothing (simulation, refused or unprepared transactions) do not count.
+ */
+function countFailedAttempts(
+  deps: StepDeps,
+  rows: DeploymentWallet[],
+  outcomes: StepOutcome[],
+  nowSeconds: number,
+): StepOutcome[] {
+  const policy = {
+    maxAttempts: deps.network.config.deployMaxAttempts,
+    backoffSeconds: deps.network.config.deployRetryBackoffSeconds,
+  };
+  return outcomes.map((outcome) => {
+    const row = rows.find((candidate) => candidate.walletAddress === outcome.walletAddress.toLowerCase());
+    if (outcome.ok || !outcome.txHash || !row) return outcome;
+    const counted = deps.store.countFailedAttempt(row.id, policy, nowSeconds);
+    if (counted.abandoned) {
+      deps.logger.warn({
+        event: "deployment_abandoned",
+        network: deps.network.name,
+        wallet: row.walletAddress,
+        reason: counted.reason,
+      });
+    }
+    return counted.abandoned ? { ...outcome, reason: counted.reason ?? "abandoned" } : outcome;
+  });
 }

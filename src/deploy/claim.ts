@@ -1,5 +1,6 @@
 import type { Static } from "elysia";
-import type { DeploymentBatch } from "../db/schema";
+import { getAddress } from "viem";
+import type { DeploymentBatch, DeploymentWallet } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { shortReason } from "../logger";
 import { type Attempts, advanceBatch, hasPendingWork } from "./batch-progress";
@@ -31,8 +32,9 @@ export function claimDeployments(ctx: DeployContext, body: ClaimBody) {
   };
   return ctx.once(`claim:${JSON.stringify(scope)}`, async () => {
     await ctx.ready;
-    const batches = ctx.store.batchesFor(scope).filter((batch) => claimable(ctx, batch));
-    if (batches.length === 0) throw new ApiError("not_found", "no pending deployments for these parameters");
+    const inScope = ctx.store.batchesFor(scope);
+    const batches = inScope.filter((batch) => claimable(ctx, batch));
+    if (batches.length === 0) throw nothingPending(ctx, inScope, "no pending deployments for these parameters");
     const networks = [...new Set(batches.map((batch) => batch.network))];
     if (networks.length > 1) {
       throw new ApiError(
@@ -43,6 +45,7 @@ export function claimDeployments(ctx: DeployContext, body: ClaimBody) {
     }
     const attempts: Attempts = { deployments: { successful: [], failed: [] }, funding: { successful: [], failed: [] } };
     let unconfirmedPayments = 0;
+    const skipped = { abandoned: [] as Failure[], waiting: [] as Failure[], retryAfter: Number.POSITIVE_INFINITY };
     for (const { id } of batches) {
       await ctx.withLock(`batch:${id}`, async () => {
         let batch = ctx.store.batch(id) as DeploymentBatch;
@@ -58,6 +61,7 @@ export function claimDeployments(ctx: DeployContext, body: ClaimBody) {
         }
         if (batch.paymentStatus !== "success" || !hasPendingWork(ctx.store.walletsOf(id))) return;
         const runtime = ctx.networks.get(batch.network);
+        noteSkipped(skipped, ctx.store.walletsOf(id), Number(ctx.now()));
         const result = await advanceBatch(ctx.stepDeps(runtime), batch, runtime.config.receiptTimeoutMs);
         attempts.deployments.successful.push(...result.deployments.successful);
         attempts.deployments.failed.push(...result.deployments.failed);
@@ -67,22 +71,76 @@ export function claimDeployments(ctx: DeployContext, body: ClaimBody) {
     }
     const successes = attempts.deployments.successful.length + attempts.funding.successful.length;
     const failures = attempts.deployments.failed.length + attempts.funding.failed.length;
+    const network = networks[0] as string;
+    const withSkipped = (failed: Failure[]) => [...failed, ...skipped.abandoned, ...skipped.waiting];
+    const response = {
+      success: failures === 0 && unconfirmedPayments === 0 && skipped.abandoned.length + skipped.waiting.length === 0,
+      deployments: { successful: attempts.deployments.successful, failed: withSkipped(attempts.deployments.failed) },
+      funding: attempts.funding,
+      network,
+    };
     if (successes + failures === 0) {
       if (unconfirmedPayments > 0)
         throw new ApiError("blockchain_error", "the fee payment is not confirmed yet; claim again later", {
           status: "pending",
         });
-      throw new ApiError("not_found", "no pending deployments for these parameters (another claim completed them)");
+      if (skipped.waiting.length > 0) {
+        const retryAfter = new Date(skipped.retryAfter * 1000).toISOString();
+        throw new ApiError(
+          "blockchain_error",
+          `the next deployment attempt is not due yet; claim again after ${retryAfter}`,
+          {
+            status: "pending",
+            retryAfter,
+            ...response,
+          },
+        );
+      }
+      throw nothingPending(ctx, inScope, "no pending deployments for these parameters (another claim completed them)");
     }
-    const response = {
-      success: failures === 0 && unconfirmedPayments === 0,
-      ...attempts,
-      network: networks[0] as string,
-    };
-    if (successes === 0)
-      throw new ApiError("deployment_error", "every retry failed; the payment stays valid, claim again later", {
-        ...response,
-      });
+    if (successes === 0) {
+      const retryable = batches.some((batch) => hasPendingWork(ctx.store.walletsOf(batch.id)));
+      const message = retryable
+        ? "every retry failed; the payment stays valid, claim again later"
+        : "every retry failed and nothing is left to retry: the failed wallets will not be deployed";
+      throw new ApiError("deployment_error", message, { ...response });
+    }
     return response;
   });
+}
+
+type Failure = { address: string; reason: string };
+
+/**
+ * Deployments a claim does not send now: abandoned ones (never again, the stored reason says why) and ones
+ * whose last attempt failed less than their backoff ago (reported as not retried yet, with the time).
+ */
+function noteSkipped(
+  skipped: { abandoned: Failure[]; waiting: Failure[]; retryAfter: number },
+  rows: DeploymentWallet[],
+  nowSeconds: number,
+) {
+  for (const row of rows) {
+    const address = getAddress(row.walletAddress);
+    if (row.deploymentStatus === "abandoned") {
+      skipped.abandoned.push({ address, reason: `not retried: ${row.deploymentError ?? "abandoned"}` });
+    } else if (row.deploymentStatus === "failed" && (row.deploymentRetryAfter ?? 0) > nowSeconds) {
+      const at = row.deploymentRetryAfter as number;
+      skipped.retryAfter = Math.min(skipped.retryAfter, at);
+      skipped.waiting.push({
+        address,
+        reason: `not retried yet: ${row.deploymentError ?? "failed"}; next attempt after ${new Date(at * 1000).toISOString()}`,
+      });
+    }
+  }
+}
+
+/** The 404 of a claim with nothing to send; wallets that will never be deployed are listed with their reason. */
+function nothingPending(ctx: DeployContext, batches: DeploymentBatch[], message: string): ApiError {
+  const failedWallets = batches
+    .filter((batch) => batch.paymentStatus === "success")
+    .flatMap((batch) => ctx.store.walletsOf(batch.id))
+    .filter((row) => row.deploymentStatus === "abandoned")
+    .map((row) => ({ address: getAddress(row.walletAddress), reason: row.deploymentError ?? "abandoned" }));
+  return new ApiError("not_found", message, failedWallets.length > 0 ? { failedWallets } : undefined);
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, or } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type DeploymentBatch, type DeploymentWallet, deploymentBatches, deploymentWallets } from "../db/schema";
 
@@ -183,16 +183,54 @@ export function createDeploymentStore(db: Db) {
         .run();
     },
 
-    /** pending|failed → sending for the given wallets, atomically: each row is leased by exactly one caller. */
-    lease(phase: Phase, ids: number[]): number[] {
+    /**
+     * pending|failed → sending for the given wallets, atomically: each row is leased by exactly one caller. A
+     * deployment still in its backoff (`deploymentRetryAfter` after `nowSeconds`) is not leased.
+     */
+    lease(phase: Phase, ids: number[], nowSeconds: number): number[] {
       if (ids.length === 0) return [];
+      const due =
+        phase === "deployment"
+          ? or(isNull(deploymentWallets.deploymentRetryAfter), lte(deploymentWallets.deploymentRetryAfter, nowSeconds))
+          : undefined;
       return db
         .update(deploymentWallets)
         .set(stepColumns(phase, { status: "sending" }))
-        .where(and(inArray(deploymentWallets.id, ids), inArray(statusColumn(phase), [...RETRYABLE])))
+        .where(and(inArray(deploymentWallets.id, ids), inArray(statusColumn(phase), [...RETRYABLE]), due))
         .returning({ id: deploymentWallets.id })
         .all()
         .map((row) => row.id);
+    },
+
+    /**
+     * A deployment transaction carrying this (failed) wallet was mined without deploying it: one more attempt.
+     * Below `maxAttempts` the next one waits `backoffSeconds`, doubled per earlier attempt; at the cap the
+     * deployment is abandoned (claims skip it) with the reason.
+     */
+    countFailedAttempt(
+      id: number,
+      policy: { maxAttempts: number; backoffSeconds: number },
+      nowSeconds: number,
+    ): { abandoned: boolean; reason: string | null } {
+      return db.transaction((tx) => {
+        const row = tx.select().from(deploymentWallets).where(eq(deploymentWallets.id, id)).get();
+        if (row?.deploymentStatus !== "failed") return { abandoned: false, reason: null };
+        const attempts = row.deploymentAttempts + 1;
+        const abandoned = attempts >= policy.maxAttempts;
+        const reason = abandoned
+          ? `gave up after ${attempts} failed deployment attempts (last: ${row.deploymentError ?? "failed"})`
+          : row.deploymentError;
+        const retryAfter = nowSeconds + policy.backoffSeconds * 2 ** Math.min(attempts - 1, 20);
+        tx.update(deploymentWallets)
+          .set({
+            ...stepColumns("deployment", abandoned ? { status: "abandoned", error: reason } : {}),
+            deploymentAttempts: attempts,
+            deploymentRetryAfter: abandoned ? null : retryAfter,
+          })
+          .where(eq(deploymentWallets.id, id))
+          .run();
+        return { abandoned, reason };
+      });
     },
 
     /** Written before the broadcast: the hash and raw transaction that may reach the chain. */
@@ -218,7 +256,7 @@ export function createDeploymentStore(db: Db) {
     markOutcome(
       phase: Phase,
       id: number,
-      outcome: { status: "success" | "failed"; txHash?: string | null; error?: string | null },
+      outcome: { status: "success" | "failed" | "abandoned"; txHash?: string | null; error?: string | null },
     ) {
       db.update(deploymentWallets)
         .set(stepColumns(phase, { status: outcome.status, txHash: outcome.txHash, error: outcome.error ?? null }))

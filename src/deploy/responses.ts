@@ -62,15 +62,11 @@ export function settleOutcome(
   if (response.failedWallets.length === response.wallets.length) {
     if (unconfirmed("deployment"))
       return stillPending("the fee was paid and the deployment transaction is not confirmed yet; settle again later");
-    return {
-      ok: false,
-      final: true,
-      error: new ApiError(
-        "deployment_error",
-        "the fee was paid but no wallet could be deployed; use /wallet/claim to retry",
-        { ...response },
-      ),
-    };
+    const abandoned = rows.find((row) => row.deploymentStatus === "abandoned");
+    const message = rows.every((row) => row.deploymentStatus === "abandoned")
+      ? `the fee was paid but no wallet can be deployed (${abandoned?.deploymentError}); they will not be retried`
+      : "the fee was paid but no wallet could be deployed; use /wallet/claim to retry";
+    return { ok: false, final: true, error: new ApiError("deployment_error", message, { ...response }) };
   }
   const fundedCount = response.wallets.filter((wallet) => wallet.fundingCompleted).length;
   if (response.failedWallets.length === 0 && response.failedFundings.length > 0 && fundedCount === 0) {
