@@ -1,6 +1,6 @@
 import { type Hex, keccak256, parseTransaction, recoverTransactionAddress, type TransactionReceipt } from "viem";
 import { shortReason } from "../logger";
-import { BroadcastRejectedError, ReceiptTimeoutError, SimulationRevertedError } from "./errors";
+import { BroadcastRejectedError, ChainError, ReceiptTimeoutError, SimulationRevertedError } from "./errors";
 import type { NetworkRuntime } from "./networks";
 import { fetchReceipt } from "./receipt-poller";
 import type { TransactionRequest } from "./types";
@@ -55,7 +55,9 @@ export async function sendDurably(
     prepared = await network.executor.prepare(request, { simulate: options.simulate });
   } catch (error) {
     if (error instanceof SimulationRevertedError) return { status: "would_revert", reason: error.details ?? "" };
-    return { status: "not_sent", reason: shortReason(error) };
+    // The node's own words ("insufficient funds for gas", ...) are what an operator needs here.
+    const details = error instanceof ChainError && error.details ? ` (${shortReason(error.details)})` : "";
+    return { status: "not_sent", reason: `${shortReason(error)}${details}` };
   }
   await journal.signed(prepared.hash, prepared.raw);
   try {
