@@ -9,6 +9,7 @@ export const relayerAbi = parseAbi([
   "function setTokenWhitelisted(address token, bool allowed)",
   "function payBatch(address token, address[] recipients, uint256[] amounts)",
   "function paused() view returns (bool)",
+  "function erc1271GasLimit() view returns (uint256)",
   "function pause()",
   "function unpause()",
   "function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)",

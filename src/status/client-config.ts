@@ -36,7 +36,17 @@ export async function clientConfig(services: Services) {
   const entries = await Promise.all(
     services.networks.all().map(async (network) => {
       const { config } = network;
-      const eip712Domain = await relayerDomain(network).catch(() => null);
+      const [eip712Domain, erc1271GasLimit] = await Promise.all([
+        relayerDomain(network).catch(() => null),
+        // Owner-settable on-chain, so read every time rather than cached; null when the chain does not answer.
+        network.client
+          .readContract({
+            address: config.contracts.relayer as Address,
+            abi: relayerAbi,
+            functionName: "erc1271GasLimit",
+          })
+          .then(Number, () => null),
+      ]);
       return [
         network.name,
         {
@@ -52,7 +62,10 @@ export async function clientConfig(services: Services) {
             decimals: token.decimals,
             eip3009: token.eip3009,
             fees: { feeBps: token.feeBps, minFee: token.minFee, deploymentFeePerWallet: token.deploymentFeePerWallet },
+            minPaymentValue: token.minPaymentValue ?? "1",
           })),
+          /** EOA payments: validBefore at least this far ahead; gas a contract payer's ERC-1271 check may use. */
+          limits: { validBeforeMarginSeconds: config.validBeforeMarginSeconds, erc1271GasLimit },
         },
       ] as const;
     }),

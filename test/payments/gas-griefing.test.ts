@@ -275,3 +275,13 @@ for (const network of NETWORK_NAMES) {
     });
   });
 }
+
+test("GET /config lists the validBefore margin, the relayer's ERC-1271 gas limit and each token's minimum payment", async () => {
+  const response = await service.get("/config");
+  expect(response.status).toBe(200);
+  for (const network of NETWORK_NAMES) {
+    const entry = response.body.networks[network];
+    expect(entry.limits).toEqual({ validBeforeMarginSeconds: 6, erc1271GasLimit: 100_000 });
+    expect(entry.tokens[0].minPaymentValue).toBe(MIN_PAYMENT.toString());
+  }
+});
