@@ -133,6 +133,7 @@ export function createNonceRepair(config: NonceRepairConfig): NonceRepair {
     if (fillerIsFresh || (nonce < pending && !gap.filler)) return;
     const fee = gap.filler ? await fees.replacementFor(gap.filler) : await fees.current();
     if (!fee) return; // the fee cap leaves no room for a bump; the filler in the pool may still be mined
+    if (stopped) return;
     gap.busy = true;
     try {
       const filler = await config.sign(key, { to: from, data: "0x", gas: 21_000n }, nonce, fee);
