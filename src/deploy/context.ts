@@ -60,6 +60,7 @@ export function createDeployContext(deps: DeployDeps) {
     settlements: deps.settlements,
     issued: deps.issued,
     logger: deps.logger,
+    deny: deps.deny,
   };
 
   function createBatch(batch: NewBatch, wallets: NewWallet[]): DeploymentBatch {

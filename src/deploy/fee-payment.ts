@@ -1,15 +1,25 @@
-import { type Address, getAbiItem, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { entryPointAbi } from "../chain/abis";
 import type { DeploymentBatch } from "../db/schema";
+import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../http/errors";
 import { type Logger, shortReason } from "../logger";
 import type { Authorization } from "../payments/authorization";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
-import { BundlerError, isAlreadyKnown, type UserOpReceipt, waitForUserOpReceipt } from "../userops/bundler";
+import { BundlerError, isAlreadyKnown } from "../userops/bundler";
+import {
+  findUserOpTransaction,
+  type OutcomeSource,
+  outcomeByBundlerHint,
+  outcomeInTransaction,
+  type UserOpOutcome,
+  waitForUserOpOutcome,
+} from "../userops/outcome";
 import type { RpcUserOp } from "../userops/user-operation";
 import type { IssuedUserOpStore } from "../wallets/issued-user-op-store";
 import type { WalletNetwork } from "../wallets/network-context";
+import { assertBalanceStillCovers } from "../wallets/wallet-state";
 import type { DeploymentStore } from "./deployment-store";
 
 export type FeePaymentDeps = {
@@ -18,6 +28,8 @@ export type FeePaymentDeps = {
   settlements: SettlementStore;
   issued: IssuedUserOpStore;
   logger: Logger;
+  /** Counts sponsored fee UserOps that reverted against the paying wallet's owner. */
+  deny: Pick<DenyCounters, "recordRevert">;
 };
 
 export const feeAuthorizationOf = (batch: DeploymentBatch): Authorization => {
@@ -81,8 +93,9 @@ export function feeWasSent(deps: FeePaymentDeps, batch: DeploymentBatch): boolea
 
 /**
  * Smart-wallet flow: one UserOp pays the fee and every funding. The signed UserOp is stored before it
- * goes to the bundler; resuming a batch first asks the bundler for a receipt, then re-sends the same UserOp
- * (same nonce: it can execute at most once).
+ * goes to the bundler; resuming a batch first looks for its execution, then re-sends the same UserOp
+ * (same nonce: it can execute at most once). Outcomes are read from the chain; the bundler's receipt only
+ * names the transaction.
  */
 export async function payFeeByUserOp(
   deps: FeePaymentDeps,
@@ -94,14 +107,20 @@ export async function payFeeByUserOp(
   const hash = batch.userOpHash as Hex;
   const op = JSON.parse(batch.signedUserOp ?? "null") as RpcUserOp;
   const resuming = batch.paymentStatus === "sending";
+  const source: OutcomeSource = {
+    bundler: wallet.bundler,
+    client: wallet.runtime.client,
+    entryPoint: wallet.entryPoint,
+  };
+  if (!resuming) await assertPayerStillCovers(deps, wallet, batch, op);
   deps.store.setPayment(batch.id, { status: "sending" });
   deps.issued.claim(hash);
-  let receipt: Executed | null = resuming ? await wallet.bundler.receipt(hash).catch(() => null) : null;
+  let receipt: Executed | null = resuming ? await outcomeByBundlerHint(source, hash) : null;
   if (!receipt) {
     try {
       await wallet.bundler.send(op);
     } catch (error) {
-      receipt = await wallet.bundler.receipt(hash).catch(() => null);
+      receipt = await outcomeByBundlerHint(source, hash);
       // "Already known": the bundler holds this very UserOp (sent before a restart), so it is in flight, not rejected.
       if (!receipt && !isAlreadyKnown(error)) {
         if (!(error instanceof BundlerError && error.rpcCode !== undefined)) {
@@ -130,10 +149,12 @@ export async function payFeeByUserOp(
       }
     }
   }
-  receipt ??= await waitForUserOpReceipt(wallet.bundler, hash, receiptTimeoutMs);
+  receipt ??= await waitForUserOpOutcome(source, hash, receiptTimeoutMs);
   if (!receipt) throw pending("UserOp sent but not yet mined", { userOpHash: hash });
-  const txHash = receipt.receipt.transactionHash.toLowerCase();
+  const txHash = receipt.transactionHash.toLowerCase();
   if (!receipt.success) {
+    const owner = deps.issued.find(hash)?.owner;
+    if (owner) deps.deny.recordRevert(wallet.runtime.name, "owner", owner, "sponsored deployment fee UserOp reverted");
     const reverted = new ApiError("payment_settlement_error", "the fee UserOp reverted on-chain", {
       transaction: txHash,
       userOpHash: hash,
@@ -146,12 +167,33 @@ export async function payFeeByUserOp(
   deps.issued.finish(hash, { status: "success", txHash, result: { batchId: batch.id, txHash } });
 }
 
-/** What settling needs of a UserOp's execution: the bundler's receipt, or the same read from the chain. */
-type Executed = Pick<UserOpReceipt, "success" | "receipt">;
+/** What settling needs of a UserOp's execution, read from the chain. */
+type Executed = UserOpOutcome;
 
-/** How far back (in blocks) a UserOp whose nonce was used is looked for, in windows of LOG_WINDOW blocks. */
-const USEROP_LOOKBACK_BLOCKS = 50_000n;
-const LOG_WINDOW = 5_000n;
+/**
+ * Before the first send: the paying wallet must still hold the fee and the fundings, or the paymaster pays for
+ * a revert. A shortfall fails the batch (its wallets are freed) with 400 `validation_error` on `balance`.
+ */
+async function assertPayerStillCovers(
+  deps: FeePaymentDeps,
+  wallet: WalletNetwork,
+  batch: DeploymentBatch,
+  op: RpcUserOp,
+) {
+  const fundings = deps.store.walletsOf(batch.id).reduce((sum, row) => sum + BigInt(row.fundingAmount ?? "0"), 0n);
+  try {
+    await assertBalanceStillCovers(wallet.runtime.client, {
+      wallet: op.sender,
+      token: batch.token as Address,
+      amount: BigInt(batch.deploymentFee) + fundings,
+    });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== "validation_error") throw error;
+    const hash = batch.userOpHash as Hex;
+    deps.issued.finish(hash, { status: "failed", result: { code: error.code, message: error.message } });
+    paymentFailed(deps, batch, error, null);
+  }
+}
 
 /**
  * After the bundler refused a re-send: null when the sender's EntryPoint nonce has not passed the UserOp's (a
@@ -170,29 +212,10 @@ async function executedOnChain(wallet: WalletNetwork, op: RpcUserOp, hash: Hex):
       args: [op.sender as Address, nonce >> 64n],
     });
     if (next <= nonce) return null;
-    const latest = await client.getBlockNumber();
-    const oldest = latest > USEROP_LOOKBACK_BLOCKS ? latest - USEROP_LOOKBACK_BLOCKS : 0n;
-    for (let to = latest; to >= oldest; to -= LOG_WINDOW) {
-      const from = to - LOG_WINDOW + 1n > oldest ? to - LOG_WINDOW + 1n : oldest;
-      const [event] = await client.getLogs({
-        address: wallet.entryPoint,
-        event: userOperationEvent,
-        args: { userOpHash: hash },
-        fromBlock: from,
-        toBlock: to,
-      });
-      if (event?.transactionHash && event.blockNumber !== null) {
-        return {
-          success: event.args.success === true,
-          receipt: { transactionHash: event.transactionHash, blockNumber: event.blockNumber, logs: [] },
-        };
-      }
-      if (from === oldest) break;
-    }
-    return "unknown";
+    const transaction = await findUserOpTransaction(client, wallet.entryPoint, hash);
+    const executed = transaction ? await outcomeInTransaction(client, wallet.entryPoint, hash, transaction) : null;
+    return executed ?? "unknown";
   } catch {
     return "unknown";
   }
 }
-
-const userOperationEvent = getAbiItem({ abi: entryPointAbi, name: "UserOperationEvent" });

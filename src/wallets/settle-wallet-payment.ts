@@ -1,14 +1,18 @@
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { IssuedUserOp } from "../db/schema";
+import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError, type StoredApiError } from "../http/errors";
 import { type Logger, shortReason } from "../logger";
-import { BundlerError, isAlreadyKnown, type UserOpReceipt, waitForUserOpReceipt } from "../userops/bundler";
+import { BundlerError, isAlreadyKnown } from "../userops/bundler";
+import { type UserOpOutcome, waitForUserOpOutcome } from "../userops/outcome";
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
 import type { IssuedUserOpStore } from "./issued-user-op-store";
 import type { WalletNetwork } from "./network-context";
 import { type PaymentRecord, transfersIn } from "./transfers";
 import { checkOwnerSignature, differingFields } from "./user-op-match";
+import type { WalletPaymentContext } from "./verify-wallet-payment";
+import { assertBalanceStillCovers } from "./wallet-state";
 
 export type WalletSettleRequest = { userOp: RpcUserOp; signature: Hex };
 export type WalletSettleResponse = { success: true; txHash: Hex; userOpHash: Hex; payments: PaymentRecord[] };
@@ -17,6 +21,8 @@ export type WalletSettleDeps = {
   networks: () => WalletNetwork[];
   store: IssuedUserOpStore;
   logger: Logger;
+  /** Counts sponsored UserOps that reverted against their wallet's owner. */
+  deny: Pick<DenyCounters, "recordRevert">;
   /** Unix seconds. */
   now: () => number;
 };
@@ -84,9 +90,11 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
     throw error;
   }
 
-  function finish({ hash }: Located, receipt: UserOpReceipt): WalletSettleResponse {
-    const txHash = receipt.receipt.transactionHash;
-    if (!receipt.success) {
+  /** `outcome` is read from the chain: the bundler only said which transaction to look at. */
+  function finish({ network, hash, record }: Located, outcome: UserOpOutcome): WalletSettleResponse {
+    const txHash = outcome.transactionHash;
+    if (!outcome.success) {
+      deps.deny.recordRevert(network.runtime.name, "owner", record.owner, "sponsored UserOp reverted");
       fail(
         hash,
         new ApiError("blockchain_error", "the UserOp reverted on-chain", {
@@ -101,10 +109,26 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
       success: true,
       txHash,
       userOpHash: hash,
-      payments: transfersIn(receipt.logs),
+      payments: transfersIn(outcome.logs, record.sender as Address),
     };
     deps.store.finish(hash, { status: "success", txHash, result: response });
     return response;
+  }
+
+  const waitForOutcome = (network: WalletNetwork, hash: Hex) =>
+    waitForUserOpOutcome(
+      { bundler: network.bundler, client: network.runtime.client, entryPoint: network.entryPoint },
+      hash,
+      network.runtime.config.receiptTimeoutMs,
+    );
+
+  function assertBalanceCovers({ network, record }: Located): Promise<void> {
+    const context = JSON.parse(record.context) as WalletPaymentContext;
+    return assertBalanceStillCovers(network.runtime.client, {
+      wallet: record.sender as Address,
+      token: context.token,
+      amount: BigInt(context.totalAmount),
+    });
   }
 
   const pending = (hash: Hex, message: string) =>
@@ -113,8 +137,8 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
   /** A UserOp some earlier settle sent (maybe in another process, maybe before a restart): wait for its outcome. */
   async function awaitSent(located: Located): Promise<WalletSettleResponse> {
     const { network, hash, record } = located;
-    const receipt = await waitForUserOpReceipt(network.bundler, hash, network.runtime.config.receiptTimeoutMs);
-    if (receipt) return finish(located, receipt);
+    const outcome = await waitForOutcome(network, hash);
+    if (outcome) return finish(located, outcome);
     if (record.expiresAt < deps.now()) {
       // Its paymaster data has expired, so it can no longer be included anywhere.
       fail(
@@ -139,6 +163,8 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
 
   async function send(located: Located, signature: Hex): Promise<WalletSettleResponse> {
     const { network, hash, record } = located;
+    // Nothing is claimed or sent for a wallet that no longer holds the total: the paymaster would pay for a revert.
+    if (record.status === "issued") await assertBalanceCovers(located);
     if (!deps.store.claim(hash)) return replay(located);
     const userOp: RpcUserOp = { ...(JSON.parse(record.userOp) as RpcUserOp), signature };
     try {
@@ -174,9 +200,9 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
         });
       }
     }
-    const receipt = await waitForUserOpReceipt(network.bundler, hash, network.runtime.config.receiptTimeoutMs);
-    if (!receipt) throw pending(hash, "no receipt for the UserOp in time; retry settle shortly");
-    return finish(located, receipt);
+    const outcome = await waitForOutcome(network, hash);
+    if (!outcome) throw pending(hash, "no receipt for the UserOp in time; retry settle shortly");
+    return finish(located, outcome);
   }
 
   return {

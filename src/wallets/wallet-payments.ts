@@ -20,6 +20,7 @@ export function createWalletPayments(deps: {
     networks: () => deps.networks.all().map(walletNetworkOf),
     store,
     logger: deps.logger,
+    deny: deps.deny,
     now: () => Math.floor(Date.now() / 1000),
   });
   return {

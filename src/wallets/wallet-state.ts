@@ -1,6 +1,8 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { accountAbi, entryPointAbi, erc20Abi, factoryAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
+import { ApiError } from "../http/errors";
+import { shortReason } from "../logger";
 
 export type WalletState = {
   deployed: boolean;
@@ -50,3 +52,31 @@ export const cloneCode = (implementation: Address) =>
   `0x363d3d373d3d3d363d73${implementation.slice(2).toLowerCase()}5af43d82803e903d91602b57fd5bf3`;
 
 const hasCode = (code: Hex | undefined) => code !== undefined && code !== "0x";
+
+/**
+ * At settle, the wallet must still hold what verify saw: an owner who spent the balance in between would
+ * make the paymaster pay for a UserOp that reverts. 400 `validation_error` (`details.field: "balance"`).
+ */
+export async function assertBalanceStillCovers(
+  client: PublicClient,
+  target: { wallet: Address; token: Address; amount: bigint },
+): Promise<void> {
+  let balance: bigint;
+  try {
+    balance = await client.readContract({
+      address: target.token,
+      abi: erc20Abi,
+      functionName: "balanceOf",
+      args: [target.wallet],
+    });
+  } catch (error) {
+    throw new ApiError("blockchain_error", "failed to read the wallet's token balance", { reason: shortReason(error) });
+  }
+  if (balance < target.amount) {
+    throw new ApiError(
+      "validation_error",
+      `insufficient token balance at settle: ${balance} < ${target.amount} (the wallet spent it after verify)`,
+      { field: "balance", balance: balance.toString(), required: target.amount.toString() },
+    );
+  }
+}
