@@ -56,6 +56,7 @@ export function createServices(config: Config, logger: Logger): Services {
   const settler = createPaymentSettler({
     store,
     relayerFor,
+    rulesFor: (network) => paymentRulesFor(network, deny),
     now,
     logger,
     onPayerRevert: (network, payer, reason) => deny.recordRevert(network.name, "payer", payer, reason),

@@ -64,7 +64,8 @@ export async function sendDurably(
     const receipt = await network.executor.send(prepared, { onReplaced: (hash) => journal.replaced(hash) });
     return { status: "mined", receipt };
   } catch (error) {
-    if (error instanceof BroadcastRejectedError) return { status: "refused", hash: prepared.hash, reason: shortReason(error) };
+    if (error instanceof BroadcastRejectedError)
+      return { status: "refused", hash: prepared.hash, reason: shortReason(error) };
     const hash = error instanceof ReceiptTimeoutError ? error.hash : prepared.hash;
     return { status: "unconfirmed", hash, reason: shortReason(error) };
   }

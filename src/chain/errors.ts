@@ -82,7 +82,8 @@ export const isReplacementUnderpriced = (error: unknown) =>
   /replacement transaction underpriced/i.test(errorText(error));
 
 /** An eth_call or estimate that reverted in the EVM (as opposed to a node or transport failure). */
-export const isExecutionReverted = (error: unknown) => /execution reverted|reverted with|revert/i.test(errorText(error));
+export const isExecutionReverted = (error: unknown) =>
+  /execution reverted|reverted with|revert/i.test(errorText(error));
 
 /** True when a node answered with a JSON-RPC error, as opposed to a transport failure. */
 const nodeAnswered = (error: unknown) =>

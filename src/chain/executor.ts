@@ -5,10 +5,13 @@ import {
   ExecutorStoppedError,
   InvalidRequestError,
   isAlreadyKnown,
+  isExecutionReverted,
   isNonceTooLow,
   ReceiptTimeoutError,
   RpcUnavailableError,
+  SimulationRevertedError,
   toBroadcastError,
+  toReadError,
 } from "./errors";
 import { createFeeOracle } from "./gas-price";
 import { createKeyPool, type ExecutorKey, markRefused } from "./key-pool";
@@ -42,8 +45,12 @@ export interface ExecutorConfig {
 
 export interface Executor {
   readonly addresses: Address[];
-  /** Signs the transaction with the next executor key and a locally tracked nonce, without sending it. */
-  prepare(request: TransactionRequest): Promise<PreparedTransaction>;
+  /**
+   * Signs the transaction with the next executor key and a locally tracked nonce, without sending it.
+   * With `simulate`, first runs it as an eth_call from that key with its gas limit and fees, and throws
+   * SimulationRevertedError (nothing signed, no nonce used) when it would revert.
+   */
+  prepare(request: TransactionRequest, options?: { simulate?: boolean }): Promise<PreparedTransaction>;
   /**
    * Broadcasts a prepared transaction and resolves with its receipt (success or reverted). Replaces it
    * with a higher fee when no receipt came after `replaceAfterMs`; throws ReceiptTimeoutError (latest
@@ -101,7 +108,30 @@ export function createExecutor(config: ExecutorConfig): Executor {
     return { hash: keccak256(raw), raw, from: key.account.address, nonce, ...fee, request };
   }
 
-  async function prepare(request: TransactionRequest): Promise<PreparedTransaction> {
+  /**
+   * The exact transaction as an eth_call: same sender, gas limit and fees, so a payer contract that answers
+   * differently when gas is short or tx.gasprice is zero is seen as it will be on-chain.
+   */
+  async function simulate(key: ExecutorKey, request: TransactionRequest, fee: Fees): Promise<void> {
+    try {
+      await client.call({
+        account: key.account.address,
+        to: request.to,
+        data: request.data,
+        value: request.value ?? 0n,
+        gas: request.gas,
+        ...fee,
+      });
+    } catch (error) {
+      if (isExecutionReverted(error)) throw new SimulationRevertedError(shortReason(error));
+      throw toReadError(error);
+    }
+  }
+
+  async function prepare(
+    request: TransactionRequest,
+    options: { simulate?: boolean } = {},
+  ): Promise<PreparedTransaction> {
     if (stopped) throw new ExecutorStoppedError();
     if (!isAddress(request.to)) throw new InvalidRequestError(`invalid or wrongly checksummed address ${request.to}`);
     const key = keys.reserve();
@@ -110,6 +140,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
     try {
       // Fees before the nonce: a failed fee read must not burn a nonce.
       const fee = await fees.current();
+      if (options.simulate) await simulate(key, request, fee);
       const nonce = await keys.takeNonce(key);
       try {
         return await sign(key, request, nonce, fee);

@@ -15,6 +15,7 @@ import type { DeploymentWallet } from "../db/schema";
 
 import { type Logger, shortReason } from "../logger";
 import type { Authorization } from "../payments/authorization";
+import type { PaymentRules } from "../payments/payment-rules";
 import { isSameUse, type RelayerPort } from "../payments/relayer-port";
 import { verifyPayment } from "../payments/verify-payment";
 import { deployedAddresses } from "./addresses";
@@ -31,6 +32,7 @@ export type StepDeps = {
   store: DeploymentStore;
   network: NetworkRuntime;
   relayer: RelayerPort;
+  rules: PaymentRules;
   now: () => bigint;
   logger: Logger;
 };
@@ -88,7 +90,10 @@ async function fundingOnChain(
   if (await deps.relayer.authorizationState(authorization.from, authorization.nonce)) {
     return { status: "abandoned", reason: "funding authorization canceled by the payer" };
   }
-  return { status: "failed", reason: receipt?.status === "reverted" ? "transaction reverted" : "funding transfer failed" };
+  return {
+    status: "failed",
+    reason: receipt?.status === "reverted" ? "transaction reverted" : "funding transfer failed",
+  };
 }
 
 /** Per-wallet truth after a step's transaction (or once its nonce went elsewhere): the chain decides. */
@@ -210,7 +215,7 @@ export async function fundWallets(deps: StepDeps, rows: DeploymentWallet[]): Pro
   const checks = await Promise.all(
     rows.map((row) =>
       verifyPayment(
-        { relayer: deps.relayer, relayerAddress: relayer, now: deps.now },
+        { relayer: deps.relayer, relayerAddress: relayer, now: deps.now, rules: deps.rules },
         authorizationOf(row),
         relayer,
       ).catch((error) => ({

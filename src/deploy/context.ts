@@ -7,6 +7,7 @@ import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError, type StoredApiError } from "../http/errors";
 import type { Logger } from "../logger";
 import type { Authorization } from "../payments/authorization";
+import { paymentRulesFor } from "../payments/payment-rules";
 import type { RelayerPort } from "../payments/relayer-port";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
@@ -51,6 +52,7 @@ export function createDeployContext(deps: DeployDeps) {
     store: deps.store,
     network: runtime,
     relayer: deps.relayerFor(runtime),
+    rules: paymentRulesFor(runtime, deps.deny),
     now: deps.now,
     logger: deps.logger,
   });
@@ -123,6 +125,7 @@ export function createDeployContext(deps: DeployDeps) {
 
   return {
     ...deps,
+    rulesFor: (runtime: NetworkRuntime) => paymentRulesFor(runtime, deps.deny),
     stepDeps,
     feeDeps,
     withLock,

@@ -25,7 +25,7 @@ async function checkBatch(
 ) {
   await assertDeployable(prepared.plan, ctx.store, FIELD);
   return checkEoaPayments(
-    { relayer: ctx.relayerFor(prepared.network), now: ctx.now },
+    { relayer: ctx.relayerFor(prepared.network), rules: ctx.rulesFor(prepared.network), now: ctx.now },
     prepared.plan,
     prepared.payments,
     relayerContract,

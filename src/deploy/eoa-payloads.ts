@@ -4,6 +4,7 @@ import { MULTICALL3 } from "../chain/addresses";
 import { ApiError, type ErrorCode } from "../http/errors";
 import { shortReason } from "../logger";
 import { type Authorization, type PaymentPayloadBody, parseAuthorization } from "../payments/authorization";
+import type { PaymentRules } from "../payments/payment-rules";
 import type { RelayerPort } from "../payments/relayer-port";
 import { verifyPayment } from "../payments/verify-payment";
 import type { DeploymentPlan } from "./plan";
@@ -45,7 +46,7 @@ const invalid = (invalidReason: ErrorCode, invalidMessage: string): Verdict => (
 
 /** What the payloads must pay, then the relayer's five checks per payload, then balance and allowance for the total. */
 export async function checkEoaPayments(
-  deps: { relayer: RelayerPort; now: () => bigint },
+  deps: { relayer: RelayerPort; rules: PaymentRules; now: () => bigint },
   plan: DeploymentPlan,
   payments: EoaPayments,
   relayerContract: string,
@@ -86,7 +87,7 @@ export async function checkEoaPayments(
   const reused = nonces.findIndex((nonce, i) => nonces.indexOf(nonce) !== i);
   if (reused >= 0) return invalid("nonce_error", `paymentPayload[${reused}] reuses the nonce of an earlier payload`);
 
-  const context = { relayer: deps.relayer, relayerAddress: plan.relayer, now: deps.now };
+  const context = { relayer: deps.relayer, relayerAddress: plan.relayer, now: deps.now, rules: deps.rules };
   const verdicts = await Promise.all(
     all.map((authorization) => verifyPayment(context, authorization, relayerContract)),
   );

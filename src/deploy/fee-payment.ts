@@ -10,6 +10,7 @@ import type { SettlementStore } from "../payments/settlement-store";
 import { BundlerError, isAlreadyKnown } from "../userops/bundler";
 import {
   findUserOpTransaction,
+  lookbackCovers,
   type OutcomeSource,
   outcomeByBundlerHint,
   outcomeInTransaction,
@@ -131,7 +132,20 @@ export async function payFeeByUserOp(
         }
         // A bundler that lost track of this UserOp after it was mined refuses its re-send too (AA25, the nonce
         // is used): the chain, not the bundler, tells whether it executed.
-        const executed = await executedOnChain(wallet, op, hash);
+        const executed = await executedOnChain(wallet, op, hash, batch);
+        if (executed === "superseded") {
+          // Another UserOp of the paying wallet used this nonce: this one can never execute, the fee was not taken.
+          const superseded = new ApiError(
+            "userop_error",
+            "the paying wallet's nonce was used by another UserOp; the fee was not taken",
+            { userOpHash: hash },
+          );
+          deps.issued.finish(hash, {
+            status: "failed",
+            result: { code: superseded.code, message: superseded.message },
+          });
+          paymentFailed(deps, batch, superseded, null);
+        }
         if (executed === "unknown") {
           throw pending("the UserOp's nonce was used but its execution was not found yet; claim again later", {
             userOpHash: hash,
@@ -197,10 +211,16 @@ async function assertPayerStillCovers(
 
 /**
  * After the bundler refused a re-send: null when the sender's EntryPoint nonce has not passed the UserOp's (a
- * real rejection); the UserOp's own execution, found from its UserOperationEvent, when it was mined; "unknown"
- * when the nonce moved on but the event was not found (or the chain could not be read), so nothing is decided.
+ * real rejection); the UserOp's own execution, found from its UserOperationEvent, when it was mined;
+ * "superseded" when the nonce moved on and no event exists since the batch was created (another UserOp used the
+ * nonce); "unknown" when the chain could not be read or the search does not reach back that far.
  */
-async function executedOnChain(wallet: WalletNetwork, op: RpcUserOp, hash: Hex): Promise<Executed | null | "unknown"> {
+async function executedOnChain(
+  wallet: WalletNetwork,
+  op: RpcUserOp,
+  hash: Hex,
+  batch: DeploymentBatch,
+): Promise<Executed | null | "superseded" | "unknown"> {
   const client = wallet.runtime.client;
   try {
     // A v0.7 nonce is key (high 192 bits) and sequence; getNonce answers both, so the full values compare.
@@ -213,8 +233,11 @@ async function executedOnChain(wallet: WalletNetwork, op: RpcUserOp, hash: Hex):
     });
     if (next <= nonce) return null;
     const transaction = await findUserOpTransaction(client, wallet.entryPoint, hash);
-    const executed = transaction ? await outcomeInTransaction(client, wallet.entryPoint, hash, transaction) : null;
-    return executed ?? "unknown";
+    if (!transaction) {
+      const createdAt = Math.floor(Date.parse(batch.createdAt) / 1000);
+      return (await lookbackCovers(client, createdAt)) ? "superseded" : "unknown";
+    }
+    return (await outcomeInTransaction(client, wallet.entryPoint, hash, transaction)) ?? "unknown";
   } catch {
     return "unknown";
   }

@@ -6,6 +6,7 @@ import type { EoaSettlement } from "../db/schema";
 import { ApiError } from "../http/errors";
 import type { Logger } from "../logger";
 import type { Authorization } from "./authorization";
+import type { PaymentRules } from "./payment-rules";
 import { isSameUse, type RelayerPort } from "./relayer-port";
 import { type SettlementStore, settlementOf } from "./settlement-store";
 import { verifyPayment } from "./verify-payment";
@@ -22,6 +23,7 @@ export type SettleResponse = {
 export type SettleDeps = {
   store: SettlementStore;
   relayerFor(network: NetworkRuntime): RelayerPort;
+  rulesFor(network: NetworkRuntime): PaymentRules;
   now: () => bigint;
   logger: Logger;
   /** Told of every settlement that reverted on-chain through the payer's doing (not a foreign execution). */
@@ -191,7 +193,12 @@ export function createPaymentSettler(deps: SettleDeps) {
 
     const relayer = deps.relayerFor(network);
     const verdict = await verifyPayment(
-      { relayer, relayerAddress: network.config.contracts.relayer as Hex, now: deps.now },
+      {
+        relayer,
+        relayerAddress: network.config.contracts.relayer as Hex,
+        now: deps.now,
+        rules: deps.rulesFor(network),
+      },
       authorization,
       relayerContract,
     );

@@ -3,7 +3,7 @@ import type { ErrorCode } from "../http/errors";
 import { ApiError } from "../http/errors";
 import { shortReason } from "../logger";
 import type { Authorization } from "./authorization";
-import { brokenPaymentRule, DEFAULT_PAYMENT_RULES, type PaymentRules } from "./payment-rules";
+import { brokenPaymentRule, type PaymentRules } from "./payment-rules";
 import { AUTHORIZATION_STATUS, type RelayerPort } from "./relayer-port";
 
 export type VerifyResult =
@@ -25,8 +25,8 @@ export type VerifyContext = {
   relayer: RelayerPort;
   relayerAddress: Address;
   now: () => bigint;
-  /** The network's rules (paymentRulesFor); without them, DEFAULT_PAYMENT_RULES. */
-  rules?: PaymentRules;
+  /** The network's own refusals (paymentRulesFor): every caller passes them, so no path forgets one. */
+  rules: PaymentRules;
 };
 
 /**
@@ -54,7 +54,7 @@ export async function verifyPayment(
         invalidMessage: `relayerContract is not this network's relayer (${context.relayerAddress})`,
       };
     }
-    const broken = brokenPaymentRule(context.rules ?? DEFAULT_PAYMENT_RULES, authorization, now);
+    const broken = brokenPaymentRule(context.rules, authorization, now);
     if (broken) return { isValid: false, invalidReason: "payment_verification_error", invalidMessage: broken };
     return { isValid: true, payer: authorization.from };
   }

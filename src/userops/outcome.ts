@@ -95,6 +95,17 @@ export async function findUserOpTransaction(client: PublicClient, entryPoint: Ad
   return null;
 }
 
+/**
+ * Whether findUserOpTransaction's window reaches back to `sinceSeconds` (unix): only then does "not found" mean
+ * the UserOp never executed after that time.
+ */
+export async function lookbackCovers(client: PublicClient, sinceSeconds: number): Promise<boolean> {
+  const latest = await client.getBlockNumber();
+  if (latest <= USEROP_LOOKBACK_BLOCKS) return true;
+  const oldest = await client.getBlock({ blockNumber: latest - USEROP_LOOKBACK_BLOCKS });
+  return Number(oldest.timestamp) <= sinceSeconds;
+}
+
 export type OutcomeSource = { bundler: Bundler; client: PublicClient; entryPoint: Address };
 
 /** The outcome in the transaction the bundler's receipt names, read from the chain; null when there is none. */

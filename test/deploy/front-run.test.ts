@@ -33,7 +33,9 @@ const stepSent = (service: Service, network: Network, payer: Address, phase: "de
   const batch = service.services.deployments.store.batchesFor({ payer })[0];
   const rows = batch ? service.services.deployments.store.walletsOf(batch.id) : [];
   const row = rows.find((r) => (phase === "deployment" ? r.deploymentStatus : r.fundingStatus) === "sent");
-  return !!row && (await inMempool(network, (phase === "deployment" ? row.deploymentTxHash : row.fundingTxHash) as Hex));
+  return (
+    !!row && (await inMempool(network, (phase === "deployment" ? row.deploymentTxHash : row.fundingTxHash) as Hex))
+  );
 };
 
 /** The settle body of a batch: what the client signed plus the wallets /deploy/verify answered. */
@@ -81,7 +83,11 @@ for (const network of NETWORK_NAMES) {
 
     test("a funding: its wallet is in failedFundings with the reason, and claim does not retry it", async () => {
       const service = tracked.start();
-      const flow = await eoaDeployment(service, { network, salts: [randomSalt(), randomSalt()], funding: [unit, unit] });
+      const flow = await eoaDeployment(service, {
+        network,
+        salts: [randomSalt(), randomSalt()],
+        funding: [unit, unit],
+      });
       const accomplice = randomAddress();
       const funding = flow.body.paymentPayload[1] as Payload;
       const b = await sameNonceOtherPayment(network, flow.payer.key, funding, accomplice);
