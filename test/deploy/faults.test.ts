@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { Address, Hex } from "viem";
 import { erc20Abi } from "../../src/chain/abis";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
-import { chainOf, tokenBalance } from "../support/chain";
+import { chainOf, randomAddress, tokenBalance } from "../support/chain";
+import { settleBody, verifyBody } from "../wallets/support";
 import { trackServices } from "../support/service";
 import {
   adminHeaders,
@@ -380,6 +381,47 @@ describe("deployment faults, injected on the devnet", () => {
       await expectChargedOnce(flow, funding, before);
     }, 60_000);
   }
+
+  test("a fee UserOp whose paying wallet's nonce went to another UserOp before it was sent: the batch fails and frees its wallets, nothing charged", async () => {
+    const first = start();
+    const flow = await walletDeployment(first, [unit]);
+    const before = await balancesBefore(flow);
+    first.stop();
+
+    // The batch is recorded as sending, and nothing reached the bundler (as in the test below).
+    const closed = Bun.serve({ port: 0, fetch: () => new Response() });
+    const deadBundler = closed.url.href;
+    closed.stop(true);
+    const cut = start({ databasePath: first.databasePath }, (config) => {
+      config.networks[network]!.bundlerUrl = deadBundler;
+    });
+    expect((await cut.post("/deploy/wallet/settle", flow.body, adminHeaders(cut))).status).toBe(500);
+    expect(batchOf(cut, flow.payer)).toMatchObject({ paymentStatus: "sending" });
+    cut.stop();
+
+    // Meanwhile the paying wallet's owner spends the same EntryPoint nonce on a payment of its own.
+    const elsewhere = start();
+    const verified = await elsewhere.post(
+      "/wallet/verify",
+      verifyBody(network, flow.payer, [{ to: randomAddress(), amount: unit }]),
+    );
+    expect(verified.status).toBe(200);
+    const paid = await elsewhere.post("/wallet/settle", await settleBody(verified.body, flow.payerOwner));
+    expect(paid.status).toBe(200);
+    expect(await entryPointNonce(flow.payer)).toBe(before.nonce + 1n);
+
+    const second = start({ databasePath: first.databasePath });
+    await second.services.deployments.reconciled;
+    expect(batchOf(second, flow.payer)).toMatchObject({ paymentStatus: "failed" });
+    expect(rowsOf(second, flow.payer).every((row) => !row.reserved)).toBe(true);
+    const again = await second.post("/deploy/wallet/settle", flow.body, adminHeaders(second));
+    expect(again.status).toBe(400);
+    expect(again.body.code).toBe("userop_error");
+    expect(await tokenBalance(network, c.token.address, c.info.feeRecipient)).toBe(
+      before.recipient + BigInt(verified.body.feeAmount),
+    );
+    for (const wallet of flow.wallets) expect(await c.public.getCode({ address: wallet.address })).toBeUndefined();
+  }, 60_000);
 
   test("a restart after the fee UserOp was recorded as sending but never reached the bundler: it is sent once, settle finishes the batch", async () => {
     const first = start();

@@ -113,6 +113,8 @@ export async function walletDeployment(service: Service, network: NetworkName, f
   const signature = await payer.owner.signMessage({ message: { raw: hash } });
   return {
     payer: payer.wallet,
+    /** The paying wallet's owner, who can sign other UserOps of that wallet. */
+    payerOwner: payer.owner,
     owner,
     hash,
     fee: BigInt(verify.body.deploymentFee),
