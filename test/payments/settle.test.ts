@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { relayerAbi } from "../../src/chain/abis";
+import { erc20Abi, relayerAbi } from "../../src/chain/abis";
 import { parseAuthorization } from "../../src/payments/authorization";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { settlementOf } from "../../src/payments/settlement-store";
@@ -153,11 +153,14 @@ describe("settlement under load and faults", () => {
       expect(await tokenBalance(network, chainOf(network).token.address, p.to)).toBe(unit(network));
   });
 
-  test("an on-chain revert is a payment_settlement_error, and settling it again returns the same answer", async () => {
+  /**
+   * A real on-chain revert caused by the payer: it holds enough for one payment, and two are settled into the
+   * same block (both pass simulation before it is mined), so the second one reverts.
+   */
+  async function oneOfTwoReverts(on: ReturnType<typeof startTestService>) {
     const network = "bsc";
     const c = chainOf(network);
     const value = 10n * unit(network);
-    // The payer holds enough for one payment: both verify, both are sent into the same block, one reverts.
     const payer = await freshPayer(network, { tokens: value });
     await approveRelayer(network, payer.key, 2n * value);
     const first = await signedPayment({ network, key: payer.key, to: randomAddress(), value });
@@ -165,23 +168,60 @@ describe("settlement under load and faults", () => {
     await c.test.setAutomine(false);
     let responses: Awaited<ReturnType<typeof service.post>>[];
     try {
-      const settling = Promise.all([service.post("/settle", first), service.post("/settle", second)]);
+      const settling = Promise.all([on.post("/settle", first), on.post("/settle", second)]);
       await Bun.sleep(500);
       await c.test.mine({ blocks: 1 });
       responses = await settling;
     } finally {
       await c.test.setAutomine(true);
     }
+    const revertedBody = responses[0]?.status === 500 ? first : second;
+    return { payer, responses, revertedBody };
+  }
+
+  test("an on-chain revert is a payment_settlement_error, and settling it again returns the same answer", async () => {
+    const c = chainOf("bsc");
+    const { responses, revertedBody } = await oneOfTwoReverts(service);
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 500]);
     const reverted = responses.find((r) => r.status === 500);
     expect(reverted?.body.code).toBe("payment_settlement_error");
     const receipt = await c.public.getTransactionReceipt({ hash: reverted?.body.details.transaction });
     expect(receipt.status).toBe("reverted");
-    const revertedBody = responses[0]?.status === 500 ? first : second;
     const again = await service.post("/settle", revertedBody);
     expect(again.status).toBe(500);
     expect(again.body.details.transaction).toBe(reverted?.body.details.transaction);
+  });
+
+  test("a payer whose settlements revert on-chain is refused at /verify and /settle once it reaches denyAfterReverts", async () => {
+    const strict = startTestService({ denyAfterReverts: 1 });
+    try {
+      const { payer, responses } = await oneOfTwoReverts(strict);
+      expect(responses.map((r) => r.status).sort()).toEqual([200, 500]);
+      // Funded and approved again: only the deny rule can refuse the next payment.
+      const c = chainOf("bsc");
+      await c.public.waitForTransactionReceipt({
+        hash: await c.walletFor(payer.key).writeContract({
+          address: c.token.address,
+          abi: erc20Abi,
+          functionName: "mint",
+          args: [payer.address, unit("bsc")],
+        }),
+      });
+      await approveRelayer("bsc", payer.key, 1000n * unit("bsc"));
+      const next = await signedPayment({ network: "bsc", key: payer.key, to: randomAddress(), value: 1n });
+      const verified = await strict.post("/verify", next);
+      expect(verified.body).toMatchObject({
+        isValid: false,
+        invalidReason: "payment_verification_error",
+        invalidMessage: "payer refused after repeated failed settlements",
+      });
+      const settled = await strict.post("/settle", next);
+      expect(settled.status).toBe(400);
+      expect(settled.body.code).toBe("payment_verification_error");
+    } finally {
+      strict.stop();
+    }
   });
 
   test("an authorization someone else executes first is reported as settled by their transaction", async () => {
