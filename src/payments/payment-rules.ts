@@ -12,15 +12,6 @@ export type PaymentRules = {
   isPayerDenied(payer: Address): boolean;
 };
 
-export const DEFAULT_VALID_BEFORE_MARGIN_SECONDS = 6;
-
-/** What a caller that has no network config gets: no zero values, the default margin, nobody denied. */
-export const DEFAULT_PAYMENT_RULES: PaymentRules = {
-  validBeforeMarginSeconds: DEFAULT_VALID_BEFORE_MARGIN_SECONDS,
-  minPaymentValue: () => 1n,
-  isPayerDenied: () => false,
-};
-
 export function paymentRulesFor(network: NetworkRuntime, deny: DenyCounters): PaymentRules {
   return {
     validBeforeMarginSeconds: network.config.validBeforeMarginSeconds,

@@ -3,8 +3,8 @@ import type { Address, Hex } from "viem";
 import { erc20Abi } from "../../src/chain/abis";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
-import { settleBody, verifyBody } from "../wallets/support";
 import { trackServices } from "../support/service";
+import { settleBody, verifyBody } from "../wallets/support";
 import {
   adminHeaders,
   entryPointNonce as entryPointNonceOn,
