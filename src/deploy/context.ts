@@ -11,7 +11,7 @@ import { paymentRulesFor } from "../payments/payment-rules";
 import type { RelayerPort } from "../payments/relayer-port";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
-import type { IssuedUserOpStore } from "../wallets/issued-user-op-store";
+import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
 import { walletNetworkOf } from "../wallets/network-context";
 import { advanceBatch } from "./batch-progress";
 import type { StepDeps } from "./chain-steps";

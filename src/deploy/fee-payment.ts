@@ -8,6 +8,7 @@ import type { Authorization } from "../payments/authorization";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
 import { BundlerError, isAlreadyKnown } from "../userops/bundler";
+import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
 import {
   findUserOpTransaction,
   lookbackCovers,
@@ -18,7 +19,6 @@ import {
   waitForUserOpOutcome,
 } from "../userops/outcome";
 import type { RpcUserOp } from "../userops/user-operation";
-import type { IssuedUserOpStore } from "../wallets/issued-user-op-store";
 import type { WalletNetwork } from "../wallets/network-context";
 import { assertBalanceStillCovers } from "../wallets/wallet-state";
 import type { DeploymentStore } from "./deployment-store";

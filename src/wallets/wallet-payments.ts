@@ -2,7 +2,7 @@ import type { Networks } from "../chain/networks";
 import type { Db } from "../db/open";
 import type { DenyCounters } from "../deny/deny-counters";
 import type { Logger } from "../logger";
-import { createIssuedUserOpStore, type IssuedUserOpStore } from "./issued-user-op-store";
+import { createIssuedUserOpStore, type IssuedUserOpStore } from "../userops/issued-user-op-store";
 import { walletNetworkOf } from "./network-context";
 import { createWalletPaymentSettler, type WalletSettleRequest } from "./settle-wallet-payment";
 import { verifyWalletPayment, type WalletVerifyRequest } from "./verify-wallet-payment";
