@@ -7,9 +7,13 @@ import { createSqliteDenyCounters } from "./deny/sqlite-deny-counters";
 import { createDeployments, type Deployments } from "./deploy/deployments";
 import type { Logger } from "./logger";
 import { type PaymentRules, paymentRulesFor } from "./payments/payment-rules";
+import { createPayments, type Payments } from "./payments/payments";
 import { createRelayerPort, type RelayerPort } from "./payments/relayer-port";
 import { createPaymentSettler, type PaymentSettler } from "./payments/settle-payment";
 import { createSettlementStore, type SettlementStore } from "./payments/settlement-store";
+import { clientConfig } from "./status/client-config";
+import { checkHealth } from "./status/health";
+import type { Status } from "./status/routes";
 import { VERSION } from "./version";
 import { createWalletPayments, type WalletPayments } from "./wallets/wallet-payments";
 
@@ -22,6 +26,8 @@ export type Services = {
   logger: Logger;
   store: SettlementStore;
   settler: PaymentSettler;
+  payments: Payments;
+  status: Status;
   wallets: WalletPayments;
   deployments: Deployments;
   relayerFor(network: NetworkRuntime): RelayerPort;
@@ -80,7 +86,14 @@ export function createServices(config: Config, logger: Logger): Services {
     now,
     logger,
   });
-  return {
+  const payments = createPayments({
+    networks,
+    relayerFor,
+    rulesFor: (network) => paymentRulesFor(network, deny),
+    now,
+    settler,
+  });
+  const services: Services = {
     config,
     version: VERSION,
     db,
@@ -88,6 +101,8 @@ export function createServices(config: Config, logger: Logger): Services {
     logger,
     store,
     settler,
+    payments,
+    status: { health: () => checkHealth(services), config: () => clientConfig(services) },
     wallets,
     deployments,
     relayerFor,
@@ -99,4 +114,5 @@ export function createServices(config: Config, logger: Logger): Services {
       db.$client.close();
     },
   };
+  return services;
 }

@@ -1,12 +1,16 @@
 import { BaseError, type Hex, RpcRequestError } from "viem";
+import { Relay402Error } from "../errors";
 
 /** Base of every error the chain layer throws: a short message, a stable code and the details. */
-export class ChainError extends Error {
+export class ChainError extends Relay402Error {
   readonly code: string;
   readonly details: string | undefined;
 
   constructor(code: string, message: string, options: { details?: string; cause?: unknown } = {}) {
-    super(options.details ? `${message}\n\nDetails: ${options.details}` : message, { cause: options.cause });
+    super(message, {
+      cause: options.cause,
+      message: options.details ? `${message}\n\nDetails: ${options.details}` : message,
+    });
     this.name = new.target.name;
     this.code = code;
     this.details = options.details;

@@ -1,7 +1,7 @@
 import { type PublicClient, parseGwei } from "viem";
 import type { Config, NetworkConfig, NetworkName, TokenConfig } from "../config/schema";
 import { NETWORKS } from "../config/schema";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 import type { Logger } from "../logger";
 import { createExecutor, type Executor } from "./executor";
 import { createChainClient } from "./rpc";

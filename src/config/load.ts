@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
 import { Value } from "@sinclair/typebox/value";
+import { Relay402Error } from "../errors";
 import { CHAIN_IDS, type Config, ConfigSchema, NETWORKS } from "./schema";
 
-export class ConfigError extends Error {
+/** A configuration that cannot run: the message names the field, never its value. */
+export class ConfigError extends Relay402Error {
   override name = "ConfigError";
 }
 

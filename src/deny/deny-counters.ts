@@ -1,4 +1,4 @@
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 
 /** Who a revert is held against: an EOA payment's payer, or the owner of a paying smart wallet. */
 export type DenyKind = "payer" | "owner";

@@ -1,7 +1,7 @@
 import type { Static } from "elysia";
 import { getAddress } from "viem";
 import type { DeploymentBatch, DeploymentWallet } from "../db/schema";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { type Attempts, advanceBatch, hasPendingWork } from "./batch-progress";
 import type { DeployContext } from "./context";

@@ -4,7 +4,7 @@ import { createSingleFlight } from "../concurrency/single-flight";
 import type { Config } from "../config/schema";
 import type { DeploymentBatch } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
-import { ApiError, type StoredApiError } from "../http/errors";
+import { ApiError, type StoredApiError } from "../errors";
 import type { Logger } from "../logger";
 import type { Authorization } from "../payments/authorization";
 import { paymentRulesFor } from "../payments/payment-rules";

@@ -1,5 +1,5 @@
 import type { Static } from "elysia";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 import { authorizationJson, type DeployContext } from "./context";
 import { checkEoaPayments, parseEoaPayments } from "./eoa-payloads";
 import { assertDeployable, assertSameWallets, planDeployment, walletEntries } from "./plan";

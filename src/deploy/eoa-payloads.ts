@@ -1,7 +1,7 @@
 import { type Address, isAddressEqual } from "viem";
 import { erc20Abi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
-import { ApiError, type ErrorCode } from "../http/errors";
+import { ApiError, type ErrorCode } from "../errors";
 import { shortReason } from "../logger";
 import { type Authorization, type PaymentPayloadBody, parseAuthorization } from "../payments/authorization";
 import type { PaymentRules } from "../payments/payment-rules";

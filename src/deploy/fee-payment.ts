@@ -2,12 +2,12 @@ import type { Address, Hex } from "viem";
 import { entryPointAbi } from "../chain/abis";
 import type { DeploymentBatch } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
 import type { Authorization } from "../payments/authorization";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
-import { BundlerError, isAlreadyKnown } from "../userops/bundler";
+import { BundlerRejectedError, UserOpAlreadyKnownError } from "../userops/bundler";
 import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
 import {
   findUserOpTransaction,
@@ -123,8 +123,8 @@ export async function payFeeByUserOp(
     } catch (error) {
       receipt = await outcomeByBundlerHint(source, hash);
       // "Already known": the bundler holds this very UserOp (sent before a restart), so it is in flight, not rejected.
-      if (!receipt && !isAlreadyKnown(error)) {
-        if (!(error instanceof BundlerError && error.rpcCode !== undefined)) {
+      if (!receipt && !(error instanceof UserOpAlreadyKnownError)) {
+        if (!(error instanceof BundlerRejectedError)) {
           throw pending("bundler unreachable; settle or claim again later", {
             userOpHash: hash,
             reason: shortReason(error),

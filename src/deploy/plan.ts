@@ -1,7 +1,7 @@
 import { type Address, getAddress, type Hex, zeroAddress } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import type { TokenConfig } from "../config/schema";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { deployedAddresses, walletAddresses } from "./addresses";
 import type { DeploymentStore } from "./deployment-store";

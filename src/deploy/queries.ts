@@ -1,6 +1,6 @@
 import { type Address, getAddress } from "viem";
 import { NETWORKS } from "../config/schema";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { masterSalt, walletAddresses } from "./addresses";
 import type { DeployContext } from "./context";

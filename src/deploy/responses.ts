@@ -1,6 +1,6 @@
 import { getAddress } from "viem";
 import type { DeploymentBatch, DeploymentWallet } from "../db/schema";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 
 export type DeploySettleResponse = {
   paymentSuccess: boolean;

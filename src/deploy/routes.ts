@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import { isAdmin } from "../http/app";
-import { ApiError } from "../http/errors";
-import { ErrorResponse } from "../http/schemas";
-import type { Services } from "../services";
+import { ApiError } from "../errors";
+import type { AdminGuard } from "../http/admin-guard";
+import { ErrorResponse } from "../fields";
+import type { Deployments } from "./deployments";
 import {
   ClaimBodySchema,
   ClaimResponseSchema,
@@ -27,16 +27,10 @@ const tags = ["Wallet deployment"];
 /** The OpenAPI security requirement of the admin endpoints (scheme declared in http/app.ts). */
 const ADMIN_KEY = [{ adminApiKey: [] }];
 
-export function deployRoutes(services: Services) {
-  const deployments = services.deployments;
-  // Runs before body validation, so a request without the key is a 401 whatever its body.
-  const adminOnly = {
-    transform({ request }: { request: Request }) {
-      if (!isAdmin(request, services)) throw new ApiError("unauthorized", "missing or wrong x-admin-api-key");
-    },
-  };
-
+/** The deployment routes; the four verify/settle endpoints are admin-only (the guard runs before validation). */
+export function deployRoutes(deployments: Deployments, guard: AdminGuard) {
   return new Elysia({ name: "deployments", seed: Math.random() })
+    .use(guard)
     .post("/deploy/quote", ({ body }) => deployments.quote(body), {
       body: QuoteBodySchema,
       response: { 200: QuoteResponseSchema, ...errors },
@@ -47,7 +41,7 @@ export function deployRoutes(services: Services) {
       },
     })
     .post("/deploy/verify", ({ body }) => deployments.verify(body), {
-      ...adminOnly,
+      admin: true,
       body: EoaVerifyBodySchema,
       response: { 200: EoaVerifyResponseSchema, ...errors },
       detail: {
@@ -59,7 +53,7 @@ export function deployRoutes(services: Services) {
       },
     })
     .post("/deploy/settle", ({ body }) => deployments.settle(body), {
-      ...adminOnly,
+      admin: true,
       body: EoaSettleBodySchema,
       response: { 200: SettleResponseSchema, ...errors },
       detail: {
@@ -71,7 +65,7 @@ export function deployRoutes(services: Services) {
       },
     })
     .post("/deploy/wallet/verify", ({ body }) => deployments.verifyWallet(body), {
-      ...adminOnly,
+      admin: true,
       body: WalletVerifyBodySchema,
       response: { 200: WalletVerifyResponseSchema, ...errors },
       detail: {
@@ -82,7 +76,7 @@ export function deployRoutes(services: Services) {
       },
     })
     .post("/deploy/wallet/settle", ({ body }) => deployments.settleWallet(body), {
-      ...adminOnly,
+      admin: true,
       body: WalletSettleBodySchema,
       response: { 200: SettleResponseSchema, ...errors },
       detail: {

@@ -2,7 +2,7 @@ import type { Static } from "elysia";
 import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
 import { erc20Abi, relayerAbi } from "../chain/abis";
 import { assertOwnerNotDenied } from "../deny/deny-counters";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { encodeBatchExecution } from "../userops/execution";
 import { buildSponsoredUserOp } from "../userops/sponsor";

@@ -1,11 +1,13 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia, ValidationError } from "elysia";
 import { deployRoutes } from "../deploy/routes";
+import { ApiError } from "../errors";
 import { paymentRoutes } from "../payments/routes";
 import type { Services } from "../services";
 import { statusRoutes } from "../status/routes";
 import { walletRoutes } from "../wallets/routes";
-import { ApiError, envelope } from "./errors";
+import { adminGuard, isAdminRequest } from "./admin-guard";
+import { envelope } from "./errors";
 import { MAX_BODY_BYTES } from "./limits";
 import { createRateLimiter, rateLimitKey } from "./rate-limit";
 
@@ -32,15 +34,6 @@ function clientIp(
   return server?.requestIP(request)?.address ?? "unknown";
 }
 
-function timingSafeEqualString(a: string, b: string): boolean {
-  const left = new TextEncoder().encode(a);
-  const right = new TextEncoder().encode(b);
-  const length = Math.max(left.length, right.length);
-  let diff = left.length ^ right.length;
-  for (let i = 0; i < length; i++) diff |= (left[i] ?? 0) ^ (right[i] ?? 0);
-  return diff === 0;
-}
-
 /**
  * True when the body is over the limit. A chunked body has no content-length, so a copy of it is read
  * up to one byte past the limit (never further) before the JSON parser sees it.
@@ -63,11 +56,6 @@ async function bodyTooLarge(request: Request): Promise<boolean> {
   }
 }
 
-export function isAdmin(request: Request, services: Services): boolean {
-  const key = request.headers.get("x-admin-api-key");
-  return key !== null && timingSafeEqualString(key, services.config.adminApiKey);
-}
-
 export function createApp(services: Services) {
   const { config, logger } = services;
   const limiter = createRateLimiter(config.rateLimitPerMinute);
@@ -75,10 +63,10 @@ export function createApp(services: Services) {
 
   const api = (prefix: string) =>
     new Elysia({ prefix, seed: prefix })
-      .use(paymentRoutes(services))
-      .use(statusRoutes(services))
-      .use(walletRoutes(services))
-      .use(deployRoutes(services));
+      .use(paymentRoutes(services.payments))
+      .use(statusRoutes(services.status))
+      .use(walletRoutes(services.wallets))
+      .use(deployRoutes(services.deployments, adminGuard(config.adminApiKey)));
 
   return new Elysia()
     .use(
@@ -107,7 +95,7 @@ export function createApp(services: Services) {
           limit: MAX_BODY_BYTES,
         });
       }
-      if (!isAdmin(request, services)) {
+      if (!isAdminRequest(request, config.adminApiKey)) {
         const wait = limiter.take(rateLimitKey(ip));
         if (wait > 0) {
           throw new ApiError(

@@ -1,5 +1,5 @@
 import { type Address, getAddress, type Hex, isHex, maxUint256 } from "viem";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 
 /** A TransferWithAuthorization as the relayer checks and executes it. */
 export type Authorization = {

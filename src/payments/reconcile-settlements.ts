@@ -1,5 +1,5 @@
 import type { Networks } from "../chain/networks";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
 import type { PaymentSettler } from "./settle-payment";
 import type { SettlementStore } from "./settlement-store";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { AddressField, Bytes32Field, NetworkField, UintString } from "../http/schemas";
+import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields";
 
 const UnixTime = t.Integer({ minimum: 0, maximum: 2 ** 53 - 1, description: "unix seconds" });
 

@@ -3,7 +3,7 @@ import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send
 import type { NetworkRuntime } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { EoaSettlement } from "../db/schema";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 import type { Logger } from "../logger";
 import type { Authorization } from "./authorization";
 import type { PaymentRules } from "./payment-rules";

@@ -1,6 +1,6 @@
 import { type Address, isAddressEqual } from "viem";
-import type { ErrorCode } from "../http/errors";
-import { ApiError } from "../http/errors";
+import type { ErrorCode } from "../errors";
+import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import type { Authorization } from "./authorization";
 import { brokenPaymentRule, type PaymentRules } from "./payment-rules";

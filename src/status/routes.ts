@@ -1,14 +1,19 @@
 import { Elysia, t } from "elysia";
-import type { Services } from "../services";
-import { clientConfig } from "./client-config";
-import { checkHealth } from "./health";
+import type { clientConfig } from "./client-config";
+import type { checkHealth } from "./health";
 
-export function statusRoutes(services: Services) {
+/** What /health and /config answer, from the service container. */
+export type Status = {
+  health(): ReturnType<typeof checkHealth>;
+  config(): ReturnType<typeof clientConfig>;
+};
+
+export function statusRoutes(status: Status) {
   return new Elysia({ name: "status", seed: Math.random() })
     .get(
       "/health",
       async ({ set }) => {
-        const health = await checkHealth(services);
+        const health = await status.health();
         if (health.status === "down") set.status = 503;
         return health;
       },
@@ -17,7 +22,7 @@ export function statusRoutes(services: Services) {
         response: { 200: t.Any(), 503: t.Any() },
       },
     )
-    .get("/config", () => clientConfig(services), {
+    .get("/config", () => status.config(), {
       detail: { tags: ["Utility"], summary: "Per network: chain id, EIP-712 domain, contracts, tokens, fees, limits" },
     });
 }

@@ -1,19 +1,49 @@
 import type { Address, Hex } from "viem";
+import { Relay402Error } from "../errors";
 import type { RpcUserOp } from "./user-operation";
 
-export class BundlerError extends Error {
+/** Base of every bundler failure; the port classifies each answer once, so nothing above it reads a message. */
+export class BundlerError extends Relay402Error {
   override name = "BundlerError";
+}
+
+/** No answer (transport failure, or an answer that is not JSON-RPC): the request may not have arrived. */
+export class BundlerUnreachableError extends BundlerError {
+  override name = "BundlerUnreachableError";
+}
+
+/** The request was sent and no answer came in time: the bundler may hold the UserOp. */
+export class BundlerTimeoutError extends BundlerUnreachableError {
+  override name = "BundlerTimeoutError";
+}
+
+/** The bundler already holds this very UserOp (sent before, its answer lost): in flight, not rejected. */
+export class UserOpAlreadyKnownError extends BundlerError {
+  override name = "UserOpAlreadyKnownError";
+}
+
+/** The bundler refused the request with a JSON-RPC error; `aaCode` is the EntryPoint's code (AA25, …) if it gave one. */
+export class BundlerRejectedError extends BundlerError {
+  override name = "BundlerRejectedError";
+  readonly aaCode: string | undefined;
   constructor(
     message: string,
-    readonly rpcCode?: number,
+    readonly rpcCode: number,
     readonly data?: unknown,
   ) {
     super(message);
+    this.aaCode = /\b(AA\d\d)\b/.exec(message)?.[1];
   }
 }
 
-/** A bundler's answer to a UserOp it already holds (Alto: "Already known"): the UserOp is in flight, not rejected. */
-export const isAlreadyKnown = (error: unknown) => error instanceof BundlerError && /already known/i.test(error.message);
+/**
+ * One JSON-RPC error answer to its class. Alto 0.0.20 answers "Already known" with -32602, the code of every
+ * field error, so the message decides that case here, and only here.
+ */
+export function classifyBundlerError(error: { code: number; message: string; data?: unknown }): BundlerError {
+  if (/already known/i.test(error.message)) return new UserOpAlreadyKnownError(error.message);
+  return new BundlerRejectedError(error.message, error.code, error.data);
+}
 
 export type GasEstimate = {
   preVerificationGas: bigint;
@@ -56,14 +86,16 @@ export function createBundler(url: string, entryPoint: Address, timeoutMs = 10_0
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      throw new BundlerError(`bundler unreachable (${(error as Error).name})`);
+      const name = (error as Error).name;
+      if (name === "TimeoutError") throw new BundlerTimeoutError("bundler did not answer in time", { cause: error });
+      throw new BundlerUnreachableError(`bundler unreachable (${name})`, { cause: error });
     }
     const json = (await response.json().catch(() => null)) as {
       result?: T;
       error?: { code: number; message: string; data?: unknown };
     } | null;
-    if (!json) throw new BundlerError(`bundler answered HTTP ${response.status} without JSON`);
-    if (json.error) throw new BundlerError(json.error.message, json.error.code, json.error.data);
+    if (!json) throw new BundlerUnreachableError(`bundler answered HTTP ${response.status} without JSON`);
+    if (json.error) throw classifyBundlerError(json.error);
     return json.result as T;
   }
   return {

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { AddressField } from "../http/schemas";
+import { AddressField } from "../fields";
 
 // Packed v0.7 UserOps hold gas limits and fees in 16 bytes each; a wider value could not be hashed or sent.
 const Quantity128 = t.String({ pattern: "^0x[0-9a-fA-F]{1,32}$", description: "hex quantity (≤ 16 bytes)" });

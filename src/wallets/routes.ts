@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
 import type { Hex } from "viem";
-import { ErrorResponse } from "../http/schemas";
-import type { Services } from "../services";
+import { ErrorResponse } from "../fields";
 import type { RpcUserOp } from "../userops/user-operation";
 import {
   WalletSettleBodySchema,
@@ -9,10 +8,11 @@ import {
   WalletVerifyBodySchema,
   WalletVerifyResponseSchema,
 } from "./schemas";
+import type { WalletPayments } from "./wallet-payments";
 
-export function walletRoutes(services: Services) {
+export function walletRoutes(wallets: WalletPayments) {
   return new Elysia({ name: "wallet-payments", seed: Math.random() })
-    .post("/wallet/verify", ({ body }) => services.wallets.verify(body.paymentRequirements.network, body), {
+    .post("/wallet/verify", ({ body }) => wallets.verify(body.paymentRequirements.network, body), {
       body: WalletVerifyBodySchema,
       response: { 200: WalletVerifyResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
       detail: {
@@ -24,7 +24,7 @@ export function walletRoutes(services: Services) {
     })
     .post(
       "/wallet/settle",
-      ({ body }) => services.wallets.settle({ userOp: body.userOp as RpcUserOp, signature: body.signature as Hex }),
+      ({ body }) => wallets.settle({ userOp: body.userOp as RpcUserOp, signature: body.signature as Hex }),
       {
         body: WalletSettleBodySchema,
         response: { 200: WalletSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { AddressField, Bytes32Field, NetworkField, UintString } from "../http/schemas";
+import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields";
 import { SignatureField, UserOpSchema } from "../userops/schema";
 import { MAX_WALLET_TRANSACTIONS } from "./verify-wallet-payment";
 

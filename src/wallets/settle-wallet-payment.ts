@@ -2,9 +2,9 @@ import type { Address, Hex } from "viem";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { IssuedUserOp } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
-import { ApiError, type StoredApiError } from "../http/errors";
+import { ApiError, type StoredApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
-import { BundlerError, isAlreadyKnown } from "../userops/bundler";
+import { BundlerRejectedError, BundlerTimeoutError, UserOpAlreadyKnownError } from "../userops/bundler";
 import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
 import { type UserOpOutcome, waitForUserOpOutcome } from "../userops/outcome";
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
@@ -178,9 +178,9 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
         });
       }
     } catch (error) {
-      if (isAlreadyKnown(error)) {
+      if (error instanceof UserOpAlreadyKnownError) {
         // Sent by an earlier attempt whose answer was lost: wait for its receipt below.
-      } else if (error instanceof BundlerError && error.rpcCode !== undefined) {
+      } else if (error instanceof BundlerRejectedError) {
         fail(
           hash,
           new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, {
@@ -189,7 +189,7 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
             userOpHash: hash,
           }),
         );
-      } else if (error instanceof BundlerError && /TimeoutError/.test(error.message)) {
+      } else if (error instanceof BundlerTimeoutError) {
         // The bundler may have it: keep the claim, a later settle looks for the receipt instead of resending.
         throw pending(hash, "the bundler did not answer in time; retry settle shortly");
       } else {

@@ -1,6 +1,6 @@
 import { type Address, getAddress, maxUint256 } from "viem";
 import { assertOwnerNotDenied, type DenyCounters } from "../deny/deny-counters";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
 import { buildSponsoredUserOp } from "../userops/sponsor";

@@ -1,7 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { accountAbi, entryPointAbi, erc20Abi, factoryAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 
 export type WalletState = {
