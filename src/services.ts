@@ -14,6 +14,7 @@ import { createSettlementStore, type SettlementStore } from "./payments/settleme
 import { clientConfig } from "./status/client-config";
 import { checkHealth } from "./status/health";
 import type { Status } from "./status/routes";
+import { startIssuedUserOpPurge } from "./userops/issued-user-op-purge";
 import { VERSION } from "./version";
 import { createWalletPayments, type WalletPayments } from "./wallets/wallet-payments";
 
@@ -37,6 +38,8 @@ export type Services = {
   paymentRulesFor(network: NetworkRuntime): PaymentRules;
   /** Unix seconds; the single clock of verify checks. */
   now(): bigint;
+  /** Deletes issued UserOps that expired unsettled (every minute; `run` on demand). */
+  issuedPurge: { run(): Promise<number> };
   stop(): void;
 };
 
@@ -74,6 +77,7 @@ export function createServices(config: Config, logger: Logger): Services {
     deny,
     paymasterValiditySeconds: config.paymasterValiditySeconds,
   });
+  const issuedPurge = startIssuedUserOpPurge({ store: wallets.store, logger, now: () => Number(now()) });
   const deployments = createDeployments({
     config,
     db,
@@ -109,7 +113,9 @@ export function createServices(config: Config, logger: Logger): Services {
     deny,
     paymentRulesFor: (network) => paymentRulesFor(network, deny),
     now,
+    issuedPurge,
     stop() {
+      issuedPurge.stop();
       networks.stop();
       db.$client.close();
     },

@@ -41,25 +41,34 @@ export type EoaSettlement = typeof eoaSettlements.$inferSelect;
  * incognito). Settle accepts only a UserOp issued here, unchanged but for its signature, before
  * `expiresAt`; once sent, a repeated settle answers from `result`.
  */
-export const issuedUserOps = sqliteTable("issued_user_ops", {
-  userOpHash: text("user_op_hash").primaryKey(),
-  network: text("network").notNull(),
-  kind: text("kind", { enum: ["payment", "deployment", "incognito"] }).notNull(),
-  sender: text("sender").notNull(),
-  owner: text("owner").notNull(),
-  /** The unsigned UserOp exactly as returned by verify (RPC form, JSON). */
-  userOp: text("user_op").notNull(),
-  /** Flow-specific context (amounts, fee, recipients, deployment batch), JSON. */
-  context: text("context").notNull(),
-  /** issued · sending (claimed by one settle) · success · failed (reverted, rejected or timed out). */
-  status: text("status", { enum: ["issued", "sending", "success", "failed"] }).notNull(),
-  txHash: text("tx_hash"),
-  /** The settle response (or error envelope) of the first settle, JSON. */
-  result: text("result"),
-  expiresAt: integer("expires_at").notNull(),
-  createdAt: text("created_at").notNull(),
-  updatedAt: text("updated_at").notNull(),
-});
+export const issuedUserOps = sqliteTable(
+  "issued_user_ops",
+  {
+    userOpHash: text("user_op_hash").primaryKey(),
+    network: text("network").notNull(),
+    kind: text("kind", { enum: ["payment", "deployment", "incognito"] }).notNull(),
+    sender: text("sender").notNull(),
+    owner: text("owner").notNull(),
+    /** The unsigned UserOp exactly as returned by verify (RPC form, JSON). */
+    userOp: text("user_op").notNull(),
+    /** Flow-specific context (amounts, fee, recipients, deployment batch), JSON. */
+    context: text("context").notNull(),
+    /** issued · sending (claimed by one settle) · success · failed (reverted, rejected or timed out). */
+    status: text("status", { enum: ["issued", "sending", "success", "failed"] }).notNull(),
+    txHash: text("tx_hash"),
+    /** The settle response (or error envelope) of the first settle, JSON. */
+    result: text("result"),
+    expiresAt: integer("expires_at").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [
+    // A sender's newest unexpired issues (to name a changed field) without reading the rest of its rows.
+    index("issued_user_ops_recent").on(table.network, table.sender, table.status, table.kind, table.expiresAt),
+    // The purge of expired issues.
+    index("issued_user_ops_expiry").on(table.status, table.expiresAt),
+  ],
+);
 
 export type IssuedUserOp = typeof issuedUserOps.$inferSelect;
 

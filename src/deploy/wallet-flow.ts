@@ -152,7 +152,7 @@ function issuedDeployment(
   const hash = userOpHash(fromRpcUserOp(op), chainId, entryPoint);
   const record = ctx.issued.find(hash);
   if (record && record.kind === "deployment" && record.network === networkName) return { hash, record };
-  const candidates = ctx.issued.issuedFor(networkName, op.sender).filter((issued) => issued.kind === "deployment");
+  const candidates = ctx.issued.recentIssued(networkName, op.sender, "deployment", Number(ctx.now()));
   const fields = candidates[0] ? differingFields(JSON.parse(candidates[0].userOp), op) : [];
   if (fields.length > 0)
     throw invalid(

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, lt } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type IssuedUserOp, issuedUserOps } from "../db/schema";
 
@@ -7,13 +7,24 @@ export type NewIssuedUserOp = Pick<
   "userOpHash" | "network" | "kind" | "sender" | "owner" | "userOp" | "context" | "expiresAt"
 >;
 
+/** How many of a sender's issued UserOps a settle that matches none compares with to name the changed field. */
+export const RECENT_ISSUED_LIMIT = 20;
+
 /** What verify issued and what settle made of it; SQLite here, any store with atomic updates would do. */
 export type IssuedUserOpStore = {
   /** Records an issue; issuing the very same UserOp again (same hash) keeps the first record. */
   issue(record: NewIssuedUserOp): void;
   find(userOpHash: string): IssuedUserOp | undefined;
-  /** Unsettled issues of a sender on a network, newest first (to name what a client changed). */
-  issuedFor(network: string, sender: string): IssuedUserOp[];
+  /**
+   * The newest (at most RECENT_ISSUED_LIMIT) unsettled, unexpired issues of this kind for a sender on a network,
+   * newest first: what a client changed is named against these, never against every row a sender ever had.
+   */
+  recentIssued(network: string, sender: string, kind: IssuedUserOp["kind"], now: number): IssuedUserOp[];
+  /**
+   * Deletes at most `limit` UserOps still `issued` whose paymaster data expired before `before` (unix seconds);
+   * sent or settled ones stay, they answer replays. Returns how many went.
+   */
+  purgeExpired(before: number, limit: number): number;
   /** issued → sending, atomically: true for exactly one caller. */
   claim(userOpHash: string): boolean;
   /** sending → issued: nothing reached the bundler, the UserOp may be settled again. */
@@ -46,7 +57,7 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
         .run();
     },
     find: (userOpHash) => db.select().from(issuedUserOps).where(eq(issuedUserOps.userOpHash, userOpHash)).get(),
-    issuedFor: (network, sender) =>
+    recentIssued: (network, sender, kind, nowSeconds) =>
       db
         .select()
         .from(issuedUserOps)
@@ -55,10 +66,26 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
             eq(issuedUserOps.network, network),
             eq(issuedUserOps.sender, sender.toLowerCase()),
             eq(issuedUserOps.status, "issued"),
+            gt(issuedUserOps.expiresAt, nowSeconds),
+            eq(issuedUserOps.kind, kind),
           ),
         )
-        .all()
-        .sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
+        // expiresAt is issue time plus the paymaster window: latest expiry first is newest first, read off the index.
+        .orderBy(desc(issuedUserOps.expiresAt))
+        .limit(RECENT_ISSUED_LIMIT)
+        .all(),
+    purgeExpired(before, limit) {
+      const expired = db
+        .select({ userOpHash: issuedUserOps.userOpHash })
+        .from(issuedUserOps)
+        .where(and(eq(issuedUserOps.status, "issued"), lt(issuedUserOps.expiresAt, before)))
+        .limit(limit);
+      return db
+        .delete(issuedUserOps)
+        .where(and(inArray(issuedUserOps.userOpHash, expired), eq(issuedUserOps.status, "issued")))
+        .returning({ userOpHash: issuedUserOps.userOpHash })
+        .all().length;
+    },
     claim: (userOpHash) => move(userOpHash, "issued", { status: "sending" }),
     release: (userOpHash) => {
       move(userOpHash, "sending", { status: "issued" });

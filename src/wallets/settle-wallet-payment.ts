@@ -49,11 +49,10 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
       // Deployment and incognito UserOps have settle routes of their own, with their own records.
       if (record?.kind === "payment") return { network, hash, record };
     }
-    // Not ours as sent: name what changed against the closest UserOp issued to this sender.
+    // Not ours as sent: name what changed against the closest of the newest UserOps issued to this sender.
     let closest: string[] | undefined;
     for (const network of deps.networks()) {
-      for (const issued of deps.store.issuedFor(network.runtime.name, op.sender)) {
-        if (issued.kind !== "payment") continue;
+      for (const issued of deps.store.recentIssued(network.runtime.name, op.sender, "payment", deps.now())) {
         const fields = differingFields(JSON.parse(issued.userOp), op);
         if (!closest || fields.length < closest.length) closest = fields;
       }

@@ -97,7 +97,7 @@ for (const network of NETWORK_NAMES) {
       expectRefusal(verified, 500, "blockchain_error");
       expect(verified.body.details.reason).toMatch(/callGasLimit .* above the cap of 2000000/);
       expect(verified.body.userOp).toBeUndefined();
-      expect(service.services.wallets.store.issuedFor(network, wallet)).toEqual([]);
+      expect(service.services.wallets.store.recentIssued(network, wallet, "payment", 0)).toEqual([]);
       expect(await paymasterDeposit(network)).toBe(depositBefore);
     });
 
@@ -116,7 +116,7 @@ for (const network of NETWORK_NAMES) {
       );
       expectRefusal(verified, 500, "blockchain_error");
       expect(verified.body.details.reason).toMatch(/maxFeePerGas 200 gwei, above the cap/);
-      expect(service.services.wallets.store.issuedFor(network, wallet)).toEqual([]);
+      expect(service.services.wallets.store.recentIssued(network, wallet, "payment", 0)).toEqual([]);
 
       const deployVerify = await service.post(
         "/deploy/wallet/verify",
@@ -135,7 +135,7 @@ for (const network of NETWORK_NAMES) {
         adminHeaders(service),
       );
       expectRefusal(deployVerify, 500, "blockchain_error");
-      expect(service.services.wallets.store.issuedFor(network, wallet)).toEqual([]);
+      expect(service.services.wallets.store.recentIssued(network, wallet, "deployment", 0)).toEqual([]);
     });
 
     test("a receipt naming another transaction is no payment: settle reports no success, nothing moved", async () => {

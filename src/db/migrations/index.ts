@@ -5,6 +5,7 @@ import m0001 from "./0001_issued_user_ops.sql" with { type: "text" };
 import m0002 from "./0002_deployments.sql" with { type: "text" };
 import m0003 from "./0003_deny_counters.sql" with { type: "text" };
 import m0004 from "./0004_deployment_attempts.sql" with { type: "text" };
+import m0005 from "./0005_issued_user_ops_index.sql" with { type: "text" };
 
 export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_eoa_settlements", sql: m0000 },
@@ -12,4 +13,5 @@ export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0002_deployments", sql: m0002 },
   { name: "0003_deny_counters", sql: m0003 },
   { name: "0004_deployment_attempts", sql: m0004 },
+  { name: "0005_issued_user_ops_index", sql: m0005 },
 ];
