@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { type Address, createPublicClient, createWalletClient, encodeFunctionData, type Hex, http, toHex } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi, factoryAbi, relayerAbi } from "../src/chain/abis";
-import { startService } from "../src/service";
+import { startServer } from "../src/server";
 import { createBundler } from "../src/userops/bundler";
 import { type Call, encodeBatchExecution } from "../src/userops/execution";
 import { walletPaymentFee } from "../src/wallets/fee";
@@ -50,7 +50,7 @@ const config = configFromManifest(manifest, {
   rateLimitPerMinute: 10_000_000,
   logRequests: false,
 });
-const service = await startService(config, { silent: true });
+const service = await startServer(config, { silent: true });
 
 try {
   const chain = devnetChain(56, "bsc", network.rpcUrl);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createPublicClient, createTestClient, createWalletClient, http, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../src/chain/abis";
-import { startService } from "../src/service";
+import { startServer } from "../src/server";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../test/support/authorization";
 import { startRpcCounter } from "./bench/rpc-counter";
 import { buildContracts } from "./devnet/build";
@@ -35,7 +35,7 @@ const network = devnet.manifest.networks.bsc;
 const counter = startRpcCounter(network.rpcUrl);
 const manifest = { ...devnet.manifest, service: `http://127.0.0.1:${await freePort()}` };
 manifest.networks = { ...manifest.networks, bsc: { ...network, rpcUrl: counter.url } };
-const service = await startService(
+const service = await startServer(
   configFromManifest(manifest, {
     databasePath: join(dir, "bench.sqlite"),
     rateLimitPerMinute: 10_000_000,

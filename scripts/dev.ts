@@ -3,7 +3,7 @@
 // BASE_RPC_PORT, BASE_BUNDLER_PORT. Forked mode: set BSC_RPC_URL / BASE_RPC_URL.
 import "../src/production-env";
 import { rmSync } from "node:fs";
-import { startService } from "../src/service";
+import { startServer } from "../src/server";
 import { buildContracts } from "./devnet/build";
 import { configFromManifest } from "./devnet/service-config";
 import { startDevnet } from "./devnet/start";
@@ -26,7 +26,7 @@ const devnetSeconds = ((performance.now() - started) / 1000).toFixed(1);
 // The chains are new on every start, so the service's records of the previous run must go too.
 const config = configFromManifest(devnet.manifest);
 for (const suffix of ["", "-wal", "-shm"]) rmSync(`${config.databasePath}${suffix}`, { force: true });
-const service = await startService(config);
+const service = await startServer(config);
 
 const { networks } = devnet.manifest;
 console.log(`

@@ -1,12 +1,12 @@
 // The service's entry point (`bun run start`, the compiled binary): config from file + environment.
 import "./production-env";
 import { ConfigError, loadConfig } from "./config/load";
-import { startService } from "./service";
+import { startServer } from "./server";
 
 try {
-  const service = await startService(loadConfig());
+  const server = await startServer(loadConfig());
   const shutdown = async () => {
-    await service.stop();
+    await server.stop();
     process.exit(0);
   };
   process.on("SIGINT", shutdown);

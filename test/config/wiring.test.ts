@@ -9,7 +9,7 @@ import { freePort } from "../../scripts/devnet/ports";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import { ConfigError, DEVNET_ADMIN_API_KEY } from "../../src/config/load";
 import type { Config } from "../../src/config/schema";
-import { startService } from "../../src/service";
+import { startServer } from "../../src/server";
 import { getTestDevnet } from "../support/devnet";
 
 const root = resolve(import.meta.dir, "..", "..");
@@ -32,7 +32,7 @@ async function devnetConfig(change?: (config: Config) => void): Promise<Config> 
 async function refusal(config: Config): Promise<string> {
   let error: unknown;
   try {
-    const service = await startService(config, { silent: true });
+    const service = await startServer(config, { silent: true });
     await service.stop();
   } catch (caught) {
     error = caught;
@@ -51,7 +51,7 @@ async function refusal(config: Config): Promise<string> {
 
 describe("start-up wiring checks", () => {
   test("the devnet config starts and reports ok", async () => {
-    const service = await startService(await devnetConfig(), { silent: true });
+    const service = await startServer(await devnetConfig(), { silent: true });
     try {
       const health = (await fetch(`${service.url}/health`).then((r) => r.json())) as { status: string };
       expect(health.status).toBe("ok");

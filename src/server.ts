@@ -7,11 +7,11 @@ import { reconcileSettlements } from "./payments/reconcile-settlements";
 import { createServices } from "./services";
 
 /**
- * Starts the HTTP service from a validated config; returns a handle that stops it. Wrong wiring (an endpoint on
- * another chain, a paymaster signer the contract does not verify) is refused with a ConfigError before anything
- * is opened or listened on.
+ * Starts the HTTP server (the Elysia app over the service container of `services.ts`) from a validated config;
+ * returns a handle that stops both. Wrong wiring (an endpoint on another chain, a paymaster signer the contract
+ * does not verify) is refused with a ConfigError before anything is opened or listened on.
  */
-export async function startService(config: Config, options: { silent?: boolean } = {}) {
+export async function startServer(config: Config, options: { silent?: boolean } = {}) {
   await checkWiring(config);
   const logger = createLogger({ silent: options.silent });
   const services = createServices(config, logger);
