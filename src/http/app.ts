@@ -8,7 +8,7 @@ import { statusRoutes } from "../status/routes";
 import { walletRoutes } from "../wallets/routes";
 import { adminGuard, isAdminRequest } from "./admin-guard";
 import { envelope } from "./errors";
-import { MAX_BODY_BYTES } from "./limits";
+import { bodyNestedTooDeep, MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./limits";
 import { createRateLimiter, rateLimitKey } from "./rate-limit";
 
 type RequestMeta = { id: string; start: number; ip: string };
@@ -105,6 +105,12 @@ export function createApp(services: Services) {
             { "retry-after": String(wait) },
           );
         }
+      }
+      if (await bodyNestedTooDeep(request)) {
+        throw new ApiError("validation_error", `request body is nested deeper than ${MAX_BODY_DEPTH} levels`, {
+          field: "body",
+          limit: MAX_BODY_DEPTH,
+        });
       }
     })
     .onError(({ code, error, set, request }) => {

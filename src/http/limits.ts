@@ -1,1 +1,41 @@
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Deepest nesting of arrays and objects a body may have; the interface's own bodies need five levels at most. */
+export const MAX_BODY_DEPTH = 32;
+
+const OPEN_BRACKET = 0x5b; // [
+const OPEN_BRACE = 0x7b; // {
+const CLOSE_BRACKET = 0x5d; // ]
+const CLOSE_BRACE = 0x7d; // }
+const QUOTE = 0x22; // "
+const BACKSLASH = 0x5c; // \
+
+/**
+ * True when JSON `text` opens more than `max` arrays and objects at once. One pass over the raw text, counting
+ * `[` and `{` outside strings, before any parser or schema sees it (a 60 KiB body of nested `[` costs the schema
+ * validator half a second of CPU). Text that is not JSON gets an answer too; the parser refuses it afterwards.
+ */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === BACKSLASH) i++;
+      else if (char === QUOTE) inString = false;
+    } else if (char === QUOTE) {
+      inString = true;
+    } else if (char === OPEN_BRACKET || char === OPEN_BRACE) {
+      if (++depth > max) return true;
+    } else if ((char === CLOSE_BRACKET || char === CLOSE_BRACE) && depth > 0) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** True when the request's body is nested deeper than MAX_BODY_DEPTH. Reads a copy; call it after the size check. */
+export async function bodyNestedTooDeep(request: Request): Promise<boolean> {
+  if (!request.body) return false;
+  return nestedDeeperThan(await request.clone().text(), MAX_BODY_DEPTH);
+}
