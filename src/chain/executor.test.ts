@@ -13,10 +13,10 @@ import {
 } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../../scripts/devnet/ports";
+import type { Logger } from "../logger";
 import { BroadcastRejectedError, ReceiptTimeoutError, RpcUnavailableError } from "./errors";
 import { createExecutor, type Executor, type ExecutorConfig, type PreparedTransaction } from "./executor";
 import { createChainClient } from "./rpc";
-import type { Logger } from "./types";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 const CHAIN_ID = 56;
@@ -267,7 +267,7 @@ describe("executor against anvil", () => {
     expect(prepared.maxFeePerGas).toBe(cap);
     expect(prepared.maxPriorityFeePerGas).toBeLessThanOrEqual(cap);
     expect(receipt.status).toBe("success");
-    expect(entries.some(({ level, entry }) => level === "warn" && String(entry.msg).includes("cap"))).toBe(true);
+    expect(entries.some(({ level, entry }) => level === "warn" && entry.event === "network_fee_capped")).toBe(true);
   });
 
   test("RPC fallback: a dead first URL fails over to the live one", async () => {
@@ -419,7 +419,7 @@ describe("executor against anvil", () => {
         const { prepared, receipt } = await executor.execute(transfer);
         expect(prepared.nonce).toBe(n.nonce + 2);
         expect(receipt.status).toBe("success");
-        expect(entries.some(({ entry }) => entry.msg === "filled nonce gap")).toBe(true);
+        expect(entries.some(({ entry }) => entry.event === "nonce_gap_filled")).toBe(true);
       } finally {
         proxy.stop();
       }

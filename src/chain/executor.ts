@@ -1,5 +1,5 @@
 import { type Address, type Hex, isAddress, keccak256, type PublicClient, type TransactionReceipt } from "viem";
-import { shortReason } from "../logger";
+import { createLogger, type Logger, shortReason } from "../logger";
 import {
   BroadcastRejectedError,
   ExecutorStoppedError,
@@ -17,9 +17,9 @@ import { createFeeOracle } from "./gas-price";
 import { createKeyPool, type ExecutorKey, markRefused } from "./key-pool";
 import { createNonceRepair } from "./nonce-repair";
 import { createReceiptPoller, fetchReceipt } from "./receipt-poller";
-import { type Fees, type Logger, type PreparedTransaction, silentLogger, type TransactionRequest } from "./types";
+import type { Fees, PreparedTransaction, TransactionRequest } from "./types";
 
-export type { Logger, PreparedTransaction, TransactionRequest } from "./types";
+export type { PreparedTransaction, TransactionRequest } from "./types";
 
 export interface SendHooks {
   /** Called with every replacement hash, awaited before that replacement is broadcast. */
@@ -71,7 +71,7 @@ export interface Executor {
 
 export function createExecutor(config: ExecutorConfig): Executor {
   const { client, chainId, receiptTimeoutMs, replaceAfterMs, pollIntervalMs } = config;
-  const logger = config.logger ?? silentLogger;
+  const logger = config.logger ?? createLogger({ silent: true });
   const keys = createKeyPool(client, config.privateKeys);
   const fees = createFeeOracle({ client, maxFeePerGasCap: config.maxFeePerGasCap, ttlMs: config.feeCacheMs, logger });
   const poller = createReceiptPoller({ client, pollIntervalMs, logger });
@@ -174,13 +174,13 @@ export function createExecutor(config: ExecutorConfig): Executor {
   async function broadcastFirst(prepared: PreparedTransaction, key: ExecutorKey): Promise<TransactionReceipt | null> {
     try {
       await broadcast(prepared.raw);
-      logger.info({ msg: "broadcast", hash: prepared.hash, from: prepared.from, nonce: prepared.nonce });
+      logger.info({ event: "tx_broadcast", hash: prepared.hash, from: prepared.from, nonce: prepared.nonce });
       return null;
     } catch (error) {
       if (isAlreadyKnown(error)) return null;
       const chainError = toBroadcastError(prepared.hash, error);
       logger.warn({
-        msg: "broadcast failed",
+        event: "tx_broadcast_failed",
         hash: prepared.hash,
         from: prepared.from,
         nonce: prepared.nonce,
@@ -245,7 +245,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
       const onStop = () => finish(() => reject(new ExecutorStoppedError()));
       stopHandlers.add(onStop);
       const timeoutTimer = setTimeout(() => {
-        logger.warn({ msg: "receipt timeout", hash: latest.hash, from: prepared.from, nonce: prepared.nonce });
+        logger.warn({ event: "tx_receipt_timeout", hash: latest.hash, from: prepared.from, nonce: prepared.nonce });
         finish(() => reject(new ReceiptTimeoutError(latest.hash, receiptTimeoutMs)));
         unconfirmed(key, prepared.nonce, latest.raw);
       }, receiptTimeoutMs);
@@ -255,7 +255,8 @@ export function createExecutor(config: ExecutorConfig): Executor {
         if (settled) return;
         if (!next) {
           logger.warn({
-            msg: "replacement skipped: fee cap reached",
+            event: "tx_replacement_skipped",
+            reason: "fee cap reached",
             hash: latest.hash,
             maxFeePerGas: latest.maxFeePerGas.toString(),
           });
@@ -271,16 +272,16 @@ export function createExecutor(config: ExecutorConfig): Executor {
         } catch (error) {
           if (!isAlreadyKnown(error)) {
             logger.warn({
-              msg: "replacement broadcast failed",
+              event: "tx_replacement_broadcast_failed",
               hash: replacement.hash,
-              error: toBroadcastError(replacement.hash, error).details,
+              reason: toBroadcastError(replacement.hash, error).details,
             });
             return;
           }
         }
         latest = replacement;
         logger.info({
-          msg: "replaced",
+          event: "tx_replaced",
           hash: replacement.hash,
           replaces: prepared.hash,
           nonce: prepared.nonce,
@@ -292,7 +293,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
           try {
             await replace();
           } catch (error) {
-            logger.warn({ msg: "replacement failed", hash: latest.hash, error: shortReason(error) });
+            logger.warn({ event: "tx_replacement_failed", hash: latest.hash, reason: shortReason(error) });
           }
           if (!settled) scheduleReplacement();
         }, replaceAfterMs);

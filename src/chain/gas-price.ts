@@ -1,6 +1,7 @@
 import { hexToBigInt, type PublicClient } from "viem";
+import type { Logger } from "../logger";
 import { toReadError } from "./errors";
-import type { Fees, Logger } from "./types";
+import type { Fees } from "./types";
 
 export interface FeeOracle {
   /** Network fees, capped; one shared RPC round per `ttlMs` whatever the number of callers. */
@@ -45,7 +46,7 @@ export function createFeeOracle({ client, maxFeePerGasCap, ttlMs = 1_000, logger
   function capped(fees: Fees): Fees {
     if (fees.maxFeePerGas <= maxFeePerGasCap) return fees;
     logger.warn({
-      msg: "network fee above cap, using the cap",
+      event: "network_fee_capped",
       networkMaxFeePerGas: fees.maxFeePerGas.toString(),
       maxFeePerGasCap: maxFeePerGasCap.toString(),
     });

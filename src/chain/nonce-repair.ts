@@ -1,5 +1,5 @@
 import type { Hex } from "viem";
-import { shortReason } from "../logger";
+import { type Logger, shortReason } from "../logger";
 import {
   isAlreadyKnown,
   isNonceTooLow,
@@ -9,7 +9,7 @@ import {
 } from "./errors";
 import type { FeeOracle } from "./gas-price";
 import { type ExecutorKey, type KeyPool, type NonceGap, resyncNonces, trimRefusedTop } from "./key-pool";
-import type { Fees, Logger, PreparedTransaction, TransactionRequest } from "./types";
+import type { Fees, PreparedTransaction, TransactionRequest } from "./types";
 
 export interface NonceRepairConfig {
   keys: KeyPool;
@@ -76,7 +76,7 @@ export function createNonceRepair(config: NonceRepairConfig): NonceRepair {
       while (!stopped) {
         loop.kicked = false;
         const repaired = await repairOnce(key).catch((error: unknown) => {
-          logger.warn({ msg: "nonce repair round failed", from: key.account.address, error: shortReason(error) });
+          logger.warn({ event: "nonce_repair_failed", from: key.account.address, reason: shortReason(error) });
           return false;
         });
         if (stopped || (repaired && !loop.kicked)) return;
@@ -121,10 +121,10 @@ export function createNonceRepair(config: NonceRepairConfig): NonceRepair {
       if (nonce < pending) return; // the node holds it: wait for it to be mined
       const offered = await offerOriginal(gap.raw);
       if (offered !== "refused") {
-        logger.info({ msg: "nonce gap: original offered again", from, nonce, outcome: offered });
+        logger.info({ event: "nonce_gap_original_offered", from, nonce, outcome: offered });
         return;
       }
-      logger.warn({ msg: "nonce gap: original refused, filling it", from, nonce });
+      logger.warn({ event: "nonce_gap_original_refused", from, nonce });
       gap.raw = undefined;
       key.unconfirmed.delete(nonce);
     }
@@ -144,11 +144,11 @@ export function createNonceRepair(config: NonceRepairConfig): NonceRepair {
       }
       gap.filler = filler;
       gap.fillerSentAt = Date.now();
-      logger.warn({ msg: "filled nonce gap", from, nonce, hash: filler.hash });
+      logger.warn({ event: "nonce_gap_filled", from, nonce, hash: filler.hash });
     } catch (error) {
       if (isNonceTooLow(error) || isReplacementUnderpriced(error)) return;
       const reason = toBroadcastError("0x", error).details ?? shortReason(error);
-      logger.warn({ msg: "nonce gap filler not accepted, retrying", from, nonce, error: reason });
+      logger.warn({ event: "nonce_gap_filler_refused", from, nonce, reason });
     } finally {
       gap.busy = false;
       trimRefusedTop(key);

@@ -1,6 +1,5 @@
 import { formatTransactionReceipt, type Hex, hexToBigInt, type PublicClient, type TransactionReceipt } from "viem";
-import { shortReason } from "../logger";
-import type { Logger } from "./types";
+import { type Logger, shortReason } from "../logger";
 
 export type ReceiptListener = (receipt: TransactionReceipt) => void;
 
@@ -57,7 +56,7 @@ export function createReceiptPoller({
       try {
         await poll();
       } catch (error) {
-        logger.warn({ msg: "receipt poll failed", error: shortReason(error) });
+        logger.warn({ event: "receipt_poll_failed", reason: shortReason(error) });
       }
       timer = undefined;
       schedule();

@@ -1,12 +1,5 @@
 import type { Address, Hex } from "viem";
 
-/** Structured log sink; every line is one JSON object. */
-export interface Logger {
-  info(entry: Record<string, unknown>): void;
-  warn(entry: Record<string, unknown>): void;
-  error(entry: Record<string, unknown>): void;
-}
-
 export interface TransactionRequest {
   to: Address;
   data: Hex;
@@ -26,5 +19,3 @@ export interface PreparedTransaction extends Fees {
   nonce: number;
   request: TransactionRequest;
 }
-
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };

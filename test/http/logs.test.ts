@@ -23,6 +23,9 @@ test("one JSON log line per request with route, status, latency and request id; 
   expect(requests[1]).toMatchObject({ route: "/verify", status: 400 });
   expect(requests[2]).toMatchObject({ route: "/health", status: 200 });
   for (const request of requests) expect(request.latencyMs).toBeGreaterThanOrEqual(0);
+  // The chain layer logs under the same key as the rest: the settle's broadcast is an event too.
+  expect(records.find((r) => r.event === "tx_broadcast")).toMatchObject({ level: "info", nonce: expect.any(Number) });
+  for (const record of records) expect(record).toEqual(expect.objectContaining({ event: expect.any(String) }));
 
   const everything = lines.join("\n").toLowerCase();
   const bsc = service.config.networks.bsc;
