@@ -13,8 +13,8 @@ import { erc20Abi, factoryAbi, relayerAbi } from "../src/chain/abis";
 import { startServer } from "../src/server";
 import { createBundler } from "../src/userops/bundler";
 import { type Call, encodeBatchExecution } from "../src/userops/execution";
-import { walletPaymentFee } from "../src/wallets/fee";
-import { walletPaymentCallData } from "../src/wallets/payment-call";
+import { payBatchCalls } from "../src/userops/pay-batch";
+import { walletPaymentFee, withFee } from "../src/wallets/fee";
 import { permissionlessWalletClient, verifyingPaymaster } from "./bench/permissionless-wallet";
 import { startRpcCounter } from "./bench/rpc-counter";
 import { buildContracts } from "./devnet/build";
@@ -148,35 +148,17 @@ try {
     signer: privateKeyToAccount(devnetKeys.paymasterSigner),
     validitySeconds: config.paymasterValiditySeconds,
   });
-  /** The calls walletPaymentCallData batches: approve(relayer, total), then relayer.payBatch with the fee. */
+  /** The service's own batch (approve, then payBatch with the fee), sent through permissionless as the baseline. */
   const paymentCalls = (batch: { to: Address; amount: bigint }[]): Call[] => {
-    const sum = batch.reduce((total, transfer) => total + transfer.amount, 0n);
-    const feeAmount = walletPaymentFee(sum, tokenConfig);
-    const withFee = feeAmount > 0n ? [...batch, { to: network.feeRecipient, amount: feeAmount }] : batch;
-    const calls: Call[] = [
-      {
-        to: token,
-        data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [network.relayer, sum + feeAmount] }),
-      },
-      {
-        to: network.relayer,
-        data: encodeFunctionData({
-          abi: relayerAbi,
-          functionName: "payBatch",
-          args: [token, withFee.map((transfer) => transfer.to), withFee.map((transfer) => transfer.amount)],
-        }),
-      },
-    ];
-    const expected = walletPaymentCallData({
+    const feeAmount = walletPaymentFee(
+      batch.reduce((total, transfer) => total + transfer.amount, 0n),
+      tokenConfig,
+    );
+    return payBatchCalls({
       token,
       relayer: network.relayer,
-      transfers: batch,
-      feeRecipient: network.feeRecipient,
-      feeAmount,
-      totalAmount: sum + feeAmount,
+      payments: withFee(batch, { to: network.feeRecipient, amount: feeAmount }),
     });
-    if (encodeBatchExecution(calls) !== expected) throw new Error("baseline batch differs from the service's");
-    return calls;
   };
   const direct = await deployWallet();
   const smartAccountClient = await permissionlessWalletClient({

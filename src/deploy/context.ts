@@ -12,7 +12,7 @@ import type { RelayerPort } from "../payments/relayer-port";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
 import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
-import { walletNetworkOf } from "../wallets/network-context";
+import { userOpNetworkOf } from "../userops/user-op-network";
 import { advanceBatch } from "./batch-progress";
 import type { StepDeps } from "./chain-steps";
 import { type DeploymentStore, type NewBatch, type NewWallet, WalletReservedError } from "./deployment-store";
@@ -84,8 +84,8 @@ export function createDeployContext(deps: DeployDeps) {
 
   async function pay(batch: DeploymentBatch): Promise<void> {
     const runtime = deps.networks.get(batch.network);
-    if (batch.flow === "eoa") await payFeeByAuthorization(feeDeps, walletNetworkOf(runtime), batch);
-    else await payFeeByUserOp(feeDeps, walletNetworkOf(runtime), batch, runtime.config.receiptTimeoutMs);
+    if (batch.flow === "eoa") await payFeeByAuthorization(feeDeps, userOpNetworkOf(runtime), batch);
+    else await payFeeByUserOp(feeDeps, userOpNetworkOf(runtime), batch, runtime.config.receiptTimeoutMs);
   }
 
   /** Payment, then deployments, then fundings; the first finished answer is stored and is every later answer. */

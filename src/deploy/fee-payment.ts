@@ -19,8 +19,8 @@ import {
   waitForUserOpOutcome,
 } from "../userops/outcome";
 import type { RpcUserOp } from "../userops/user-operation";
-import type { WalletNetwork } from "../wallets/network-context";
-import { assertBalanceStillCovers } from "../wallets/wallet-state";
+import type { UserOpNetwork } from "../userops/user-op-network";
+import { assertBalanceStillCovers } from "../userops/wallet-state";
 import type { DeploymentStore } from "./deployment-store";
 
 export type FeePaymentDeps = {
@@ -62,7 +62,7 @@ function paymentFailed(deps: FeePaymentDeps, batch: DeploymentBatch, error: ApiE
  */
 export async function payFeeByAuthorization(
   deps: FeePaymentDeps,
-  wallet: WalletNetwork,
+  wallet: UserOpNetwork,
   batch: DeploymentBatch,
 ): Promise<void> {
   if (batch.paymentStatus === "success") return;
@@ -100,7 +100,7 @@ export function feeWasSent(deps: FeePaymentDeps, batch: DeploymentBatch): boolea
  */
 export async function payFeeByUserOp(
   deps: FeePaymentDeps,
-  wallet: WalletNetwork,
+  wallet: UserOpNetwork,
   batch: DeploymentBatch,
   receiptTimeoutMs: number,
 ): Promise<void> {
@@ -190,7 +190,7 @@ type Executed = UserOpOutcome;
  */
 async function assertPayerStillCovers(
   deps: FeePaymentDeps,
-  wallet: WalletNetwork,
+  wallet: UserOpNetwork,
   batch: DeploymentBatch,
   op: RpcUserOp,
 ) {
@@ -216,7 +216,7 @@ async function assertPayerStillCovers(
  * nonce); "unknown" when the chain could not be read or the search does not reach back that far.
  */
 async function executedOnChain(
-  wallet: WalletNetwork,
+  wallet: UserOpNetwork,
   op: RpcUserOp,
   hash: Hex,
   batch: DeploymentBatch,

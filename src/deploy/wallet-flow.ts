@@ -1,15 +1,11 @@
 import type { Static } from "elysia";
-import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
-import { erc20Abi, relayerAbi } from "../chain/abis";
-import { assertOwnerNotDenied } from "../deny/deny-counters";
+import { type Address, getAddress, type Hex } from "viem";
 import { ApiError } from "../errors";
-import { shortReason } from "../logger";
-import { encodeBatchExecution } from "../userops/execution";
-import { buildSponsoredUserOp } from "../userops/sponsor";
-import { fromRpcUserOp, type RpcUserOp, toRpcUserOp, userOpHash } from "../userops/user-operation";
-import { walletNetworkOf } from "../wallets/network-context";
-import { checkOwnerSignature, differingFields } from "../wallets/user-op-match";
-import { readWalletState } from "../wallets/wallet-state";
+import { issueUserOp } from "../userops/issue-user-op";
+import { payBatchCalls } from "../userops/pay-batch";
+import { checkOwnerSignature, differingFields } from "../userops/user-op-match";
+import { userOpNetworkOf } from "../userops/user-op-network";
+import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
 import type { DeployContext } from "./context";
 import { assertDeployable, assertSameWallets, type DeploymentPlan, planDeployment, walletEntries } from "./plan";
 import type { WalletSettleBodySchema, WalletVerifyBodySchema } from "./schemas";
@@ -44,34 +40,19 @@ const normalized = (deployment: Deployment, amounts: bigint[]): IssuedDeployment
   fundingAmounts: amounts.map(String),
 });
 
-/** approve(relayer, total), then one payBatch: the fee to the fee recipient and each funding to its wallet's address. */
-function feeAndFundingCall(plan: DeploymentPlan, amounts: bigint[], total: bigint): Hex {
-  const funded = plan.wallets
-    .map((wallet, i) => [wallet, amounts[i] ?? 0n] as const)
-    .filter(([, amount]) => amount > 0n);
-  const recipients: Address[] = [plan.feeRecipient, ...funded.map(([wallet]) => wallet)];
-  const values = [plan.deploymentFee, ...funded.map(([, amount]) => amount)];
-  return encodeBatchExecution([
-    {
-      to: plan.token.address,
-      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [plan.relayer, total] }),
-    },
-    {
-      to: plan.relayer,
-      data: encodeFunctionData({
-        abi: relayerAbi,
-        functionName: "payBatch",
-        args: [plan.token.address, recipients, values],
-      }),
-    },
-  ]);
+/** The fee to the fee recipient, then each funding to its wallet's deterministic address. */
+function feeAndFundings(plan: DeploymentPlan, amounts: bigint[]) {
+  const fundings = plan.wallets
+    .map((wallet, i) => ({ to: wallet, amount: amounts[i] ?? 0n }))
+    .filter((funding) => funding.amount > 0n);
+  return [{ to: plan.feeRecipient, amount: plan.deploymentFee }, ...fundings];
 }
 
 /** /deploy/wallet/verify: an unsigned, paymaster-sponsored UserOp from the paying wallet for the fee and fundings. */
 export async function verifyWalletDeployment(ctx: DeployContext, body: Static<typeof WalletVerifyBodySchema>) {
   const { network: name, deployment } = body.paymentRequirements;
   const network = ctx.networks.get(name);
-  const wallet = walletNetworkOf(network);
+  const wallet = userOpNetworkOf(network);
   const plan = await planDeployment(network, deployment, FIELD);
   const amounts = fundingAmountsOf(plan, deployment);
   await assertDeployable(plan, ctx.store, FIELD);
@@ -79,56 +60,22 @@ export async function verifyWalletDeployment(ctx: DeployContext, body: Static<ty
   const fundingFees = amounts.reduce((sum, amount) => sum + amount, 0n);
   const total = plan.deploymentFee + fundingFees;
 
-  let state: Awaited<ReturnType<typeof readWalletState>>;
-  try {
-    state = await readWalletState(network.client, {
-      wallet: payer,
-      token: plan.token.address,
-      entryPoint: wallet.entryPoint,
-      factory: network.config.contracts.factory as Address,
-    });
-  } catch (error) {
-    throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
-  }
-  if (!state.deployed) throw invalid(`${FIELD}.payerAddress`, `no wallet is deployed at ${payer}`);
-  if (!state.fromFactory || !state.owner) {
-    throw invalid(`${FIELD}.payerAddress`, `${payer} is not a relay402 wallet (deployed by the factory)`);
-  }
-  assertOwnerNotDenied(ctx.deny, network.name, state.owner);
-  if (state.balance < total)
-    throw invalid(
-      `${FIELD}.payerAddress`,
-      `insufficient token balance in the paying wallet (${state.balance} < ${total})`,
-    );
-
-  let built: Awaited<ReturnType<typeof buildSponsoredUserOp>>;
-  try {
-    built = await buildSponsoredUserOp(
-      { sender: payer, nonce: state.nonce, callData: feeAndFundingCall(plan, amounts, total) },
-      {
-        bundler: wallet.bundler,
-        chainId: network.config.chainId,
-        paymaster: wallet.paymaster,
-        paymasterSigner: wallet.paymasterSigner,
-        validitySeconds: ctx.config.paymasterValiditySeconds,
-        caps: wallet.caps,
-      },
-    );
-  } catch (error) {
-    throw new ApiError("blockchain_error", "failed to estimate gas for the UserOp", { reason: shortReason(error) });
-  }
-  const hash = userOpHash(built.userOp, network.config.chainId, wallet.entryPoint);
-  const rpc = toRpcUserOp(built.userOp);
-  ctx.issued.issue({
-    userOpHash: hash,
-    network: network.name,
-    kind: "deployment",
-    sender: payer,
-    owner: state.owner,
-    userOp: JSON.stringify(rpc),
-    context: JSON.stringify(normalized(deployment, amounts)),
-    expiresAt: built.validUntil,
-  });
+  const issued = await issueUserOp(
+    { store: ctx.issued, deny: ctx.deny, validitySeconds: ctx.config.paymasterValiditySeconds },
+    {
+      network: wallet,
+      sender: payer,
+      spends: { token: plan.token.address, amount: total },
+      calls: payBatchCalls({
+        token: plan.token.address,
+        relayer: plan.relayer,
+        payments: feeAndFundings(plan, amounts),
+      }),
+      kind: "deployment",
+      context: JSON.stringify(normalized(deployment, amounts)),
+      fields: { sender: `${FIELD}.payerAddress`, balance: `${FIELD}.payerAddress` },
+    },
+  );
   return {
     isValid: true,
     payer,
@@ -137,8 +84,8 @@ export async function verifyWalletDeployment(ctx: DeployContext, body: Static<ty
     fundingFees: fundingFees.toString(),
     totalFees: total.toString(),
     invalidReason: null,
-    userOp: rpc,
-    userOpHash: hash,
+    userOp: issued.userOp,
+    userOpHash: issued.userOpHash,
   };
 }
 
@@ -166,7 +113,7 @@ function issuedDeployment(
 export async function settleWalletDeployment(ctx: DeployContext, body: Static<typeof WalletSettleBodySchema>) {
   const { network: name, deployment } = body.paymentRequirements;
   const network = ctx.networks.get(name);
-  const wallet = walletNetworkOf(network);
+  const wallet = userOpNetworkOf(network);
   const { hash, record } = issuedDeployment(
     ctx,
     network.name,

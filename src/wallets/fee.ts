@@ -4,3 +4,14 @@ export function walletPaymentFee(sum: bigint, token: { feeBps: number; minFee: s
   const minimum = BigInt(token.minFee);
   return proportional > minimum ? proportional : minimum;
 }
+
+/**
+ * The transfers of a wallet payment plus its fee to the fee recipient. A zero fee (feeBps 0 and minFee 0) is
+ * left out: it would only add an empty Transfer to the payment.
+ */
+export function withFee<T extends { to: string; amount: bigint }>(
+  transfers: readonly T[],
+  fee: { to: T["to"]; amount: bigint },
+): { to: T["to"]; amount: bigint }[] {
+  return fee.amount > 0n ? [...transfers, fee] : [...transfers];
+}

@@ -7,18 +7,18 @@ import { type Logger, shortReason } from "../logger";
 import { BundlerRejectedError, BundlerTimeoutError, UserOpAlreadyKnownError } from "../userops/bundler";
 import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
 import { type UserOpOutcome, waitForUserOpOutcome } from "../userops/outcome";
+import { checkOwnerSignature, differingFields } from "../userops/user-op-match";
+import type { UserOpNetwork } from "../userops/user-op-network";
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
-import type { WalletNetwork } from "./network-context";
+import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { type PaymentRecord, transfersIn } from "./transfers";
-import { checkOwnerSignature, differingFields } from "./user-op-match";
 import type { WalletPaymentContext } from "./verify-wallet-payment";
-import { assertBalanceStillCovers } from "./wallet-state";
 
 export type WalletSettleRequest = { userOp: RpcUserOp; signature: Hex };
 export type WalletSettleResponse = { success: true; txHash: Hex; userOpHash: Hex; payments: PaymentRecord[] };
 
 export type WalletSettleDeps = {
-  networks: () => WalletNetwork[];
+  networks: () => UserOpNetwork[];
   store: IssuedUserOpStore;
   logger: Logger;
   /** Counts sponsored UserOps that reverted against their wallet's owner. */
@@ -30,7 +30,7 @@ export type WalletSettleDeps = {
 const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
   new ApiError("validation_error", message, { field, ...details });
 
-type Located = { network: WalletNetwork; hash: Hex; record: IssuedUserOp };
+type Located = { network: UserOpNetwork; hash: Hex; record: IssuedUserOp };
 
 /**
  * /wallet/settle: accepts only a UserOp that verify issued, unchanged but for the owner's signature and
@@ -114,7 +114,7 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
     return response;
   }
 
-  const waitForOutcome = (network: WalletNetwork, hash: Hex) =>
+  const waitForOutcome = (network: UserOpNetwork, hash: Hex) =>
     waitForUserOpOutcome(
       { bundler: network.bundler, client: network.runtime.client, entryPoint: network.entryPoint },
       hash,

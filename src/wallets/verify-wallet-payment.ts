@@ -1,14 +1,10 @@
 import { type Address, getAddress, maxUint256 } from "viem";
-import { assertOwnerNotDenied, type DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
-import { shortReason } from "../logger";
-import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
-import { buildSponsoredUserOp } from "../userops/sponsor";
-import { type RpcUserOp, toRpcUserOp, userOpHash } from "../userops/user-operation";
-import { walletPaymentFee } from "./fee";
-import type { WalletNetwork } from "./network-context";
-import { walletPaymentCallData } from "./payment-call";
-import { readWalletState, type WalletState } from "./wallet-state";
+import { type IssueUserOpDeps, issueUserOp } from "../userops/issue-user-op";
+import { payBatchCalls } from "../userops/pay-batch";
+import type { UserOpNetwork } from "../userops/user-op-network";
+import type { RpcUserOp } from "../userops/user-operation";
+import { walletPaymentFee, withFee } from "./fee";
 
 export const MAX_WALLET_TRANSACTIONS = 20;
 
@@ -37,7 +33,7 @@ export type WalletPaymentContext = {
 const invalid = (field: string, message: string) => new ApiError("validation_error", `${field}: ${message}`, { field });
 
 /** The body rules the schema cannot express: one token, non-zero amounts, a token this network charges fees in. */
-function parseTransfers(network: WalletNetwork, request: WalletVerifyRequest) {
+function parseTransfers(network: UserOpNetwork, request: WalletVerifyRequest) {
   const { transactions } = request;
   if (transactions.length === 0) throw invalid("transactions", "at least one transaction is required");
   if (transactions.length > MAX_WALLET_TRANSACTIONS) {
@@ -64,95 +60,41 @@ function parseTransfers(network: WalletNetwork, request: WalletVerifyRequest) {
   return { token, transfers, feeAmount, totalAmount };
 }
 
-async function readState(network: WalletNetwork, wallet: Address, token: Address): Promise<WalletState> {
-  try {
-    return await readWalletState(network.runtime.client, {
-      wallet,
-      token,
-      entryPoint: network.entryPoint,
-      factory: network.runtime.config.contracts.factory as Address,
-    });
-  } catch (error) {
-    throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
-  }
-}
-
 /**
  * /wallet/verify in the interface's order: deployed wallet, balance (one round trip with owner and nonce),
  * batch call with the fee, gas from the bundler, paymaster signature; the issue is remembered for settle.
  */
 export async function verifyWalletPayment(
-  deps: { network: WalletNetwork; store: IssuedUserOpStore; deny: DenyCounters; validitySeconds: number },
+  deps: IssueUserOpDeps & { network: UserOpNetwork },
   request: WalletVerifyRequest,
 ): Promise<WalletVerifyResponse> {
   const { network } = deps;
   const wallet = getAddress(request.walletAddress);
   const plan = parseTransfers(network, request);
-
-  const state = await readState(network, wallet, plan.token);
-  if (!state.deployed) throw invalid("walletAddress", `no wallet deployed at ${wallet} on ${network.runtime.name}`);
-  // Only our own accounts: any other contract could accept the sponsorship and do nothing with it.
-  if (!state.fromFactory || !state.owner) {
-    throw invalid("walletAddress", `${wallet} is not a relay402 wallet (deployed by the factory)`);
-  }
-  assertOwnerNotDenied(deps.deny, network.runtime.name, state.owner);
-  if (state.balance < plan.totalAmount) {
-    throw new ApiError(
-      "validation_error",
-      `insufficient token balance: ${state.balance} < totalAmount ${plan.totalAmount}`,
-      {
-        field: "transactions",
-        balance: state.balance.toString(),
-        totalAmount: plan.totalAmount.toString(),
-      },
-    );
-  }
-
-  const callData = walletPaymentCallData({
-    ...plan,
-    relayer: network.relayer,
-    feeRecipient: network.runtime.config.feeRecipient as Address,
-  });
-  let sponsored: Awaited<ReturnType<typeof buildSponsoredUserOp>>;
-  try {
-    sponsored = await buildSponsoredUserOp(
-      { sender: wallet, nonce: state.nonce, callData },
-      {
-        bundler: network.bundler,
-        chainId: network.runtime.config.chainId,
-        paymaster: network.paymaster,
-        paymasterSigner: network.paymasterSigner,
-        validitySeconds: deps.validitySeconds,
-        caps: network.caps,
-      },
-    );
-  } catch (error) {
-    throw new ApiError("blockchain_error", "failed to estimate gas for the UserOp", { reason: shortReason(error) });
-  }
-
-  const hash = userOpHash(sponsored.userOp, network.runtime.config.chainId, network.entryPoint);
-  const userOp = toRpcUserOp(sponsored.userOp);
   const context: WalletPaymentContext = {
     token: plan.token,
     transfers: plan.transfers.map((transfer) => ({ to: transfer.to, amount: transfer.amount.toString() })),
     feeAmount: plan.feeAmount.toString(),
     totalAmount: plan.totalAmount.toString(),
   };
-  deps.store.issue({
-    userOpHash: hash,
-    network: network.runtime.name,
-    kind: "payment",
+  const issued = await issueUserOp(deps, {
+    network,
     sender: wallet,
-    owner: state.owner,
-    userOp: JSON.stringify(userOp),
+    spends: { token: plan.token, amount: plan.totalAmount },
+    calls: payBatchCalls({
+      token: plan.token,
+      relayer: network.relayer,
+      payments: withFee(plan.transfers, { to: network.runtime.config.feeRecipient as Address, amount: plan.feeAmount }),
+    }),
+    kind: "payment",
     context: JSON.stringify(context),
-    expiresAt: sponsored.validUntil,
+    fields: { sender: "walletAddress", balance: "transactions" },
   });
   return {
     isValid: true,
-    payer: state.owner,
-    userOp,
-    userOpHash: hash,
+    payer: issued.owner,
+    userOp: issued.userOp,
+    userOpHash: issued.userOpHash,
     feeAmount: context.feeAmount,
     totalAmount: context.totalAmount,
   };

@@ -3,7 +3,7 @@ import type { Db } from "../db/open";
 import type { DenyCounters } from "../deny/deny-counters";
 import type { Logger } from "../logger";
 import { createIssuedUserOpStore, type IssuedUserOpStore } from "../userops/issued-user-op-store";
-import { walletNetworkOf } from "./network-context";
+import { userOpNetworkOf } from "../userops/user-op-network";
 import { createWalletPaymentSettler, type WalletSettleRequest } from "./settle-wallet-payment";
 import { verifyWalletPayment, type WalletVerifyRequest } from "./verify-wallet-payment";
 
@@ -17,7 +17,7 @@ export function createWalletPayments(deps: {
 }) {
   const store: IssuedUserOpStore = createIssuedUserOpStore(deps.db);
   const settler = createWalletPaymentSettler({
-    networks: () => deps.networks.all().map(walletNetworkOf),
+    networks: () => deps.networks.all().map(userOpNetworkOf),
     store,
     logger: deps.logger,
     deny: deps.deny,
@@ -28,7 +28,7 @@ export function createWalletPayments(deps: {
     verify: (networkName: string, request: WalletVerifyRequest) =>
       verifyWalletPayment(
         {
-          network: walletNetworkOf(deps.networks.get(networkName)),
+          network: userOpNetworkOf(deps.networks.get(networkName)),
           store,
           deny: deps.deny,
           validitySeconds: deps.paymasterValiditySeconds,

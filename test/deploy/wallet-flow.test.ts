@@ -135,7 +135,7 @@ describe("smart-wallet deployment flow", () => {
       { paymentRequirements: { network, deployment: { ...base, payerAddress: randomOwner() } } },
       adminHeaders(service),
     );
-    expect(missing.body.message).toContain("no wallet is deployed");
+    expect(missing.body.message).toContain("no wallet deployed");
     const mismatch = await service.post(
       "/deploy/wallet/verify",
       {

@@ -1,33 +1,35 @@
 import type { Address } from "viem";
 import { type LocalAccount, privateKeyToAccount } from "viem/accounts";
 import type { NetworkRuntime } from "../chain/networks";
-import { type Bundler, createBundler } from "../userops/bundler";
-import { type UserOpCaps, userOpCapsFor } from "../userops/caps";
+import { type Bundler, createBundler } from "./bundler";
+import { type UserOpCaps, userOpCapsFor } from "./caps";
 
 /** What a wallet flow needs per network besides the chain client: the bundler and the paymaster's signer. */
-export type WalletNetwork = {
+export type UserOpNetwork = {
   runtime: NetworkRuntime;
   bundler: Bundler;
   paymasterSigner: LocalAccount;
   entryPoint: Address;
+  factory: Address;
   paymaster: Address;
   relayer: Address;
   /** What the paymaster signs at most: the network's defaults overridden by `userOpCaps` of its config. */
   caps: UserOpCaps;
 };
 
-const byRuntime = new WeakMap<NetworkRuntime, WalletNetwork>();
+const byRuntime = new WeakMap<NetworkRuntime, UserOpNetwork>();
 
 /** The wallet handles of a network, made once per network runtime and shared by every flow. */
-export function walletNetworkOf(runtime: NetworkRuntime): WalletNetwork {
+export function userOpNetworkOf(runtime: NetworkRuntime): UserOpNetwork {
   const known = byRuntime.get(runtime);
   if (known) return known;
   const entryPoint = runtime.config.contracts.entryPoint as Address;
-  const network: WalletNetwork = {
+  const network: UserOpNetwork = {
     runtime,
     bundler: createBundler(runtime.config.bundlerUrl, entryPoint),
     paymasterSigner: privateKeyToAccount(runtime.config.paymasterSignerKey as `0x${string}`),
     entryPoint,
+    factory: runtime.config.contracts.factory as Address,
     paymaster: runtime.config.contracts.paymaster as Address,
     relayer: runtime.config.contracts.relayer as Address,
     caps: userOpCapsFor(runtime.name, runtime.config.userOpCaps),

@@ -1,0 +1,95 @@
+import type { Address, Hex } from "viem";
+import type { IssuedUserOp } from "../db/schema";
+import { assertOwnerNotDenied, type DenyCounters } from "../deny/deny-counters";
+import { ApiError } from "../errors";
+import { shortReason } from "../logger";
+import { type Call, encodeBatchExecution } from "./execution";
+import type { IssuedUserOpStore } from "./issued-user-op-store";
+import { buildSponsoredUserOp } from "./sponsor";
+import type { UserOpNetwork } from "./user-op-network";
+import { type RpcUserOp, toRpcUserOp, userOpHash } from "./user-operation";
+import { readWalletState, type WalletState } from "./wallet-state";
+
+export type IssueUserOpDeps = { store: IssuedUserOpStore; deny: DenyCounters; validitySeconds: number };
+
+export type IssueUserOpRequest = {
+  network: UserOpNetwork;
+  /** The paying wallet: one of our factory's accounts, deployed. */
+  sender: Address;
+  /** What the calls take out of the wallet: it must hold at least this much when the UserOp is built. */
+  spends: { token: Address; amount: bigint };
+  calls: readonly Call[];
+  kind: IssuedUserOp["kind"];
+  /** The flow's own record of what was asked (JSON), kept with the UserOp and handed back at settle. */
+  context: string;
+  /** Request fields a refusal names: the one holding the sender, the one to blame for a short balance. */
+  fields: { sender: string; balance: string };
+};
+
+export type IssuedTicket = { userOp: RpcUserOp; userOpHash: Hex; owner: Address };
+
+const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
+  new ApiError("validation_error", message, { field, ...details });
+
+/**
+ * The kernel's first step, shared by every UserOp flow: read the wallet (deployed, ours, its owner not denied,
+ * enough balance: one round trip), batch the flow's calls, have the bundler estimate and the paymaster sign
+ * (within the caps), and remember the UserOp as issued so that settle accepts only it, unchanged.
+ */
+export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpRequest): Promise<IssuedTicket> {
+  const { network, sender, fields } = request;
+  const name = network.runtime.name;
+  let state: WalletState;
+  try {
+    state = await readWalletState(network.runtime.client, {
+      wallet: sender,
+      token: request.spends.token,
+      entryPoint: network.entryPoint,
+      factory: network.factory,
+    });
+  } catch (error) {
+    throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
+  }
+  if (!state.deployed) throw invalid(fields.sender, `no wallet deployed at ${sender} on ${name}`);
+  // Only our own accounts: any other contract could accept the sponsorship and do nothing with it.
+  if (!state.fromFactory || !state.owner) {
+    throw invalid(fields.sender, `${sender} is not a relay402 wallet (deployed by the factory)`);
+  }
+  assertOwnerNotDenied(deps.deny, name, state.owner);
+  if (state.balance < request.spends.amount) {
+    throw invalid(fields.balance, `insufficient token balance: ${state.balance} < ${request.spends.amount} needed`, {
+      balance: state.balance.toString(),
+      totalAmount: request.spends.amount.toString(),
+    });
+  }
+
+  let sponsored: Awaited<ReturnType<typeof buildSponsoredUserOp>>;
+  try {
+    sponsored = await buildSponsoredUserOp(
+      { sender, nonce: state.nonce, callData: encodeBatchExecution(request.calls) },
+      {
+        bundler: network.bundler,
+        chainId: network.runtime.config.chainId,
+        paymaster: network.paymaster,
+        paymasterSigner: network.paymasterSigner,
+        validitySeconds: deps.validitySeconds,
+        caps: network.caps,
+      },
+    );
+  } catch (error) {
+    throw new ApiError("blockchain_error", "failed to estimate gas for the UserOp", { reason: shortReason(error) });
+  }
+  const hash = userOpHash(sponsored.userOp, network.runtime.config.chainId, network.entryPoint);
+  const userOp = toRpcUserOp(sponsored.userOp);
+  deps.store.issue({
+    userOpHash: hash,
+    network: name,
+    kind: request.kind,
+    sender,
+    owner: state.owner,
+    userOp: JSON.stringify(userOp),
+    context: request.context,
+    expiresAt: sponsored.validUntil,
+  });
+  return { userOp, userOpHash: hash, owner: state.owner };
+}
