@@ -1,6 +1,7 @@
 // `bun run bench`: EOA payment figures against a fresh devnet (not a test; prints numbers for the README).
-// /verify latency and throughput with 16 clients, /settle of 100 payments at concurrency 1 and 20 with
-// automine and with 1-second blocks, JSON-RPC round trips per verify and per settle, gas, peak RSS.
+// /verify latency and throughput with 16 clients, refusal of deeply nested bodies (and /health while ten arrive),
+// /settle of 100 payments at concurrency 1 and 20 with automine and with 1-second blocks, JSON-RPC round trips per
+// verify and per settle, gas, peak RSS.
 import "../src/production-env";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -148,6 +149,33 @@ try {
   );
   console.log(
     `  CPU of this process (service + load generator) per verify ${ms((cpu.user + cpu.system) / 1000 / latencies.length)}`,
+  );
+
+  // Bodies nested 30,000 deep (60 KB, under the size limit): refused before the parser and the schema.
+  const deep = `${"[".repeat(30_000)}${"]".repeat(30_000)}`;
+  const health = async () => {
+    const begin = performance.now();
+    await (await fetch(`${service.url}/health`)).text();
+    return performance.now() - begin;
+  };
+  const refusals: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const result = await post("/verify", deep);
+    if (result.status !== 400) throw new Error(`deep body: ${result.status} ${JSON.stringify(result.json)}`);
+    refusals.push(result.latency);
+  }
+  const healthAlone: number[] = [];
+  const healthUnderDeep: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    healthAlone.push(await health());
+    const flood = Array.from({ length: 10 }, () => post("/verify", deep));
+    healthUnderDeep.push(await health());
+    await Promise.all(flood);
+  }
+  console.log("\nbodies nested 30,000 deep (60 KB)");
+  console.log(`  time to refuse one: p50 ${ms(percentile(refusals, 50))}, max ${ms(Math.max(...refusals))}`);
+  console.log(
+    `  /health latency p50 alone ${ms(percentile(healthAlone, 50))}, while ten arrive at once ${ms(percentile(healthUnderDeep, 50))} (max ${ms(Math.max(...healthUnderDeep))})`,
   );
 
   async function settleRun(label: string, concurrency: number) {

@@ -84,7 +84,7 @@ describe("issued UserOps under load (one sender, 50,000 rows)", () => {
     expect(countRows("sender = ? AND status = 'issued'", issued.wallet.toLowerCase())).toBe(ATTACK_ROWS + 1);
     const body = await settleBody(issued.verified, issued.owner);
     const tampered = {
-      userOp: { ...body.userOp, callData: flipLast(body.userOp.callData!) },
+      userOp: { ...body.userOp, callData: flipLast(issued.verified.userOp.callData!) },
       signature: body.signature,
     };
 
