@@ -6,6 +6,7 @@ import type { Deployments } from "./deployments";
 import {
   ClaimBodySchema,
   ClaimResponseSchema,
+  DeploySettleResponseSchema,
   EoaSettleBodySchema,
   EoaVerifyBodySchema,
   EoaVerifyResponseSchema,
@@ -14,7 +15,6 @@ import {
   OwnerQuerySchema,
   QuoteBodySchema,
   QuoteResponseSchema,
-  SettleResponseSchema,
   WalletListResponseSchema,
   WalletSettleBodySchema,
   WalletVerifyBodySchema,
@@ -55,7 +55,7 @@ export function deployRoutes(deployments: Deployments, guard: AdminGuard) {
     .post("/deploy/settle", ({ body }) => deployments.settle(body), {
       admin: true,
       body: EoaSettleBodySchema,
-      response: { 200: SettleResponseSchema, ...errors },
+      response: { 200: DeploySettleResponseSchema, ...errors },
       detail: {
         tags,
         summary: "Settle an EOA-paid deployment",
@@ -78,7 +78,7 @@ export function deployRoutes(deployments: Deployments, guard: AdminGuard) {
     .post("/deploy/wallet/settle", ({ body }) => deployments.settleWallet(body), {
       admin: true,
       body: WalletSettleBodySchema,
-      response: { 200: SettleResponseSchema, ...errors },
+      response: { 200: DeploySettleResponseSchema, ...errors },
       detail: {
         tags,
         summary: "Settle a smart-wallet-paid deployment",

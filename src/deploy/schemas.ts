@@ -86,7 +86,7 @@ export const WalletSettleBodySchema = t.Object({
   wallets: t.Array(WalletEntrySchema, { maxItems: 10 }),
 });
 
-export const SettleResponseSchema = t.Object({
+export const DeploySettleResponseSchema = t.Object({
   paymentSuccess: t.Boolean(),
   deploymentSuccess: t.Boolean(),
   fundingSuccess: t.Boolean(),

@@ -1,13 +1,13 @@
 import { Elysia } from "elysia";
 import { ErrorResponse } from "../fields";
 import type { Payments } from "./payments";
-import { PaymentBodySchema, SettleResponseSchema, VerifyResponseSchema } from "./schemas";
+import { PaymentBodySchema, PaymentSettleResponseSchema, PaymentVerifyResponseSchema } from "./schemas";
 
 export function paymentRoutes(payments: Payments) {
   return new Elysia({ name: "payments", seed: Math.random() })
     .post("/verify", ({ body }) => payments.verify(body), {
       body: PaymentBodySchema,
-      response: { 200: VerifyResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
+      response: { 200: PaymentVerifyResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
       detail: {
         tags: ["EOA payments"],
         summary: "Verify a signed TransferWithAuthorization",
@@ -16,7 +16,7 @@ export function paymentRoutes(payments: Payments) {
     })
     .post("/settle", ({ body }) => payments.settle(body), {
       body: PaymentBodySchema,
-      response: { 200: SettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
+      response: { 200: PaymentSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
       detail: {
         tags: ["EOA payments"],
         summary: "Settle a signed TransferWithAuthorization on-chain",

@@ -23,14 +23,14 @@ export const PaymentBodySchema = t.Object({
   paymentRequirements: t.Object({ network: NetworkField, relayerContract: AddressField }),
 });
 
-export const VerifyResponseSchema = t.Object({
+export const PaymentVerifyResponseSchema = t.Object({
   isValid: t.Boolean(),
   payer: t.Optional(t.String()),
   invalidReason: t.Optional(t.String()),
   invalidMessage: t.Optional(t.String()),
 });
 
-export const SettleResponseSchema = t.Object({
+export const PaymentSettleResponseSchema = t.Object({
   success: t.Boolean(),
   transaction: t.String(),
   network: t.String(),

@@ -3,18 +3,18 @@ import type { Hex } from "viem";
 import { ErrorResponse } from "../fields";
 import type { RpcUserOp } from "../userops/user-operation";
 import {
-  WalletSettleBodySchema,
-  WalletSettleResponseSchema,
-  WalletVerifyBodySchema,
-  WalletVerifyResponseSchema,
+  WalletPaymentSettleBodySchema,
+  WalletPaymentSettleResponseSchema,
+  WalletPaymentVerifyBodySchema,
+  WalletPaymentVerifyResponseSchema,
 } from "./schemas";
 import type { WalletPayments } from "./wallet-payments";
 
 export function walletRoutes(wallets: WalletPayments) {
   return new Elysia({ name: "wallet-payments", seed: Math.random() })
     .post("/wallet/verify", ({ body }) => wallets.verify(body.paymentRequirements.network, body), {
-      body: WalletVerifyBodySchema,
-      response: { 200: WalletVerifyResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
+      body: WalletPaymentVerifyBodySchema,
+      response: { 200: WalletPaymentVerifyResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
       detail: {
         tags: ["Smart wallet payments"],
         summary: "Build the unsigned, paymaster-sponsored UserOp of a smart-wallet payment",
@@ -26,8 +26,8 @@ export function walletRoutes(wallets: WalletPayments) {
       "/wallet/settle",
       ({ body }) => wallets.settle({ userOp: body.userOp as RpcUserOp, signature: body.signature as Hex }),
       {
-        body: WalletSettleBodySchema,
-        response: { 200: WalletSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
+        body: WalletPaymentSettleBodySchema,
+        response: { 200: WalletPaymentSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
         detail: {
           tags: ["Smart wallet payments"],
           summary: "Send a signed UserOp from /wallet/verify to the bundler and report the transfers",

@@ -3,7 +3,7 @@ import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields"
 import { SignatureField, UserOpSchema } from "../userops/schema";
 import { MAX_WALLET_TRANSACTIONS } from "./verify-wallet-payment";
 
-export const WalletVerifyBodySchema = t.Object({
+export const WalletPaymentVerifyBodySchema = t.Object({
   walletAddress: AddressField,
   transactions: t.Array(t.Object({ to: AddressField, amount: UintString, token: AddressField }), {
     minItems: 1,
@@ -12,7 +12,7 @@ export const WalletVerifyBodySchema = t.Object({
   paymentRequirements: t.Object({ network: NetworkField }),
 });
 
-export const WalletVerifyResponseSchema = t.Object({
+export const WalletPaymentVerifyResponseSchema = t.Object({
   isValid: t.Boolean(),
   payer: t.String({ description: "owner EOA of the smart wallet" }),
   userOp: UserOpSchema,
@@ -21,12 +21,12 @@ export const WalletVerifyResponseSchema = t.Object({
   totalAmount: t.String({ description: "sum of amounts plus feeAmount" }),
 });
 
-export const WalletSettleBodySchema = t.Object({
+export const WalletPaymentSettleBodySchema = t.Object({
   userOp: UserOpSchema,
   signature: SignatureField,
 });
 
-export const WalletSettleResponseSchema = t.Object({
+export const WalletPaymentSettleResponseSchema = t.Object({
   success: t.Boolean(),
   txHash: Bytes32Field,
   userOpHash: Bytes32Field,
