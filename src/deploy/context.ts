@@ -85,7 +85,7 @@ export function createDeployContext(deps: DeployDeps) {
   async function pay(batch: DeploymentBatch): Promise<void> {
     const runtime = deps.networks.get(batch.network);
     if (batch.flow === "eoa") await payFeeByAuthorization(feeDeps, userOpNetworkOf(runtime), batch);
-    else await payFeeByUserOp(feeDeps, userOpNetworkOf(runtime), batch, runtime.config.receiptTimeoutMs);
+    else await payFeeByUserOp(feeDeps, userOpNetworkOf(runtime), batch);
   }
 
   /** Payment, then deployments, then fundings; the first finished answer is stored and is every later answer. */

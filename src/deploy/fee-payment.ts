@@ -1,5 +1,4 @@
 import type { Address, Hex } from "viem";
-import { entryPointAbi } from "../chain/abis";
 import type { DeploymentBatch } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
@@ -7,19 +6,10 @@ import { type Logger, shortReason } from "../logger";
 import type { Authorization } from "../payments/authorization";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
-import { BundlerRejectedError, UserOpAlreadyKnownError } from "../userops/bundler";
-import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
-import {
-  findUserOpTransaction,
-  lookbackCovers,
-  type OutcomeSource,
-  outcomeByBundlerHint,
-  outcomeInTransaction,
-  type UserOpOutcome,
-  waitForUserOpOutcome,
-} from "../userops/outcome";
-import type { RpcUserOp } from "../userops/user-operation";
+import { type IssuedUserOpStore, issuedAt } from "../userops/issued-user-op-store";
+import { submitUserOp } from "../userops/submit-user-op";
 import type { UserOpNetwork } from "../userops/user-op-network";
+import type { RpcUserOp } from "../userops/user-operation";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
 import type { DeploymentStore } from "./deployment-store";
 
@@ -102,69 +92,47 @@ export async function payFeeByUserOp(
   deps: FeePaymentDeps,
   wallet: UserOpNetwork,
   batch: DeploymentBatch,
-  receiptTimeoutMs: number,
 ): Promise<void> {
   if (batch.paymentStatus === "success") return;
   const hash = batch.userOpHash as Hex;
   const op = JSON.parse(batch.signedUserOp ?? "null") as RpcUserOp;
   const resuming = batch.paymentStatus === "sending";
-  const source: OutcomeSource = {
-    bundler: wallet.bundler,
-    client: wallet.runtime.client,
-    entryPoint: wallet.entryPoint,
-  };
   if (!resuming) await assertPayerStillCovers(deps, wallet, batch, op);
   deps.store.setPayment(batch.id, { status: "sending" });
   deps.issued.claim(hash);
-  let receipt: Executed | null = resuming ? await outcomeByBundlerHint(source, hash) : null;
-  if (!receipt) {
-    try {
-      await wallet.bundler.send(op);
-    } catch (error) {
-      receipt = await outcomeByBundlerHint(source, hash);
-      // "Already known": the bundler holds this very UserOp (sent before a restart), so it is in flight, not rejected.
-      if (!receipt && !(error instanceof UserOpAlreadyKnownError)) {
-        if (!(error instanceof BundlerRejectedError)) {
-          throw pending("bundler unreachable; settle or claim again later", {
-            userOpHash: hash,
-            reason: shortReason(error),
-          });
-        }
-        // A bundler that lost track of this UserOp after it was mined refuses its re-send too (AA25, the nonce
-        // is used): the chain, not the bundler, tells whether it executed.
-        const executed = await executedOnChain(wallet, op, hash, batch);
-        if (executed === "superseded") {
-          // Another UserOp of the paying wallet used this nonce: this one can never execute, the fee was not taken.
-          const superseded = new ApiError(
-            "userop_error",
-            "the paying wallet's nonce was used by another UserOp; the fee was not taken",
-            { userOpHash: hash },
-          );
-          deps.issued.finish(hash, {
-            status: "failed",
-            result: { code: superseded.code, message: superseded.message },
-          });
-          paymentFailed(deps, batch, superseded, null);
-        }
-        if (executed === "unknown") {
-          throw pending("the UserOp's nonce was used but its execution was not found yet; claim again later", {
-            userOpHash: hash,
-            reason: shortReason(error),
-          });
-        }
-        if (!executed) {
-          const rejected = new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, {
-            userOpHash: hash,
-          });
-          deps.issued.finish(hash, { status: "failed", result: { code: rejected.code, message: rejected.message } });
-          paymentFailed(deps, batch, rejected, null);
-        }
-        receipt = executed;
-      }
-    }
+  const issued = deps.issued.find(hash);
+  const submission = await submitUserOp(
+    wallet,
+    { op, hash },
+    { resume: resuming, issuedAt: issued ? issuedAt(issued) : Math.floor(Date.parse(batch.createdAt) / 1000) },
+  );
+  const notTaken = (error: ApiError): never => {
+    deps.issued.finish(hash, { status: "failed", result: { code: error.code, message: error.message } });
+    return paymentFailed(deps, batch, error, null);
+  };
+  switch (submission.status) {
+    case "pending":
+      throw pending(`${submission.reason}; settle or claim again later`, { userOpHash: hash });
+    case "unreachable":
+      throw pending("bundler unreachable; settle or claim again later", {
+        userOpHash: hash,
+        reason: submission.reason,
+      });
+    case "rejected":
+      return notTaken(
+        new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(submission.error)}`, {
+          userOpHash: hash,
+        }),
+      );
+    case "superseded":
+      // Another UserOp of the paying wallet used this nonce: this one can never execute, the fee was not taken.
+      return notTaken(
+        new ApiError("userop_error", "the paying wallet's nonce was used by another UserOp; the fee was not taken", {
+          userOpHash: hash,
+        }),
+      );
   }
-  receipt ??= await waitForUserOpOutcome(source, hash, receiptTimeoutMs);
-  if (!receipt) throw pending("UserOp sent but not yet mined", { userOpHash: hash });
+  const receipt = submission.outcome;
   const txHash = receipt.transactionHash.toLowerCase();
   if (!receipt.success) {
     const owner = deps.issued.find(hash)?.owner;
@@ -180,9 +148,6 @@ export async function payFeeByUserOp(
   deps.store.paidWithFundings(batch.id, txHash);
   deps.issued.finish(hash, { status: "success", txHash, result: { batchId: batch.id, txHash } });
 }
-
-/** What settling needs of a UserOp's execution, read from the chain. */
-type Executed = UserOpOutcome;
 
 /**
  * Before the first send: the paying wallet must still hold the fee and the fundings, or the paymaster pays for
@@ -206,39 +171,5 @@ async function assertPayerStillCovers(
     const hash = batch.userOpHash as Hex;
     deps.issued.finish(hash, { status: "failed", result: { code: error.code, message: error.message } });
     paymentFailed(deps, batch, error, null);
-  }
-}
-
-/**
- * After the bundler refused a re-send: null when the sender's EntryPoint nonce has not passed the UserOp's (a
- * real rejection); the UserOp's own execution, found from its UserOperationEvent, when it was mined;
- * "superseded" when the nonce moved on and no event exists since the batch was created (another UserOp used the
- * nonce); "unknown" when the chain could not be read or the search does not reach back that far.
- */
-async function executedOnChain(
-  wallet: UserOpNetwork,
-  op: RpcUserOp,
-  hash: Hex,
-  batch: DeploymentBatch,
-): Promise<Executed | null | "superseded" | "unknown"> {
-  const client = wallet.runtime.client;
-  try {
-    // A v0.7 nonce is key (high 192 bits) and sequence; getNonce answers both, so the full values compare.
-    const nonce = BigInt(op.nonce);
-    const next = await client.readContract({
-      address: wallet.entryPoint,
-      abi: entryPointAbi,
-      functionName: "getNonce",
-      args: [op.sender as Address, nonce >> 64n],
-    });
-    if (next <= nonce) return null;
-    const transaction = await findUserOpTransaction(client, wallet.entryPoint, hash);
-    if (!transaction) {
-      const createdAt = Math.floor(Date.parse(batch.createdAt) / 1000);
-      return (await lookbackCovers(client, createdAt)) ? "superseded" : "unknown";
-    }
-    return (await outcomeInTransaction(client, wallet.entryPoint, hash, transaction)) ?? "unknown";
-  } catch {
-    return "unknown";
   }
 }

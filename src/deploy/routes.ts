@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
-import { ApiError } from "../errors";
-import type { AdminGuard } from "../http/admin-guard";
 import { ErrorResponse } from "../fields";
+import type { AdminGuard } from "../http/admin-guard";
 import type { Deployments } from "./deployments";
 import {
   ClaimBodySchema,

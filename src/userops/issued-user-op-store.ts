@@ -103,3 +103,6 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
     },
   };
 }
+
+/** Unix seconds at which a UserOp was issued: no execution of it can be older. */
+export const issuedAt = (record: Pick<IssuedUserOp, "createdAt">) => Math.floor(Date.parse(record.createdAt) / 1000);

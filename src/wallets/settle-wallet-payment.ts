@@ -4,9 +4,9 @@ import type { IssuedUserOp } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError, type StoredApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
-import { BundlerRejectedError, BundlerTimeoutError, UserOpAlreadyKnownError } from "../userops/bundler";
-import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
+import { type IssuedUserOpStore, issuedAt } from "../userops/issued-user-op-store";
 import { type UserOpOutcome, waitForUserOpOutcome } from "../userops/outcome";
+import { submitUserOp } from "../userops/submit-user-op";
 import { checkOwnerSignature, differingFields } from "../userops/user-op-match";
 import type { UserOpNetwork } from "../userops/user-op-network";
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
@@ -165,43 +165,34 @@ export function createWalletPaymentSettler(deps: WalletSettleDeps) {
     // Nothing is claimed or sent for a wallet that no longer holds the total: the paymaster would pay for a revert.
     if (record.status === "issued") await assertBalanceCovers(located);
     if (!deps.store.claim(hash)) return replay(located);
-    const userOp: RpcUserOp = { ...(JSON.parse(record.userOp) as RpcUserOp), signature };
-    try {
-      const accepted = await network.bundler.send(userOp);
-      if (accepted.toLowerCase() !== hash.toLowerCase()) {
-        deps.logger.warn({
-          event: "userop_hash_mismatch",
-          network: network.runtime.name,
-          expected: hash,
-          bundler: accepted,
-        });
-      }
-    } catch (error) {
-      if (error instanceof UserOpAlreadyKnownError) {
-        // Sent by an earlier attempt whose answer was lost: wait for its receipt below.
-      } else if (error instanceof BundlerRejectedError) {
-        fail(
+    const op: RpcUserOp = { ...(JSON.parse(record.userOp) as RpcUserOp), signature };
+    const submission = await submitUserOp(network, { op, hash }, { resume: false, issuedAt: issuedAt(record) });
+    switch (submission.status) {
+      case "executed":
+        return finish(located, submission.outcome);
+      case "pending":
+        // The bundler may have it: the claim stays, a later settle looks for the outcome instead of resending.
+        throw pending(hash, `${submission.reason}; retry settle shortly`);
+      case "rejected":
+      case "superseded": {
+        // Refused (a nonce another UserOp used is refused too): nothing was paid, and a repeat answers the same.
+        const reason = shortReason(submission.error);
+        return fail(
           hash,
-          new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(error)}`, {
-            reason: shortReason(error),
-            rpcCode: error.rpcCode,
+          new ApiError("userop_error", `bundler rejected the UserOp: ${reason}`, {
+            reason,
+            rpcCode: submission.error.rpcCode,
             userOpHash: hash,
           }),
         );
-      } else if (error instanceof BundlerTimeoutError) {
-        // The bundler may have it: keep the claim, a later settle looks for the receipt instead of resending.
-        throw pending(hash, "the bundler did not answer in time; retry settle shortly");
-      } else {
+      }
+      case "unreachable":
         deps.store.release(hash);
         throw new ApiError("blockchain_error", "could not reach the bundler", {
-          reason: shortReason(error),
+          reason: submission.reason,
           userOpHash: hash,
         });
-      }
     }
-    const outcome = await waitForOutcome(network, hash);
-    if (!outcome) throw pending(hash, "no receipt for the UserOp in time; retry settle shortly");
-    return finish(located, outcome);
   }
 
   return {
