@@ -1,11 +1,11 @@
 import type { Static } from "elysia";
-import { type Address, getAddress, type Hex } from "viem";
+import { getAddress, type Hex } from "viem";
 import { ApiError } from "../errors";
 import { issueUserOp } from "../userops/issue-user-op";
+import { assertSignedByOwner, locateIssuedUserOp } from "../userops/locate-issued-user-op";
 import { payBatchCalls } from "../userops/pay-batch";
-import { checkOwnerSignature, differingFields } from "../userops/user-op-match";
 import { userOpNetworkOf } from "../userops/user-op-network";
-import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
+import type { RpcUserOp } from "../userops/user-operation";
 import type { DeployContext } from "./context";
 import { assertDeployable, assertSameWallets, type DeploymentPlan, planDeployment, walletEntries } from "./plan";
 import type { WalletSettleBodySchema, WalletVerifyBodySchema } from "./schemas";
@@ -89,38 +89,19 @@ export async function verifyWalletDeployment(ctx: DeployContext, body: Static<ty
   };
 }
 
-function issuedDeployment(
-  ctx: DeployContext,
-  networkName: string,
-  chainId: number,
-  entryPoint: Address,
-  op: RpcUserOp,
-) {
-  const hash = userOpHash(fromRpcUserOp(op), chainId, entryPoint);
-  const record = ctx.issued.find(hash);
-  if (record && record.kind === "deployment" && record.network === networkName) return { hash, record };
-  const candidates = ctx.issued.recentIssued(networkName, op.sender, "deployment", Number(ctx.now()));
-  const fields = candidates[0] ? differingFields(JSON.parse(candidates[0].userOp), op) : [];
-  if (fields.length > 0)
-    throw invalid(
-      `userOp.${fields[0]}`,
-      `${fields.map((f) => `userOp.${f}`).join(", ")} differs from the UserOp issued by /deploy/wallet/verify`,
-    );
-  throw invalid("userOp", "unknown UserOp: it was not issued by /deploy/wallet/verify on this network");
-}
-
 /** /deploy/wallet/settle: only the UserOp verify issued, signed by the paying wallet's owner, pays; then the wallets are deployed. */
 export async function settleWalletDeployment(ctx: DeployContext, body: Static<typeof WalletSettleBodySchema>) {
   const { network: name, deployment } = body.paymentRequirements;
   const network = ctx.networks.get(name);
   const wallet = userOpNetworkOf(network);
-  const { hash, record } = issuedDeployment(
-    ctx,
-    network.name,
-    network.config.chainId,
-    wallet.entryPoint,
+  const located = locateIssuedUserOp(
+    { store: ctx.issued, now: Number(ctx.now()) },
+    [wallet],
+    "deployment",
     body.userOp as RpcUserOp,
+    "/deploy/wallet/verify",
   );
+  const { hash, record } = located;
   const signature = body.signature.toLowerCase() as Hex;
   if (body.userOp.signature !== "0x" && body.userOp.signature.toLowerCase() !== signature)
     throw invalid("signature", "signature differs from userOp.signature");
@@ -132,12 +113,7 @@ export async function settleWalletDeployment(ctx: DeployContext, body: Static<ty
     const known = ctx.store.findBatch(batchKey);
     if (known) return ctx.settleBatch(known.id);
     if (record.status !== "issued") throw invalid("userOp", `this UserOp was already settled (${record.status})`);
-    if (record.expiresAt <= Number(ctx.now()))
-      throw invalid("userOp.paymasterData", "UserOp expired, call verify again", { expiresAt: record.expiresAt });
-    const signer = await checkOwnerSignature(hash, signature, record.owner);
-    if (signer === "malformed") throw invalid("signature", "signature is not a valid ECDSA signature");
-    if (signer === "other")
-      throw invalid("signature", "signature does not recover to the paying wallet's owner over userOpHash");
+    await assertSignedByOwner(located, signature, Number(ctx.now()));
 
     const plan = await planDeployment(network, deployment, FIELD);
     const amounts = fundingAmountsOf(plan, deployment);

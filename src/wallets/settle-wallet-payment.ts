@@ -1,15 +1,14 @@
 import type { Address, Hex } from "viem";
 import { createSingleFlight } from "../concurrency/single-flight";
-import type { IssuedUserOp } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError, type StoredApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
 import { type IssuedUserOpStore, issuedAt } from "../userops/issued-user-op-store";
+import { assertSignedByOwner, type LocatedUserOp, locateIssuedUserOp } from "../userops/locate-issued-user-op";
 import { type UserOpOutcome, waitForUserOpOutcome } from "../userops/outcome";
 import { submitUserOp } from "../userops/submit-user-op";
-import { checkOwnerSignature, differingFields } from "../userops/user-op-match";
 import type { UserOpNetwork } from "../userops/user-op-network";
-import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
+import type { RpcUserOp } from "../userops/user-operation";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { type PaymentRecord, transfersIn } from "./transfers";
 import type { WalletPaymentContext } from "./verify-wallet-payment";
@@ -30,7 +29,7 @@ export type WalletSettleDeps = {
 const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
   new ApiError("validation_error", message, { field, ...details });
 
-type Located = { network: UserOpNetwork; hash: Hex; record: IssuedUserOp };
+type Located = LocatedUserOp;
 
 /**
  * /wallet/settle: accepts only a UserOp that verify issued, unchanged but for the owner's signature and
@@ -40,47 +39,19 @@ type Located = { network: UserOpNetwork; hash: Hex; record: IssuedUserOp };
 export function createWalletPaymentSettler(deps: WalletSettleDeps) {
   const once = createSingleFlight();
 
-  /** The issue this UserOp belongs to; the body carries no network, the hash (chain id in it) decides. */
-  function locate(op: RpcUserOp): Located {
-    const unpacked = fromRpcUserOp(op);
-    for (const network of deps.networks()) {
-      const hash = userOpHash(unpacked, network.runtime.config.chainId, network.entryPoint);
-      const record = deps.store.find(hash);
-      // Deployment and incognito UserOps have settle routes of their own, with their own records.
-      if (record?.kind === "payment") return { network, hash, record };
-    }
-    // Not ours as sent: name what changed against the closest of the newest UserOps issued to this sender.
-    let closest: string[] | undefined;
-    for (const network of deps.networks()) {
-      for (const issued of deps.store.recentIssued(network.runtime.name, op.sender, "payment", deps.now())) {
-        const fields = differingFields(JSON.parse(issued.userOp), op);
-        if (!closest || fields.length < closest.length) closest = fields;
-      }
-    }
-    if (closest && closest.length > 0) {
-      const fields = closest.map((field) => `userOp.${field}`);
-      throw invalid(
-        fields[0]!,
-        `${fields.join(", ")} differs from the UserOp issued by /wallet/verify; only signature may change`,
-        { fields },
-      );
-    }
-    throw invalid("userOp", "unknown UserOp: it was not issued by /wallet/verify (call verify first)");
-  }
-
+  /** The body carries no network: the UserOp's hash (chain id in it) finds the issue. */
   async function checkRequest(request: WalletSettleRequest): Promise<Located> {
-    const located = locate(request.userOp);
-    const { record, hash } = located;
-    if (record.status === "issued" && record.expiresAt <= deps.now()) {
-      throw invalid("userOp.paymasterData", "UserOp expired, call verify again", { expiresAt: record.expiresAt });
-    }
+    const located = locateIssuedUserOp(
+      { store: deps.store, now: deps.now() },
+      deps.networks(),
+      "payment",
+      request.userOp,
+      "/wallet/verify",
+    );
     if (request.userOp.signature.toLowerCase() !== request.signature.toLowerCase()) {
       throw invalid("signature", "signature differs from userOp.signature");
     }
-    const signer = await checkOwnerSignature(hash, request.signature, record.owner);
-    if (signer === "malformed") throw invalid("signature", "signature is not a valid ECDSA signature");
-    if (signer === "other")
-      throw invalid("signature", "signature does not recover to the wallet's owner over userOpHash");
+    await assertSignedByOwner(located, request.signature, deps.now());
     return located;
   }
 
