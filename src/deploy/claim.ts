@@ -7,6 +7,7 @@ import { type Attempts, advanceBatch, hasPendingWork } from "./batch-progress";
 import type { DeployContext } from "./context";
 import { feeWasSent } from "./fee-payment";
 import type { ClaimBodySchema } from "./schemas";
+import type { SettlingContext } from "./settle-batch";
 
 type ClaimBody = Static<typeof ClaimBodySchema>;
 
@@ -20,7 +21,7 @@ function claimable(ctx: DeployContext, batch: DeploymentBatch): boolean {
  * /wallet/claim: retries what is pending in paid batches, never paying again. Claims with the same scope
  * share one run; overlapping claims meet at the per-batch lock and the leases, so each wallet is retried once.
  */
-export function claimDeployments(ctx: DeployContext, body: ClaimBody) {
+export function claimDeployments(ctx: SettlingContext, body: ClaimBody) {
   if (!body.paymentTxHash && !body.payerAddress) {
     throw new ApiError("validation_error", "paymentTxHash or payerAddress is required", { field: "paymentTxHash" });
   }

@@ -4,7 +4,7 @@ import { createSingleFlight } from "../concurrency/single-flight";
 import type { Config } from "../config/schema";
 import type { DeploymentBatch } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
-import { ApiError, type StoredApiError } from "../errors";
+import { ApiError } from "../errors";
 import type { Logger } from "../logger";
 import type { Authorization } from "../payments/authorization";
 import { paymentRulesFor } from "../payments/payment-rules";
@@ -13,11 +13,9 @@ import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
 import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
 import { userOpNetworkOf } from "../userops/user-op-network";
-import { advanceBatch } from "./batch-progress";
 import type { StepDeps } from "./chain-steps";
 import { type DeploymentStore, type NewBatch, type NewWallet, WalletReservedError } from "./deployment-store";
 import { type FeePaymentDeps, payFeeByAuthorization, payFeeByUserOp } from "./fee-payment";
-import { type DeploySettleResponse, settleOutcome, settleResponse } from "./responses";
 
 export type DeployDeps = {
   config: Config;
@@ -32,8 +30,6 @@ export type DeployDeps = {
   logger: Logger;
 };
 
-type StoredResult = { response: DeploySettleResponse } | { error: StoredApiError };
-
 export const authorizationJson = (a: Authorization) =>
   JSON.stringify({
     ...a,
@@ -42,11 +38,10 @@ export const authorizationJson = (a: Authorization) =>
     validBefore: a.validBefore.toString(),
   });
 
-/** What every deployment flow shares: stores, per-network handles, locks and the settle pipeline. */
+/** What every deployment flow shares: stores, per-network handles, locks, batch creation and the fee payment. */
 export function createDeployContext(deps: DeployDeps) {
   const withLock = createKeyedLock();
   const once = createSingleFlight();
-  let ready: Promise<void> = Promise.resolve();
 
   const stepDeps = (runtime: NetworkRuntime): StepDeps => ({
     store: deps.store,
@@ -88,41 +83,6 @@ export function createDeployContext(deps: DeployDeps) {
     else await payFeeByUserOp(feeDeps, userOpNetworkOf(runtime), batch);
   }
 
-  /** Payment, then deployments, then fundings; the first finished answer is stored and is every later answer. */
-  function settleBatch(batchId: number): Promise<DeploySettleResponse> {
-    return withLock(`batch:${batchId}`, async () => {
-      await ready;
-      const batch = deps.store.batch(batchId);
-      // Dropped since it was looked up (start-up reconciliation discards a batch whose fee never left).
-      if (!batch) {
-        throw new ApiError("blockchain_error", "this deployment was reset meanwhile; settle again", {
-          status: "pending",
-        });
-      }
-      if (batch.result) return replay(JSON.parse(batch.result) as StoredResult);
-      await pay(batch);
-      const runtime = deps.networks.get(batch.network);
-      await advanceBatch(stepDeps(runtime), batch, runtime.config.receiptTimeoutMs);
-      const rows = deps.store.walletsOf(batchId);
-      const response = settleResponse(deps.store.batch(batchId) as DeploymentBatch, rows);
-      const outcome = settleOutcome(response, rows);
-      if (outcome.ok) {
-        deps.store.saveResult(batchId, { response });
-        return response;
-      }
-      // An unconfirmed step is no outcome yet: answered, not stored, so a later settle reports the real one.
-      if (outcome.final) {
-        deps.store.saveResult(batchId, { error: outcome.error.toStored() });
-      }
-      throw outcome.error;
-    });
-  }
-
-  function replay(stored: StoredResult): DeploySettleResponse {
-    if ("response" in stored) return stored.response;
-    throw ApiError.fromStored(stored.error);
-  }
-
   return {
     ...deps,
     rulesFor: (runtime: NetworkRuntime) => paymentRulesFor(runtime, deps.deny),
@@ -132,14 +92,6 @@ export function createDeployContext(deps: DeployDeps) {
     once,
     createBatch,
     pay,
-    settleBatch,
-    /** Work that must finish before batches are touched (start-up reconciliation). */
-    get ready() {
-      return ready;
-    },
-    set ready(promise: Promise<void>) {
-      ready = promise;
-    },
   };
 }
 

@@ -12,6 +12,54 @@ export type NewWallet = Pick<
   "walletAddress" | "salt" | "fundingRequested" | "fundingAmount" | "fundingAuthorization"
 >;
 
+/** Where deployment batches and their wallets are remembered; every state change is one statement or one transaction. */
+export type DeploymentStore = {
+  batch(id: number): DeploymentBatch | undefined;
+  walletsOf(batchId: number): DeploymentWallet[];
+  findBatch(batchKey: string): DeploymentBatch | undefined;
+  /** The live reservation of a wallet, if any. */
+  reservation(network: string, walletAddress: string): DeploymentWallet | undefined;
+  /** Inserts the batch and reserves its wallets in one transaction; throws WalletReservedError on a taken wallet. */
+  create(newBatch: NewBatch, wallets: NewWallet[]): DeploymentBatch;
+  setPayment(
+    batchId: number,
+    payment: { status: DeploymentBatch["paymentStatus"]; txHash?: string | null; error?: string | null },
+  ): void;
+  /** The fee was not taken: the payment is recorded failed, the wallets freed and the failure stored as the result. */
+  failPayment(batchId: number, failure: { txHash: string | null; error: string; result: unknown }): void;
+  /** The fee UserOp executed: the payment is paid and every requested funding (in the same UserOp) succeeded. */
+  paidWithFundings(batchId: number, txHash: string): void;
+  /** Removes a batch of which nothing ever reached the chain. */
+  discard(batchId: number): void;
+  saveResult(batchId: number, result: unknown): void;
+  /** pending|failed → sending for the given wallets, atomically (deployments in backoff are skipped). */
+  lease(phase: Phase, ids: number[], nowSeconds: number): number[];
+  /** A deployment mined without deploying this wallet: one more attempt, abandoned at the cap. */
+  countFailedAttempt(
+    id: number,
+    policy: { maxAttempts: number; backoffSeconds: number },
+    nowSeconds: number,
+  ): { abandoned: boolean; reason: string | null };
+  /** Written before the broadcast: the hash and raw transaction that may reach the chain. */
+  markSent(phase: Phase, ids: number[], txHash: string, rawTx: string): void;
+  /** The node refused the step's transaction: it can never be mined, so the rows may be leased again. */
+  markRefused(phase: Phase, ids: number[], error: string): void;
+  markReplaced(phase: Phase, ids: number[], txHash: string): void;
+  markOutcome(
+    phase: Phase,
+    id: number,
+    outcome: { status: "success" | "failed" | "abandoned"; txHash?: string | null; error?: string | null },
+  ): void;
+  /** Batches in scope of a claim, newest first. */
+  batchesFor(scope: { paymentTxHash?: string; payer?: string; network?: string }): DeploymentBatch[];
+  /** Reserved wallets of an owner with their batch, oldest first. */
+  walletsOfOwner(owner: string, network?: string): { wallet: DeploymentWallet; batch: DeploymentBatch }[];
+  /** What a previous process left unfinished (updated before `before`, an ISO time). */
+  unfinished(before: string): { batches: DeploymentBatch[]; wallets: DeploymentWallet[] };
+  /** Rows a dead process leased but never sent (updated before `before`) go back to pending: nothing reached the chain. */
+  unleaseAll(before: string): void;
+};
+
 /** A wallet that another live batch already reserved (refused: "already paid for"). */
 export class WalletReservedError extends Error {
   constructor(readonly walletAddress: string) {
@@ -38,7 +86,7 @@ const statusColumn = (phase: Phase) =>
   phase === "deployment" ? deploymentWallets.deploymentStatus : deploymentWallets.fundingStatus;
 
 /** Deployment batches and their wallets in SQLite; every state change is one statement or one transaction. */
-export function createDeploymentStore(db: Db) {
+export function createDeploymentStore(db: Db): DeploymentStore {
   const now = () => new Date().toISOString();
   const walletsOf = (batchId: number) =>
     db
@@ -323,20 +371,17 @@ export function createDeploymentStore(db: Db) {
         .all();
       return { batches, wallets };
     },
+
+    unleaseAll(before) {
+      const time = new Date().toISOString();
+      db.update(deploymentWallets)
+        .set({ deploymentStatus: "pending", updatedAt: time })
+        .where(and(eq(deploymentWallets.deploymentStatus, "sending"), lt(deploymentWallets.updatedAt, before)))
+        .run();
+      db.update(deploymentWallets)
+        .set({ fundingStatus: "pending", updatedAt: time })
+        .where(and(eq(deploymentWallets.fundingStatus, "sending"), lt(deploymentWallets.updatedAt, before)))
+        .run();
+    },
   };
-}
-
-export type DeploymentStore = ReturnType<typeof createDeploymentStore>;
-
-/** Rows a dead process leased but never sent go back to pending (nothing reached the chain). */
-export function unleaseAll(db: Db, before: string): void {
-  const time = new Date().toISOString();
-  db.update(deploymentWallets)
-    .set({ deploymentStatus: "pending", updatedAt: time })
-    .where(and(eq(deploymentWallets.deploymentStatus, "sending"), lt(deploymentWallets.updatedAt, before)))
-    .run();
-  db.update(deploymentWallets)
-    .set({ fundingStatus: "pending", updatedAt: time })
-    .where(and(eq(deploymentWallets.fundingStatus, "sending"), lt(deploymentWallets.updatedAt, before)))
-    .run();
 }

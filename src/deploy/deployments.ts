@@ -15,6 +15,7 @@ import type {
   WalletSettleBodySchema,
   WalletVerifyBodySchema,
 } from "./schemas";
+import { createBatchSettler, type SettlingContext } from "./settle-batch";
 import { settleWalletDeployment, verifyWalletDeployment } from "./wallet-flow";
 
 /**
@@ -22,12 +23,11 @@ import { settleWalletDeployment, verifyWalletDeployment } from "./wallet-flow";
  * starts the reconciliation of what a previous process left open; batches are touched only after it.
  */
 export function createDeployments(deps: Omit<DeployDeps, "store"> & { db: Db }) {
-  const ctx = createDeployContext({ ...deps, store: createDeploymentStore(deps.db) });
-  const startedAt = new Date().toISOString();
-  const reconciled = reconcileDeployments(ctx, deps.db, startedAt).catch((error) =>
+  const base = createDeployContext({ ...deps, store: createDeploymentStore(deps.db) });
+  const reconciled = reconcileDeployments(base, new Date().toISOString()).catch((error) =>
     deps.logger.error({ event: "deployment_reconcile_failed", reason: String(error) }),
   );
-  ctx.ready = reconciled;
+  const ctx: SettlingContext = { ...base, ready: reconciled, settleBatch: createBatchSettler(base, reconciled) };
   return {
     store: ctx.store,
     /** Resolves when start-up reconciliation is done. */

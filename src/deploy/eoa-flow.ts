@@ -4,10 +4,11 @@ import { authorizationJson, type DeployContext } from "./context";
 import { checkEoaPayments, parseEoaPayments } from "./eoa-payloads";
 import { assertDeployable, assertSameWallets, planDeployment, walletEntries } from "./plan";
 import type { EoaSettleBodySchema, EoaVerifyBodySchema } from "./schemas";
+import type { SettlingContext } from "./settle-batch";
 
 const FIELD = "paymentRequirements.deployment";
 
-async function prepare(ctx: DeployContext, body: Static<typeof EoaVerifyBodySchema>) {
+async function prepare(ctx: SettlingContext, body: Static<typeof EoaVerifyBodySchema>) {
   const { network: name, deployment } = body.paymentRequirements;
   const network = ctx.networks.get(name);
   const plan = await planDeployment(network, deployment, FIELD);
@@ -33,7 +34,7 @@ async function checkBatch(
 }
 
 /** /deploy/verify: addresses, fees and every payload checked; a payment check that fails is 200 with isValid false. */
-export async function verifyEoaDeployment(ctx: DeployContext, body: Static<typeof EoaVerifyBodySchema>) {
+export async function verifyEoaDeployment(ctx: SettlingContext, body: Static<typeof EoaVerifyBodySchema>) {
   const { network, plan, payments, fundingFees, wallets } = await prepare(ctx, body);
   const verdict = await checkBatch(ctx, { network, plan, payments }, body.paymentRequirements.relayerContract);
   return {
@@ -52,7 +53,7 @@ export async function verifyEoaDeployment(ctx: DeployContext, body: Static<typeo
  * /deploy/settle: the batch is keyed by its fee authorization (network, payer, nonce). A known batch is
  * replayed; a new one is checked again, recorded with its wallets reserved, then paid, deployed and funded.
  */
-export async function settleEoaDeployment(ctx: DeployContext, body: Static<typeof EoaSettleBodySchema>) {
+export async function settleEoaDeployment(ctx: SettlingContext, body: Static<typeof EoaSettleBodySchema>) {
   const { network, plan, payments, wallets } = await prepare(ctx, body);
   assertSameWallets(wallets, body.wallets);
   const batchKey = `eoa:${network.name}:${payments.payer.toLowerCase()}:${payments.fee.nonce}`;

@@ -1,9 +1,7 @@
-import type { Db } from "../db/open";
 import { shortReason } from "../logger";
 
 import { resolveSent } from "./chain-steps";
 import type { DeployContext } from "./context";
-import { unleaseAll } from "./deployment-store";
 import { feeWasSent } from "./fee-payment";
 import { groupBy } from "./group-by";
 
@@ -13,7 +11,7 @@ import { groupBy } from "./group-by";
  * leased but never sent goes back to pending; a step sent is resolved from its receipt or the chain.
  * What is still to do is left to /wallet/claim.
  */
-export async function reconcileDeployments(ctx: DeployContext, db: Db, startedAt: string): Promise<void> {
+export async function reconcileDeployments(ctx: DeployContext, startedAt: string): Promise<void> {
   const { batches, wallets } = ctx.store.unfinished(startedAt);
   for (const batch of batches) {
     try {
@@ -28,7 +26,7 @@ export async function reconcileDeployments(ctx: DeployContext, db: Db, startedAt
       ctx.logger.warn({ event: "deployment_payment_unresolved", batchId: batch.id, reason: shortReason(error) });
     }
   }
-  unleaseAll(db, startedAt);
+  ctx.store.unleaseAll(startedAt);
   const sent = (phase: "deployment" | "funding") =>
     wallets.filter((row) => (phase === "deployment" ? row.deploymentStatus : row.fundingStatus) === "sent");
   for (const phase of ["deployment", "funding"] as const) {

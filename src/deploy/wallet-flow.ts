@@ -6,9 +6,9 @@ import { assertSignedByOwner, locateIssuedUserOp } from "../userops/locate-issue
 import { payBatchCalls } from "../userops/pay-batch";
 import { userOpNetworkOf } from "../userops/user-op-network";
 import type { RpcUserOp } from "../userops/user-operation";
-import type { DeployContext } from "./context";
 import { assertDeployable, assertSameWallets, type DeploymentPlan, planDeployment, walletEntries } from "./plan";
 import type { WalletSettleBodySchema, WalletVerifyBodySchema } from "./schemas";
+import type { SettlingContext } from "./settle-batch";
 
 const FIELD = "paymentRequirements.deployment";
 type Deployment = Static<typeof WalletVerifyBodySchema>["paymentRequirements"]["deployment"];
@@ -49,7 +49,7 @@ function feeAndFundings(plan: DeploymentPlan, amounts: bigint[]) {
 }
 
 /** /deploy/wallet/verify: an unsigned, paymaster-sponsored UserOp from the paying wallet for the fee and fundings. */
-export async function verifyWalletDeployment(ctx: DeployContext, body: Static<typeof WalletVerifyBodySchema>) {
+export async function verifyWalletDeployment(ctx: SettlingContext, body: Static<typeof WalletVerifyBodySchema>) {
   const { network: name, deployment } = body.paymentRequirements;
   const network = ctx.networks.get(name);
   const wallet = userOpNetworkOf(network);
@@ -90,7 +90,7 @@ export async function verifyWalletDeployment(ctx: DeployContext, body: Static<ty
 }
 
 /** /deploy/wallet/settle: only the UserOp verify issued, signed by the paying wallet's owner, pays; then the wallets are deployed. */
-export async function settleWalletDeployment(ctx: DeployContext, body: Static<typeof WalletSettleBodySchema>) {
+export async function settleWalletDeployment(ctx: SettlingContext, body: Static<typeof WalletSettleBodySchema>) {
   const { network: name, deployment } = body.paymentRequirements;
   const network = ctx.networks.get(name);
   const wallet = userOpNetworkOf(network);
