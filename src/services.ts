@@ -1,4 +1,3 @@
-import type { Address } from "viem";
 import { createNetworks, type NetworkRuntime, type Networks } from "./chain/networks";
 import type { Config } from "./config/schema";
 import { type Db, openDatabase } from "./db/open";
@@ -50,7 +49,7 @@ export function createServices(config: Config, logger: Logger): Services {
   const relayerFor = (network: NetworkRuntime) => {
     let port = relayers.get(network.name);
     if (!port) {
-      port = createRelayerPort(network.client, network.config.contracts.relayer as Address);
+      port = createRelayerPort(network.client, network.config.contracts.relayer);
       relayers.set(network.name, port);
     }
     return port;

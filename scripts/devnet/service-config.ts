@@ -1,10 +1,10 @@
 import { CONFIG_DEFAULTS, NETWORK_DEFAULTS, validateConfig } from "../../src/config/load";
-import type { Config, NetworkConfig } from "../../src/config/schema";
+import type { Config, ConfigInput, NetworkConfigInput } from "../../src/config/schema";
 import { devnetKeys } from "./keys";
 import type { DevnetManifest, DevnetNetwork } from "./start";
 
 /** Fees used on the devnet: 0.5% with a floor, and a flat deployment fee per wallet. */
-function networkConfig(network: DevnetNetwork): NetworkConfig {
+function networkConfig(network: DevnetNetwork): NetworkConfigInput {
   return {
     ...NETWORK_DEFAULTS,
     chainId: network.chainId,
@@ -35,7 +35,7 @@ function networkConfig(network: DevnetNetwork): NetworkConfig {
 }
 
 /** The embedded default: the service on the local devnet with a SQLite file. */
-export function configFromManifest(manifest: DevnetManifest, overrides: Partial<Config> = {}): Config {
+export function configFromManifest(manifest: DevnetManifest, overrides: Partial<ConfigInput> = {}): Config {
   const port = Number(new URL(manifest.service).port);
   return validateConfig({
     ...CONFIG_DEFAULTS,

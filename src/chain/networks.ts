@@ -31,7 +31,7 @@ export function createNetworks(config: Config, logger: Logger): Networks {
     const executor = createExecutor({
       client,
       chainId: networkConfig.chainId,
-      privateKeys: networkConfig.executorKeys as `0x${string}`[],
+      privateKeys: networkConfig.executorKeys,
       maxFeePerGasCap: parseGwei(String(networkConfig.maxFeePerGasGwei)),
       receiptTimeoutMs: networkConfig.receiptTimeoutMs,
       replaceAfterMs: networkConfig.replaceAfterMs,

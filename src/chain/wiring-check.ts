@@ -1,5 +1,4 @@
 import { type Address, isAddressEqual } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { ConfigError } from "../config/load";
 import { type Config, NETWORKS, type NetworkConfig, type NetworkName } from "../config/schema";
 import { paymasterAbi } from "./abis";
@@ -42,8 +41,8 @@ async function endpointProblem(field: string, url: string, expected: number): Pr
 /** The paymaster contract must verify the signer the service signs with, or every sponsored UserOp fails. */
 async function paymasterSignerProblem(name: NetworkName, network: NetworkConfig): Promise<string | undefined> {
   const client = createChainClient({ chainId: network.chainId, rpcUrls: network.rpcUrls, timeoutMs: TIMEOUT_MS });
-  const paymaster = network.contracts.paymaster as Address;
-  const configured = privateKeyToAccount(network.paymasterSignerKey as `0x${string}`).address;
+  const paymaster = network.contracts.paymaster;
+  const configured = network.paymasterSigner.address;
   let onChain: Address;
   try {
     onChain = await client.readContract({ address: paymaster, abi: paymasterAbi, functionName: "verifyingSigner" });

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { Value } from "@sinclair/typebox/value";
+import { TransformDecodeError, Value } from "@sinclair/typebox/value";
 import { Relay402Error } from "../errors";
-import { CHAIN_IDS, type Config, ConfigSchema, NETWORKS } from "./schema";
+import { CHAIN_IDS, type Config, type ConfigInput, ConfigSchema, NETWORKS } from "./schema";
 
 /** A configuration that cannot run: the message names the field, never its value. */
 export class ConfigError extends Relay402Error {
@@ -99,14 +99,26 @@ export function loadConfig(options: { env?: Env; file?: string; overrides?: Json
   return validateConfig(merged);
 }
 
+const fieldOf = (path: string) => path.replace(/^\//, "").replaceAll("/", ".") || "(root)";
+
+/** Checks a config as the file and environment spell it and decodes it into the service's types (see schema.ts). */
 export function validateConfig(candidate: unknown): Config {
   const errors = [...Value.Errors(ConfigSchema, candidate)];
   if (errors.length > 0) {
-    const fields = [...new Set(errors.map((error) => error.path.replace(/^\//, "").replaceAll("/", ".") || "(root)"))];
+    const fields = [...new Set(errors.map((error) => fieldOf(error.path)))];
     const first = errors[0];
     throw new ConfigError(`invalid config: ${fields.join(", ")} (${first?.path}: ${first?.message})`);
   }
-  const config = candidate as Config;
+  let config: Config;
+  try {
+    config = Value.Decode(ConfigSchema, candidate);
+  } catch (error) {
+    // The decoders' own messages name no value; the value itself is never quoted (it may be a key).
+    if (error instanceof TransformDecodeError) {
+      throw new ConfigError(`invalid config: ${fieldOf(error.path)} (${error.error.message})`);
+    }
+    throw error;
+  }
   for (const name of NETWORKS) {
     const network = config.networks[name];
     if (network && network.chainId !== CHAIN_IDS[name]) {
@@ -120,4 +132,9 @@ export function validateConfig(candidate: unknown): Config {
     throw new ConfigError("invalid config: networks (configure bsc, base or both)");
   }
   return config;
+}
+
+/** The config as the file and environment spell it (amounts as decimal strings, no accounts): to write a config file. */
+export function encodeConfig(config: Config): ConfigInput {
+  return Value.Encode(ConfigSchema, config);
 }

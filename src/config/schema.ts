@@ -1,35 +1,68 @@
-import { type Static, Type as T } from "@sinclair/typebox";
+import { type StaticDecode, type StaticEncode, Type as T } from "@sinclair/typebox";
+import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 
-const Address = T.String({ pattern: "^0x[0-9a-fA-F]{40}$" });
-const PrivateKey = T.String({ pattern: "^0x[0-9a-fA-F]{64}$" });
-const Uint = T.String({ pattern: "^[0-9]{1,78}$" });
+// The config is parsed once, here, into the types the service works with: the file and the environment spell
+// addresses, keys and amounts as strings; `Config` (decoded by validateConfig) holds viem `Address`es, `Hex`
+// keys, bigint amounts and the paymaster signer's account, so no other module casts a config field.
+
+/** An address as configured (its case kept: /config answers it as written). */
+const AddressString = T.Unsafe<Address>(T.String({ pattern: "^0x[0-9a-fA-F]{40}$" }));
+
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+/** A secp256k1 private key: refused here if zero or beyond the curve order, since viem's own error quotes the key. */
+const PrivateKey = T.Transform(T.Unsafe<Hex>(T.String({ pattern: "^0x[0-9a-fA-F]{64}$" })))
+  .Decode((key) => {
+    const scalar = BigInt(key);
+    if (scalar === 0n || scalar >= SECP256K1_ORDER) throw new Error("not a secp256k1 private key");
+    return key;
+  })
+  .Encode((key) => key);
+
+/** An amount in a token's smallest unit: a decimal string in the file, a bigint in the service. */
+const Amount = T.Transform(T.String({ pattern: "^[0-9]{1,78}$" }))
+  .Decode((amount) => BigInt(amount))
+  .Encode((amount) => amount.toString());
 const Url = T.String({ pattern: "^https?://" });
+
+/** A token's minPaymentValue when the file leaves it out. */
+export const DEFAULT_MIN_PAYMENT_VALUE = 1n;
 
 export const NETWORKS = ["bsc", "base"] as const;
 export type NetworkName = (typeof NETWORKS)[number];
 export const CHAIN_IDS: Record<NetworkName, number> = { bsc: 56, base: 8453 };
 
-export const TokenConfigSchema = T.Object({
+const TokenFields = T.Object({
   symbol: T.String({ minLength: 1 }),
-  address: Address,
+  address: AddressString,
   decimals: T.Integer({ minimum: 0, maximum: 36 }),
   eip3009: T.Boolean({ default: false }),
   /** Facilitator fee of a smart-wallet payment: max(minFee, ceil(sum × feeBps / 10000)). */
   feeBps: T.Integer({ minimum: 0, maximum: 10000 }),
-  minFee: Uint,
+  minFee: Amount,
   /** Flat deployment fee per wallet, in this token's smallest unit. */
-  deploymentFeePerWallet: Uint,
+  deploymentFeePerWallet: Amount,
   /** Smallest `value` an EOA payment may carry (default "1"): a tiny payment still costs the executor a full settle. */
-  minPaymentValue: T.Optional(Uint),
+  minPaymentValue: T.Optional(Amount),
 });
 
-export const NetworkConfigSchema = T.Object({
+export const TokenConfigSchema = T.Transform(TokenFields)
+  .Decode((token) => ({ ...token, minPaymentValue: token.minPaymentValue ?? DEFAULT_MIN_PAYMENT_VALUE }))
+  .Encode((token) => token);
+
+const NetworkFields = T.Object({
   chainId: T.Integer({ minimum: 1 }),
   rpcUrls: T.Array(Url, { minItems: 1 }),
   bundlerUrl: Url,
-  contracts: T.Object({ relayer: Address, factory: Address, paymaster: Address, entryPoint: Address }),
+  contracts: T.Object({
+    relayer: AddressString,
+    factory: AddressString,
+    paymaster: AddressString,
+    entryPoint: AddressString,
+  }),
   tokens: T.Array(TokenConfigSchema, { minItems: 1 }),
-  feeRecipient: Address,
+  feeRecipient: AddressString,
   executorKeys: T.Array(PrivateKey, { minItems: 1 }),
   paymasterSignerKey: PrivateKey,
   /** Upper bound on the fee the executors ever pay, in gwei. */
@@ -57,6 +90,14 @@ export const NetworkConfigSchema = T.Object({
   deployRetryBackoffSeconds: T.Integer({ minimum: 0 }),
 });
 
+/** Adds the paymaster signer's account, derived once from its key (which stays, for the wiring check's message). */
+export const NetworkConfigSchema = T.Transform(NetworkFields)
+  .Decode((network) => ({
+    ...network,
+    paymasterSigner: privateKeyToAccount(network.paymasterSignerKey),
+  }))
+  .Encode(({ paymasterSigner: _, ...network }) => network);
+
 export const ConfigSchema = T.Object({
   mode: T.Union([T.Literal("production"), T.Literal("devnet")]),
   host: T.String({ minLength: 1 }),
@@ -77,6 +118,10 @@ export const ConfigSchema = T.Object({
   networks: T.Object({ bsc: T.Optional(NetworkConfigSchema), base: T.Optional(NetworkConfigSchema) }),
 });
 
-export type TokenConfig = Static<typeof TokenConfigSchema>;
-export type NetworkConfig = Static<typeof NetworkConfigSchema>;
-export type Config = Static<typeof ConfigSchema>;
+/** The service's config, decoded: domain types, defaults applied, accounts built. */
+export type TokenConfig = StaticDecode<typeof TokenConfigSchema>;
+export type NetworkConfig = StaticDecode<typeof NetworkConfigSchema>;
+export type Config = StaticDecode<typeof ConfigSchema>;
+/** The same config as the file and the environment spell it (what validateConfig takes, encodeConfig gives). */
+export type NetworkConfigInput = StaticEncode<typeof NetworkConfigSchema>;
+export type ConfigInput = StaticEncode<typeof ConfigSchema>;

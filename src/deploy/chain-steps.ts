@@ -73,7 +73,7 @@ async function fundingOnChain(
   const inReceipt = receipt
     ? parseEventLogs({ abi: relayerAbi, logs: receipt.logs, eventName: "AuthorizationUsed" }).find(
         (log) =>
-          isAddressEqual(log.address, deps.network.config.contracts.relayer as Address) &&
+          isAddressEqual(log.address, deps.network.config.contracts.relayer) &&
           isAddressEqual(log.args.authorizer, authorization.from) &&
           log.args.nonce.toLowerCase() === authorization.nonce.toLowerCase(),
       )
@@ -188,7 +188,7 @@ async function sendStep(
 
 /** Deploys the given wallets (already leased) with one Multicall3 transaction of factory calls. */
 export function deployWallets(deps: StepDeps, rows: DeploymentWallet[]): Promise<StepOutcome[]> {
-  const factory = deps.network.config.contracts.factory as Address;
+  const factory = deps.network.config.contracts.factory;
   const data = aggregate(
     rows.map((row) => ({
       target: factory,
@@ -211,7 +211,7 @@ export function deployWallets(deps: StepDeps, rows: DeploymentWallet[]): Promise
  * can no longer pay fails here, without gas), the rest go in one Multicall3 transaction to the relayer.
  */
 export async function fundWallets(deps: StepDeps, rows: DeploymentWallet[]): Promise<StepOutcome[]> {
-  const relayer = deps.network.config.contracts.relayer as Address;
+  const relayer = deps.network.config.contracts.relayer;
   const checks = await Promise.all(
     rows.map((row) =>
       verifyPayment(

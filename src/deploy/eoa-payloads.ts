@@ -64,7 +64,7 @@ export async function checkEoaPayments(
       "payment_verification_error",
       `paymentPayload[${wrongToken}] is not in the deployment token ${plan.token.address}`,
     );
-  if (!isAddressEqual(payments.fee.to, plan.feeRecipient as Address)) {
+  if (!isAddressEqual(payments.fee.to, plan.feeRecipient)) {
     return invalid("payment_verification_error", `the fee payload must pay the fee recipient ${plan.feeRecipient}`);
   }
   if (payments.fee.value !== plan.deploymentFee) {

@@ -13,7 +13,7 @@ export type DeploymentPlan = {
   network: NetworkRuntime;
   owner: Address;
   salts: Hex[];
-  token: TokenConfig & { address: Address };
+  token: TokenConfig;
   wallets: Address[];
   deploymentFee: bigint;
   feeRecipient: Address;
@@ -42,7 +42,7 @@ export async function planDeployment(
     throw new ApiError("validation_error", "ownerAddress must not be the zero address", {
       field: `${field}.ownerAddress`,
     });
-  const factory = network.config.contracts.factory as Address;
+  const factory = network.config.contracts.factory;
   let wallets: Address[];
   try {
     wallets = await walletAddresses(network.client, factory, owner, salts);
@@ -55,7 +55,7 @@ export async function planDeployment(
     salts,
     token: { ...token, address: getAddress(token.address) },
     wallets,
-    deploymentFee: BigInt(token.deploymentFeePerWallet) * BigInt(salts.length),
+    deploymentFee: token.deploymentFeePerWallet * BigInt(salts.length),
     feeRecipient: getAddress(network.config.feeRecipient),
     relayer: getAddress(network.config.contracts.relayer),
     factory,

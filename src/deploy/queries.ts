@@ -23,12 +23,9 @@ export async function masterWallet(ctx: DeployContext, owner: string) {
   if (!network) throw new ApiError("validation_error", "no network is enabled");
   let walletAddress: Address;
   try {
-    [walletAddress] = (await walletAddresses(
-      network.client,
-      network.config.contracts.factory as Address,
-      ownerAddress,
-      [salt],
-    )) as [Address];
+    [walletAddress] = (await walletAddresses(network.client, network.config.contracts.factory, ownerAddress, [
+      salt,
+    ])) as [Address];
   } catch (error) {
     throw new ApiError("blockchain_error", "failed to compute the master wallet address", {
       reason: shortReason(error),

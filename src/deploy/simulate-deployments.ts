@@ -83,7 +83,7 @@ export function describeRevert(data: Hex): string {
  * claim (not sent now either); only the calls that pass go into the transaction.
  */
 export async function deploySimulated(deps: StepDeps, rows: DeploymentWallet[]): Promise<StepOutcome[]> {
-  const factory = deps.network.config.contracts.factory as Address;
+  const factory = deps.network.config.contracts.factory;
   const notSent = (row: DeploymentWallet, status: "failed" | "abandoned", reason: string): StepOutcome => {
     deps.store.markOutcome("deployment", row.id, { status, error: reason });
     return { walletAddress: row.walletAddress, ok: false, txHash: null, reason };

@@ -1,5 +1,6 @@
 import type { Address } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
+import { DEFAULT_MIN_PAYMENT_VALUE } from "../config/schema";
 import { type DenyCounters, PAYER_DENIED_MESSAGE } from "../deny/deny-counters";
 import type { Authorization } from "./authorization";
 
@@ -16,7 +17,7 @@ export function paymentRulesFor(network: NetworkRuntime, deny: DenyCounters): Pa
   return {
     validBeforeMarginSeconds: network.config.validBeforeMarginSeconds,
     minPaymentValue: (token) => {
-      const configured = BigInt(network.token(token)?.minPaymentValue ?? "1");
+      const configured = network.token(token)?.minPaymentValue ?? DEFAULT_MIN_PAYMENT_VALUE;
       return configured > 1n ? configured : 1n;
     },
     isPayerDenied: (payer) => deny.isDenied(network.name, "payer", payer),

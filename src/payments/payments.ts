@@ -1,5 +1,4 @@
 import type { Static } from "elysia";
-import type { Address } from "viem";
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import { parseAuthorization } from "./authorization";
 import type { PaymentRules } from "./payment-rules";
@@ -24,7 +23,7 @@ export function createPayments(deps: {
       return verifyPayment(
         {
           relayer: deps.relayerFor(network),
-          relayerAddress: network.config.contracts.relayer as Address,
+          relayerAddress: network.config.contracts.relayer,
           now: deps.now,
           rules: deps.rulesFor(network),
         },

@@ -195,7 +195,7 @@ export function createPaymentSettler(deps: SettleDeps) {
     const verdict = await verifyPayment(
       {
         relayer,
-        relayerAddress: network.config.contracts.relayer as Hex,
+        relayerAddress: network.config.contracts.relayer,
         now: deps.now,
         rules: deps.rulesFor(network),
       },
@@ -214,7 +214,7 @@ export function createPaymentSettler(deps: SettleDeps) {
     const outcome = await sendDurably(
       network,
       {
-        to: network.config.contracts.relayer as Hex,
+        to: network.config.contracts.relayer,
         data: relayer.transferCallData(authorization),
         gas: BigInt(network.config.settleGasLimit),
       },

@@ -13,7 +13,7 @@ export function relayerDomain(network: NetworkRuntime): Promise<Domain> {
   if (!domain) {
     domain = network.client
       .readContract({
-        address: network.config.contracts.relayer as Address,
+        address: network.config.contracts.relayer,
         abi: relayerAbi,
         functionName: "eip712Domain",
       })
@@ -41,7 +41,7 @@ export async function clientConfig(services: Services) {
         // Owner-settable on-chain, so read every time rather than cached; null when the chain does not answer.
         network.client
           .readContract({
-            address: config.contracts.relayer as Address,
+            address: config.contracts.relayer,
             abi: relayerAbi,
             functionName: "erc1271GasLimit",
           })
@@ -61,8 +61,12 @@ export async function clientConfig(services: Services) {
             address: token.address,
             decimals: token.decimals,
             eip3009: token.eip3009,
-            fees: { feeBps: token.feeBps, minFee: token.minFee, deploymentFeePerWallet: token.deploymentFeePerWallet },
-            minPaymentValue: token.minPaymentValue ?? "1",
+            fees: {
+              feeBps: token.feeBps,
+              minFee: token.minFee.toString(),
+              deploymentFeePerWallet: token.deploymentFeePerWallet.toString(),
+            },
+            minPaymentValue: token.minPaymentValue.toString(),
           })),
           /** EOA payments: validBefore at least this far ahead; gas a contract payer's ERC-1271 check may use. */
           limits: { validBeforeMarginSeconds: config.validBeforeMarginSeconds, erc1271GasLimit },

@@ -1,4 +1,4 @@
-import { type Address, formatEther } from "viem";
+import { formatEther } from "viem";
 import { entryPointAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime } from "../chain/networks";
@@ -45,10 +45,10 @@ async function networkHealth(network: NetworkRuntime) {
               ({ address: MULTICALL3, abi: multicallAbi, functionName: "getEthBalance", args: [address] }) as const,
           ),
           {
-            address: config.contracts.entryPoint as Address,
+            address: config.contracts.entryPoint,
             abi: entryPointAbi,
             functionName: "balanceOf",
-            args: [config.contracts.paymaster as Address],
+            args: [config.contracts.paymaster],
           } as const,
         ],
       })

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { type LocalAccount, privateKeyToAccount } from "viem/accounts";
+import type { LocalAccount } from "viem/accounts";
 import type { NetworkRuntime } from "../chain/networks";
 import { type Bundler, createBundler } from "./bundler";
 import { type UserOpCaps, userOpCapsFor } from "./caps";
@@ -23,15 +23,15 @@ const byRuntime = new WeakMap<NetworkRuntime, UserOpNetwork>();
 export function userOpNetworkOf(runtime: NetworkRuntime): UserOpNetwork {
   const known = byRuntime.get(runtime);
   if (known) return known;
-  const entryPoint = runtime.config.contracts.entryPoint as Address;
+  const entryPoint = runtime.config.contracts.entryPoint;
   const network: UserOpNetwork = {
     runtime,
     bundler: createBundler(runtime.config.bundlerUrl, entryPoint),
-    paymasterSigner: privateKeyToAccount(runtime.config.paymasterSignerKey as `0x${string}`),
+    paymasterSigner: runtime.config.paymasterSigner,
     entryPoint,
-    factory: runtime.config.contracts.factory as Address,
-    paymaster: runtime.config.contracts.paymaster as Address,
-    relayer: runtime.config.contracts.relayer as Address,
+    factory: runtime.config.contracts.factory,
+    paymaster: runtime.config.contracts.paymaster,
+    relayer: runtime.config.contracts.relayer,
     caps: userOpCapsFor(runtime.name, runtime.config.userOpCaps),
   };
   byRuntime.set(runtime, network);

@@ -1,8 +1,7 @@
 /** What decisions.md fixes for a smart-wallet payment: `max(minFee, ceil(sum × feeBps / 10000))`. */
-export function walletPaymentFee(sum: bigint, token: { feeBps: number; minFee: string }): bigint {
+export function walletPaymentFee(sum: bigint, token: { feeBps: number; minFee: bigint }): bigint {
   const proportional = (sum * BigInt(token.feeBps) + 9_999n) / 10_000n;
-  const minimum = BigInt(token.minFee);
-  return proportional > minimum ? proportional : minimum;
+  return proportional > token.minFee ? proportional : token.minFee;
 }
 
 /**

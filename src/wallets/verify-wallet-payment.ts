@@ -84,7 +84,7 @@ export async function verifyWalletPayment(
     calls: payBatchCalls({
       token: plan.token,
       relayer: network.relayer,
-      payments: withFee(plan.transfers, { to: network.runtime.config.feeRecipient as Address, amount: plan.feeAmount }),
+      payments: withFee(plan.transfers, { to: network.runtime.config.feeRecipient, amount: plan.feeAmount }),
     }),
     kind: "payment",
     context: JSON.stringify(context),

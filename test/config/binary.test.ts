@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { freePort } from "../../scripts/devnet/ports";
 import { configFromManifest } from "../../scripts/devnet/service-config";
+import { encodeConfig } from "../../src/config/load";
 import { getTestDevnet } from "../support/devnet";
 
 const root = resolve(import.meta.dir, "..", "..");
@@ -20,7 +21,9 @@ test("the single binary starts from a config file plus secrets in the environmen
   expect(build.status).toBe(0);
 
   const port = await freePort();
-  const config = configFromManifest(getTestDevnet().devnet.manifest, { port, databasePath: join(dir, "db.sqlite") });
+  const config = encodeConfig(
+    configFromManifest(getTestDevnet().devnet.manifest, { port, databasePath: join(dir, "db.sqlite") }),
+  );
   // Secrets travel in the environment; the file holds the rest. Production refuses the public devnet admin key.
   const { adminApiKey: _devnetKey, networks, ...rest } = config;
   const adminApiKey = `binary-test-${crypto.randomUUID()}`;

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { generatePrivateKey } from "viem/accounts";
-import { ConfigError, loadConfig } from "../../src/config/load";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { ConfigError, encodeConfig, loadConfig } from "../../src/config/load";
 
 const key = generatePrivateKey();
 const baseEnv = {
@@ -44,6 +44,47 @@ describe("config", () => {
       /networks\.bsc\.rpcUrls/,
     );
     expect(() => loadConfig({ env: { ...baseEnv, PORT: "99999" }, file })).toThrow(/port/);
+  });
+
+  test("a key outside secp256k1's range is refused at load naming the field, never quoting the key", () => {
+    // Both match the 32-byte pattern; viem's own error for them quotes the key as a number.
+    const zero = `0x${"00".repeat(32)}`;
+    const beyondOrder = `0x${"ff".repeat(32)}`;
+    const refusals = [
+      { env: { ...baseEnv, BSC_EXECUTOR_KEYS: `${key},${zero}` }, field: "networks.bsc.executorKeys.1", secret: zero },
+      {
+        env: { ...baseEnv, BSC_PAYMASTER_SIGNER_KEY: beyondOrder },
+        field: "networks.bsc.paymasterSignerKey",
+        secret: BigInt(beyondOrder).toString(),
+      },
+    ];
+    for (const { env, field, secret } of refusals) {
+      let error: unknown;
+      try {
+        loadConfig({ env, file });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toBe(`invalid config: ${field} (not a secp256k1 private key)`);
+      expect((error as Error).message).not.toContain(secret.slice(2));
+    }
+  });
+
+  test("addresses, keys and amounts are decoded once into the service's types", () => {
+    const config = loadConfig({ env: baseEnv, file });
+    const bsc = config.networks.bsc!;
+    const [token] = bsc.tokens;
+    expect(token?.minFee).toBe(10_000_000_000_000_000n);
+    expect(token?.deploymentFeePerWallet).toBe(10n ** 18n);
+    expect(token?.minPaymentValue).toBe(1n);
+    expect(bsc.executorKeys).toEqual([key]);
+    expect(bsc.paymasterSigner.address).toBe(privateKeyToAccount(key).address);
+    // Encoding gives the file's spelling back: what a config file written from it would hold.
+    const encoded = encodeConfig(config).networks.bsc!;
+    expect(encoded.tokens[0]?.minFee).toBe("10000000000000000");
+    expect("paymasterSigner" in encoded).toBe(false);
+    expect(encodeConfig(loadConfig({ env: {}, overrides: encodeConfig(config) }))).toEqual(encodeConfig(config));
   });
 
   test("a config file that is not JSON is refused without quoting it (it may hold a secret)", () => {

@@ -7,8 +7,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { devnetKeys } from "../../scripts/devnet/keys";
 import { freePort } from "../../scripts/devnet/ports";
 import { configFromManifest } from "../../scripts/devnet/service-config";
-import { ConfigError, DEVNET_ADMIN_API_KEY } from "../../src/config/load";
-import type { Config } from "../../src/config/schema";
+import { ConfigError, DEVNET_ADMIN_API_KEY, encodeConfig, validateConfig } from "../../src/config/load";
+import type { Config, ConfigInput } from "../../src/config/schema";
 import { startServer } from "../../src/server";
 import { getTestDevnet } from "../support/devnet";
 
@@ -18,14 +18,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const { manifest } = getTestDevnet().devnet;
 const { bsc, base } = manifest.networks;
 
-async function devnetConfig(change?: (config: Config) => void): Promise<Config> {
-  const config = configFromManifest(manifest, {
-    port: await freePort(),
-    databasePath: join(mkdtempSync(join(dir, "db-")), "relay402.sqlite"),
-    logRequests: false,
-  });
+/** The devnet config with `change` made to it as the file would spell it, then parsed again like any config. */
+async function devnetConfig(change?: (config: ConfigInput) => void): Promise<Config> {
+  const config = encodeConfig(
+    configFromManifest(manifest, {
+      port: await freePort(),
+      databasePath: join(mkdtempSync(join(dir, "db-")), "relay402.sqlite"),
+      logRequests: false,
+    }),
+  );
   change?.(config);
-  return config;
+  return validateConfig(config);
 }
 
 /** The start's error message; fails the test when the service started, and checks nothing listens. */
@@ -101,7 +104,7 @@ describe("start-up wiring checks", () => {
   });
 
   test("the service entry point exits with the message, no stack trace, when bsc is wired to the base chain", async () => {
-    const config = await devnetConfig();
+    const config = encodeConfig(await devnetConfig());
     const { adminApiKey: _, networks, ...rest } = config;
     const file = join(dir, "wrong-chain.json");
     writeFileSync(

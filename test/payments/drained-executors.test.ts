@@ -10,7 +10,7 @@ const executorKeys = Array.from({ length: 4 }, () => generatePrivateKey());
 const executors = executorKeys.map((key) => privateKeyToAccount(key).address);
 const services = trackServices();
 const service = services.start({}, (config) => {
-  (config.networks.bsc as { executorKeys: string[] }).executorKeys = executorKeys;
+  if (config.networks.bsc) config.networks.bsc.executorKeys = executorKeys;
 });
 afterAll(() => services.stopAll());
 

@@ -66,7 +66,7 @@ for (const network of NETWORK_NAMES) {
       // What settle does up to the broadcast, then "crash": the record and the signed transaction are stored.
       const { record } = first.services.store.claim(settlementOf(network, authorization));
       const prepared = await runtime.executor.prepare({
-        to: runtime.config.contracts.relayer as Hex,
+        to: runtime.config.contracts.relayer,
         data: first.services.relayerFor(runtime).transferCallData(authorization),
         gas: 250_000n,
       });
@@ -103,7 +103,7 @@ test("a signed settlement whose executor nonce went to another transaction after
   // Signed and recorded, never broadcast: the executor's nonce is still free on the chain.
   const { record } = first.services.store.claim(settlementOf(network, authorization));
   const prepared = await runtime.executor.prepare({
-    to: runtime.config.contracts.relayer as Hex,
+    to: runtime.config.contracts.relayer,
     data: first.services.relayerFor(runtime).transferCallData(authorization),
     gas: 250_000n,
   });

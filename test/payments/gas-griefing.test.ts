@@ -21,7 +21,7 @@ afterAll(() => tracked.stopAll());
 const MIN_PAYMENT = 1000n;
 const service = tracked.start({}, (config) => {
   for (const network of NETWORK_NAMES) {
-    for (const token of config.networks[network]?.tokens ?? []) token.minPaymentValue = MIN_PAYMENT.toString();
+    for (const token of config.networks[network]?.tokens ?? []) token.minPaymentValue = MIN_PAYMENT;
   }
 });
 

@@ -323,7 +323,7 @@ describe("settlement under load and faults", () => {
     // What settle does up to the broadcast, then "crash": the record and the signed transaction are stored.
     const { record } = first.services.store.claim(settlementOf(network, authorization));
     const prepared = await runtime.executor.prepare({
-      to: runtime.config.contracts.relayer as Hex,
+      to: runtime.config.contracts.relayer,
       data: first.services.relayerFor(runtime).transferCallData(authorization),
       gas: 250_000n,
     });

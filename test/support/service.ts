@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFromManifest } from "../../scripts/devnet/service-config";
-import type { Config } from "../../src/config/schema";
+import type { Config, ConfigInput } from "../../src/config/schema";
 import { createApp } from "../../src/http/app";
 import { createLogger } from "../../src/logger";
 import { createServices } from "../../src/services";
@@ -13,7 +13,7 @@ import { getTestDevnet } from "./devnet";
  * Call `stop()` in afterAll.
  */
 export function startTestService(
-  overrides: Partial<Config> = {},
+  overrides: Partial<ConfigInput> = {},
   configure?: (config: Config) => void,
   logSink?: (line: string) => void,
 ) {

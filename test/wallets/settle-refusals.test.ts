@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { numberToHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../../scripts/devnet/ports";
+import { encodeConfig } from "../../src/config/load";
 import { issuedUserOps } from "../../src/db/schema";
 import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
@@ -156,9 +157,10 @@ describe("the bundler down at settle", () => {
     const network = "base";
     const closed = `http://127.0.0.1:${await freePort()}`;
     // Same database, same chain, a bundler URL nobody listens on.
+    const { networks } = encodeConfig(service.config);
     const broken = startTestService({
       databasePath: service.databasePath,
-      networks: { ...service.config.networks, base: { ...service.config.networks.base!, bundlerUrl: closed } },
+      networks: { ...networks, base: { ...networks.base!, bundlerUrl: closed } },
     });
     try {
       const { owner, wallet } = await deployFundedWallet(network, units(network, 10n));

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
 import { freePort } from "../../scripts/devnet/ports";
 import { erc20Abi } from "../../src/chain/abis";
+import { encodeConfig } from "../../src/config/load";
 import { chainOf, freshPayer, NETWORK_NAMES } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet, expectRefusal, randomAddress, units, verifyBody } from "./support";
@@ -118,7 +119,7 @@ describe("/wallet/verify network refusals and failures", () => {
   });
 
   test("a network this service has not enabled", async () => {
-    const bscOnly = startTestService({ networks: { bsc: service.config.networks.bsc } });
+    const bscOnly = startTestService({ networks: { bsc: encodeConfig(service.config).networks.bsc } });
     try {
       const body = verifyBody("base", randomAddress(), [{ to: randomAddress(), amount: 1n }]);
       const response = await bscOnly.post("/wallet/verify", body);
@@ -131,7 +132,7 @@ describe("/wallet/verify network refusals and failures", () => {
 
   test("the bundler down: 500 blockchain_error in the envelope, promptly", async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const bsc = service.config.networks.bsc!;
+    const bsc = encodeConfig(service.config).networks.bsc!;
     const broken = startTestService({ networks: { bsc: { ...bsc, bundlerUrl: closed } } });
     try {
       const { wallet } = await deployFundedWallet("bsc", units("bsc", 10n));
