@@ -19,7 +19,6 @@ import { permissionlessWalletClient, verifyingPaymaster } from "./bench/permissi
 import { startRpcCounter } from "./bench/rpc-counter";
 import { buildContracts } from "./devnet/build";
 import { devnetChain } from "./devnet/chain";
-import { devnetKeys } from "./devnet/keys";
 import { freePort } from "./devnet/ports";
 import { configFromManifest } from "./devnet/service-config";
 import { startDevnet } from "./devnet/start";
@@ -145,7 +144,7 @@ try {
   const accountRpc = createPublicClient({ chain, transport: http(rpc.url) });
   const paymaster = verifyingPaymaster({
     paymaster: network.paymaster,
-    signer: privateKeyToAccount(devnetKeys.paymasterSigner),
+    signer: config.networks.bsc!.paymasterSigner,
     validitySeconds: config.paymasterValiditySeconds,
   });
   /** The service's own batch (approve, then payBatch with the fee), sent through permissionless as the baseline. */
