@@ -105,6 +105,13 @@ describe("HTTP surface", () => {
       verifyingContract: service.config.networks.bsc?.contracts.relayer,
     });
     expect(bsc.tokens[0]).toMatchObject({ symbol: "USDT", decimals: 18 });
+    // Amounts are bigints inside the service and decimal strings on the wire, the default minimum payment included.
+    expect(bsc.tokens[0].fees).toEqual({
+      feeBps: 50,
+      minFee: "10000000000000000",
+      deploymentFeePerWallet: "1000000000000000000",
+    });
+    expect(bsc.tokens[0].minPaymentValue).toBe("1");
     expect(bsc.contracts.entryPoint).toBe("0x0000000071727De22E5E9d8BAf0edAc6f37da032");
     const text = JSON.stringify(response.body).toLowerCase();
     for (const secret of [
