@@ -1,7 +1,7 @@
 import { checkWiring } from "./chain/wiring-check";
 import type { Config } from "./config/schema";
 import { createApp } from "./http/app";
-import { MAX_BODY_BYTES } from "./http/limits";
+import { MAX_BODY_BYTES } from "./limits";
 import { createLogger } from "./logger";
 import { reconcileSettlements } from "./payments/reconcile-settlements";
 import { createServices } from "./services";

@@ -2,13 +2,14 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia, ValidationError } from "elysia";
 import { deployRoutes } from "../deploy/routes";
 import { ApiError } from "../errors";
+import { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "../limits";
 import { paymentRoutes } from "../payments/routes";
 import type { Services } from "../services";
 import { statusRoutes } from "../status/routes";
 import { walletRoutes } from "../wallets/routes";
 import { adminGuard, isAdminRequest } from "./admin-guard";
 import { envelope } from "./errors";
-import { bodyNestedTooDeep, MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./limits";
+import { bodyNestedTooDeep } from "./limits";
 import { createRateLimiter, rateLimitKey } from "./rate-limit";
 
 type RequestMeta = { id: string; start: number; ip: string };

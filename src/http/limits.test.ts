@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { MAX_BODY_DEPTH, nestedDeeperThan } from "./limits";
+import { MAX_BODY_DEPTH } from "../limits";
+import { nestedDeeperThan } from "./limits";
 
 const nested = (depth: number, open = "[", close = "]") => open.repeat(depth) + close.repeat(depth);
 

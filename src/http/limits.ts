@@ -1,7 +1,4 @@
-export const MAX_BODY_BYTES = 64 * 1024;
-
-/** Deepest nesting of arrays and objects a body may have; the interface's own bodies need five levels at most. */
-export const MAX_BODY_DEPTH = 32;
+import { MAX_BODY_DEPTH } from "../limits";
 
 const OPEN_BRACKET = 0x5b; // [
 const OPEN_BRACE = 0x7b; // {

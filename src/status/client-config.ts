@@ -1,7 +1,7 @@
 import type { Address } from "viem";
 import { relayerAbi } from "../chain/abis";
 import type { NetworkRuntime } from "../chain/networks";
-import { MAX_BODY_BYTES } from "../http/limits";
+import { MAX_BODY_BYTES } from "../limits";
 import type { Services } from "../services";
 
 type Domain = { name: string; version: string; chainId: number; verifyingContract: Address };

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { MAX_BODY_DEPTH } from "../../src/http/limits";
+import { MAX_BODY_DEPTH } from "../../src/limits";
 import { startTestService } from "../support/service";
 
 const service = startTestService();
