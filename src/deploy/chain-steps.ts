@@ -14,7 +14,7 @@ import type { NetworkRuntime } from "../chain/networks";
 import type { DeploymentWallet } from "../db/schema";
 
 import { type Logger, shortReason } from "../logger";
-import type { Authorization } from "../payments/authorization";
+import { type Authorization, authorizationFromJson } from "../payments/authorization";
 import type { PaymentRules } from "../payments/payment-rules";
 import { isSameUse, type RelayerPort } from "../payments/relayer-port";
 import { verifyPayment } from "../payments/verify-payment";
@@ -37,15 +37,9 @@ export type StepDeps = {
   logger: Logger;
 };
 
-export const authorizationOf = (row: DeploymentWallet): Authorization => {
-  const raw = JSON.parse(row.fundingAuthorization ?? "null") as Record<string, string> | null;
-  if (!raw) throw new Error(`wallet ${row.walletAddress} has no funding authorization`);
-  return {
-    ...(raw as unknown as Authorization),
-    value: BigInt(raw.value as string),
-    validAfter: BigInt(raw.validAfter as string),
-    validBefore: BigInt(raw.validBefore as string),
-  };
+const authorizationOf = (row: DeploymentWallet): Authorization => {
+  if (!row.fundingAuthorization) throw new Error(`wallet ${row.walletAddress} has no funding authorization`);
+  return authorizationFromJson(row.fundingAuthorization);
 };
 
 const aggregate = (calls: { target: Address; callData: Hex }[]) =>

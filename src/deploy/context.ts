@@ -6,7 +6,6 @@ import type { DeploymentBatch } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import type { Logger } from "../logger";
-import type { Authorization } from "../payments/authorization";
 import { paymentRulesFor } from "../payments/payment-rules";
 import type { RelayerPort } from "../payments/relayer-port";
 import type { PaymentSettler } from "../payments/settle-payment";
@@ -29,14 +28,6 @@ export type DeployDeps = {
   now(): bigint;
   logger: Logger;
 };
-
-export const authorizationJson = (a: Authorization) =>
-  JSON.stringify({
-    ...a,
-    value: a.value.toString(),
-    validAfter: a.validAfter.toString(),
-    validBefore: a.validBefore.toString(),
-  });
 
 /** What every deployment flow shares: stores, per-network handles, locks, batch creation and the fee payment. */
 export function createDeployContext(deps: DeployDeps) {

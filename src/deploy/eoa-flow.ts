@@ -1,6 +1,7 @@
 import type { Static } from "elysia";
 import { ApiError } from "../errors";
-import { authorizationJson, type DeployContext } from "./context";
+import { authorizationToJson } from "../payments/authorization";
+import type { DeployContext } from "./context";
 import { checkEoaPayments, parseEoaPayments } from "./eoa-payloads";
 import { assertDeployable, assertSameWallets, planDeployment, walletEntries } from "./plan";
 import type { EoaSettleBodySchema, EoaVerifyBodySchema } from "./schemas";
@@ -84,7 +85,7 @@ export async function settleEoaDeployment(ctx: SettlingContext, body: Static<typ
         feeRecipient: plan.feeRecipient.toLowerCase(),
         deploymentFee: plan.deploymentFee.toString(),
         fundingRequested: body.paymentRequirements.deployment.fundingRequested,
-        feeAuthorization: authorizationJson(payments.fee),
+        feeAuthorization: authorizationToJson(payments.fee),
         userOpHash: null,
         signedUserOp: null,
       },
@@ -95,7 +96,7 @@ export async function settleEoaDeployment(ctx: SettlingContext, body: Static<typ
           salt: plan.salts[i] as string,
           fundingRequested: funding !== undefined,
           fundingAmount: (funding?.value ?? 0n).toString(),
-          fundingAuthorization: funding ? authorizationJson(funding) : null,
+          fundingAuthorization: funding ? authorizationToJson(funding) : null,
         };
       }),
     );

@@ -3,7 +3,7 @@ import type { DeploymentBatch } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
-import type { Authorization } from "../payments/authorization";
+import { type Authorization, authorizationFromJson } from "../payments/authorization";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
 import { type IssuedUserOpStore, issuedAt } from "../userops/issued-user-op-store";
@@ -23,15 +23,8 @@ export type FeePaymentDeps = {
   deny: Pick<DenyCounters, "recordRevert">;
 };
 
-export const feeAuthorizationOf = (batch: DeploymentBatch): Authorization => {
-  const raw = JSON.parse(batch.feeAuthorization ?? "null") as Record<string, string>;
-  return {
-    ...(raw as unknown as Authorization),
-    value: BigInt(raw.value as string),
-    validAfter: BigInt(raw.validAfter as string),
-    validBefore: BigInt(raw.validBefore as string),
-  };
-};
+const feeAuthorizationOf = (batch: DeploymentBatch): Authorization =>
+  authorizationFromJson(batch.feeAuthorization ?? "null");
 
 const pending = (message: string, details: Record<string, unknown>) =>
   new ApiError("blockchain_error", message, { ...details, status: "pending" });

@@ -55,3 +55,22 @@ export function parseAuthorization(body: PaymentPayloadBody, field = "paymentPay
     signature: signature.toLowerCase() as Hex,
   };
 }
+
+/** An authorization as stored with a deployment (amounts and times as decimal strings), and back. */
+export const authorizationToJson = (a: Authorization): string =>
+  JSON.stringify({
+    ...a,
+    value: a.value.toString(),
+    validAfter: a.validAfter.toString(),
+    validBefore: a.validBefore.toString(),
+  });
+
+export function authorizationFromJson(json: string): Authorization {
+  const raw = JSON.parse(json) as Record<string, string>;
+  return {
+    ...(raw as unknown as Authorization),
+    value: BigInt(raw.value as string),
+    validAfter: BigInt(raw.validAfter as string),
+    validBefore: BigInt(raw.validBefore as string),
+  };
+}
