@@ -1,0 +1,57 @@
+import { type Address, type Hex, toHex } from "viem";
+import type { NetworkConfig } from "./get-config";
+import type { PaymentPayload, SignerClient } from "./types";
+
+export const transferWithAuthorizationTypes = {
+  TransferWithAuthorization: [
+    { name: "token", type: "address" },
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
+export type SignAuthorizationParameters = {
+  signer: SignerClient;
+  /** The network's entry of /config: its relayer domain is what is signed over. */
+  config: Pick<NetworkConfig, "limits"> & { eip712Domain: NonNullable<NetworkConfig["eip712Domain"]> };
+  token: Address;
+  to: Address;
+  value: bigint;
+  /** Unix seconds; default ten minutes from now (the service wants at least `validBeforeMarginSeconds`). */
+  validBefore?: number;
+  validAfter?: number;
+  /** Default: 32 random bytes. */
+  nonce?: Hex;
+};
+
+/** The payer's EIP-712 TransferWithAuthorization on the relayer's domain, as /verify, /settle and /deploy/* take it. */
+export async function signTransferAuthorization(parameters: SignAuthorizationParameters): Promise<PaymentPayload> {
+  const { signer, config } = parameters;
+  const now = Math.floor(Date.now() / 1000);
+  const authorization = {
+    from: signer.account.address,
+    to: parameters.to,
+    value: parameters.value.toString(),
+    validAfter: parameters.validAfter ?? 0,
+    validBefore: parameters.validBefore ?? now + Math.max(600, config.limits.validBeforeMarginSeconds * 2),
+    nonce: parameters.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
+  };
+  const signature = await signer.signTypedData({
+    account: signer.account,
+    domain: config.eip712Domain,
+    types: transferWithAuthorizationTypes,
+    primaryType: "TransferWithAuthorization",
+    message: {
+      ...authorization,
+      token: parameters.token,
+      value: parameters.value,
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+    },
+  });
+  return { token: parameters.token, payload: { authorization, signature } };
+}
