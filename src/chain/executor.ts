@@ -114,12 +114,15 @@ export function createExecutor(config: ExecutorConfig): Executor {
    */
   async function simulate(key: ExecutorKey, request: TransactionRequest, fee: Fees): Promise<void> {
     try {
+      // On the pending block: its time is now, where the latest block of an idle chain can be minutes old (an
+      // authorization valid from now would look not yet valid), and what is already in the mempool counts.
       await client.call({
         account: key.account.address,
         to: request.to,
         data: request.data,
         value: request.value ?? 0n,
         gas: request.gas,
+        blockTag: "pending",
         ...fee,
       });
     } catch (error) {

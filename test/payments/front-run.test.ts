@@ -125,3 +125,18 @@ test("a signed settlement whose executor nonce went to another transaction after
     restarted.stop();
   }
 });
+
+test("an authorization valid from now settles on a chain that has been idle (the simulation runs at the time of the next block)", async () => {
+  const network = "base";
+  const c = chainOf(network);
+  const payer = await freshPayer(network);
+  await approveRelayer(network, payer.key, 1000n * unit(network));
+  const merchant = randomAddress();
+  // No block for a while: the latest block's time falls behind the clock.
+  await Bun.sleep(3_000);
+  const now = Math.floor(Date.now() / 1000);
+  const body = await signedPayment({ network, key: payer.key, to: merchant, value: unit(network), validAfter: now });
+  const settled = await service.post("/settle", body);
+  expect(settled.status).toBe(200);
+  expect(await tokenBalance(network, c.token.address, merchant)).toBe(unit(network));
+});
