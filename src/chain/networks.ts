@@ -52,8 +52,10 @@ export function createNetworks(config: Config, logger: Logger): Networks {
     get(name) {
       const runtime = runtimes.get(name as NetworkName);
       if (!runtime) {
-        throw new ApiError("validation_error", `network not enabled: ${name}`, {
+        const enabled = [...runtimes.keys()];
+        throw new ApiError("validation_error", `network not enabled: ${name} (valid: ${enabled.join(", ")})`, {
           field: "paymentRequirements.network",
+          validNetworks: enabled,
         });
       }
       return runtime;

@@ -24,12 +24,17 @@ export const AUTHORIZATION_STATUS = {
 
 export type AuthorizationCheck = { status: number; balance: bigint; allowance: bigint };
 
+/** The relayer's EIP-712 domain (EIP-5267), the one every TransferWithAuthorization must be signed for. */
+export type RelayerDomain = { name: string; version: string; chainId: number; verifyingContract: Address };
+
 /** The narrow view of the chain that EOA payments need. */
 export type RelayerPort = {
   /** Every /verify check in one eth_call, evaluated at `now` (unix seconds). */
   checkAuthorization(authorization: Authorization, now: bigint): Promise<AuthorizationCheck>;
   transferCallData(authorization: Authorization): Hex;
   authorizationState(from: Address, nonce: Hex): Promise<boolean>;
+  /** Read once and cached; a failed read is retried on the next call. */
+  domain(): Promise<RelayerDomain>;
   /**
    * The transaction that used this (from, nonce), looking back from `toBlock` (anyone may submit a signed
    * authorization, so it may not be ours, and it may not even be the same authorization: compare what it paid
@@ -62,7 +67,24 @@ const args = (a: Authorization) =>
   [a.token, a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, a.signature] as const;
 
 export function createRelayerPort(client: PublicClient, relayer: Address): RelayerPort {
+  let domain: Promise<RelayerDomain> | undefined;
   return {
+    domain() {
+      if (!domain) {
+        domain = client
+          .readContract({ address: relayer, abi: relayerAbi, functionName: "eip712Domain" })
+          .then(([, name, version, chainId, verifyingContract]) => ({
+            name,
+            version,
+            chainId: Number(chainId),
+            verifyingContract,
+          }));
+        domain.catch(() => {
+          domain = undefined;
+        });
+      }
+      return domain;
+    },
     async checkAuthorization(authorization, now) {
       // The block time is overridden with the service clock so that the window check means "now",
       // not "when the last block was mined" (an idle chain's latest block can be minutes old).

@@ -202,7 +202,7 @@ export function createPaymentSettler(deps: SettleDeps) {
       authorization,
       relayerContract,
     );
-    if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage);
+    if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage, verdict.details);
 
     const { record, created } = deps.store.claim(settlementOf(network.name, authorization));
     if (!created) {

@@ -4,11 +4,17 @@ import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import type { Authorization } from "./authorization";
 import { brokenPaymentRule, type PaymentRules } from "./payment-rules";
-import { AUTHORIZATION_STATUS, type RelayerPort } from "./relayer-port";
+import { AUTHORIZATION_STATUS, type AuthorizationCheck, type RelayerPort } from "./relayer-port";
 
 export type VerifyResult =
   | { isValid: true; payer: Address }
-  | { isValid: false; invalidReason: ErrorCode; invalidMessage: string };
+  | {
+      isValid: false;
+      invalidReason: ErrorCode;
+      invalidMessage: string;
+      /** What a client needs to fix it (settle puts it in the error's `details`; /verify answers only the message). */
+      details?: Record<string, unknown>;
+    };
 
 const FAILURES: Record<number, [ErrorCode, string]> = {
   [AUTHORIZATION_STATUS.badSignature]: ["signature_error", "signature does not recover to authorization.from"],
@@ -30,7 +36,7 @@ export type VerifyContext = {
 };
 
 /**
- * The five checks of the interface, in order, then "is this our relayer", then the service's own rules
+ * "Is this our relayer", then the five checks of the interface in order, then the service's own rules
  * (value above the minimum, validBefore margin, payer not denied). One RPC round trip.
  */
 export async function verifyPayment(
@@ -38,29 +44,75 @@ export async function verifyPayment(
   authorization: Authorization,
   relayerContract: string,
 ): Promise<VerifyResult> {
+  // Before the interface's five checks (which keep their order): a client holding the wrong relayer address
+  // also signed for the wrong domain and approved the wrong spender, and "signature does not recover" or
+  // "allowance too low" would hide that one mistake.
+  if (!isAddressEqual(relayerContract as Address, context.relayerAddress)) {
+    return {
+      isValid: false,
+      invalidReason: "payment_verification_error",
+      invalidMessage: `relayerContract is not this network's relayer (${context.relayerAddress}): sign for, approve and name that relayer`,
+      details: { relayerContract: context.relayerAddress },
+    };
+  }
   const now = context.now();
-  let check: Awaited<ReturnType<RelayerPort["checkAuthorization"]>>;
+  let check: AuthorizationCheck;
   try {
     check = await context.relayer.checkAuthorization(authorization, now);
   } catch (error) {
     throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
   }
   if (check.status === AUTHORIZATION_STATUS.ok) {
-    // Checked after the interface's five checks so that their order and codes stay as specified.
-    if (!isAddressEqual(relayerContract as Address, context.relayerAddress)) {
-      return {
-        isValid: false,
-        invalidReason: "payment_verification_error",
-        invalidMessage: `relayerContract is not this network's relayer (${context.relayerAddress})`,
-      };
-    }
     const broken = brokenPaymentRule(context.rules, authorization, now);
     if (broken) return { isValid: false, invalidReason: "payment_verification_error", invalidMessage: broken };
     return { isValid: true, payer: authorization.from };
   }
+  return explainFailure(context, authorization, check);
+}
+
+/** The failed check's code and a message that says how to fix it. */
+async function explainFailure(
+  context: VerifyContext,
+  authorization: Authorization,
+  check: AuthorizationCheck,
+): Promise<VerifyResult> {
   const [invalidReason, invalidMessage] = FAILURES[check.status] ?? [
     "payment_verification_error",
     `relayer rejected the authorization (status ${check.status})`,
   ];
-  return { isValid: false, invalidReason, invalidMessage };
+  const failure = (message: string, details?: Record<string, unknown>): VerifyResult => ({
+    isValid: false,
+    invalidReason,
+    invalidMessage: message,
+    ...(details && { details }),
+  });
+  const needed = authorization.value.toString();
+  switch (check.status) {
+    case AUTHORIZATION_STATUS.insufficientAllowance: {
+      const spender = context.relayerAddress;
+      const allowance = check.allowance.toString();
+      return failure(
+        `${invalidMessage}: ${authorization.from} allows spender ${spender} ${allowance}, the payment needs ${needed}; approve the relayer for at least that`,
+        { spender, allowance, needed },
+      );
+    }
+    case AUTHORIZATION_STATUS.insufficientBalance: {
+      const balance = check.balance.toString();
+      return failure(`${invalidMessage}: ${authorization.from} holds ${balance}, the payment needs ${needed}`, {
+        balance,
+        needed,
+      });
+    }
+    case AUTHORIZATION_STATUS.badSignature: {
+      const domain = await context.relayer.domain().catch(() => null);
+      if (!domain) return failure(invalidMessage);
+      const { name, version, chainId, verifyingContract } = domain;
+      return failure(
+        `${invalidMessage}: sign TransferWithAuthorization for the domain { name: "${name}", version: "${version}", chainId: ${chainId}, verifyingContract: ${verifyingContract} }`,
+        { expectedDomain: domain },
+      );
+    }
+    default:
+      return failure(invalidMessage);
+  }
 }

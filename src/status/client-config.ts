@@ -1,33 +1,7 @@
-import type { Address } from "viem";
 import { relayerAbi } from "../chain/abis";
-import type { NetworkRuntime } from "../chain/networks";
 import { MAX_BODY_BYTES } from "../limits";
+import { SIGNED_TYPES } from "../payments/typed-data";
 import type { Services } from "../services";
-
-type Domain = { name: string; version: string; chainId: number; verifyingContract: Address };
-const domains = new WeakMap<NetworkRuntime, Promise<Domain>>();
-
-/** The relayer's EIP-712 domain, read once through EIP-5267 and cached (a failed read is retried next time). */
-export function relayerDomain(network: NetworkRuntime): Promise<Domain> {
-  let domain = domains.get(network);
-  if (!domain) {
-    domain = network.client
-      .readContract({
-        address: network.config.contracts.relayer,
-        abi: relayerAbi,
-        functionName: "eip712Domain",
-      })
-      .then(([, name, version, chainId, verifyingContract]) => ({
-        name,
-        version,
-        chainId: Number(chainId),
-        verifyingContract,
-      }));
-    domain.catch(() => domains.delete(network));
-    domains.set(network, domain);
-  }
-  return domain;
-}
 
 export const LIMITS = { maxTransactionsPerBatch: 20, maxSaltsPerDeployment: 10, maxFundingPayloads: 10 };
 
@@ -37,7 +11,10 @@ export async function clientConfig(services: Services) {
     services.networks.all().map(async (network) => {
       const { config } = network;
       const [eip712Domain, erc1271GasLimit] = await Promise.all([
-        relayerDomain(network).catch(() => null),
+        services
+          .relayerFor(network)
+          .domain()
+          .catch(() => null),
         // Owner-settable on-chain, so read every time rather than cached; null when the chain does not answer.
         network.client
           .readContract({
@@ -54,6 +31,10 @@ export async function clientConfig(services: Services) {
           eip712Domain,
           signedType:
             "TransferWithAuthorization(address token,address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)",
+          /** viem-ready: signTypedData({ domain: eip712Domain, ...signedTypes.TransferWithAuthorization, message }). */
+          signedTypes: SIGNED_TYPES,
+          /** An EOA payer approves this spender (the relayer) for the token before its first payment. */
+          spender: config.contracts.relayer,
           contracts: config.contracts,
           feeRecipient: config.feeRecipient,
           tokens: config.tokens.map((token) => ({

@@ -57,7 +57,11 @@ for (const network of NETWORK_NAMES) {
       const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) });
       const response = await service.post("/settle", body);
       expect(response.status).toBe(400);
-      expect(response.body).toMatchObject({ code: "payment_verification_error", message: "allowance too low" });
+      expect(response.body).toMatchObject({
+        code: "payment_verification_error",
+        message: expect.stringMatching(/^allowance too low: /),
+        details: { spender: chainOf(network).info.relayer, allowance: "0", needed: unit(network).toString() },
+      });
       expect(
         service.services.store.find({
           network,

@@ -141,22 +141,72 @@ for (const network of NETWORK_NAMES) {
       await invalid(body, "payment_verification_error", /allowance too low/);
     });
 
-    test("a relayerContract that is not ours is refused", async () => {
+    test("a relayerContract that is not ours is refused before any other check", async () => {
       const payer = await readyPayer();
       const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) });
       body.paymentRequirements.relayerContract = randomAddress();
-      await invalid(body, "payment_verification_error", /relayer/);
-      // The interface's checks come first: a bad signature is still reported as such.
-      const other = await freshPayer(network, { tokens: 0n, gas: false });
-      const forged = await signedPayment({
+      await invalid(body, "payment_verification_error", /relayerContract is not this network's relayer/);
+      // A client holding the wrong relayer signed for the wrong domain and approved the wrong spender: that one
+      // mistake is named rather than "signature does not recover" or "allowance too low".
+      const unapproved = await freshPayer(network);
+      const wrongRelayer = randomAddress();
+      const wrongDomain = await signedPayment({
         network,
-        key: payer.key,
-        signerKey: other.key,
+        key: unapproved.key,
         to: randomAddress(),
-        value: 1n,
+        value: unit(network),
+        relayer: wrongRelayer,
       });
-      forged.paymentRequirements.relayerContract = randomAddress();
-      await invalid(forged, "signature_error", /recover/);
+      wrongDomain.paymentRequirements.relayerContract = wrongRelayer;
+      await invalid(
+        wrongDomain,
+        "payment_verification_error",
+        new RegExp(`relayerContract is not this network's relayer \\(${chainOf(network).info.relayer}\\)`),
+      );
+      const settled = await service.post("/settle", wrongDomain);
+      expect(settled.status).toBe(400);
+      expect(settled.body.code).toBe("payment_verification_error");
+      expect(settled.body.details).toEqual({ relayerContract: chainOf(network).info.relayer });
+    });
+
+    test("an allowance error names the spender, the allowance and the amount needed", async () => {
+      const payer = await freshPayer(network);
+      await approveRelayer(network, payer.key, unit(network));
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: 2n * unit(network) });
+      const { relayer } = chainOf(network).info;
+      await invalid(
+        body,
+        "payment_verification_error",
+        new RegExp(`allowance too low: .*spender ${relayer} ${unit(network)}, the payment needs ${2n * unit(network)}`),
+      );
+      const settled = await service.post("/settle", body);
+      expect(settled.status).toBe(400);
+      expect(settled.body.code).toBe("payment_verification_error");
+      expect(settled.body.details).toEqual({
+        spender: relayer,
+        allowance: unit(network).toString(),
+        needed: (2n * unit(network)).toString(),
+      });
+    });
+
+    test("a signature error shows the domain the service expected", async () => {
+      const payer = await readyPayer();
+      const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) });
+      const sig = body.paymentPayload.payload.signature;
+      body.paymentPayload.payload.signature =
+        `${sig.slice(0, 10)}${sig[10] === "a" ? "b" : "a"}${sig.slice(11)}` as Hex;
+      const { relayer, chainId } = chainOf(network).info;
+      await invalid(
+        body,
+        "signature_error",
+        new RegExp(`domain \\{ name: "relay402", version: "1", chainId: ${chainId}, verifyingContract: ${relayer} \\}`),
+      );
+      const settled = await service.post("/settle", body);
+      expect(settled.status).toBe(400);
+      expect(settled.body.code).toBe("signature_error");
+      expect(settled.body.details).toEqual({
+        expectedDomain: { name: "relay402", version: "1", chainId, verifyingContract: relayer },
+      });
     });
   });
 }
@@ -175,7 +225,8 @@ describe("POST /verify: requests that cannot be evaluated", () => {
     });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe("validation_error");
-    expect(response.body.message).toMatch(/network not enabled/);
+    expect(response.body.message).toMatch(/network not enabled: solana \(valid: bsc, base\)/);
+    expect(response.body.details).toEqual({ field: "paymentRequirements.network", validNetworks: ["bsc", "base"] });
     expect(response.body.doc_url).toMatch(/#validation_error$/);
   });
 
