@@ -51,7 +51,7 @@ describe("createRelay402Client", () => {
       retryDelayMs: 0,
       settleAttempts: 3,
     });
-    const error = await client.post("/settle", {}, { idempotent: true }).catch((e) => e);
+    const error = (await client.post("/settle", {}, { idempotent: true }).catch((e) => e)) as Relay402ClientError;
     expect(error.isPending).toBe(true);
     expect(server.calls()).toBe(3);
   });

@@ -1,0 +1,76 @@
+// Every example runs against the test devnet, so that they never rot; the chain's balances judge them.
+import { afterAll, describe, expect, test } from "bun:test";
+import { parseUnits } from "viem";
+import { main as deployWallets } from "../examples/deploy-wallets";
+import { main as eoaPayment } from "../examples/eoa-payment";
+import type { ExampleOptions } from "../examples/setup";
+import { main as walletPayment } from "../examples/wallet-payment";
+import { main as walletQueries } from "../examples/wallet-queries";
+import { chainOf, freshPayer, tokenBalance } from "./support/chain";
+import { trackServices } from "./support/service";
+
+const network = "bsc";
+const services = trackServices();
+const service = services.start();
+const server = Bun.serve({ port: 0, fetch: (request) => service.app.handle(request) });
+afterAll(() => {
+  server.stop(true);
+  services.stopAll();
+});
+
+const c = chainOf(network);
+const unit = parseUnits("1", c.token.decimals);
+const balance = (holder: `0x${string}`) => tokenBalance(network, c.token.address, holder);
+
+/** The options a user passes by environment, here the test devnet's service and a fresh funded key. */
+async function options(): Promise<ExampleOptions> {
+  const payer = await freshPayer(network);
+  return {
+    serviceUrl: server.url.origin,
+    rpcUrl: c.info.rpcUrl,
+    privateKey: payer.key,
+    network,
+    adminApiKey: service.config.adminApiKey,
+    quiet: true,
+  };
+}
+
+describe("examples", () => {
+  test("eoa-payment: the payee receives the value, the payer loses exactly it (after its approve)", async () => {
+    const opts = await options();
+    const payer = c.walletFor(opts.privateKey).account.address;
+    const before = await balance(payer);
+    const result = await eoaPayment(opts);
+    expect(result.settlement.success).toBe(true);
+    expect(await balance(result.to)).toBe(result.value);
+    expect(await balance(payer)).toBe(before - result.value);
+  }, 60_000);
+
+  test("wallet-payment: a wallet deployed through relay402 pays two merchants and the fee", async () => {
+    const recipientBefore = await balance(c.info.feeRecipient);
+    const result = await walletPayment(await options());
+    expect(result.settlement.success).toBe(true);
+    for (const merchant of result.merchants) expect(await balance(merchant)).toBe(result.amount);
+    expect(result.fee).toBeGreaterThan(0n);
+    // The deployment fee (1 token) of the wallet, then the payment's fee.
+    expect(await balance(c.info.feeRecipient)).toBeGreaterThanOrEqual(recipientBefore + unit + result.fee);
+    expect(await balance(result.wallet)).toBe(10n * unit - 2n * result.amount - result.fee);
+  }, 90_000);
+
+  test("deploy-wallets and wallet-queries: an EOA and then a new wallet pay for deployments the owner then sees", async () => {
+    const opts = await options();
+    const result = await deployWallets(opts);
+    const deployed = [...result.byEoa.settlement.wallets, ...result.byWallet.settlement.wallets];
+    expect(deployed).toHaveLength(3);
+    for (const wallet of deployed)
+      expect(await c.public.getCode({ address: wallet.address as `0x${string}` })).toBeTruthy();
+    // The first wallet got its funding and paid one wallet's fee from it; the second got its 1-unit funding.
+    expect(await balance(result.payerWallet)).toBe(result.funding - unit);
+    expect(await balance(deployed[1]!.address as `0x${string}`)).toBe(1n);
+
+    const queries = await walletQueries(opts);
+    const listed = [...queries.wallets.master, ...queries.wallets.sub].map((w) => w.walletAddress.toLowerCase());
+    for (const wallet of deployed) expect(listed).toContain(wallet.address.toLowerCase());
+    expect(queries.master.walletAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  }, 120_000);
+});
