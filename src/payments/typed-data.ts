@@ -1,5 +1,7 @@
+type SignedType = { primaryType: string; types: Record<string, { name: string; type: string }[]> };
+
 /** The relayer's EIP-712 types, as viem's `signTypedData` takes them (`types` and `primaryType`). */
-export const SIGNED_TYPES = {
+export const SIGNED_TYPES: Record<"TransferWithAuthorization" | "CancelAuthorization", SignedType> = {
   TransferWithAuthorization: {
     primaryType: "TransferWithAuthorization",
     types: {
@@ -23,4 +25,4 @@ export const SIGNED_TYPES = {
       ],
     },
   },
-} as const;
+};

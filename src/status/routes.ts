@@ -1,6 +1,7 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { clientConfig } from "./client-config";
 import type { checkHealth } from "./health";
+import { ClientConfigSchema, HealthSchema } from "./schemas";
 
 /** What /health and /config answer, from the service container. */
 export type Status = {
@@ -19,10 +20,14 @@ export function statusRoutes(status: Status) {
       },
       {
         detail: { tags: ["Utility"], summary: "Service, chain, bundler and database health (503 when down)" },
-        response: { 200: t.Any(), 503: t.Any() },
+        response: { 200: HealthSchema, 503: HealthSchema },
       },
     )
     .get("/config", () => status.config(), {
-      detail: { tags: ["Utility"], summary: "Per network: chain id, EIP-712 domain, contracts, tokens, fees, limits" },
+      response: { 200: ClientConfigSchema },
+      detail: {
+        tags: ["Utility"],
+        summary: "Per network: chain id, EIP-712 domain and types, spender, contracts, tokens, fees, limits",
+      },
     });
 }

@@ -127,7 +127,7 @@ describe("HTTP surface", () => {
     const response = await service.get("/openapi/json");
     expect(response.status).toBe(200);
     expect(response.body.openapi).toMatch(/^3\./);
-    for (const path of ["/verify", "/settle", "/health", "/config", "/api/v1/verify", "/api/v1/settle"]) {
+    for (const path of ["/verify", "/settle", "/health", "/config"]) {
       expect(response.body.paths[path]).toBeDefined();
     }
     const verify = response.body.paths["/verify"].post;

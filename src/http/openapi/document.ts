@@ -1,0 +1,82 @@
+import { toOpenAPISchema } from "@elysiajs/openapi";
+import type { AnyElysia } from "elysia";
+import { ERROR_EXAMPLE, EXAMPLES } from "./examples";
+
+/** Every route is also served under this prefix; the document lists each route once, without it. */
+export const ALIAS_PREFIX = "/api/v1";
+
+const DESCRIPTION = `Payment facilitator for ERC-20 payments on BNB Chain (\`bsc\`) and Base (\`base\`).
+
+Every route below is also served under \`${ALIAS_PREFIX}\` (for example \`${ALIAS_PREFIX}/verify\`), with the same
+body and answer. Requests and answers are JSON. Errors share one envelope \`{ code, message, doc_url, details? }\`;
+the codes are listed in the repository's \`docs/errors.md\`. Amounts are decimal strings in the token's smallest
+unit. \`GET /config\` gives everything a client signs with: the relayer's EIP-712 domain, viem-ready types, the
+spender to approve, tokens, fees and limits.`;
+
+/** One description per flow: what a client does, in order. */
+const TAGS = [
+  {
+    name: "EOA payments",
+    description: `A payer with an ordinary key pays once per signature.
+1. Once per token: \`approve(spender, amount)\` on the token, where \`spender\` is \`GET /config\` → \`networks.<name>.spender\` (the relayer). \`eip3009\` on a token does not remove this step: the relayer pulls with \`transferFrom\`.
+2. Sign \`TransferWithAuthorization\` with viem's \`signTypedData({ domain: eip712Domain, ...signedTypes.TransferWithAuthorization, message })\` (no fee: the payment moves exactly \`value\`).
+3. \`POST /verify\` (optional: checks without sending) and \`POST /settle\` (sends; idempotent per network, payer and nonce).
+A merchant checks \`to\` and \`value\` itself: the service settles what the payer signed.
+To cancel an unused authorization, sign \`CancelAuthorization\` (same domain) and call the relayer's \`cancelAuthorization\`.`,
+  },
+  {
+    name: "Smart wallet payments",
+    description: `A wallet deployed by this service's factory pays a batch of up to 20 transfers of one token, gas sponsored.
+1. \`POST /wallet/verify\` builds the UserOp (the batch plus one fee to the fee recipient, \`feeAmount\`) and answers it unsigned with its \`userOpHash\`.
+2. Check that \`userOp\` pays what you asked (its call data is approve + \`payBatch\`), then sign \`userOpHash\` with the owner's key.
+3. \`POST /wallet/settle\` with the unchanged UserOp and the signature; it is sent at most once.`,
+  },
+  {
+    name: "Wallet deployment",
+    description: `Counterfactual wallets, deployed and optionally funded for a fee (\`deploymentFeePerWallet\`).
+1. \`POST /deploy/quote\`: wallet addresses, fee, fee recipient and relayer for an owner's salts.
+2. EOA payer: sign the fee (and each funding) as \`TransferWithAuthorization\`s, \`POST /deploy/verify\`, then \`POST /deploy/settle\` (admin key). Smart-wallet payer: \`POST /deploy/wallet/verify\`, sign \`userOpHash\`, \`POST /deploy/wallet/settle\` (admin key).
+3. \`GET /wallet/{owner}\` shows the state; \`POST /wallet/claim\` retries what is pending.`,
+  },
+  { name: "x402", description: "The x402 kinds this facilitator settles (`GET /supported`)." },
+  { name: "Utility", description: "Health, and the client configuration every flow starts from (`GET /config`)." },
+];
+
+type Content = Record<string, { schema?: unknown; example?: unknown }>;
+type Operation = {
+  requestBody?: { content?: Content };
+  responses?: Record<string, { content?: Content }>;
+};
+
+/** The OpenAPI document: each route once, JSON bodies only, an example on every body. */
+export function buildDocument(app: AnyElysia, version: string) {
+  const { paths, components } = toOpenAPISchema(app, { paths: [new RegExp(`^${ALIAS_PREFIX}(/|$)`)] });
+  for (const [path, operations] of Object.entries(paths as Record<string, Record<string, Operation>>)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const examples = EXAMPLES[`${method.toUpperCase()} ${path}`];
+      const requestContent = operation.requestBody?.content;
+      if (requestContent) {
+        // Elysia also lists form encodings for every object body; the service is JSON only.
+        for (const type of Object.keys(requestContent)) if (type !== "application/json") delete requestContent[type];
+        const json = requestContent["application/json"];
+        if (json && examples?.request !== undefined) json.example = examples.request;
+      }
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const json = response.content?.["application/json"];
+        if (!json) continue;
+        const example = examples?.responses?.[status] ?? (Number(status) >= 400 ? ERROR_EXAMPLE : undefined);
+        if (example !== undefined) json.example = example;
+      }
+    }
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "relay402", version, description: DESCRIPTION },
+    tags: TAGS,
+    paths,
+    components: {
+      ...components,
+      securitySchemes: { adminApiKey: { type: "apiKey", in: "header", name: "x-admin-api-key" } },
+    },
+  };
+}

@@ -1,0 +1,280 @@
+/**
+ * One example per request and response body, keyed by "METHOD /path" as the document writes it. Addresses are
+ * the devnet's (`bun run dev`); hashes and signatures are shortened placeholders of the right length.
+ */
+import { SIGNED_TYPES } from "../../payments/typed-data";
+
+type Examples = { request?: unknown; responses?: Record<string, unknown> };
+
+const RELAYER = "0x626D9DeF38AA6A2Aeaba5865Da3178A6691cbdd4";
+const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+const PAYER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+const MERCHANT = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+const FEE_RECIPIENT = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+const WALLET = "0x2C5c3f2Cc1F2E4f0f1b3a5B7c9d0E1f2A3b4C5d6";
+const PAYMASTER = "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0";
+const hash = (digit: string) => `0x${digit.repeat(64)}`;
+const SIGNATURE = `0x${"ab".repeat(65)}`;
+const SALT = hash("0");
+const NOW = 1_767_225_600;
+
+const authorization = (value: string, to = MERCHANT) => ({
+  token: TOKEN,
+  payload: {
+    authorization: { from: PAYER, to, value, validAfter: NOW - 60, validBefore: NOW + 600, nonce: hash("1") },
+    signature: SIGNATURE,
+  },
+});
+
+const userOp = (signature: string) => ({
+  sender: WALLET,
+  nonce: "0x0",
+  callData: "0xe9ae5c53…",
+  callGasLimit: "0x1d4c0",
+  verificationGasLimit: "0x186a0",
+  preVerificationGas: "0xc350",
+  maxFeePerGas: "0x3b9aca00",
+  maxPriorityFeePerGas: "0x3b9aca00",
+  paymaster: PAYMASTER,
+  paymasterVerificationGasLimit: "0x186a0",
+  paymasterPostOpGasLimit: "0x0",
+  paymasterData: "0x…",
+  signature,
+});
+
+const walletEntry = { address: WALLET, salt: SALT, owner: PAYER, fundingAmount: "0" };
+const walletInfo = {
+  ownerAddress: PAYER,
+  walletAddress: WALLET,
+  salt: SALT,
+  payerAddress: PAYER,
+  paymentTxHash: hash("2"),
+  deploymentTxHash: hash("3"),
+  paymentCompleted: true,
+  deploymentCompleted: true,
+  fundingRequested: false,
+  fundingCompleted: false,
+  fundingAmount: "0",
+  fundingTxHash: null,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  updatedAt: "2026-01-01T00:00:05.000Z",
+  network: "bsc",
+};
+const verifyFields = {
+  isValid: true,
+  payer: PAYER,
+  wallets: [walletEntry],
+  deploymentFee: "1000000000000000000",
+  fundingFees: "0",
+  totalFees: "1000000000000000000",
+  invalidReason: null,
+};
+const deploySettled = {
+  paymentSuccess: true,
+  deploymentSuccess: true,
+  fundingSuccess: true,
+  wallets: [{ address: WALLET, deploymentTxHash: hash("3"), fundingTxHash: null, fundingCompleted: false }],
+  failedWallets: [],
+  failedFundings: [],
+  paymentTxHash: hash("2"),
+  deploymentFee: "1000000000000000000",
+};
+const eoaDeployment = {
+  network: "bsc",
+  relayerContract: RELAYER,
+  deployment: { ownerAddress: PAYER, salts: [SALT], fundingRequested: false, token: TOKEN },
+};
+const walletDeployment = {
+  network: "bsc",
+  deployment: { ownerAddress: PAYER, salts: [SALT], token: TOKEN, payerAddress: WALLET },
+};
+
+export const ERROR_EXAMPLE = {
+  code: "payment_verification_error",
+  message: `allowance too low: ${PAYER} allows spender ${RELAYER} 0, the payment needs 1000000000000000000; approve the relayer for at least that`,
+  doc_url: "docs/errors.md#payment_verification_error",
+  details: { spender: RELAYER, allowance: "0", needed: "1000000000000000000" },
+};
+
+const health = {
+  status: "ok",
+  version: "0.1.0",
+  networks: {
+    bsc: {
+      chainId: 56,
+      blockNumber: 1234,
+      rpc: "ok",
+      bundler: "ok",
+      relayer: RELAYER,
+      paymaster: PAYMASTER,
+      executors: [{ address: "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65", balance: "99.98" }],
+      paymasterDeposit: "10.0",
+    },
+  },
+  database: "ok",
+};
+
+const clientConfig = {
+  version: "0.1.0",
+  networks: {
+    bsc: {
+      chainId: 56,
+      eip712Domain: { name: "relay402", version: "1", chainId: 56, verifyingContract: RELAYER },
+      signedType:
+        "TransferWithAuthorization(address token,address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)",
+      signedTypes: SIGNED_TYPES,
+      spender: RELAYER,
+      contracts: {
+        relayer: RELAYER,
+        factory: "0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9",
+        paymaster: PAYMASTER,
+        entryPoint: "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
+      },
+      feeRecipient: FEE_RECIPIENT,
+      tokens: [
+        {
+          symbol: "USDT",
+          address: TOKEN,
+          decimals: 18,
+          eip3009: false,
+          fees: { feeBps: 50, minFee: "10000000000000000", deploymentFeePerWallet: "1000000000000000000" },
+          minPaymentValue: "1",
+        },
+      ],
+      limits: { validBeforeMarginSeconds: 6, erc1271GasLimit: 100000 },
+    },
+  },
+  limits: {
+    maxTransactionsPerBatch: 20,
+    maxSaltsPerDeployment: 10,
+    maxFundingPayloads: 10,
+    maxBodyBytes: 65536,
+    rateLimitPerMinute: 120,
+    paymasterValiditySeconds: 600,
+  },
+};
+
+export const EXAMPLES: Record<string, Examples> = {
+  "POST /verify": {
+    request: {
+      paymentPayload: authorization("1000000000000000000"),
+      paymentRequirements: { network: "bsc", relayerContract: RELAYER },
+    },
+    responses: { 200: { isValid: true, payer: PAYER } },
+  },
+  "POST /settle": {
+    request: {
+      paymentPayload: authorization("1000000000000000000"),
+      paymentRequirements: { network: "bsc", relayerContract: RELAYER },
+    },
+    responses: {
+      200: {
+        success: true,
+        transaction: hash("a").toLowerCase(),
+        network: "bsc",
+        payer: PAYER.toLowerCase(),
+        blockNumber: 1235,
+        payment: { to: MERCHANT.toLowerCase(), amount: "1000000000000000000", token: TOKEN.toLowerCase() },
+      },
+    },
+  },
+  "POST /wallet/verify": {
+    request: {
+      walletAddress: WALLET,
+      transactions: [{ to: MERCHANT, amount: "1000000000000000000", token: TOKEN }],
+      paymentRequirements: { network: "bsc" },
+    },
+    responses: {
+      200: {
+        isValid: true,
+        payer: PAYER,
+        userOp: userOp("0x"),
+        userOpHash: hash("b"),
+        feeAmount: "10000000000000000",
+        totalAmount: "1010000000000000000",
+      },
+    },
+  },
+  "POST /wallet/settle": {
+    request: { userOp: userOp(SIGNATURE), signature: SIGNATURE },
+    responses: {
+      200: {
+        success: true,
+        txHash: hash("c"),
+        userOpHash: hash("b"),
+        payments: [
+          { to: MERCHANT, amount: "1000000000000000000", token: TOKEN },
+          { to: FEE_RECIPIENT, amount: "10000000000000000", token: TOKEN },
+        ],
+      },
+    },
+  },
+  "POST /deploy/quote": {
+    request: { network: "bsc", deployment: { ownerAddress: PAYER, salts: [SALT], token: TOKEN } },
+    responses: {
+      200: {
+        wallets: [walletEntry],
+        deploymentFee: "1000000000000000000",
+        feeRecipient: FEE_RECIPIENT,
+        relayerContract: RELAYER,
+        token: TOKEN,
+      },
+    },
+  },
+  "POST /deploy/verify": {
+    request: {
+      paymentPayload: [authorization("1000000000000000000", FEE_RECIPIENT)],
+      paymentRequirements: eoaDeployment,
+    },
+    responses: { 200: verifyFields },
+  },
+  "POST /deploy/settle": {
+    request: {
+      paymentPayload: [authorization("1000000000000000000", FEE_RECIPIENT)],
+      paymentRequirements: eoaDeployment,
+      wallets: [walletEntry],
+    },
+    responses: { 200: deploySettled },
+  },
+  "POST /deploy/wallet/verify": {
+    request: { paymentRequirements: walletDeployment },
+    responses: { 200: { ...verifyFields, payer: WALLET, userOp: userOp("0x"), userOpHash: hash("d") } },
+  },
+  "POST /deploy/wallet/settle": {
+    request: {
+      userOp: userOp(SIGNATURE),
+      signature: SIGNATURE,
+      paymentRequirements: walletDeployment,
+      wallets: [walletEntry],
+    },
+    responses: { 200: { ...deploySettled, paymentTxHash: hash("e") } },
+  },
+  "POST /wallet/claim": {
+    request: { payerAddress: PAYER, network: "bsc" },
+    responses: {
+      200: {
+        success: true,
+        deployments: { successful: [{ address: WALLET, deploymentTxHash: hash("3") }], failed: [] },
+        funding: { successful: [], failed: [] },
+        network: "bsc",
+      },
+    },
+  },
+  "GET /wallet/{owner}": { responses: { 200: { master: [walletInfo], sub: [] } } },
+  "GET /wallet/{owner}/master": {
+    responses: {
+      200: { ownerAddress: PAYER, walletAddress: WALLET, salt: SALT, deployments: { bsc: walletInfo, base: null } },
+    },
+  },
+  "GET /supported": {
+    responses: {
+      200: {
+        kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }],
+        extensions: [],
+        signers: { "eip155:*": ["0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65"] },
+      },
+    },
+  },
+  "GET /health": { responses: { 200: health, 503: { ...health, status: "down", database: "down" } } },
+  "GET /config": { responses: { 200: clientConfig } },
+};

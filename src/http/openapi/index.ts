@@ -1,0 +1,29 @@
+import { Elysia } from "elysia";
+import { ApiError } from "../../errors";
+import { buildDocument } from "./document";
+import { UI_ASSETS, uiPage } from "./ui";
+
+const PATH = "/openapi";
+const hidden = { detail: { hide: true } };
+
+/** GET /openapi (the UI, served from this process), /openapi/json (the document) and the UI's two files. */
+export function apiDocs(version: string) {
+  const plugin = new Elysia({ name: "api-docs" });
+  const page = uiPage("relay402 API", `${PATH}/json`, `${PATH}/assets`);
+  // Built on first request, when every route is registered.
+  let document: ReturnType<typeof buildDocument> | undefined;
+  return plugin
+    .get(PATH, () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }), hidden)
+    .get(`${PATH}/json`, () => (document ??= buildDocument(plugin, version)), hidden)
+    .get(
+      `${PATH}/assets/:file`,
+      ({ params }) => {
+        const asset = UI_ASSETS[params.file as keyof typeof UI_ASSETS];
+        if (!asset) throw new ApiError("not_found", "no such file");
+        return new Response(asset.body, {
+          headers: { "content-type": asset.type, "cache-control": "public, max-age=86400" },
+        });
+      },
+      hidden,
+    );
+}

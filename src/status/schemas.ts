@@ -1,0 +1,80 @@
+import { t } from "elysia";
+
+const Address = t.String({ description: "20-byte hex address" });
+const Amount = t.String({ description: "decimal integer in the token's smallest unit" });
+const TypedField = t.Object({ name: t.String(), type: t.String() });
+const SignedType = t.Object({
+  primaryType: t.String(),
+  types: t.Record(t.String(), t.Array(TypedField)),
+});
+
+const Eip712Domain = t.Object(
+  { name: t.String(), version: t.String(), chainId: t.Integer(), verifyingContract: Address },
+  { description: "the relayer's domain (EIP-5267); null when the chain did not answer" },
+);
+
+const NetworkClientConfig = t.Object({
+  chainId: t.Integer(),
+  eip712Domain: t.Union([Eip712Domain, t.Null()]),
+  signedType: t.String({ description: "the TransferWithAuthorization type string" }),
+  signedTypes: t.Object(
+    { TransferWithAuthorization: SignedType, CancelAuthorization: SignedType },
+    { description: "viem-ready: signTypedData({ domain: eip712Domain, ...signedTypes.<type>, message })" },
+  ),
+  spender: t.String({ description: "the address an EOA payer approves for the token before paying: the relayer" }),
+  contracts: t.Object({ relayer: Address, factory: Address, paymaster: Address, entryPoint: Address }),
+  feeRecipient: Address,
+  tokens: t.Array(
+    t.Object({
+      symbol: t.String(),
+      address: Address,
+      decimals: t.Integer(),
+      eip3009: t.Boolean({ description: "the token's own EIP-3009; relay402's EOA payments still need an approval" }),
+      fees: t.Object({
+        feeBps: t.Integer({ description: "smart-wallet payment fee in basis points (EOA payments pay no fee)" }),
+        minFee: Amount,
+        deploymentFeePerWallet: Amount,
+      }),
+      minPaymentValue: Amount,
+    }),
+  ),
+  limits: t.Object({
+    validBeforeMarginSeconds: t.Integer(),
+    erc1271GasLimit: t.Union([t.Integer(), t.Null()]),
+  }),
+});
+
+export const ClientConfigSchema = t.Object({
+  version: t.String(),
+  networks: t.Record(t.String(), NetworkClientConfig, { description: "per enabled network: `bsc`, `base`" }),
+  limits: t.Object({
+    maxTransactionsPerBatch: t.Integer(),
+    maxSaltsPerDeployment: t.Integer(),
+    maxFundingPayloads: t.Integer(),
+    maxBodyBytes: t.Integer(),
+    rateLimitPerMinute: t.Integer(),
+    paymasterValiditySeconds: t.Integer(),
+  }),
+});
+
+const Up = t.Union([t.Literal("ok"), t.Literal("down")]);
+const Ether = t.Union([t.String({ description: "ether units, decimal" }), t.Null()]);
+
+export const HealthSchema = t.Object({
+  status: t.Union([t.Literal("ok"), t.Literal("degraded"), t.Literal("down")]),
+  version: t.String(),
+  networks: t.Record(
+    t.String(),
+    t.Object({
+      chainId: t.Integer(),
+      blockNumber: t.Union([t.Integer(), t.Null()]),
+      rpc: Up,
+      bundler: Up,
+      relayer: Address,
+      paymaster: Address,
+      executors: t.Array(t.Object({ address: Address, balance: Ether })),
+      paymasterDeposit: Ether,
+    }),
+  ),
+  database: Up,
+});

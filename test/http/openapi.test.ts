@@ -1,0 +1,101 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { startTestService } from "../support/service";
+
+const service = startTestService();
+afterAll(() => service.stop());
+
+type Media = { schema?: Record<string, unknown>; example?: unknown };
+type Operation = {
+  requestBody?: { content: Record<string, Media> };
+  responses?: Record<string, { content?: Record<string, Media> }>;
+};
+
+const documentOf = async () => (await service.get("/openapi/json")).body;
+const operationsOf = (doc: { paths: Record<string, Record<string, Operation>> }) =>
+  Object.entries(doc.paths).flatMap(([path, operations]) =>
+    Object.entries(operations).map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, operation })),
+  );
+
+describe("the OpenAPI document", () => {
+  test("lists each route once: the /api/v1 alias is described, not repeated", async () => {
+    const doc = await documentOf();
+    expect(Object.keys(doc.paths).filter((path) => path.startsWith("/api/v1"))).toEqual([]);
+    expect(doc.info.description).toContain("/api/v1");
+    expect((await service.post("/api/v1/verify", {})).status).toBe(400);
+  });
+
+  test("every request body is JSON only", async () => {
+    for (const { route, operation } of operationsOf(await documentOf())) {
+      if (!operation.requestBody) continue;
+      expect([route, Object.keys(operation.requestBody.content)]).toEqual([route, ["application/json"]]);
+    }
+  });
+
+  test("every request and response body has an example", async () => {
+    const missing: string[] = [];
+    for (const { route, operation } of operationsOf(await documentOf())) {
+      const json = operation.requestBody?.content["application/json"];
+      if (json && json.example === undefined) missing.push(`${route} request`);
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const body = response.content?.["application/json"];
+        if (body && body.example === undefined) missing.push(`${route} ${status}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  test("/config and /health have full response schemas", async () => {
+    const doc = await documentOf();
+    const config = doc.paths["/config"].get.responses["200"].content["application/json"].schema;
+    expect(Object.keys(config.properties)).toEqual(["version", "networks", "limits"]);
+    const network = config.properties.networks.additionalProperties ?? config.properties.networks.patternProperties;
+    expect(JSON.stringify(network)).toContain("signedTypes");
+    expect(JSON.stringify(network)).toContain("spender");
+    for (const status of ["200", "503"]) {
+      const health = doc.paths["/health"].get.responses[status].content["application/json"].schema;
+      expect(Object.keys(health.properties)).toEqual(["status", "version", "networks", "database"]);
+    }
+  });
+
+  test("each flow is described, the approve step included", async () => {
+    const doc = await documentOf();
+    const tags = Object.fromEntries(doc.tags.map((tag: { name: string; description: string }) => [tag.name, tag]));
+    for (const name of ["EOA payments", "Smart wallet payments", "Wallet deployment"]) {
+      expect(tags[name]?.description.length).toBeGreaterThan(100);
+    }
+    expect(tags["EOA payments"].description).toContain("approve(spender");
+    for (const { route, operation } of operationsOf(doc)) {
+      expect([route, (operation as { tags?: string[] }).tags?.every((tag) => tag in tags)]).toEqual([route, true]);
+    }
+  });
+
+  test("the real /config and /health answers have the fields of their examples", async () => {
+    const doc = await documentOf();
+    const healthExample = doc.paths["/health"].get.responses["200"].content["application/json"].example;
+    const health = (await service.get("/health")).body;
+    expect(Object.keys(health)).toEqual(Object.keys(healthExample));
+    expect(Object.keys(health.networks.bsc).sort()).toEqual(Object.keys(healthExample.networks.bsc).sort());
+    const configExample = doc.paths["/config"].get.responses["200"].content["application/json"].example;
+    const config = (await service.get("/config")).body;
+    expect(Object.keys(config.networks.bsc).sort()).toEqual(Object.keys(configExample.networks.bsc).sort());
+    expect(config.networks.bsc.signedTypes).toEqual(configExample.networks.bsc.signedTypes);
+    expect(Object.keys(config.limits).sort()).toEqual(Object.keys(configExample.limits).sort());
+  });
+});
+
+describe("the /openapi page", () => {
+  test("loads its UI from this service only (pinned, works offline)", async () => {
+    const page = await service.get("/openapi");
+    expect(page.headers.get("content-type")).toContain("text/html");
+    const html = page.body as string;
+    expect(html).not.toMatch(/https?:\/\//);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+    expect(assets.length).toBe(2);
+    for (const asset of assets) {
+      const response = await service.get(asset);
+      expect(response.status).toBe(200);
+      expect(String(response.body).length).toBeGreaterThan(10_000);
+    }
+    expect((await service.get("/openapi/assets/nope.js")).status).toBe(404);
+  });
+});
