@@ -16,6 +16,8 @@ import type { Status } from "./status/routes";
 import { startIssuedUserOpPurge } from "./userops/issued-user-op-purge";
 import { VERSION } from "./version";
 import { createWalletPayments, type WalletPayments } from "./wallets/wallet-payments";
+import { createX402Facilitator, type X402Facilitator } from "./x402/facilitator";
+import { createX402SettlementStore } from "./x402/settlement-store";
 
 /** The service's parts, built once at start from a validated config and shared by every route. */
 export type Services = {
@@ -27,6 +29,8 @@ export type Services = {
   store: SettlementStore;
   settler: PaymentSettler;
   payments: Payments;
+  /** x402 bodies on /verify and /settle (scheme exact, EIP-3009). */
+  x402: X402Facilitator;
   status: Status;
   wallets: WalletPayments;
   deployments: Deployments;
@@ -96,6 +100,14 @@ export function createServices(config: Config, logger: Logger): Services {
     now,
     settler,
   });
+  const x402 = createX402Facilitator({
+    networks,
+    store: createX402SettlementStore(db),
+    rulesFor: (network) => paymentRulesFor(network, deny),
+    now,
+    logger,
+    onPayerRevert: (network, payer, reason) => deny.recordRevert(network.name, "payer", payer, reason),
+  });
   const services: Services = {
     config,
     version: VERSION,
@@ -105,6 +117,7 @@ export function createServices(config: Config, logger: Logger): Services {
     store,
     settler,
     payments,
+    x402,
     status: { health: () => checkHealth(services), config: () => clientConfig(services) },
     wallets,
     deployments,

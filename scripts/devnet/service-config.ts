@@ -31,6 +31,7 @@ function networkConfig(network: DevnetNetwork): NetworkConfigInput {
     maxFeePerGasGwei: 500,
     receiptTimeoutMs: 20_000,
     replaceAfterMs: 8_000,
+    x402: { enabled: true },
   };
 }
 

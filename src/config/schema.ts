@@ -88,6 +88,8 @@ const NetworkFields = T.Object({
   deployMaxAttempts: T.Integer({ minimum: 1 }),
   /** Wait after a wallet's first failed deployment attempt before a claim sends it again; doubles each time. */
   deployRetryBackoffSeconds: T.Integer({ minimum: 0 }),
+  /** x402 facilitator bodies on /verify and /settle (scheme exact over the EIP-3009 tokens); off when absent. */
+  x402: T.Optional(T.Object({ enabled: T.Boolean() })),
 });
 
 /** Adds the paymaster signer's account, derived once from its key (which stays, for the wiring check's message). */
@@ -116,6 +118,8 @@ export const ConfigSchema = T.Object({
   /** A payer's or owner's revert count is forgotten this long after its last revert. */
   denyWindowSeconds: T.Integer({ minimum: 1 }),
   networks: T.Object({ bsc: T.Optional(NetworkConfigSchema), base: T.Optional(NetworkConfigSchema) }),
+  /** Keys merchants send as `x-api-key`: a request carrying one is not held to the per-IP rate limit. */
+  merchantApiKeys: T.Optional(T.Array(T.String({ minLength: 16 }))),
 });
 
 /** The service's config, decoded: domain types, defaults applied, accounts built. */

@@ -175,3 +175,39 @@ export const denyCounters = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.network, table.kind, table.address] })],
 );
+
+/**
+ * One row per x402 payment the service was asked to settle (scheme exact, EIP-3009 on the token itself).
+ * (network, contract, payer, nonce) is unique: each token's EIP-3009 nonces are their own space, apart from the
+ * relayer's. `successAnswered` is set once a settle answered success: x402 pays for one resource per payment.
+ */
+export const x402Settlements = sqliteTable(
+  "x402_settlements",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    network: text("network").notNull(),
+    /** The contract whose nonce space the authorization uses: the token for EIP-3009. */
+    contract: text("contract").notNull(),
+    payer: text("payer").notNull(),
+    nonce: text("nonce").notNull(),
+    recipient: text("recipient").notNull(),
+    amount: text("amount").notNull(),
+    validAfter: integer("valid_after").notNull(),
+    validBefore: integer("valid_before").notNull(),
+    signature: text("signature").notNull(),
+    /** pending · sent · success · reverted · failed (never mined; may be settled again) · rejected (nonce used elsewhere). */
+    status: text("status", { enum: ["pending", "sent", "success", "reverted", "failed", "rejected"] }).notNull(),
+    successAnswered: integer("success_answered", { mode: "boolean" }).notNull().default(false),
+    txHash: text("tx_hash"),
+    rawTx: text("raw_tx"),
+    blockNumber: integer("block_number"),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("x402_settlements_authorization").on(table.network, table.contract, table.payer, table.nonce),
+  ],
+);
+
+export type X402Settlement = typeof x402Settlements.$inferSelect;

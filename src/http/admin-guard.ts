@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { ApiError } from "../errors";
 
-function timingSafeEqualString(a: string, b: string): boolean {
+export function timingSafeEqualString(a: string, b: string): boolean {
   const left = new TextEncoder().encode(a);
   const right = new TextEncoder().encode(b);
   const length = Math.max(left.length, right.length);

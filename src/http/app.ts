@@ -1,3 +1,4 @@
+import { openapi } from "@elysiajs/openapi";
 import { Elysia, ValidationError } from "elysia";
 import { deployRoutes } from "../deploy/routes";
 import { ApiError } from "../errors";
@@ -6,13 +7,16 @@ import { paymentRoutes } from "../payments/routes";
 import type { Services } from "../services";
 import { statusRoutes } from "../status/routes";
 import { walletRoutes } from "../wallets/routes";
+import { x402Routes } from "../x402/routes";
 import { adminGuard, isAdminRequest } from "./admin-guard";
 import { envelope } from "./errors";
 import { bodyNestedTooDeep } from "./limits";
-import { apiDocs } from "./openapi";
-import { createRateLimiter, rateLimitKey } from "./rate-limit";
+import { createRateLimiter, isMerchantRequest, rateLimitKey } from "./rate-limit";
 
 type RequestMeta = { id: string; start: number; ip: string };
+
+/** x402 clients read /supported at start (and retry it on 429): it answers from config, so it is never limited. */
+const RATE_LIMIT_EXEMPT_PATHS = new Set(["/supported", "/api/v1/supported"]);
 
 /** Turns a schema failure into `validation_error` naming the first offending field. */
 function validationError(error: ValidationError): ApiError {
@@ -64,13 +68,28 @@ export function createApp(services: Services) {
 
   const api = (prefix: string) =>
     new Elysia({ prefix, seed: prefix })
-      .use(paymentRoutes(services.payments))
+      .use(paymentRoutes(services.payments, services.x402))
+      .use(x402Routes(services.networks))
       .use(statusRoutes(services.status))
       .use(walletRoutes(services.wallets))
       .use(deployRoutes(services.deployments, adminGuard(config.adminApiKey)));
 
   return new Elysia()
-    .use(apiDocs(services.version))
+    .use(
+      openapi({
+        path: "/openapi",
+        documentation: {
+          info: {
+            title: "relay402",
+            version: services.version,
+            description: "Payment facilitator for ERC-20 payments on BNB Chain and Base.",
+          },
+          components: {
+            securitySchemes: { adminApiKey: { type: "apiKey", in: "header", name: "x-admin-api-key" } },
+          },
+        },
+      }),
+    )
     .onRequest(async ({ request, set, server }) => {
       const id = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
       const ip = clientIp(request, server, config.trustProxy);
@@ -82,7 +101,11 @@ export function createApp(services: Services) {
           limit: MAX_BODY_BYTES,
         });
       }
-      if (!isAdminRequest(request, config.adminApiKey)) {
+      const unlimited =
+        isAdminRequest(request, config.adminApiKey) ||
+        isMerchantRequest(request, config.merchantApiKeys ?? []) ||
+        RATE_LIMIT_EXEMPT_PATHS.has(new URL(request.url).pathname);
+      if (!unlimited) {
         const wait = limiter.take(rateLimitKey(ip));
         if (wait > 0) {
           throw new ApiError(

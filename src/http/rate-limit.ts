@@ -1,3 +1,5 @@
+import { timingSafeEqualString } from "./admin-guard";
+
 const WINDOW_MS = 60_000;
 
 /** Windows tracked at most (about 20 MB); past it the oldest window is dropped for each new client. */
@@ -100,4 +102,13 @@ export function createRateLimiter(limitPerMinute: number, options: { now?: () =>
     /** Windows currently tracked. */
     size: () => windows.size,
   };
+}
+
+/** True when the request carries one of the configured merchant keys (`x-api-key`, compared in constant time). */
+export function isMerchantRequest(request: Request, merchantApiKeys: readonly string[]): boolean {
+  const key = request.headers.get("x-api-key");
+  if (key === null) return false;
+  let found = false;
+  for (const merchantKey of merchantApiKeys) found = timingSafeEqualString(key, merchantKey) || found;
+  return found;
 }

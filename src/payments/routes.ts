@@ -1,12 +1,22 @@
 import { Elysia } from "elysia";
 import { ErrorResponse } from "../fields";
+import type { X402Facilitator } from "../x402/facilitator";
+import { isX402Body } from "../x402/wire";
 import type { Payments } from "./payments";
 import { PaymentBodySchema, PaymentSettleResponseSchema, PaymentVerifyResponseSchema } from "./schemas";
 
-export function paymentRoutes(payments: Payments) {
+/**
+ * A body with a top-level numeric x402Version is x402: it is answered before the interface's schema sees it,
+ * in x402's shapes and always 200 (x402 clients throw on any other status).
+ */
+export function paymentRoutes(payments: Payments, x402: X402Facilitator) {
   return new Elysia({ name: "payments", seed: Math.random() })
     .post("/verify", ({ body }) => payments.verify(body), {
       body: PaymentBodySchema,
+      transform: async ({ body, status }) => {
+        // Elysia ends the request with a status() a transform returns (its types only allow void).
+        if (isX402Body(body)) return status(200, (await x402.verify(body)) as never) as never;
+      },
       response: { 200: PaymentVerifyResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
       detail: {
         tags: ["EOA payments"],
@@ -16,6 +26,9 @@ export function paymentRoutes(payments: Payments) {
     })
     .post("/settle", ({ body }) => payments.settle(body), {
       body: PaymentBodySchema,
+      transform: async ({ body, status }) => {
+        if (isX402Body(body)) return status(200, (await x402.settle(body)) as never) as never;
+      },
       response: { 200: PaymentSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
       detail: {
         tags: ["EOA payments"],

@@ -1,0 +1,34 @@
+import type { NetworkRuntime, Networks } from "../chain/networks";
+import type { NetworkName } from "../config/schema";
+
+/** x402 v1 names networks by name; it has none for BNB Chain. */
+const V1_NAMES: Partial<Record<NetworkName, string>> = { base: "base" };
+
+export const v2NetworkId = (network: NetworkRuntime) => `eip155:${network.config.chainId}`;
+
+/** Networks that serve x402 now: switched on in config, with at least one EIP-3009 token (Permit2 is not served yet). */
+export const x402Networks = (networks: Networks) =>
+  networks.all().filter((network) => network.config.x402?.enabled && network.config.tokens.some((t) => t.eip3009));
+
+/** The network an x402 body names, if it is one served; null answers `invalid_network`. */
+export function x402NetworkOf(networks: Networks, version: 1 | 2, wire: string): NetworkRuntime | null {
+  return (
+    x402Networks(networks).find((network) =>
+      version === 2 ? v2NetworkId(network) === wire : V1_NAMES[network.name] === wire,
+    ) ?? null
+  );
+}
+
+/** GET /supported: exactly the kinds this service settles, and who sends the transactions. */
+export function supportedKinds(networks: Networks) {
+  const served = x402Networks(networks);
+  const kinds = served.flatMap((network) => {
+    const v1 = V1_NAMES[network.name];
+    return [
+      { x402Version: 2, scheme: "exact", network: v2NetworkId(network) },
+      ...(v1 ? [{ x402Version: 1, scheme: "exact", network: v1 }] : []),
+    ];
+  });
+  const signers = [...new Set(served.flatMap((network) => network.executor.addresses))];
+  return { kinds, extensions: [] as string[], signers: { "eip155:*": signers } };
+}
