@@ -4,6 +4,7 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { eip3009TokenAbi, transferWithAuthorizationTypes } from "../../src/x402/eip3009";
 import { chainOf, freshPayer, randomAddress } from "../support/chain";
 import { startTestService } from "../support/service";
 
@@ -59,6 +60,7 @@ export async function x402Buyer(options: { tokens?: bigint } = {}) {
   client.setSpendControls({ allowedAssets: true });
   const resource = { url: "http://shop.test/item", description: "an item", mimeType: "text/plain" };
   return {
+    key: payer.key as Hex,
     address: payer.address as Address,
     pay: (requirements: PaymentRequirements): Promise<PaymentPayload> =>
       client.createPaymentPayload({ x402Version: 2, resource, accepts: [requirements] }),
@@ -81,3 +83,56 @@ export async function x402Buyer(options: { tokens?: bigint } = {}) {
     },
   };
 }
+
+/** An EIP-3009 transfer signed by hand (what a payer can submit to the token itself, around any facilitator). */
+export async function signTransfer(
+  key: Hex,
+  transfer: { to: Address; value: bigint; nonce: Hex; validBefore?: bigint },
+) {
+  const account = privateKeyToAccount(key);
+  const c = chainOf("base");
+  const message = {
+    from: account.address,
+    to: transfer.to,
+    value: transfer.value,
+    validAfter: 0n,
+    validBefore: transfer.validBefore ?? BigInt(Math.floor(Date.now() / 1000) + 600),
+    nonce: transfer.nonce,
+  };
+  const signature = await account.signTypedData({
+    domain: { name: "USD Coin", version: "2", chainId: c.info.chainId, verifyingContract: c.token.address },
+    types: transferWithAuthorizationTypes,
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  return { ...message, signature };
+}
+
+/** Submits a signed transfer straight to the token, outbidding the executors' fees (a front-runner). */
+export function submitToToken(senderKey: Hex, transfer: Awaited<ReturnType<typeof signTransfer>>) {
+  const c = chainOf("base");
+  return c.walletFor(senderKey).writeContract({
+    address: c.token.address,
+    abi: eip3009TokenAbi,
+    functionName: "transferWithAuthorization",
+    args: [
+      transfer.from,
+      transfer.to,
+      transfer.value,
+      transfer.validAfter,
+      transfer.validBefore,
+      transfer.nonce,
+      transfer.signature,
+    ],
+    gas: 200_000n,
+    maxPriorityFeePerGas: 100n * 10n ** 9n,
+    maxFeePerGas: 1000n * 10n ** 9n,
+  });
+}
+
+/** The authorization inside an x402 v2 payment, typed. */
+export const authorizationOf = (payment: PaymentPayload) =>
+  payment.payload as {
+    authorization: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex };
+    signature: Hex;
+  };

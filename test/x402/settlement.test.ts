@@ -1,0 +1,176 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import type { Hex } from "viem";
+import { x402Settlements } from "../../src/db/schema";
+import { chainOf, randomAddress, tokenBalance } from "../support/chain";
+import { trackServices } from "../support/service";
+import { authorizationOf, baseRequirements, signTransfer, submitToToken, x402Buyer } from "./support";
+
+const services = trackServices();
+afterAll(() => services.stopAll());
+
+const c = chainOf("base");
+const price = 1_250_000n;
+const balanceOf = (holder: string) => tokenBalance("base", c.token.address, holder as `0x${string}`);
+const x402Body = (paymentPayload: unknown, paymentRequirements: unknown) => ({
+  x402Version: 2,
+  paymentPayload,
+  paymentRequirements,
+});
+
+describe("relay402's own rules, in x402's reason codes", () => {
+  const service = services.start({}, (config) => {
+    const base = config.networks.base;
+    if (base?.tokens[0]) base.tokens[0].minPaymentValue = 1_000_000n;
+  });
+
+  const refusal = async (body: unknown) => {
+    const verified = await service.post("/verify", body);
+    const settled = await service.post("/settle", body);
+    expect(verified.status).toBe(200);
+    expect(settled.status).toBe(200);
+    expect(settled.body.success).toBe(false);
+    expect(settled.body.errorReason).toBe(verified.body.invalidReason);
+    return verified.body as { isValid: boolean; invalidReason: string };
+  };
+
+  test("zero value and a value under the token's minimum: invalid_exact_evm_authorization_value", async () => {
+    const buyer = await x402Buyer();
+    for (const amount of [0n, 999_999n]) {
+      const requirements = baseRequirements(amount);
+      const payment = await buyer.pay(requirements);
+      expect(await refusal(x402Body(payment, requirements))).toMatchObject({
+        isValid: false,
+        invalidReason: "invalid_exact_evm_authorization_value",
+      });
+    }
+  });
+
+  test("validBefore inside the margin: invalid_exact_evm_payload_authorization_valid_before", async () => {
+    const buyer = await x402Buyer();
+    const requirements = baseRequirements(price, { maxTimeoutSeconds: 3 }); // the devnet's margin is 6 s
+    const payment = await buyer.pay(requirements);
+    expect(await refusal(x402Body(payment, requirements))).toMatchObject({
+      invalidReason: "invalid_exact_evm_payload_authorization_valid_before",
+    });
+    expect(await balanceOf(requirements.payTo)).toBe(0n);
+  });
+
+  test("a denied payer: invalid_payload", async () => {
+    const buyer = await x402Buyer();
+    for (let i = 0; i < service.config.denyAfterReverts; i++)
+      service.services.deny.recordRevert("base", "payer", buyer.address, "test");
+    const requirements = baseRequirements(price);
+    const payment = await buyer.pay(requirements);
+    expect(await refusal(x402Body(payment, requirements))).toMatchObject({ invalidReason: "invalid_payload" });
+    expect(await balanceOf(requirements.payTo)).toBe(0n);
+  });
+
+  test("a token the network does not serve with EIP-3009: invalid_exact_evm_eip3009_not_supported", async () => {
+    const buyer = await x402Buyer();
+    const requirements = baseRequirements(price, { asset: chainOf("bsc").token.address });
+    const payment = await buyer.pay(requirements);
+    expect(await refusal(x402Body(payment, requirements))).toMatchObject({
+      invalidReason: "invalid_exact_evm_eip3009_not_supported",
+    });
+  });
+
+  test("a network x402 does not serve (bsc has no EIP-3009 token; solana is none of ours): invalid_network", async () => {
+    const buyer = await x402Buyer();
+    for (const network of ["eip155:56", "solana:mainnet"]) {
+      const requirements = baseRequirements(price);
+      const payment = await buyer.pay(requirements);
+      const elsewhere = { ...requirements, network };
+      const body = x402Body({ ...payment, accepted: elsewhere }, elsewhere);
+      expect(await refusal(body)).toMatchObject({ invalidReason: "invalid_network" });
+    }
+  });
+
+  test("malformed x402 bodies are 200 invalid_payload or invalid_x402_version, never an envelope", async () => {
+    for (const [body, reason] of [
+      [{ x402Version: 2, paymentPayload: "x", paymentRequirements: {} }, "invalid_payload"],
+      [{ x402Version: 7, paymentPayload: {}, paymentRequirements: {} }, "invalid_x402_version"],
+    ] as const) {
+      expect(await refusal(body)).toMatchObject({ isValid: false, invalidReason: reason });
+    }
+  });
+});
+
+describe("settlement against the chain", () => {
+  const service = services.start({}, (config) => {
+    if (config.networks.base) config.networks.base.receiptTimeoutMs = 500;
+  });
+  const recordOf = (nonce: Hex) =>
+    service.services.db.select().from(x402Settlements).where(eq(x402Settlements.nonce, nonce)).get();
+
+  async function whileNotMining<T>(task: () => Promise<T>): Promise<T> {
+    await c.test.setAutomine(false);
+    try {
+      return await task();
+    } finally {
+      await c.test.setAutomine(true);
+    }
+  }
+
+  test("settlement_pending, then the next settle answers the final result, then never success again", async () => {
+    const buyer = await x402Buyer();
+    const requirements = baseRequirements(price);
+    const payment = await buyer.pay(requirements);
+    const body = x402Body(payment, requirements);
+    const pending = await whileNotMining(() => service.post("/settle", body));
+    expect(pending.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+    expect(pending.body.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    await c.test.mine({ blocks: 1 });
+    const final = await service.post("/settle", body);
+    expect(final.body).toMatchObject({ success: true, transaction: pending.body.transaction });
+    expect(await balanceOf(requirements.payTo)).toBe(price);
+    const again = await service.post("/settle", body);
+    expect(again.body).toMatchObject({ success: false, errorReason: "invalid_exact_evm_nonce_already_used" });
+  });
+
+  test("front-run by another transfer with the same nonce: never a success, the merchant is not paid", async () => {
+    const buyer = await x402Buyer();
+    const requirements = baseRequirements(price);
+    const payment = await buyer.pay(requirements);
+    const { nonce } = authorizationOf(payment).authorization;
+    const accomplice = randomAddress();
+    const theft = await signTransfer(buyer.key, { to: accomplice, value: 1n, nonce });
+    const settled = await whileNotMining(async () => {
+      const settling = service.post("/settle", x402Body(payment, requirements));
+      for (let i = 0; i < 100 && recordOf(nonce)?.status !== "sent"; i++) await Bun.sleep(50);
+      expect(recordOf(nonce)?.status).toBe("sent");
+      await Bun.sleep(100);
+      await submitToToken(buyer.key, theft);
+      await c.test.mine({ blocks: 1 });
+      return settling;
+    });
+    expect(settled.body).toMatchObject({ success: false, errorReason: "invalid_exact_evm_nonce_already_used" });
+    expect(await balanceOf(requirements.payTo)).toBe(0n);
+    expect(await balanceOf(accomplice)).toBe(1n);
+  });
+
+  test("the same authorization executed by someone else first counts (its Transfer matches), once", async () => {
+    const buyer = await x402Buyer();
+    const requirements = baseRequirements(price);
+    const payment = await buyer.pay(requirements);
+    const { authorization, signature } = authorizationOf(payment);
+    const settled = await whileNotMining(async () => {
+      const settling = service.post("/settle", x402Body(payment, requirements));
+      for (let i = 0; i < 100 && recordOf(authorization.nonce)?.status !== "sent"; i++) await Bun.sleep(50);
+      await Bun.sleep(100);
+      await submitToToken(buyer.key, {
+        ...authorization,
+        value: BigInt(authorization.value),
+        validAfter: BigInt(authorization.validAfter),
+        validBefore: BigInt(authorization.validBefore),
+        signature,
+      });
+      await c.test.mine({ blocks: 1 });
+      return settling;
+    });
+    expect(settled.body).toMatchObject({ success: true });
+    expect(await balanceOf(requirements.payTo)).toBe(price);
+    const again = await service.post("/settle", x402Body(payment, requirements));
+    expect(again.body).toMatchObject({ success: false, errorReason: "invalid_exact_evm_nonce_already_used" });
+  });
+});
