@@ -15,7 +15,7 @@ export {
 export { type ClientErrorCode, Relay402ClientError } from "./errors";
 export { getConfig, getNetworkConfig, type NetworkConfig, type ServiceConfig, type TokenConfig } from "./get-config";
 export { type PayParameters, type PayResult, pay, settlePayment, verifyPayment } from "./pay";
-export { createRawClient } from "./raw";
+export { createRawClient, type RawApp } from "./raw";
 export { signTransferAuthorization, transferWithAuthorizationTypes } from "./sign-authorization";
 export type * from "./types";
 export { payFromWallet, signedUserOp, type WalletPaymentParameters } from "./wallet-payment";
