@@ -19,6 +19,7 @@ export async function startServer(config: Config, options: { silent?: boolean } 
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES * 2 });
   logger.info({ event: "started", port: app.server?.port, networks: services.networks.enabled, mode: config.mode });
   void reconcileSettlements(services);
+  void services.x402.reconcile();
   return {
     app,
     services,

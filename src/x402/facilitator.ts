@@ -10,7 +10,7 @@ import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { X402Settlement } from "../db/schema";
-import type { Logger } from "../logger";
+import { type Logger, shortReason } from "../logger";
 import type { PaymentRules } from "../payments/payment-rules";
 import { checkX402Payment } from "./check-payment";
 import { eip3009TokenAbi } from "./eip3009";
@@ -327,7 +327,45 @@ export function createX402Facilitator(deps: {
     return refused("transactionFailed", "the settlement transaction reverted on-chain", reverted.transactionHash);
   }
 
-  return { verify, settle };
+  /**
+   * After a restart, finishes the records the previous process left: one sent is resumed, one never signed is
+   * released while its nonce is unused, else the chain decides. A later settle then answers from the record.
+   */
+  async function reconcile(): Promise<void> {
+    for (const record of deps.store.unfinished()) {
+      if (!deps.networks.enabled.includes(record.network as never)) continue;
+      const network = deps.networks.get(record.network);
+      const key = `${record.network}:${record.contract}:${record.payer}:${record.nonce}:${record.signature}`;
+      try {
+        const outcome = await once(key, () => resolveUnfinished(network, record));
+        deps.logger.info({ event: "x402_settlement_reconciled", id: record.id, outcome: outcome?.kind ?? "released" });
+      } catch (error) {
+        deps.logger.warn({
+          event: "x402_settlement_reconciled",
+          id: record.id,
+          outcome: "unresolved",
+          reason: shortReason(error),
+        });
+      }
+    }
+  }
+
+  async function resolveUnfinished(network: NetworkRuntime, record: X402Settlement): Promise<Outcome | null> {
+    if (record.status === "sent") return conclude(network, record, await resumeSend(network, record));
+    const used = await network.client.readContract({
+      address: record.contract as Address,
+      abi: eip3009TokenAbi,
+      functionName: "authorizationState",
+      args: [record.payer as Address, record.nonce as Hex],
+    });
+    if (!used) {
+      deps.store.release(record.id);
+      return null;
+    }
+    return fromChain(network, record, null);
+  }
+
+  return { verify, settle, reconcile };
 }
 
 export type X402Facilitator = ReturnType<typeof createX402Facilitator>;

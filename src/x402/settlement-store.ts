@@ -80,6 +80,13 @@ export function createX402SettlementStore(db: Db) {
         blockNumber: outcome.blockNumber ?? null,
         error: outcome.error ?? null,
       }),
+    /** Records a previous process left before their outcome (reconciled at start). */
+    unfinished: () =>
+      db
+        .select()
+        .from(x402Settlements)
+        .where(inArray(x402Settlements.status, ["pending", "sent"]))
+        .all(),
     /** True for exactly one caller per settled payment: the one whose answer may say success. */
     takeSuccessAnswer(id: number): boolean {
       const taken = db
