@@ -35,7 +35,7 @@ To cancel an unused authorization, sign \`CancelAuthorization\` (same domain) an
     name: "Wallet deployment",
     description: `Counterfactual wallets, deployed and optionally funded for a fee (\`deploymentFeePerWallet\`).
 1. \`POST /deploy/quote\`: wallet addresses, fee, fee recipient and relayer for an owner's salts.
-2. EOA payer: sign the fee (and each funding) as \`TransferWithAuthorization\`s, \`POST /deploy/verify\`, then \`POST /deploy/settle\` (admin key). Smart-wallet payer: \`POST /deploy/wallet/verify\`, sign \`userOpHash\`, \`POST /deploy/wallet/settle\` (admin key).
+2. EOA payer: sign the fee (and each funding) as \`TransferWithAuthorization\`s, \`POST /deploy/verify\`, then \`POST /deploy/settle\`. Smart-wallet payer: \`POST /deploy/wallet/verify\`, sign \`userOpHash\`, \`POST /deploy/wallet/settle\`. These four need the admin key (\`x-admin-api-key\`).
 3. \`GET /wallet/{owner}\` shows the state; \`POST /wallet/claim\` retries what is pending.`,
   },
   { name: "x402", description: "The x402 kinds this facilitator settles (`GET /supported`)." },
