@@ -1,4 +1,3 @@
-import { openapi } from "@elysiajs/openapi";
 import { Elysia, ValidationError } from "elysia";
 import { deployRoutes } from "../deploy/routes";
 import { ApiError } from "../errors";
@@ -11,6 +10,7 @@ import { x402Routes } from "../x402/routes";
 import { adminGuard, isAdminRequest } from "./admin-guard";
 import { envelope } from "./errors";
 import { bodyNestedTooDeep } from "./limits";
+import { apiDocs } from "./openapi";
 import { createRateLimiter, isMerchantRequest, rateLimitKey } from "./rate-limit";
 
 type RequestMeta = { id: string; start: number; ip: string };
@@ -75,21 +75,7 @@ export function createApp(services: Services) {
       .use(deployRoutes(services.deployments, adminGuard(config.adminApiKey)));
 
   return new Elysia()
-    .use(
-      openapi({
-        path: "/openapi",
-        documentation: {
-          info: {
-            title: "relay402",
-            version: services.version,
-            description: "Payment facilitator for ERC-20 payments on BNB Chain and Base.",
-          },
-          components: {
-            securitySchemes: { adminApiKey: { type: "apiKey", in: "header", name: "x-admin-api-key" } },
-          },
-        },
-      }),
-    )
+    .use(apiDocs(services.version))
     .onRequest(async ({ request, set, server }) => {
       const id = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
       const ip = clientIp(request, server, config.trustProxy);
