@@ -1,8 +1,9 @@
 // Wallet deployment (admin key needed): the EOA pays the deployment fee (deploymentFeePerWallet per wallet) for
 // two wallets and funds the first; then that new wallet pays, in a sponsored UserOp, for a third one.
 // Run against the devnet: bun run dev, then bun examples/deploy-wallets.ts
+
+import { deployWalletsFromEoa, deployWalletsFromWallet, quoteDeployment } from "relay402/client";
 import { type Address, parseUnits } from "viem";
-import { deployWalletsFromEoa, deployWalletsFromWallet, quoteDeployment } from "../src/client";
 import { connect, defaultOptions, type ExampleOptions, randomSalt } from "./setup";
 
 export async function main(options: ExampleOptions) {

@@ -1,8 +1,9 @@
 // An EOA pays 1 token to a merchant: approve the relayer once, sign, verify, settle. No fee is charged.
 // Run against the devnet: bun run dev, then bun examples/eoa-payment.ts
+
+import { pay } from "relay402/client";
 import { type Address, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { pay } from "../src/client";
 import { connect, defaultOptions, type ExampleOptions } from "./setup";
 
 export async function main(options: ExampleOptions & { to?: Address }) {

@@ -2,9 +2,10 @@
 // the fee (max(minFee, feeBps of the sum)) goes to the fee recipient. Without `wallet`, one is first deployed
 // and funded through relay402 (paid by the same key).
 // Run against the devnet: bun run dev, then bun examples/wallet-payment.ts
+
+import { deployWalletsFromEoa, payFromWallet } from "relay402/client";
 import { type Address, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { deployWalletsFromEoa, payFromWallet } from "../src/client";
 import { connect, defaultOptions, type ExampleOptions, randomSalt } from "./setup";
 
 export async function main(options: ExampleOptions & { wallet?: Address }) {

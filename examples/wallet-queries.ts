@@ -1,8 +1,9 @@
 // Read-only: an owner's deployed wallets, its master wallet address (the same on every network), and a claim
 // that completes deployments whose fee was paid (public; "not_found" when there is nothing to complete).
 // Run against the devnet: bun run dev, then bun examples/wallet-queries.ts
+
+import { claim, getMasterWallet, getWallets, Relay402ClientError } from "relay402/client";
 import type { Address } from "viem";
-import { claim, getMasterWallet, getWallets, Relay402ClientError } from "../src/client";
 import { connect, defaultOptions, type ExampleOptions } from "./setup";
 
 export async function main(options: ExampleOptions & { owner?: Address }) {

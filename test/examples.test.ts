@@ -1,5 +1,6 @@
 // Every example runs against the test devnet, so that they never rot; the chain's balances judge them.
 import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { parseUnits } from "viem";
 import { main as deployWallets } from "../examples/deploy-wallets";
 import { main as eoaPayment } from "../examples/eoa-payment";
@@ -44,6 +45,25 @@ describe("examples", () => {
     expect(result.settlement.success).toBe(true);
     expect(await balance(result.to)).toBe(result.value);
     expect(await balance(payer)).toBe(before - result.value);
+  }, 60_000);
+
+  test("bun examples/eoa-payment.ts runs as a script, configured by the environment", async () => {
+    const opts = await options();
+    const run = Bun.spawn([process.execPath, "examples/eoa-payment.ts"], {
+      cwd: join(import.meta.dir, ".."),
+      env: { ...process.env, RELAY402_URL: opts.serviceUrl, RPC_URL: opts.rpcUrl, PRIVATE_KEY: opts.privateKey },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [code, out, err] = await Promise.all([
+      run.exited,
+      new Response(run.stdout).text(),
+      new Response(run.stderr).text(),
+    ]);
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    const to = out.match(/to (0x[0-9a-fA-F]{40})/)?.[1] as `0x${string}`;
+    expect(await balance(to)).toBe(unit);
   }, 60_000);
 
   test("wallet-payment: a wallet deployed through relay402 pays two merchants and the fee", async () => {
