@@ -10,17 +10,23 @@ function scripted(answers: ({ status: number; body: unknown } | "down")[]) {
   const fetch = (async () => {
     const answer = answers[Math.min(calls++, answers.length - 1)]!;
     if (answer === "down") throw new TypeError("connection refused");
-    return new Response(JSON.stringify(answer.body), { status: answer.status });
+    const text = typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
+    return new Response(text, { status: answer.status });
   }) as unknown as typeof globalThis.fetch;
   return { fetch, calls: () => calls };
 }
 
 describe("createRelay402Client", () => {
   test("an idempotent request is retried on network errors and while pending, then answers the result", async () => {
-    const server = scripted(["down", { status: 500, body: pending }, { status: 200, body: { success: true } }]);
+    const server = scripted([
+      "down",
+      { status: 502, body: "<html>bad gateway</html>" },
+      { status: 500, body: pending },
+      { status: 200, body: { success: true } },
+    ]);
     const client = createRelay402Client({ url: "http://relay", fetch: server.fetch, retryDelayMs: 0 });
     expect(await client.post("/settle", {}, { idempotent: true })).toEqual({ success: true });
-    expect(server.calls()).toBe(3);
+    expect(server.calls()).toBe(4);
   });
 
   test("a verify is sent once, and other errors of a settle are not retried", async () => {

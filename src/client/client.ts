@@ -22,8 +22,9 @@ export type Relay402Client = {
 
 /**
  * The HTTP side of every flow: JSON in, the typed answer or a Relay402ClientError out. Only requests marked
- * idempotent (the settles, which answer a repeat with the first result) are retried, on network errors and on
- * a pending settlement; a verify or a quote is sent once.
+ * idempotent (the settles, which answer a repeat with the first result) are retried, on network errors (no
+ * answer, or a proxy's 502/503/504 without the envelope) and on a pending settlement; a verify or a quote is
+ * sent once.
  */
 export function createRelay402Client(options: Relay402ClientOptions): Relay402Client {
   const base = options.url.replace(/\/+$/, "");
@@ -88,7 +89,7 @@ export function createRelay402Client(options: Relay402ClientOptions): Relay402Cl
       } catch (error) {
         const retryable =
           error instanceof Relay402ClientError &&
-          (error.isPending || (error.code === "network_error" && error.status === undefined));
+          (error.isPending || (error.code === "network_error" && (error.status === undefined || error.status >= 502)));
         if (!retryable || attempt >= attempts) throw error;
         await new Promise((resolve) => setTimeout(resolve, delayMs));
       }
