@@ -1,4 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { ERROR_EXAMPLE, EXAMPLES } from "../../src/http/openapi/examples";
 import { startTestService } from "../support/service";
 
 const service = startTestService();
@@ -42,6 +45,22 @@ describe("the OpenAPI document", () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  test("every example passes the route's own schema (they cannot drift from what the service checks)", () => {
+    const wrong: string[] = [];
+    for (const route of service.app.routes) {
+      if (route.path.startsWith("/api/v1") || route.path.startsWith("/openapi")) continue;
+      const key = `${route.method} ${route.path.replace(/:(\w+)/g, "{$1}")}`;
+      const hooks = route.hooks as { body?: TSchema; response?: Record<string, TSchema> };
+      const examples = EXAMPLES[key];
+      if (hooks.body && !Value.Check(hooks.body, examples?.request)) wrong.push(`${key} request`);
+      for (const [status, schema] of Object.entries(hooks.response ?? {})) {
+        const example = examples?.responses?.[status] ?? (Number(status) >= 400 ? ERROR_EXAMPLE : undefined);
+        if (!Value.Check(schema, example)) wrong.push(`${key} ${status}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   test("/config and /health have full response schemas", async () => {

@@ -1,6 +1,6 @@
 /**
- * One example per request and response body, keyed by "METHOD /path" as the document writes it. Addresses are
- * the devnet's (`bun run dev`); hashes and signatures are shortened placeholders of the right length.
+ * One example per request and response body, keyed by "METHOD /path" as the document writes it. Values are
+ * illustrative, of a shape the route's schema accepts (test/http/openapi.test.ts checks each against it).
  */
 import { SIGNED_TYPES } from "../../payments/typed-data";
 
@@ -29,7 +29,7 @@ const authorization = (value: string, to = MERCHANT) => ({
 const userOp = (signature: string) => ({
   sender: WALLET,
   nonce: "0x0",
-  callData: "0xe9ae5c53…",
+  callData: `0xe9ae5c53${"00".repeat(64)}`,
   callGasLimit: "0x1d4c0",
   verificationGasLimit: "0x186a0",
   preVerificationGas: "0xc350",
@@ -38,7 +38,7 @@ const userOp = (signature: string) => ({
   paymaster: PAYMASTER,
   paymasterVerificationGasLimit: "0x186a0",
   paymasterPostOpGasLimit: "0x0",
-  paymasterData: "0x…",
+  paymasterData: `0x${"00".repeat(12)}${"cd".repeat(65)}`,
   signature,
 });
 
