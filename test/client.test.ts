@@ -1,11 +1,12 @@
 // relay402/client against the test devnet: what the examples do not show (cancel, typed refusals, a service
 // whose UserOp is not what was asked, the Eden raw client). Balances on-chain judge.
 import { afterAll, describe, expect, test } from "bun:test";
-import { createWalletClient, type Hex, http } from "viem";
+import { createWalletClient, type Hex, http, toHex } from "viem";
 import {
   cancelAuthorization,
   createRawClient,
   createRelay402Client,
+  deployWalletsFromEoa,
   getNetworkConfig,
   payFromWallet,
   Relay402ClientError,
@@ -116,7 +117,41 @@ describe("relay402/client", () => {
     expect(await balance(attacker)).toBe(0n);
   });
 
-  test("the Eden raw client is typed by the server's App", async () => {
+  test("a quote naming a wallet address the factory would not deploy is refused before any funding is signed", async () => {
+    const payer = await freshPayer(network);
+    const attacker = randomAddress();
+    const calls: string[] = [];
+    const tampering = (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = String(input);
+      calls.push(new URL(url).pathname);
+      const response = await fetch(input, init);
+      if (!url.endsWith("/deploy/quote") || !response.ok) return response;
+      const answer = (await response.json()) as { wallets: { address: string }[] };
+      answer.wallets[0]!.address = attacker;
+      return Response.json(answer);
+    }) as typeof fetch;
+    const client = createRelay402Client({
+      url: server.url.origin,
+      fetch: tampering,
+      adminApiKey: service.config.adminApiKey,
+    });
+    const before = await balance(payer.address);
+    const error = (await deployWalletsFromEoa(client, {
+      network,
+      owner: payer.address,
+      salts: [toHex(crypto.getRandomValues(new Uint8Array(32)))],
+      token: c.token.address,
+      fundingAmounts: [5n * unit],
+      publicClient: c.public,
+      payer: c.walletFor(payer.key),
+    }).catch((e) => e)) as Relay402ClientError;
+    expect(error).toMatchObject({ code: "unexpected_response", details: { field: "wallets" } });
+    expect(calls.filter((path) => path.startsWith("/deploy/") && path !== "/deploy/quote")).toEqual([]);
+    expect(await balance(payer.address)).toBe(before);
+    expect(await balance(attacker)).toBe(0n);
+  });
+
+  test("the Eden raw client is typed by the server's routes", async () => {
     const raw = createRawClient(server.url.origin);
     const owner = randomAddress();
     const { data, status } = await raw.wallet({ owner }).master.get();
