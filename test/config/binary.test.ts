@@ -66,6 +66,10 @@ test("the single binary starts from a config file plus secrets in the environmen
     }
     expect(health?.status).toBe("ok");
     expect(output).toContain('"event":"started"');
+    // The /openapi page's UI is embedded in the binary, not read from node_modules or a CDN.
+    const ui = await fetch(`http://127.0.0.1:${port}/openapi/assets/swagger-ui-bundle.js`);
+    expect(ui.status).toBe(200);
+    expect((await ui.text()).length).toBeGreaterThan(100_000);
     for (const secret of [adminApiKey, ...networks.bsc!.executorKeys, networks.bsc!.paymasterSignerKey]) {
       expect(output).not.toContain(secret.slice(2));
     }
