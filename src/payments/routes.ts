@@ -21,7 +21,8 @@ export function paymentRoutes(payments: Payments, x402: X402Facilitator) {
       detail: {
         tags: ["EOA payments"],
         summary: "Verify a signed TransferWithAuthorization",
-        description: "Runs the five checks in order; a payment that fails a check is 200 with isValid false.",
+        description:
+          "Checks that relayerContract is this network's relayer, then the interface's five checks in order, then the service's rules; a payment that fails one is 200 with isValid false and a message saying how to fix it.",
       },
     })
     .post("/settle", ({ body }) => payments.settle(body), {
@@ -33,7 +34,8 @@ export function paymentRoutes(payments: Payments, x402: X402Facilitator) {
       detail: {
         tags: ["EOA payments"],
         summary: "Settle a signed TransferWithAuthorization on-chain",
-        description: "Re-runs every check, then calls the relayer. Idempotent per (network, from, nonce).",
+        description:
+          "Re-runs every check (a failed one is a 400 whose details name what to fix: spender and amounts, the expected EIP-712 domain), then calls the relayer. Idempotent per (network, from, nonce).",
       },
     });
 }
