@@ -54,13 +54,10 @@ async function buyer(options: { tokens?: bigint } = {}) {
   const client = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(payer.key) });
   client.setSpendControls({ allowedAssets: true }); // the devnet token is not one of x402's default assets
   const sent: Headers[] = [];
-  const recording: typeof fetch = Object.assign(
-    (input: string | URL | Request, init?: RequestInit) => {
-      sent.push(new Request(input, init).headers);
-      return fetch(input, init);
-    },
-    { preconnect: fetch.preconnect },
-  );
+  const recording = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    sent.push(new Headers(input instanceof Request ? input.headers : init?.headers));
+    return fetch(input, init);
+  }) as typeof fetch;
   return { pay: wrapFetchWithPayment(recording, client), sent };
 }
 
