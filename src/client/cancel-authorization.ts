@@ -1,15 +1,11 @@
 import type { Hash, Hex } from "viem";
 import { relayerAbi } from "../chain/abis";
+import { CANCEL_AUTHORIZATION_TYPES } from "../payments/typed-data";
 import type { Relay402Client } from "./client";
 import { getNetworkConfig } from "./get-config";
 import type { NetworkName, SignerClient } from "./types";
 
-export const cancelAuthorizationTypes = {
-  CancelAuthorization: [
-    { name: "authorizer", type: "address" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+export const cancelAuthorizationTypes = CANCEL_AUTHORIZATION_TYPES;
 
 export type CancelAuthorizationParameters = { signer: SignerClient; network: NetworkName; nonce: Hex };
 

@@ -1,18 +1,9 @@
 import { type Address, type Hex, toHex } from "viem";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../payments/typed-data";
 import type { NetworkConfig } from "./get-config";
 import type { PaymentPayload, SignerClient } from "./types";
 
-export const transferWithAuthorizationTypes = {
-  TransferWithAuthorization: [
-    { name: "token", type: "address" },
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+export const transferWithAuthorizationTypes = TRANSFER_WITH_AUTHORIZATION_TYPES;
 
 export type SignAuthorizationParameters = {
   signer: SignerClient;

@@ -2,19 +2,10 @@ import { type Address, type Hex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { relayerAbi } from "../../src/chain/abis";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/payments/typed-data";
 import { chainOf } from "./chain";
 
-export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: "token", type: "address" },
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+export { TRANSFER_WITH_AUTHORIZATION_TYPES };
 
 export type SignOptions = {
   network: NetworkName;
