@@ -1,11 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Hex } from "viem";
-import { parseAuthorization } from "../../src/payments/authorization";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
-import { settlementOf } from "../../src/payments/settlement-store";
 import { signedPayment, submitAhead } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
-import { startTestService } from "../support/service";
+import { signThenCrash, startTestService } from "../support/service";
 
 const service = startTestService();
 afterAll(() => service.stop());
@@ -61,17 +59,7 @@ for (const network of NETWORK_NAMES) {
       const c = chainOf(network);
       const { merchant, payer, a, b } = await twoAuthorizationsOneNonce(network);
       const first = startTestService();
-      const authorization = parseAuthorization(a.paymentPayload);
-      const runtime = first.services.networks.get(network);
-      // What settle does up to the broadcast, then "crash": the record and the signed transaction are stored.
-      const { record } = first.services.store.claim(settlementOf(network, authorization));
-      const prepared = await runtime.executor.prepare({
-        to: runtime.config.contracts.relayer,
-        data: first.services.relayerFor(runtime).transferCallData(authorization),
-        gas: 250_000n,
-      });
-      first.services.store.markSent(record.id, prepared.hash, prepared.raw);
-      first.stop();
+      const { authorization } = await signThenCrash(first, network, a);
       await c.public.waitForTransactionReceipt({ hash: await submitAhead(payer.key, b) });
 
       const restarted = startTestService({ databasePath: first.databasePath });
@@ -98,17 +86,7 @@ test("a signed settlement whose executor nonce went to another transaction after
   const merchant = randomAddress();
   const body = await signedPayment({ network, key: payer.key, to: merchant, value: unit(network) });
   const first = startTestService();
-  const authorization = parseAuthorization(body.paymentPayload);
-  const runtime = first.services.networks.get(network);
-  // Signed and recorded, never broadcast: the executor's nonce is still free on the chain.
-  const { record } = first.services.store.claim(settlementOf(network, authorization));
-  const prepared = await runtime.executor.prepare({
-    to: runtime.config.contracts.relayer,
-    data: first.services.relayerFor(runtime).transferCallData(authorization),
-    gas: 250_000n,
-  });
-  first.services.store.markSent(record.id, prepared.hash, prepared.raw);
-  first.stop();
+  const { prepared } = await signThenCrash(first, network, body);
 
   const restarted = startTestService({ databasePath: first.databasePath });
   try {

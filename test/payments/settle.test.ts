@@ -7,7 +7,7 @@ import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { settlementOf } from "../../src/payments/settlement-store";
 import { signedPayment, submitAhead } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
-import { startTestService } from "../support/service";
+import { signThenCrash, startTestService } from "../support/service";
 
 const service = startTestService();
 afterAll(() => service.stop());
@@ -322,17 +322,7 @@ describe("settlement under load and faults", () => {
     const c = chainOf(network);
     const first = startTestService();
     const { to, body } = await readyPayment(network, unit(network));
-    const authorization = parseAuthorization(body.paymentPayload);
-    const runtime = first.services.networks.get(network);
-    // What settle does up to the broadcast, then "crash": the record and the signed transaction are stored.
-    const { record } = first.services.store.claim(settlementOf(network, authorization));
-    const prepared = await runtime.executor.prepare({
-      to: runtime.config.contracts.relayer,
-      data: first.services.relayerFor(runtime).transferCallData(authorization),
-      gas: 250_000n,
-    });
-    first.services.store.markSent(record.id, prepared.hash, prepared.raw);
-    first.stop();
+    const { authorization, prepared } = await signThenCrash(first, network, body);
 
     const restarted = startTestService({ databasePath: first.databasePath });
     try {

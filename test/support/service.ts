@@ -5,8 +5,12 @@ import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { Config, ConfigInput } from "../../src/config/schema";
 import { createApp } from "../../src/http/app";
 import { createLogger } from "../../src/logger";
+import { type PaymentPayloadBody, parseAuthorization } from "../../src/payments/authorization";
+import { settlementOf } from "../../src/payments/settlement-store";
 import { createServices } from "../../src/services";
 import { getTestDevnet } from "./devnet";
+
+type PaymentBody = { paymentPayload: PaymentPayloadBody };
 
 /**
  * The service on the test devnet with a real SQLite file of its own, driven through `app.handle`.
@@ -76,4 +80,22 @@ export function trackServices() {
       }
     },
   };
+}
+
+/**
+ * What /settle does up to the broadcast, then a "crash": the settlement record and the signed transaction are
+ * stored, nothing reaches the node, and the service stops. Returns the signed transaction.
+ */
+export async function signThenCrash(service: ReturnType<typeof startTestService>, network: string, body: PaymentBody) {
+  const authorization = parseAuthorization(body.paymentPayload);
+  const runtime = service.services.networks.get(network);
+  const { record } = service.services.store.claim(settlementOf(network, authorization));
+  const prepared = await runtime.executor.prepare({
+    to: runtime.config.contracts.relayer,
+    data: service.services.relayerFor(runtime).transferCallData(authorization),
+    gas: 250_000n,
+  });
+  service.services.store.markSent(record.id, prepared.hash, prepared.raw);
+  service.stop();
+  return { authorization, prepared };
 }
