@@ -1,16 +1,9 @@
-import {
-  type Address,
-  encodeFunctionData,
-  type Hex,
-  isAddressEqual,
-  parseEventLogs,
-  type TransactionReceipt,
-} from "viem";
-import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send";
+import { type Address, encodeFunctionData, type Hex, isAddressEqual, parseEventLogs } from "viem";
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { X402Settlement } from "../db/schema";
 import { type Logger, shortReason } from "../logger";
+import { createAuthorizationSettlement, type SettlementVerdict } from "../payments/authorization-settlement";
 import type { PaymentRules } from "../payments/payment-rules";
 import { checkX402Payment } from "./check-payment";
 import { eip3009TokenAbi } from "./eip3009";
@@ -50,6 +43,14 @@ const refused = (refusal: X402Refusal, message: string, transaction?: string): O
  * nonce). One payment, one success: only the first settle that sees it settled answers success (the
  * database's conditional update decides, across requests and processes).
  */
+const authorizationUsed = (network: NetworkRuntime, record: X402Settlement) =>
+  network.client.readContract({
+    address: record.contract as Address,
+    abi: eip3009TokenAbi,
+    functionName: "authorizationState",
+    args: [record.payer as Address, record.nonce as Hex],
+  });
+
 export function createX402Facilitator(deps: {
   networks: Networks;
   store: X402SettlementStore;
@@ -59,6 +60,45 @@ export function createX402Facilitator(deps: {
   onPayerRevert?(network: NetworkRuntime, payer: Address, reason: string): void;
 }) {
   const once = createSingleFlight();
+
+  const machine = createAuthorizationSettlement<X402Settlement>({
+    store: deps.store,
+    logger: deps.logger,
+    event: "x402_settle",
+    onPayerRevert: (network, payer) => deps.onPayerRevert?.(network, payer as Address, "x402 settlement reverted"),
+    chain: {
+      nonceUsed: (network, record) => authorizationUsed(network, record),
+      /**
+       * Anyone may submit a signed authorization: another transaction counts only if it moved exactly this
+       * payment, Transfer(from, to, value) on the token.
+       */
+      async judge(network, record, reverted) {
+        if (!(await authorizationUsed(network, record))) return {};
+        const token = record.contract as Address;
+        const toBlock = reverted?.blockNumber ?? (await network.client.getBlockNumber());
+        const [log] = await network.client.getContractEvents({
+          address: token,
+          abi: eip3009TokenAbi,
+          eventName: "AuthorizationUsed",
+          args: { authorizer: record.payer as Address, nonce: record.nonce as Hex },
+          fromBlock: toBlock > LOOKBACK_BLOCKS ? toBlock - LOOKBACK_BLOCKS : 0n,
+          toBlock,
+        });
+        const foreign = log ? await network.client.getTransactionReceipt({ hash: log.transactionHash }) : null;
+        const paid = foreign
+          ? parseEventLogs({ abi: eip3009TokenAbi, eventName: "Transfer", logs: foreign.logs }).some(
+              (transfer) =>
+                isAddressEqual(transfer.address, token) &&
+                isAddressEqual(transfer.args.from, record.payer as Address) &&
+                isAddressEqual(transfer.args.to, record.recipient as Address) &&
+                transfer.args.value === BigInt(record.amount),
+            )
+          : false;
+        if (foreign && paid) return { paid: foreign };
+        return { usedBy: "the nonce was used or canceled without this transfer" };
+      },
+    },
+  });
 
   /** The body read, its network resolved and every check run; a refusal otherwise. */
   async function checked(body: X402Body) {
@@ -167,26 +207,17 @@ export function createX402Facilitator(deps: {
     });
     if (!created) return refused("nonceUsed", "this payment is being settled for another request");
 
-    const outcome = await sendDurably(
-      network,
-      {
-        to: auth.token,
-        data: encodeFunctionData({
-          abi: eip3009TokenAbi,
-          functionName: "transferWithAuthorization",
-          args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, auth.signature],
-        }),
-        gas: BigInt(network.config.settleGasLimit),
-      },
-      {
-        signed: (hash, raw) => deps.store.markSent(record.id, hash, raw),
-        replaced: (hash) => deps.store.markReplaced(record.id, hash),
-      },
-      { simulate: true },
-    );
+    const verdict = await machine.send(network, record, {
+      to: auth.token,
+      data: encodeFunctionData({
+        abi: eip3009TokenAbi,
+        functionName: "transferWithAuthorization",
+        args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, auth.signature],
+      }),
+      gas: BigInt(network.config.settleGasLimit),
+    });
     return (
-      (await conclude(network, record, outcome)) ??
-      refused("transactionFailed", "the settlement transaction was dropped; settle again")
+      answer(record, verdict) ?? refused("transactionFailed", "the settlement transaction was dropped; settle again")
     );
   }
 
@@ -198,133 +229,44 @@ export function createX402Facilitator(deps: {
   ): Promise<Outcome | null> {
     if (!sameAuthorization(record, payment))
       return refused("nonceUsed", "the nonce belongs to a different authorization");
-    switch (record.status) {
-      case "success":
-        return { kind: "success", record };
-      case "reverted":
-        return refused("transactionFailed", "the settlement transaction reverted on-chain", record.txHash ?? undefined);
-      case "rejected":
-        return refused("nonceUsed", record.error ?? "the nonce was used by a different transfer");
-      case "failed":
-        return null;
-      case "sent":
-        return conclude(network, record, await resumeSend(network, record, network.config.receiptTimeoutMs));
-      case "pending":
-        return refused("nonceUsed", "this payment is being settled for another request");
-    }
+    return answer(record, await machine.replay(network, record));
   }
 
-  async function conclude(
-    network: NetworkRuntime,
-    record: X402Settlement,
-    outcome: SendOutcome,
-  ): Promise<Outcome | null> {
-    switch (outcome.status) {
-      case "mined": {
-        const { receipt } = outcome;
-        if (receipt.status !== "success") return fromChain(network, record, receipt);
-        const blockNumber = Number(receipt.blockNumber);
-        deps.store.markOutcome(record.id, { status: "success", txHash: receipt.transactionHash, blockNumber });
+  /** x402's answer to a verdict; null when the payment may be settled again. */
+  function answer(record: X402Settlement, verdict: SettlementVerdict): Outcome | null {
+    switch (verdict.kind) {
+      case "settled":
         return {
           kind: "success",
-          record: { ...record, status: "success", txHash: receipt.transactionHash, blockNumber },
+          record: { ...record, status: "success", txHash: verdict.txHash, blockNumber: verdict.blockNumber },
         };
-      }
-      case "superseded":
-        return fromChain(network, record, null);
+      case "dropped":
+        return null;
+      case "reverted":
+        return refused(
+          "transactionFailed",
+          "the settlement transaction reverted on-chain",
+          verdict.txHash || undefined,
+        );
+      case "rejected":
+        return refused("nonceUsed", verdict.reason);
       case "would_revert":
-        deps.store.release(record.id);
         return refused("simulationFailed", "the transfer would revert");
       case "not_sent":
-        deps.store.release(record.id);
         return refused("unexpectedSettle", "could not prepare the settlement transaction");
       case "refused":
-        deps.store.markOutcome(record.id, { status: "failed", error: outcome.reason });
         return refused("transactionFailed", "the node refused the settlement transaction");
-      case "unconfirmed":
-        deps.logger.warn({
-          event: "x402_settle_unconfirmed",
-          network: network.name,
-          transaction: outcome.hash,
-          reason: outcome.reason,
-        });
-        return refused("settlementPending", "sent but not yet mined; settle again for the final result", outcome.hash);
+      case "pending":
+        return verdict.why === "in_progress"
+          ? refused("nonceUsed", "this payment is being settled for another request")
+          : refused(
+              "settlementPending",
+              verdict.why === "unreadable"
+                ? "could not read the settlement's outcome; settle again"
+                : "sent but not yet mined; settle again for the final result",
+              verdict.hash ?? undefined,
+            );
     }
-  }
-
-  /**
-   * Our transaction did not pay: the nonce may have been used by someone else's transaction (anyone may
-   * submit a signed authorization). That counts only if its transaction moved exactly this payment:
-   * Transfer(from, to, value) on the token.
-   */
-  async function fromChain(
-    network: NetworkRuntime,
-    record: X402Settlement,
-    reverted: TransactionReceipt | null,
-  ): Promise<Outcome | null> {
-    const token = record.contract as Address;
-    let foreign: TransactionReceipt | null = null;
-    let used: boolean;
-    try {
-      used = await network.client.readContract({
-        address: token,
-        abi: eip3009TokenAbi,
-        functionName: "authorizationState",
-        args: [record.payer as Address, record.nonce as Hex],
-      });
-      if (used) {
-        const toBlock = reverted?.blockNumber ?? (await network.client.getBlockNumber());
-        const logs = await network.client.getContractEvents({
-          address: token,
-          abi: eip3009TokenAbi,
-          eventName: "AuthorizationUsed",
-          args: { authorizer: record.payer as Address, nonce: record.nonce as Hex },
-          fromBlock: toBlock > LOOKBACK_BLOCKS ? toBlock - LOOKBACK_BLOCKS : 0n,
-          toBlock,
-        });
-        const hash = logs[0]?.transactionHash;
-        if (hash) foreign = await network.client.getTransactionReceipt({ hash });
-      }
-    } catch {
-      return refused(
-        "settlementPending",
-        "could not read the settlement's outcome; settle again",
-        reverted?.transactionHash ?? record.txHash ?? undefined,
-      );
-    }
-    if (foreign) {
-      const paid = parseEventLogs({ abi: eip3009TokenAbi, eventName: "Transfer", logs: foreign.logs }).some(
-        (log) =>
-          isAddressEqual(log.address, token) &&
-          isAddressEqual(log.args.from, record.payer as Address) &&
-          isAddressEqual(log.args.to, record.recipient as Address) &&
-          log.args.value === BigInt(record.amount),
-      );
-      if (paid) {
-        const blockNumber = Number(foreign.blockNumber);
-        deps.store.markOutcome(record.id, { status: "success", txHash: foreign.transactionHash, blockNumber });
-        return {
-          kind: "success",
-          record: { ...record, status: "success", txHash: foreign.transactionHash, blockNumber },
-        };
-      }
-    }
-    if (used) {
-      deps.store.markOutcome(record.id, { status: "rejected", error: "nonce used or canceled without this transfer" });
-      return refused("nonceUsed", "the nonce was used or canceled without this transfer");
-    }
-    if (!reverted) {
-      deps.store.markOutcome(record.id, { status: "failed", error: "transaction dropped" });
-      return null;
-    }
-    deps.store.markOutcome(record.id, {
-      status: "reverted",
-      txHash: reverted.transactionHash,
-      blockNumber: Number(reverted.blockNumber),
-      error: "reverted",
-    });
-    deps.onPayerRevert?.(network, record.payer as Address, "x402 settlement reverted");
-    return refused("transactionFailed", "the settlement transaction reverted on-chain", reverted.transactionHash);
   }
 
   /**
@@ -351,18 +293,8 @@ export function createX402Facilitator(deps: {
   }
 
   async function resolveUnfinished(network: NetworkRuntime, record: X402Settlement): Promise<Outcome | null> {
-    if (record.status === "sent") return conclude(network, record, await resumeSend(network, record));
-    const used = await network.client.readContract({
-      address: record.contract as Address,
-      abi: eip3009TokenAbi,
-      functionName: "authorizationState",
-      args: [record.payer as Address, record.nonce as Hex],
-    });
-    if (!used) {
-      deps.store.release(record.id);
-      return null;
-    }
-    return fromChain(network, record, null);
+    const verdict = await machine.reconcile(network, record);
+    return verdict ? answer(record, verdict) : null;
   }
 
   return { verify, settle, reconcile };

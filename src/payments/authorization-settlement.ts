@@ -1,0 +1,205 @@
+import type { Hex, TransactionReceipt } from "viem";
+import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send";
+import type { NetworkRuntime } from "../chain/networks";
+import type { TransactionRequest } from "../chain/types";
+import type { Logger } from "../logger";
+
+/**
+ * The one state machine of a signed authorization settled by our executors (the relayer's EOA authorizations,
+ * x402's EIP-3009 ones): the durable sender's outcome, or a stored record, becomes a verdict, and the record
+ * is written on the way. Each flow supplies how the chain tells whether the authorization was paid, and turns
+ * the verdict into its own answer.
+ */
+
+/** What both flows keep of a settlement. */
+export type SettlementRecord = {
+  id: number;
+  payer: string;
+  status: "pending" | "sent" | "success" | "reverted" | "failed" | "rejected";
+  txHash: string | null;
+  rawTx: string | null;
+  blockNumber: number | null;
+  error: string | null;
+};
+
+export type SettlementRecordStore = {
+  markSent(id: number, txHash: string, rawTx: string): void;
+  markReplaced(id: number, txHash: string): void;
+  markOutcome(
+    id: number,
+    outcome: {
+      status: "success" | "reverted" | "failed" | "rejected";
+      txHash?: string;
+      blockNumber?: number;
+      error?: string;
+    },
+  ): void;
+  /** Drops a record whose transaction was never signed, so the authorization can be settled again. */
+  release(id: number): void;
+};
+
+/** What the chain says of an authorization our own transaction did not execute. */
+export type ChainJudgement = {
+  /** The transaction that paid exactly this authorization (anyone may submit it). */
+  paid?: { transactionHash: Hex; blockNumber: bigint };
+  /** Why the nonce is gone without paying it (another authorization, a cancellation). */
+  usedBy?: string;
+};
+
+export type AuthorizationChain<R> = {
+  /** `reverted` is our mined, reverted receipt; null when our transaction was never mined. Throws if unreadable. */
+  judge(network: NetworkRuntime, record: R, reverted: TransactionReceipt | null): Promise<ChainJudgement>;
+  nonceUsed(network: NetworkRuntime, record: R): Promise<boolean>;
+};
+
+export type SettlementVerdict =
+  | { kind: "settled"; txHash: string; blockNumber: number }
+  | { kind: "reverted"; txHash: string }
+  | { kind: "rejected"; reason: string }
+  /** Never mined and the nonce is free: the authorization may be settled again. */
+  | { kind: "dropped" }
+  | { kind: "would_revert"; reason: string }
+  | { kind: "not_sent"; reason: string }
+  | { kind: "refused"; reason: string }
+  /** Not known yet: sent and unmined, the chain unreadable, or another request settling it right now. */
+  | { kind: "pending"; why: "unconfirmed" | "unreadable" | "in_progress"; hash: string | null; message: string };
+
+export function createAuthorizationSettlement<R extends SettlementRecord>(deps: {
+  store: SettlementRecordStore;
+  chain: AuthorizationChain<R>;
+  logger: Logger;
+  /** Prefix of this flow's log events. */
+  event: string;
+  /** Told of every settlement that reverted on-chain through the payer's doing (not a foreign execution). */
+  onPayerRevert?(network: NetworkRuntime, payer: string): void;
+}) {
+  const settled = (record: R, txHash: string, blockNumber: number): SettlementVerdict => {
+    deps.store.markOutcome(record.id, { status: "success", txHash, blockNumber });
+    return { kind: "settled", txHash, blockNumber };
+  };
+
+  /** Our transaction did not pay: only the chain can tell what happened. */
+  async function fromChain(
+    network: NetworkRuntime,
+    record: R,
+    reverted: TransactionReceipt | null,
+  ): Promise<SettlementVerdict> {
+    let judged: ChainJudgement;
+    try {
+      judged = await deps.chain.judge(network, record, reverted);
+    } catch {
+      return {
+        kind: "pending",
+        why: "unreadable",
+        hash: reverted?.transactionHash ?? record.txHash,
+        message: "could not read the settlement's outcome",
+      };
+    }
+    if (judged.paid) return settled(record, judged.paid.transactionHash, Number(judged.paid.blockNumber));
+    if (judged.usedBy) {
+      deps.store.markOutcome(record.id, { status: "rejected", error: judged.usedBy });
+      return { kind: "rejected", reason: judged.usedBy };
+    }
+    if (!reverted) {
+      deps.store.markOutcome(record.id, { status: "failed", error: "transaction dropped" });
+      return { kind: "dropped" };
+    }
+    deps.store.markOutcome(record.id, {
+      status: "reverted",
+      txHash: reverted.transactionHash,
+      blockNumber: Number(reverted.blockNumber),
+      error: "reverted",
+    });
+    deps.onPayerRevert?.(network, record.payer);
+    return { kind: "reverted", txHash: reverted.transactionHash };
+  }
+
+  async function conclude(network: NetworkRuntime, record: R, outcome: SendOutcome): Promise<SettlementVerdict> {
+    switch (outcome.status) {
+      case "mined": {
+        const { receipt } = outcome;
+        if (receipt.status !== "success") return fromChain(network, record, receipt);
+        return settled(record, receipt.transactionHash, Number(receipt.blockNumber));
+      }
+      case "superseded":
+        return fromChain(network, record, null);
+      case "would_revert":
+      case "not_sent":
+        deps.store.release(record.id);
+        return { kind: outcome.status, reason: outcome.reason };
+      case "refused":
+        // The node refused it, so it can never be mined: the authorization may be settled again.
+        deps.store.markOutcome(record.id, { status: "failed", error: outcome.reason });
+        return { kind: "refused", reason: outcome.reason };
+      case "unconfirmed":
+        deps.logger.warn({
+          event: `${deps.event}_unconfirmed`,
+          network: network.name,
+          transaction: outcome.hash,
+          reason: outcome.reason,
+        });
+        return {
+          kind: "pending",
+          why: "unconfirmed",
+          hash: outcome.hash,
+          message: "settlement transaction sent but not yet mined",
+        };
+    }
+  }
+
+  /** A record left sent (a timeout, a crash): the transaction is resumed. */
+  const resume = async (network: NetworkRuntime, record: R) =>
+    conclude(network, record, await resumeSend(network, record, network.config.receiptTimeoutMs));
+
+  return {
+    /** Sends the record's transaction (simulated first) and concludes. */
+    async send(network: NetworkRuntime, record: R, request: TransactionRequest): Promise<SettlementVerdict> {
+      const outcome = await sendDurably(
+        network,
+        request,
+        {
+          signed: (hash, raw) => deps.store.markSent(record.id, hash, raw),
+          replaced: (hash) => deps.store.markReplaced(record.id, hash),
+        },
+        { simulate: true },
+      );
+      return conclude(network, record, outcome);
+    },
+
+    /** What a known record answers: its stored outcome, or the resumed transaction's. */
+    replay(network: NetworkRuntime, record: R): Promise<SettlementVerdict> | SettlementVerdict {
+      switch (record.status) {
+        case "success":
+          return { kind: "settled", txHash: record.txHash ?? "", blockNumber: record.blockNumber ?? 0 };
+        case "reverted":
+          return { kind: "reverted", txHash: record.txHash ?? "" };
+        case "rejected":
+          return { kind: "rejected", reason: record.error ?? "nonce used by a different authorization" };
+        case "failed":
+          return { kind: "dropped" };
+        case "sent":
+          return resume(network, record);
+        case "pending":
+          return {
+            kind: "pending",
+            why: "in_progress",
+            hash: null,
+            message: "this authorization is being settled; retry shortly",
+          };
+      }
+    },
+
+    /**
+     * After a restart: a record never signed is released while its nonce is unused (null), else the chain
+     * decides; one sent is resumed.
+     */
+    async reconcile(network: NetworkRuntime, record: R): Promise<SettlementVerdict | null> {
+      if (record.status === "sent") return resume(network, record);
+      if (!(await deps.chain.nonceUsed(network, record))) {
+        deps.store.release(record.id);
+        return null;
+      }
+      return fromChain(network, record, null);
+    },
+  };
+}
