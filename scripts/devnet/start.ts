@@ -8,6 +8,7 @@ import { devnetChain } from "./chain";
 import { deployBundlerSimulations, deployContracts, deployEntryPoint, fundNativeBalances } from "./deploy";
 import { DEVNET_ADMIN_API_KEY, devnetKeys } from "./keys";
 import { acquireLock, type Lock } from "./lock";
+import { deployPermit2AndProxy } from "./permit2";
 import { freePort } from "./ports";
 
 const root = resolve(import.meta.dir, "..", "..");
@@ -86,6 +87,7 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
   await fundNativeBalances(rpcUrl, chain);
   await deployEntryPoint(rpcUrl, chain);
   const simulations = await deployBundlerSimulations(rpcUrl, chain);
+  await deployPermit2AndProxy(rpcUrl, chain);
 
   const alto = Instance.alto({
     entrypoints: [ENTRY_POINT_V07],
