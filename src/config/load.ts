@@ -58,6 +58,8 @@ function applyEnv(raw: Json, env: Env): Json {
   set("adminApiKey", env.ADMIN_API_KEY);
   set("rateLimitPerMinute", env.RATE_LIMIT_PER_MINUTE === undefined ? undefined : Number(env.RATE_LIMIT_PER_MINUTE));
   set("trustProxy", env.TRUST_PROXY === undefined ? undefined : env.TRUST_PROXY === "true");
+  // Comma-separated; replaces the file's list (like the executor keys), so a key can be rotated without the file.
+  set("merchantApiKeys", list(env.MERCHANT_API_KEYS));
 
   const networks = { ...((raw.networks as Json | undefined) ?? {}) };
   for (const name of NETWORKS) {

@@ -46,6 +46,24 @@ describe("config", () => {
     expect(() => loadConfig({ env: { ...baseEnv, PORT: "99999" }, file })).toThrow(/port/);
   });
 
+  test("MERCHANT_API_KEYS gives the merchant keys (comma-separated, over the file's); a short one is refused unquoted", () => {
+    const keys = ["merchant-key-from-env-0001", "merchant-key-from-env-0002"];
+    const overrides = { merchantApiKeys: ["merchant-key-from-file-001"] };
+    expect(loadConfig({ env: baseEnv, file, overrides }).merchantApiKeys).toEqual(overrides.merchantApiKeys);
+    const env = { ...baseEnv, MERCHANT_API_KEYS: ` ${keys[0]}, ${keys[1]},` };
+    expect(loadConfig({ env, file, overrides }).merchantApiKeys).toEqual(keys);
+    expect(loadConfig({ env: baseEnv, file }).merchantApiKeys).toBeUndefined();
+    let message = "";
+    try {
+      loadConfig({ env: { ...baseEnv, MERCHANT_API_KEYS: `${keys[0]},short-secret` }, file });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain("merchantApiKeys.1");
+    expect(message).not.toContain("short-secret");
+    expect(message).not.toContain(keys[0]);
+  });
+
   test("a key outside secp256k1's range is refused at load naming the field, never quoting the key", () => {
     // Both match the 32-byte pattern; viem's own error for them quotes the key as a number.
     const zero = `0x${"00".repeat(32)}`;

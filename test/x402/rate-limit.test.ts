@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { encodeConfig, loadConfig } from "../../src/config/load";
 import { trackServices } from "../support/service";
 import { MERCHANT_API_KEY } from "./support";
 
@@ -35,6 +36,22 @@ describe("merchant API keys and /supported under the per-IP rate limit", () => {
       expect(response.status).toBe(200);
     }
     expect((await limited.get("/api/v1/supported", { "x-forwarded-for": "198.51.100.99" })).status).toBe(200);
+  });
+
+  test("a key from MERCHANT_API_KEYS lifts the limit; a wrong one does not", async () => {
+    const envKey = "merchant-key-from-the-env-01";
+    // The service runs the config loadConfig reads from the environment, as the binary does.
+    const fromEnv = services.start({ rateLimitPerMinute: 2, trustProxy: true }, (config) =>
+      Object.assign(config, loadConfig({ env: { MERCHANT_API_KEYS: envKey }, overrides: encodeConfig(config) })),
+    );
+    const get = (ip: string, key: string) => fromEnv.get("/config", { "x-forwarded-for": ip, "x-api-key": key });
+    for (let i = 0; i < 5; i++) expect((await get("198.51.100.150", envKey)).status).toBe(200);
+    for (const key of [`${envKey}x`, MERCHANT_API_KEY]) {
+      const ip = `198.51.100.${151 + key.length}`;
+      expect((await get(ip, key)).status).toBe(200);
+      expect((await get(ip, key)).status).toBe(200);
+      expect((await get(ip, key)).status).toBe(429);
+    }
   });
 
   test("without merchantApiKeys in config, x-api-key lifts nothing", async () => {
