@@ -6,8 +6,9 @@ import { type Logger, shortReason } from "../logger";
 import { type Authorization, authorizationFromJson } from "../payments/authorization";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
-import { type IssuedUserOpStore, issuedAt } from "../userops/issued-user-op-store";
-import { submitUserOp } from "../userops/submit-user-op";
+import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
+import type { UserOpOutcome } from "../userops/outcome";
+import { sendIssuedUserOp } from "../userops/submit-user-op";
 import type { UserOpNetwork } from "../userops/user-op-network";
 import type { RpcUserOp } from "../userops/user-operation";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
@@ -76,10 +77,9 @@ export function feeWasSent(deps: FeePaymentDeps, batch: DeploymentBatch): boolea
 }
 
 /**
- * Smart-wallet flow: one UserOp pays the fee and every funding. The signed UserOp is stored before it
- * goes to the bundler; resuming a batch first looks for its execution, then re-sends the same UserOp
- * (same nonce: it can execute at most once). Outcomes are read from the chain; the bundler's receipt only
- * names the transaction.
+ * Smart-wallet flow: one UserOp pays the fee and every funding, sent through the kernel (the issued record is
+ * claimed before it reaches the bundler; resuming looks for its execution, then re-sends the same UserOp, which
+ * can execute at most once). Outcomes are read from the chain; the bundler's receipt only names the transaction.
  */
 export async function payFeeByUserOp(
   deps: FeePaymentDeps,
@@ -89,54 +89,31 @@ export async function payFeeByUserOp(
   if (batch.paymentStatus === "success") return;
   const hash = batch.userOpHash as Hex;
   const op = JSON.parse(batch.signedUserOp ?? "null") as RpcUserOp;
-  const resuming = batch.paymentStatus === "sending";
-  if (!resuming) await assertPayerStillCovers(deps, wallet, batch, op);
+  const record = deps.issued.find(hash);
+  if (record?.status === "failed") {
+    return paymentFailed(deps, batch, ApiError.fromStored(JSON.parse(record.result ?? "null")), record.txHash);
+  }
+  if (!record || record.status === "issued") await assertPayerStillCovers(deps, wallet, batch, op);
   deps.store.setPayment(batch.id, { status: "sending" });
-  deps.issued.claim(hash);
-  const issued = deps.issued.find(hash);
-  const submission = await submitUserOp(
-    wallet,
-    { op, hash },
-    { resume: resuming, issuedAt: issued ? issuedAt(issued) : Math.floor(Date.parse(batch.createdAt) / 1000) },
-  );
-  const notTaken = (error: ApiError): never => {
-    deps.issued.finish(hash, { status: "failed", result: { code: error.code, message: error.message } });
-    return paymentFailed(deps, batch, error, null);
-  };
-  switch (submission.status) {
-    case "pending":
-      throw pending(`${submission.reason}; settle or claim again later`, { userOpHash: hash });
-    case "unreachable":
-      throw pending("bundler unreachable; settle or claim again later", {
-        userOpHash: hash,
-        reason: submission.reason,
-      });
-    case "rejected":
-      return notTaken(
-        new ApiError("userop_error", `bundler rejected the UserOp: ${shortReason(submission.error)}`, {
+  let outcome: UserOpOutcome;
+  try {
+    if (!record) throw new ApiError("userop_error", "the fee UserOp expired before it was sent", { userOpHash: hash });
+    outcome = await sendIssuedUserOp(
+      { store: deps.issued, deny: deps.deny },
+      { network: wallet, hash, record },
+      op.signature,
+      (txHash) =>
+        new ApiError("payment_settlement_error", "the fee UserOp reverted on-chain", {
+          transaction: txHash,
           userOpHash: hash,
         }),
-      );
-    case "superseded":
-      // Another UserOp of the paying wallet used this nonce: this one can never execute, the fee was not taken.
-      return notTaken(
-        new ApiError("userop_error", "the paying wallet's nonce was used by another UserOp; the fee was not taken", {
-          userOpHash: hash,
-        }),
-      );
+    );
+  } catch (error) {
+    // Pending (blockchain_error): the batch stays `sending`; a later settle, claim or restart resumes it.
+    if (!(error instanceof ApiError) || error.code === "blockchain_error") throw error;
+    return paymentFailed(deps, batch, error, (error.details?.transaction as string | undefined) ?? null);
   }
-  const receipt = submission.outcome;
-  const txHash = receipt.transactionHash.toLowerCase();
-  if (!receipt.success) {
-    const owner = deps.issued.find(hash)?.owner;
-    if (owner) deps.deny.recordRevert(wallet.runtime.name, "owner", owner, "sponsored deployment fee UserOp reverted");
-    const reverted = new ApiError("payment_settlement_error", "the fee UserOp reverted on-chain", {
-      transaction: txHash,
-      userOpHash: hash,
-    });
-    deps.issued.finish(hash, { status: "failed", txHash, result: { code: reverted.code, message: reverted.message } });
-    paymentFailed(deps, batch, reverted, txHash);
-  }
+  const txHash = outcome.transactionHash.toLowerCase();
   // The fundings travelled in the same UserOp: recorded with the payment, in one transaction.
   deps.store.paidWithFundings(batch.id, txHash);
   deps.issued.finish(hash, { status: "success", txHash, result: { batchId: batch.id, txHash } });
@@ -161,8 +138,7 @@ async function assertPayerStillCovers(
     });
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== "validation_error") throw error;
-    const hash = batch.userOpHash as Hex;
-    deps.issued.finish(hash, { status: "failed", result: { code: error.code, message: error.message } });
+    deps.issued.finish(batch.userOpHash as string, { status: "failed", result: error.toStored() });
     paymentFailed(deps, batch, error, null);
   }
 }

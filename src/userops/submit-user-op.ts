@@ -1,7 +1,11 @@
 import type { Address, Hex } from "viem";
 import { entryPointAbi } from "../chain/abis";
+import type { DenyCounters } from "../deny/deny-counters";
+import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { BundlerRejectedError, BundlerTimeoutError, UserOpAlreadyKnownError } from "./bundler";
+import { type IssuedUserOpStore, issuedAt } from "./issued-user-op-store";
+import type { LocatedUserOp } from "./locate-issued-user-op";
 import {
   findUserOpTransaction,
   lookbackCovers,
@@ -14,32 +18,82 @@ import {
 import type { UserOpNetwork } from "./user-op-network";
 import type { RpcUserOp } from "./user-operation";
 
-/** What became of a signed UserOp handed to the kernel; every outcome is read from the chain. */
-export type Submission =
+export type SubmitDeps = {
+  store: IssuedUserOpStore;
+  /** Counts sponsored UserOps that reverted against their wallet's owner. */
+  deny: Pick<DenyCounters, "recordRevert">;
+};
+
+/**
+ * The kernel's second step, shared by every UserOp flow: sends the issued UserOp with the owner's signature and
+ * answers its successful execution, read from the chain. An `issued` record is claimed (issued → sending) and
+ * sent; a `sending` one may have been sent before (a lost answer, a restart), so its execution is looked for first
+ * and then the same UserOp is sent again: with the same sender and nonce it can execute only once. A final record
+ * is the flow's to replay. Anything else is thrown as the answer settle gives, and recorded when it is final:
+ * - not mined yet, or the bundler out of reach: `blockchain_error` with `status: "pending"`, the claim stays;
+ * - refused by the bundler, or its nonce used by another UserOp: `userop_error`, nothing was paid;
+ * - mined and reverted: the flow's own error (`reverted`), and the owner is counted.
+ */
+export async function sendIssuedUserOp(
+  deps: SubmitDeps,
+  { network, hash, record }: LocatedUserOp,
+  signature: Hex,
+  reverted: (txHash: Hex) => ApiError,
+): Promise<UserOpOutcome> {
+  const fail = (error: ApiError, txHash: Hex | null = null): never => {
+    deps.store.finish(hash, { status: "failed", txHash, result: error.toStored() });
+    throw error;
+  };
+  const resume = !deps.store.claim(hash);
+  const op: RpcUserOp = { ...(JSON.parse(record.userOp) as RpcUserOp), signature };
+  const submission = await submitUserOp(network, { op, hash }, { resume, issuedAt: issuedAt(record) });
+  switch (submission.status) {
+    case "executed": {
+      const { outcome } = submission;
+      if (outcome.success) return outcome;
+      deps.deny.recordRevert(network.runtime.name, "owner", record.owner, `sponsored ${record.kind} UserOp reverted`);
+      return fail(reverted(outcome.transactionHash), outcome.transactionHash);
+    }
+    case "pending":
+      throw new ApiError("blockchain_error", `${submission.reason}; retry settle shortly`, {
+        userOpHash: hash,
+        status: "pending",
+      });
+    case "rejected": {
+      // A nonce another UserOp used is refused too: either way nothing was paid, and a repeat answers the same.
+      const reason = shortReason(submission.error);
+      return fail(
+        new ApiError("userop_error", `bundler rejected the UserOp: ${reason}`, {
+          reason,
+          rpcCode: submission.error.rpcCode,
+          userOpHash: hash,
+        }),
+      );
+    }
+  }
+}
+
+/** What became of one send; every outcome is read from the chain. */
+type Submission =
   /** Mined: success or revert, with the UserOp's own logs. */
   | { status: "executed"; outcome: UserOpOutcome }
-  /** In flight or unknown (sent, already known, the bundler timed out): a later submit finds the outcome. */
+  /** In flight, unknown (already known, the bundler timed out) or never delivered: a later send resumes. */
   | { status: "pending"; reason: string }
-  /** The bundler refused it and the chain shows it never executed: nothing was paid. */
-  | { status: "rejected"; error: BundlerRejectedError }
-  /** The wallet's nonce went to another UserOp and this one never executed: it never will (the bundler says why). */
-  | { status: "superseded"; error: BundlerRejectedError }
-  /** Nothing reached the bundler: it may be submitted again. */
-  | { status: "unreachable"; reason: string };
+  /**
+   * It never executed and never will: the bundler refused it, or the wallet's nonce went to another UserOp
+   * (the bundler says why).
+   */
+  | { status: "rejected"; error: BundlerRejectedError };
 
-export type SubmitOptions = {
-  /** An earlier submit may have sent it (a retry, a restart): look for its execution before sending again. */
+type SubmitOptions = {
+  /** An earlier send may have reached the bundler (a retry, a restart): look for its execution first. */
   resume: boolean;
   /** Unix seconds at which it was issued: no execution before that needs to be looked for. */
   issuedAt: number;
 };
 
-/**
- * The kernel's second step, shared by every UserOp flow: send a signed UserOp that was issued and checked, at
- * most once in effect (same sender and nonce: it can execute only once), classify the bundler's answer through
- * its error classes, and read the outcome from the chain. The flow maps the submission to its records.
- */
-export async function submitUserOp(
+/** One send of a signed UserOp: the bundler's answer classified through its error classes, the outcome read from the chain. */
+async function submitUserOp(
   network: UserOpNetwork,
   signed: { op: RpcUserOp; hash: Hex },
   options: SubmitOptions,
@@ -60,7 +114,7 @@ export async function submitUserOp(
       return { status: "pending", reason: "the bundler did not answer in time" };
     if (error instanceof BundlerRejectedError) return afterRejection(network, source, signed, error, options);
     // "Already known": the bundler holds this very UserOp (an earlier send whose answer was lost), it is in flight.
-    if (!(error instanceof UserOpAlreadyKnownError)) return { status: "unreachable", reason: shortReason(error) };
+    if (!(error instanceof UserOpAlreadyKnownError)) return { status: "pending", reason: shortReason(error) };
   }
   const outcome = await waitForUserOpOutcome(source, signed.hash, network.runtime.config.receiptTimeoutMs);
   return outcome ? { status: "executed", outcome } : { status: "pending", reason: "no receipt for the UserOp in time" };
@@ -95,7 +149,7 @@ async function afterRejection(
       const outcome = await outcomeInTransaction(client, network.entryPoint, signed.hash, transaction);
       if (outcome) return { status: "executed", outcome };
     } else if (await lookbackCovers(client, options.issuedAt)) {
-      return { status: "superseded", error };
+      return { status: "rejected", error };
     }
   } catch {
     // The chain could not be read: nothing is decided.

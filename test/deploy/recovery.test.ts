@@ -167,6 +167,20 @@ describe("deployment recovery, on the devnet", () => {
     });
     // Before it, a smart-wallet batch left `sending` keeps reconciliation busy at its bundler.
     const store = first.services.deployments.store;
+    const blockerOp = { sender: randomOwner(), nonce: "0x0" };
+    const blockerHash = randomSalt();
+    // Its UserOp was claimed (maybe sent) before the crash: resuming it asks the bundler first.
+    first.services.wallets.store.issue({
+      userOpHash: blockerHash,
+      network,
+      kind: "deployment",
+      sender: blockerOp.sender,
+      owner: randomOwner(),
+      userOp: JSON.stringify(blockerOp),
+      context: "{}",
+      expiresAt: Math.floor(Date.now() / 1000) + 600,
+    });
+    first.services.wallets.store.claim(blockerHash);
     const blocker = store.create(
       {
         batchKey: `wallet:${network}:${randomSalt()}`,
@@ -179,8 +193,8 @@ describe("deployment recovery, on the devnet", () => {
         deploymentFee: "1",
         fundingRequested: false,
         feeAuthorization: null,
-        userOpHash: randomSalt(),
-        signedUserOp: JSON.stringify({ sender: randomOwner(), nonce: "0x0" }),
+        userOpHash: blockerHash,
+        signedUserOp: JSON.stringify({ ...blockerOp, signature: "0x" }),
       },
       [
         {
