@@ -96,28 +96,26 @@ export function createDeploymentStore(db: Db): DeploymentStore {
       .orderBy(deploymentWallets.position)
       .all();
   const batch = (id: number) => db.select().from(deploymentBatches).where(eq(deploymentBatches.id, id)).get();
+  const reservation = (network: string, walletAddress: string) =>
+    db
+      .select()
+      .from(deploymentWallets)
+      .where(
+        and(
+          eq(deploymentWallets.network, network),
+          eq(deploymentWallets.walletAddress, walletAddress.toLowerCase()),
+          eq(deploymentWallets.reserved, true),
+        ),
+      )
+      .get();
 
   return {
     batch,
     walletsOf,
+    reservation,
     findBatch: (batchKey: string) =>
       db.select().from(deploymentBatches).where(eq(deploymentBatches.batchKey, batchKey)).get(),
 
-    /** The live reservation of a wallet, if any. */
-    reservation: (network: string, walletAddress: string) =>
-      db
-        .select()
-        .from(deploymentWallets)
-        .where(
-          and(
-            eq(deploymentWallets.network, network),
-            eq(deploymentWallets.walletAddress, walletAddress.toLowerCase()),
-            eq(deploymentWallets.reserved, true),
-          ),
-        )
-        .get(),
-
-    /** Inserts the batch and reserves its wallets in one transaction; throws WalletReservedError on a taken wallet. */
     create(newBatch: NewBatch, wallets: NewWallet[]): DeploymentBatch {
       const time = now();
       return db.transaction((tx) => {
@@ -127,18 +125,8 @@ export function createDeploymentStore(db: Db): DeploymentStore {
           .returning()
           .get();
         wallets.forEach((wallet, position) => {
-          const taken = tx
-            .select({ id: deploymentWallets.id })
-            .from(deploymentWallets)
-            .where(
-              and(
-                eq(deploymentWallets.network, newBatch.network),
-                eq(deploymentWallets.walletAddress, wallet.walletAddress.toLowerCase()),
-                eq(deploymentWallets.reserved, true),
-              ),
-            )
-            .get();
-          if (taken) throw new WalletReservedError(wallet.walletAddress);
+          // One connection: the read inside the transaction sees its own inserts.
+          if (reservation(newBatch.network, wallet.walletAddress)) throw new WalletReservedError(wallet.walletAddress);
           tx.insert(deploymentWallets)
             .values({
               ...wallet,
@@ -159,10 +147,7 @@ export function createDeploymentStore(db: Db): DeploymentStore {
       });
     },
 
-    setPayment(
-      batchId: number,
-      payment: { status: DeploymentBatch["paymentStatus"]; txHash?: string | null; error?: string | null },
-    ) {
+    setPayment(batchId, payment) {
       db.update(deploymentBatches)
         .set({
           paymentStatus: payment.status,
@@ -174,11 +159,7 @@ export function createDeploymentStore(db: Db): DeploymentStore {
         .run();
     },
 
-    /**
-     * The fee was not taken, in one transaction: the payment is recorded failed, the batch's wallets are freed
-     * for a new batch and the failure is stored as the batch's result.
-     */
-    failPayment(batchId: number, failure: { txHash: string | null; error: string; result: unknown }) {
+    failPayment(batchId, failure) {
       db.transaction((tx) => {
         const time = now();
         tx.update(deploymentBatches)
@@ -198,10 +179,6 @@ export function createDeploymentStore(db: Db): DeploymentStore {
       });
     },
 
-    /**
-     * The fee UserOp executed, in one transaction: the payment is recorded paid and every requested funding,
-     * which travelled in the same UserOp, succeeded with it.
-     */
     paidWithFundings(batchId: number, txHash: string) {
       db.transaction((tx) => {
         const time = now();
@@ -216,7 +193,6 @@ export function createDeploymentStore(db: Db): DeploymentStore {
       });
     },
 
-    /** Removes a batch of which nothing ever reached the chain. */
     discard(batchId: number) {
       db.transaction((tx) => {
         tx.delete(deploymentWallets).where(eq(deploymentWallets.batchId, batchId)).run();
@@ -255,11 +231,7 @@ export function createDeploymentStore(db: Db): DeploymentStore {
      * Below `maxAttempts` the next one waits `backoffSeconds`, doubled per earlier attempt; at the cap the
      * deployment is abandoned (claims skip it) with the reason.
      */
-    countFailedAttempt(
-      id: number,
-      policy: { maxAttempts: number; backoffSeconds: number },
-      nowSeconds: number,
-    ): { abandoned: boolean; reason: string | null } {
+    countFailedAttempt(id, policy, nowSeconds) {
       return db.transaction((tx) => {
         const row = tx.select().from(deploymentWallets).where(eq(deploymentWallets.id, id)).get();
         if (row?.deploymentStatus !== "failed") return { abandoned: false, reason: null };
@@ -281,7 +253,6 @@ export function createDeploymentStore(db: Db): DeploymentStore {
       });
     },
 
-    /** Written before the broadcast: the hash and raw transaction that may reach the chain. */
     markSent(phase: Phase, ids: number[], txHash: string, rawTx: string) {
       db.update(deploymentWallets)
         .set(stepColumns(phase, { status: "sent", txHash, rawTx, error: null }))
@@ -289,7 +260,6 @@ export function createDeploymentStore(db: Db): DeploymentStore {
         .run();
     },
 
-    /** The node refused the step's transaction: it can never be mined, so the rows may be leased again. */
     markRefused(phase: Phase, ids: number[], error: string) {
       db.update(deploymentWallets)
         .set(stepColumns(phase, { status: "failed", txHash: null, rawTx: null, error }))
@@ -301,19 +271,14 @@ export function createDeploymentStore(db: Db): DeploymentStore {
       db.update(deploymentWallets).set(stepColumns(phase, { txHash })).where(inArray(deploymentWallets.id, ids)).run();
     },
 
-    markOutcome(
-      phase: Phase,
-      id: number,
-      outcome: { status: "success" | "failed" | "abandoned"; txHash?: string | null; error?: string | null },
-    ) {
+    markOutcome(phase, id, outcome) {
       db.update(deploymentWallets)
         .set(stepColumns(phase, { status: outcome.status, txHash: outcome.txHash, error: outcome.error ?? null }))
         .where(eq(deploymentWallets.id, id))
         .run();
     },
 
-    /** Batches in scope of a claim, newest first. */
-    batchesFor(scope: { paymentTxHash?: string; payer?: string; network?: string }): DeploymentBatch[] {
+    batchesFor(scope) {
       const conditions = [
         scope.paymentTxHash ? eq(deploymentBatches.paymentTxHash, scope.paymentTxHash.toLowerCase()) : undefined,
         scope.payer ? eq(deploymentBatches.payer, scope.payer.toLowerCase()) : undefined,
@@ -327,7 +292,6 @@ export function createDeploymentStore(db: Db): DeploymentStore {
         .all();
     },
 
-    /** Reserved wallets of an owner with their batch, oldest first. */
     walletsOfOwner(owner: string, network?: string) {
       return db
         .select({ wallet: deploymentWallets, batch: deploymentBatches })
@@ -344,7 +308,6 @@ export function createDeploymentStore(db: Db): DeploymentStore {
         .all();
     },
 
-    /** What a previous process left unfinished (updated before `before`, an ISO time). */
     unfinished(before: string) {
       const batches = db
         .select()
