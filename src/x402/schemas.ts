@@ -1,7 +1,17 @@
 import { t } from "elysia";
 
 export const X402SupportedResponseSchema = t.Object({
-  kinds: t.Array(t.Object({ x402Version: t.Integer(), scheme: t.String(), network: t.String() })),
-  extensions: t.Array(t.String()),
-  signers: t.Record(t.String(), t.Array(t.String())),
+  kinds: t.Array(
+    t.Object({
+      x402Version: t.Integer({ description: "1 or 2" }),
+      scheme: t.String({ description: "exact" }),
+      network: t.String({ description: "v2: CAIP-2 (eip155:8453, eip155:56); v1: its name (base)" }),
+      extra: t.Optional(t.Record(t.String(), t.Unknown(), { description: "scheme-specific, when a kind needs it" })),
+    }),
+    { description: "one per x402 version, scheme and network this service settles now" },
+  ),
+  extensions: t.Array(t.String(), { description: "x402 extensions served (none)" }),
+  signers: t.Record(t.String(), t.Array(t.String()), {
+    description: "per CAIP-2 family, the addresses that send settlement transactions (the executors)",
+  }),
 });

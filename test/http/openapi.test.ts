@@ -2,12 +2,16 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { ERROR_EXAMPLE, EXAMPLES } from "../../src/http/openapi/examples";
+import { X402_ALTERNATIVES } from "../../src/http/openapi/x402";
 import { startTestService } from "../support/service";
 
 const service = startTestService();
 afterAll(() => service.stop());
 
-type Media = { schema?: Record<string, unknown>; example?: unknown };
+type Media = { schema?: Record<string, any>; example?: unknown; examples?: Record<string, { value: unknown }> };
+const hasExample = (media: Media) =>
+  media.example !== undefined ||
+  (media.examples !== undefined && Object.values(media.examples).every((example) => example.value !== undefined));
 type Operation = {
   requestBody?: { content: Record<string, Media> };
   responses?: Record<string, { content?: Record<string, Media> }>;
@@ -38,10 +42,10 @@ describe("the OpenAPI document", () => {
     const missing: string[] = [];
     for (const { route, operation } of operationsOf(await documentOf())) {
       const json = operation.requestBody?.content["application/json"];
-      if (json && json.example === undefined) missing.push(`${route} request`);
+      if (json && !hasExample(json)) missing.push(`${route} request`);
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const body = response.content?.["application/json"];
-        if (body && body.example === undefined) missing.push(`${route} ${status}`);
+        if (body && !hasExample(body)) missing.push(`${route} ${status}`);
       }
     }
     expect(missing).toEqual([]);
@@ -59,6 +63,41 @@ describe("the OpenAPI document", () => {
         const example = examples?.responses?.[status] ?? (Number(status) >= 400 ? ERROR_EXAMPLE : undefined);
         if (!Value.Check(schema, example)) wrong.push(`${key} ${status}`);
       }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test("/verify and /settle document the x402 v1 and v2 bodies and answers beside the interface's own", async () => {
+    const doc = await documentOf();
+    for (const path of ["/verify", "/settle"]) {
+      const operation = doc.paths[path].post;
+      expect(operation.description).toContain("x402Version");
+      const request = operation.requestBody.content["application/json"];
+      const titles = request.schema.oneOf.map((schema: { title?: string }) => schema.title);
+      expect(titles).toEqual([undefined, "x402 v2 body", "x402 v1 body"]);
+      expect(request.schema.oneOf[0].required).toEqual(["paymentPayload", "paymentRequirements"]);
+      expect(Object.keys(request.examples)).toEqual(["relay402", "x402v2", "x402v2Permit2", "x402v1"]);
+      expect(request.examples.relay402.value).toEqual(EXAMPLES[`POST ${path}`]?.request);
+      const answer = operation.responses["200"].content["application/json"];
+      expect(answer.schema.oneOf).toHaveLength(2);
+      expect(answer.examples.relay402.value).toEqual(EXAMPLES[`POST ${path}`]?.responses?.["200"]);
+    }
+  });
+
+  test("every x402 example passes its x402 schema, and the service answers each x402 request example in the documented shape", async () => {
+    const wrong: string[] = [];
+    for (const [route, { request, responses }] of Object.entries(X402_ALTERNATIVES)) {
+      const answerSchemas = Object.values(responses["200"] ?? {}).map((answer) => answer.schema);
+      for (const [name, { schema, example }] of Object.entries(request)) {
+        if (!Value.Check(schema, example)) wrong.push(`${route} request ${name}`);
+        // The real service: an x402 body is routed to x402 (200, an x402 answer), never to the interface's 400.
+        const answer = await service.post(route.replace("POST ", ""), example);
+        if (answer.status !== 200 || !answerSchemas.some((schema) => Value.Check(schema, answer.body)))
+          wrong.push(`${route} answer to ${name}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      }
+      for (const [status, answers] of Object.entries(responses))
+        for (const [name, { schema, example }] of Object.entries(answers))
+          if (!Value.Check(schema, example)) wrong.push(`${route} ${status} ${name}`);
     }
     expect(wrong).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { ERROR_EXAMPLE, EXAMPLES } from "./examples";
+import { type Alternative, X402_ALTERNATIVES } from "./x402";
 
 /** Every route is also served under this prefix; the document lists each route once, without it. */
 export const ALIAS_PREFIX = "/api/v1";
@@ -38,34 +39,59 @@ To cancel an unused authorization, sign \`CancelAuthorization\` (same domain) an
 2. EOA payer: sign the fee (and each funding) as \`TransferWithAuthorization\`s, \`POST /deploy/verify\`, then \`POST /deploy/settle\`. Smart-wallet payer: \`POST /deploy/wallet/verify\`, sign \`userOpHash\`, \`POST /deploy/wallet/settle\`. These four need the admin key (\`x-admin-api-key\`).
 3. \`GET /wallet/{owner}\` shows the state; \`POST /wallet/claim\` retries what is pending.`,
   },
-  { name: "x402", description: "The x402 kinds this facilitator settles (`GET /supported`)." },
+  {
+    name: "x402",
+    description: `relay402 is also an x402 facilitator: \`POST /verify\` and \`POST /settle\` take x402 v1 and v2 bodies next to the interface's own, told apart by the top-level \`x402Version\`, and answer in x402's shapes (always 200; 413 and 429 keep the error envelope). Point x402's \`HTTPFacilitatorClient\` at this service.
+\`GET /supported\` lists exactly the kinds served (scheme \`exact\` on the networks with x402 enabled) and the executors that send the transactions. A merchant calling for all its buyers from one address sends its key as \`x-api-key\` (configured \`merchantApiKeys\`), which lifts the per-IP rate limit.`,
+  },
   { name: "Utility", description: "Health, and the client configuration every flow starts from (`GET /config`)." },
 ];
 
-type Content = Record<string, { schema?: unknown; example?: unknown }>;
+type Media = { schema?: unknown; example?: unknown; examples?: Record<string, { summary: string; value: unknown }> };
+type Content = Record<string, Media>;
 type Operation = {
+  description?: string;
   requestBody?: { content?: Content };
   responses?: Record<string, { content?: Content }>;
 };
+
+/** The route's own schema and example, then each alternative: `oneOf` the schemas, one named example each. */
+function withAlternatives(media: Media, own: string, alternatives: Record<string, Alternative>) {
+  const schemas = [...new Set(Object.values(alternatives).map((alternative) => alternative.schema))];
+  media.schema = { oneOf: [media.schema, ...schemas] };
+  media.examples = {
+    relay402: { summary: own, value: media.example },
+    ...Object.fromEntries(
+      Object.entries(alternatives).map(([name, { summary, example }]) => [name, { summary, value: example }]),
+    ),
+  };
+  delete media.example;
+}
 
 /** The OpenAPI document: each route once, JSON bodies only, an example on every body. */
 export function buildDocument(app: AnyElysia, version: string) {
   const { paths, components } = toOpenAPISchema(app, { paths: [new RegExp(`^${ALIAS_PREFIX}(/|$)`)] });
   for (const [path, operations] of Object.entries(paths as Record<string, Record<string, Operation>>)) {
     for (const [method, operation] of Object.entries(operations)) {
-      const examples = EXAMPLES[`${method.toUpperCase()} ${path}`];
+      const key = `${method.toUpperCase()} ${path}`;
+      const examples = EXAMPLES[key];
+      const alternatives = X402_ALTERNATIVES[key];
+      if (alternatives) operation.description = `${operation.description ?? ""} ${alternatives.note}`.trim();
       const requestContent = operation.requestBody?.content;
       if (requestContent) {
         // Elysia also lists form encodings for every object body; the service is JSON only.
         for (const type of Object.keys(requestContent)) if (type !== "application/json") delete requestContent[type];
         const json = requestContent["application/json"];
         if (json && examples?.request !== undefined) json.example = examples.request;
+        if (json && alternatives) withAlternatives(json, "relay402's own body", alternatives.request);
       }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const json = response.content?.["application/json"];
         if (!json) continue;
         const example = examples?.responses?.[status] ?? (Number(status) >= 400 ? ERROR_EXAMPLE : undefined);
         if (example !== undefined) json.example = example;
+        const answers = alternatives?.responses[status];
+        if (answers) withAlternatives(json, "relay402's own answer", answers);
       }
     }
   }
@@ -76,7 +102,15 @@ export function buildDocument(app: AnyElysia, version: string) {
     paths,
     components: {
       ...components,
-      securitySchemes: { adminApiKey: { type: "apiKey", in: "header", name: "x-admin-api-key" } },
+      securitySchemes: {
+        adminApiKey: { type: "apiKey", in: "header", name: "x-admin-api-key" },
+        merchantApiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "x-api-key",
+          description: "Optional: a configured merchant key lifts the per-IP rate limit.",
+        },
+      },
     },
   };
 }
