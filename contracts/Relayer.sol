@@ -8,10 +8,35 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+
+/// @dev Uniswap V2 Router02 (and forks such as PancakeSwap V2): the one function the relayer calls.
+interface IV2Router {
+    function swapExactTokensForTokens(
+        uint256 amountIn,
+        uint256 amountOutMin,
+        address[] calldata path,
+        address to,
+        uint256 deadline
+    ) external returns (uint256[] memory amounts);
+}
+
+/// @dev SwapRouter02's IV3SwapRouter (also PancakeSwap's SmartRouter): exactInput without a deadline field.
+interface IV3Router {
+    struct ExactInputParams {
+        bytes path;
+        address recipient;
+        uint256 amountIn;
+        uint256 amountOutMinimum;
+    }
+
+    function exactInput(ExactInputParams calldata params) external payable returns (uint256 amountOut);
+}
 
 /// @notice EIP-3009-style authorized transfers for any whitelisted ERC-20 the payer approved to this contract,
-/// plus a batch entry point for smart wallets paying from their own balance.
-contract Relayer is EIP712, Ownable, Pausable {
+/// plus a batch entry point for smart wallets paying from their own balance; and the same two shapes for
+/// exact-in swaps on a whitelisted DEX router, where the signature binds the minimum output and the recipient.
+contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
     using SafeERC20 for IERC20;
 
     bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH =
@@ -20,6 +45,46 @@ contract Relayer is EIP712, Ownable, Pausable {
         );
     bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
         keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
+    bytes32 public constant SWAP_WITH_AUTHORIZATION_TYPEHASH =
+        keccak256(
+            "SwapWithAuthorization(address from,address sellToken,address buyToken,uint256 sellAmount,uint256 minBuyAmount,address recipient,uint256 fee,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
+        );
+
+    /// @notice Router kinds: which call the relayer builds for a whitelisted router (0 = not whitelisted).
+    uint8 public constant ROUTER_V2 = 1; // swapExactTokensForTokens(amountIn, min, path, to, deadline)
+    uint8 public constant ROUTER_V3 = 2; // exactInput({path, recipient, amountIn, amountOutMinimum})
+
+    /// @notice Field order and types are the EIP-712 struct's, so its hash is keccak256(abi.encode(TYPEHASH, auth)).
+    struct SwapAuthorization {
+        address from;
+        address sellToken;
+        address buyToken;
+        uint256 sellAmount;
+        uint256 minBuyAmount;
+        address recipient;
+        uint256 fee;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+    }
+
+    /// @notice A smart wallet's swap (swapBatch): what the authorization says, minus who and when.
+    struct SwapOrder {
+        address sellToken;
+        address buyToken;
+        uint256 sellAmount;
+        uint256 minBuyAmount;
+        address recipient;
+        uint256 fee;
+    }
+
+    /// @notice Where to swap. `path` is packed: V2 = token addresses (20 bytes each), V3 = token, fee (3 bytes),
+    /// token, ... as the V3 routers take it. It must start at the sell token and end at the buy token; the
+    /// call itself is built here from the router's whitelisted kind, never taken from the caller.
+    struct SwapRoute {
+        address router;
+        bytes path;
+    }
 
     uint8 public constant STATUS_OK = 0;
     uint8 public constant STATUS_BAD_SIGNATURE = 1;
@@ -38,6 +103,11 @@ contract Relayer is EIP712, Ownable, Pausable {
 
     mapping(address token => bool) private _whitelisted;
     mapping(address authorizer => mapping(bytes32 nonce => bool)) private _authorizationStates;
+    mapping(address router => uint8 kind) private _routerKinds;
+
+    /// @notice Receives swap fees. A contract setting rather than an argument: whoever submits a signed swap
+    /// cannot redirect the fee the payer agreed to pay the service.
+    address public feeRecipient;
 
     /// @dev Carries what the authorization paid, so that whoever submitted it, a facilitator can tell its own
     /// authorization from a different one that reused the nonce.
@@ -46,6 +116,19 @@ contract Relayer is EIP712, Ownable, Pausable {
     event TokenWhitelistUpdated(address indexed token, bool allowed);
     event BatchPaid(address indexed payer, address indexed token, uint256 total);
     event Erc1271GasLimitUpdated(uint256 gasLimit);
+    /// @dev `nonce` is zero for a smart wallet's swapBatch.
+    event SwapExecuted(
+        address indexed payer,
+        bytes32 indexed nonce,
+        address indexed recipient,
+        address sellToken,
+        address buyToken,
+        uint256 sellAmount,
+        uint256 fee,
+        uint256 buyAmount
+    );
+    event RouterUpdated(address indexed router, uint8 kind);
+    event FeeRecipientUpdated(address feeRecipient);
 
     error TokenNotWhitelisted(address token);
     error AuthorizationNotYetValid();
@@ -54,9 +137,17 @@ contract Relayer is EIP712, Ownable, Pausable {
     error InvalidSignature();
     error LengthMismatch();
     error EmptyBatch();
+    error RouterNotWhitelisted(address router);
+    error InvalidRouterKind(uint8 kind);
+    error InvalidSwapPath();
+    error InvalidSwap();
+    error InsufficientOutput(uint256 received, uint256 minimum);
+    error InvalidFeeRecipient();
 
     constructor(string memory name, string memory version, address owner) EIP712(name, version) Ownable(owner) {
+        feeRecipient = owner;
         emit Erc1271GasLimitUpdated(DEFAULT_ERC1271_GAS_LIMIT);
+        emit FeeRecipientUpdated(owner);
     }
 
     function transferWithAuthorization(
@@ -108,6 +199,61 @@ contract Relayer is EIP712, Ownable, Pausable {
         emit BatchPaid(msg.sender, token, total);
     }
 
+    /// @notice Sells exactly `auth.sellAmount` of the payer's (approved) sell token: `fee` to `feeRecipient`, the
+    /// rest through `route`; reverts unless `auth.recipient`'s buy-token balance rose by at least
+    /// `minBuyAmount`. Shares the nonce space of transferWithAuthorization (`authorizationState`).
+    /// @return buyAmount what the recipient received (an eth_call of this is the service's quote check).
+    function swapWithAuthorization(
+        SwapAuthorization calldata auth,
+        bytes calldata signature,
+        SwapRoute calldata route
+    ) external whenNotPaused nonReentrant returns (uint256 buyAmount) {
+        _requireWhitelisted(auth.sellToken);
+        if (block.timestamp < auth.validAfter) revert AuthorizationNotYetValid();
+        if (block.timestamp > auth.validBefore) revert AuthorizationExpired();
+        _requireUnusedNonce(auth.from, auth.nonce);
+        bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(SWAP_WITH_AUTHORIZATION_TYPEHASH, auth)));
+        if (!_isValidSignature(auth.from, digest, signature)) revert InvalidSignature();
+
+        _authorizationStates[auth.from][auth.nonce] = true;
+        buyAmount = _swap(
+            auth.from,
+            SwapOrder(auth.sellToken, auth.buyToken, auth.sellAmount, auth.minBuyAmount, auth.recipient, auth.fee),
+            auth.validBefore,
+            route
+        );
+        emit SwapExecuted(
+            auth.from,
+            auth.nonce,
+            auth.recipient,
+            auth.sellToken,
+            auth.buyToken,
+            auth.sellAmount,
+            auth.fee,
+            buyAmount
+        );
+    }
+
+    /// @notice Smart-wallet swap, the counterpart of payBatch inside a wallet's batched UserOp: the same checks
+    /// and swap as swapWithAuthorization, paid by msg.sender (which approved `sellAmount` to this contract).
+    function swapBatch(
+        SwapOrder calldata order,
+        SwapRoute calldata route
+    ) external whenNotPaused nonReentrant returns (uint256 buyAmount) {
+        _requireWhitelisted(order.sellToken);
+        buyAmount = _swap(msg.sender, order, block.timestamp, route);
+        emit SwapExecuted(
+            msg.sender,
+            bytes32(0),
+            order.recipient,
+            order.sellToken,
+            order.buyToken,
+            order.sellAmount,
+            order.fee,
+            buyAmount
+        );
+    }
+
     /// @notice Everything a facilitator's /verify needs in one eth_call; returns the first failing check.
     /// Never reverts on malformed signatures or misbehaving tokens.
     function checkAuthorization(
@@ -149,6 +295,23 @@ contract Relayer is EIP712, Ownable, Pausable {
     function setTokenWhitelisted(address token, bool allowed) external onlyOwner {
         _whitelisted[token] = allowed;
         emit TokenWhitelistUpdated(token, allowed);
+    }
+
+    function routerKind(address router) external view returns (uint8) {
+        return _routerKinds[router];
+    }
+
+    /// @notice Whitelists `router` for the call of `kind` (ROUTER_V2 or ROUTER_V3); 0 removes it.
+    function setRouter(address router, uint8 kind) external onlyOwner {
+        if (kind > ROUTER_V3) revert InvalidRouterKind(kind);
+        _routerKinds[router] = kind;
+        emit RouterUpdated(router, kind);
+    }
+
+    function setFeeRecipient(address recipient) external onlyOwner {
+        if (recipient == address(0)) revert InvalidFeeRecipient();
+        feeRecipient = recipient;
+        emit FeeRecipientUpdated(recipient);
     }
 
     function setErc1271GasLimit(uint256 gasLimit) external onlyOwner {
@@ -215,6 +378,67 @@ contract Relayer is EIP712, Ownable, Pausable {
             valid := and(ok, and(gt(returndatasize(), 0x1f), eq(mload(0x00), magic)))
         }
         return valid;
+    }
+
+    /// @dev Pull, fee, exact approval, the router call built here, approval reset, then the output measured at
+    /// the recipient (also right for fee-on-transfer buy tokens, whose router-side minimum is not enough).
+    function _swap(
+        address payer,
+        SwapOrder memory order,
+        uint256 deadline,
+        SwapRoute calldata route
+    ) private returns (uint256 received) {
+        uint8 kind = _routerKinds[route.router];
+        if (kind == 0) revert RouterNotWhitelisted(route.router);
+        _checkPath(kind, route.path, order.sellToken, order.buyToken);
+        // The recipient's balance is what the signature protects; this contract must end with nothing.
+        if (
+            order.fee >= order.sellAmount ||
+            order.sellToken == order.buyToken ||
+            order.recipient == address(0) ||
+            order.recipient == address(this)
+        ) revert InvalidSwap();
+
+        IERC20 sellToken = IERC20(order.sellToken);
+        uint256 amountIn = order.sellAmount - order.fee;
+        sellToken.safeTransferFrom(payer, address(this), order.sellAmount);
+        if (order.fee != 0) sellToken.safeTransfer(feeRecipient, order.fee);
+        sellToken.forceApprove(route.router, amountIn);
+
+        uint256 balanceBefore = IERC20(order.buyToken).balanceOf(order.recipient);
+        if (kind == ROUTER_V2) {
+            IV2Router(route.router).swapExactTokensForTokens(
+                amountIn,
+                order.minBuyAmount,
+                _v2Path(route.path),
+                order.recipient,
+                deadline
+            );
+        } else {
+            IV3Router(route.router).exactInput(
+                IV3Router.ExactInputParams(route.path, order.recipient, amountIn, order.minBuyAmount)
+            );
+        }
+        uint256 balanceAfter = IERC20(order.buyToken).balanceOf(order.recipient);
+
+        sellToken.forceApprove(route.router, 0);
+        received = balanceAfter > balanceBefore ? balanceAfter - balanceBefore : 0;
+        if (received < order.minBuyAmount) revert InsufficientOutput(received, order.minBuyAmount);
+    }
+
+    /// @dev V2: 20-byte addresses, at least two. V3: address (fee address)+, each step 23 bytes.
+    function _checkPath(uint8 kind, bytes calldata path, address sellToken, address buyToken) private pure {
+        uint256 length = path.length;
+        bool shaped = kind == ROUTER_V2
+            ? length >= 40 && length % 20 == 0
+            : length >= 43 && (length - 20) % 23 == 0;
+        if (!shaped || address(bytes20(path[:20])) != sellToken || address(bytes20(path[length - 20:])) != buyToken)
+            revert InvalidSwapPath();
+    }
+
+    function _v2Path(bytes calldata path) private pure returns (address[] memory tokens) {
+        tokens = new address[](path.length / 20);
+        for (uint256 i; i < tokens.length; ++i) tokens[i] = address(bytes20(path[i * 20:i * 20 + 20]));
     }
 
     /// @dev A failing call, short return data or missing code reads as 0.
