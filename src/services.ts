@@ -76,7 +76,6 @@ export function createServices(config: Config, logger: Logger): Services {
   const wallets = createWalletPayments({
     db,
     networks,
-    logger,
     deny,
     paymasterValiditySeconds: config.paymasterValiditySeconds,
   });

@@ -1,25 +1,23 @@
 import type { Networks } from "../chain/networks";
 import type { Db } from "../db/open";
 import type { DenyCounters } from "../deny/deny-counters";
-import type { Logger } from "../logger";
 import { createIssuedUserOpStore, type IssuedUserOpStore } from "../userops/issued-user-op-store";
+import type { UserOpSettleRequest } from "../userops/settle-user-op";
 import { userOpNetworkOf } from "../userops/user-op-network";
-import { createWalletPaymentSettler, type WalletSettleRequest } from "./settle-wallet-payment";
+import { createWalletPaymentSettler } from "./settle-wallet-payment";
 import { verifyWalletPayment, type WalletVerifyRequest } from "./verify-wallet-payment";
 
 /** Smart-wallet payments: the service object behind /wallet/verify and /wallet/settle. */
 export function createWalletPayments(deps: {
   db: Db;
   networks: Networks;
-  logger: Logger;
   deny: DenyCounters;
   paymasterValiditySeconds: number;
 }) {
   const store: IssuedUserOpStore = createIssuedUserOpStore(deps.db);
-  const settler = createWalletPaymentSettler({
+  const settle = createWalletPaymentSettler({
     networks: () => deps.networks.all().map(userOpNetworkOf),
     store,
-    logger: deps.logger,
     deny: deps.deny,
     now: () => Math.floor(Date.now() / 1000),
   });
@@ -35,7 +33,7 @@ export function createWalletPayments(deps: {
         },
         request,
       ),
-    settle: (request: WalletSettleRequest) => settler.settle(request),
+    settle: (request: UserOpSettleRequest) => settle(request),
   };
 }
 

@@ -1,0 +1,78 @@
+import type { Hex } from "viem";
+import { createSingleFlight } from "../concurrency/single-flight";
+import type { IssuedUserOp } from "../db/schema";
+import { ApiError, type StoredApiError } from "../errors";
+import { assertSignedByOwner, type LocatedUserOp, locateIssuedUserOp } from "./locate-issued-user-op";
+import type { UserOpOutcome } from "./outcome";
+import { type SubmitDeps, sendIssuedUserOp } from "./submit-user-op";
+import type { UserOpNetwork } from "./user-op-network";
+import type { RpcUserOp } from "./user-operation";
+
+export type UserOpSettleRequest = { userOp: RpcUserOp; signature: Hex };
+
+/** What a UserOp flow whose settle takes just the signed UserOp (`/wallet/settle` and the like) supplies. */
+export type SettleFlow<Response> = {
+  kind: IssuedUserOp["kind"];
+  /** The endpoint that issues this kind, named in refusals. */
+  issuedBy: string;
+  /** Before the first send, what must still hold on-chain so that the paymaster never pays for a revert. */
+  beforeSend?: (located: LocatedUserOp) => Promise<void>;
+  /** The answer to a UserOp that executed successfully, read from its own logs; stored and replayed. */
+  respond: (located: LocatedUserOp, outcome: UserOpOutcome) => Response;
+};
+
+export type SettleDeps = SubmitDeps & {
+  networks: () => UserOpNetwork[];
+  /** Unix seconds. */
+  now: () => number;
+};
+
+const invalid = (field: string, message: string) => new ApiError("validation_error", message, { field });
+
+/**
+ * Settle of a signed UserOp: accepts only one that verify issued, unchanged but for the owner's signature and
+ * before its paymaster data expires, and sends it through the kernel. Concurrent settles in this process share
+ * one promise; a settled UserOp answers from the store. The body carries no network: the UserOp's hash (chain
+ * id in it) finds the issue.
+ */
+export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow<Response>) {
+  const once = createSingleFlight();
+
+  async function send(located: LocatedUserOp, signature: Hex): Promise<Response> {
+    const record = deps.store.find(located.hash) ?? located.record;
+    if (record.status === "success") return JSON.parse(record.result ?? "null") as Response;
+    if (record.status === "failed") throw ApiError.fromStored(JSON.parse(record.result ?? "null") as StoredApiError);
+    const current = { ...located, record };
+    if (record.status === "issued") await flow.beforeSend?.(current);
+    const outcome = await sendIssuedUserOp(
+      deps,
+      current,
+      signature,
+      (txHash) =>
+        new ApiError("blockchain_error", "the UserOp reverted on-chain", {
+          txHash,
+          userOpHash: located.hash,
+          status: "reverted",
+        }),
+    );
+    const response = flow.respond(current, outcome);
+    deps.store.finish(located.hash, { status: "success", txHash: outcome.transactionHash, result: response });
+    return response;
+  }
+
+  return async function settle(request: UserOpSettleRequest): Promise<Response> {
+    const now = deps.now();
+    const located = locateIssuedUserOp(
+      { store: deps.store, now },
+      deps.networks(),
+      flow.kind,
+      request.userOp,
+      flow.issuedBy,
+    );
+    if (request.userOp.signature.toLowerCase() !== request.signature.toLowerCase()) {
+      throw invalid("signature", "signature differs from userOp.signature");
+    }
+    await assertSignedByOwner(located, request.signature, now);
+    return once(located.hash, () => send(located, request.signature));
+  };
+}
