@@ -20,23 +20,15 @@ export type UserOpCaps = {
  * verification 25k, no postOp; fees of about 1.2 gwei. Base's preVerificationGas carries the L1 data fee,
  * hence its larger total.
  */
+const COMMON_CAPS = {
+  maxCallGasLimit: 2_000_000,
+  maxVerificationGasLimit: 300_000,
+  maxPaymasterVerificationGasLimit: 150_000,
+  maxPaymasterPostOpGasLimit: 50_000,
+};
 export const USER_OP_CAP_DEFAULTS: Record<"bsc" | "base", UserOpCaps> = {
-  bsc: {
-    maxFeePerGasGwei: 10,
-    maxTotalGas: 3_000_000,
-    maxCallGasLimit: 2_000_000,
-    maxVerificationGasLimit: 300_000,
-    maxPaymasterVerificationGasLimit: 150_000,
-    maxPaymasterPostOpGasLimit: 50_000,
-  },
-  base: {
-    maxFeePerGasGwei: 5,
-    maxTotalGas: 5_000_000,
-    maxCallGasLimit: 2_000_000,
-    maxVerificationGasLimit: 300_000,
-    maxPaymasterVerificationGasLimit: 150_000,
-    maxPaymasterPostOpGasLimit: 50_000,
-  },
+  bsc: { maxFeePerGasGwei: 10, maxTotalGas: 3_000_000, ...COMMON_CAPS },
+  base: { maxFeePerGasGwei: 5, maxTotalGas: 5_000_000, ...COMMON_CAPS },
 };
 
 export function userOpCapsFor(network: "bsc" | "base", configured: Partial<UserOpCaps> = {}): UserOpCaps {
@@ -58,15 +50,10 @@ export class UserOpCapError extends Error {
 /** Throws UserOpCapError for the first field of `op` above `caps`. */
 export function assertWithinCaps(op: UserOp, caps: UserOpCaps): void {
   const maxFee = parseGwei(String(caps.maxFeePerGasGwei));
-  if (op.maxFeePerGas > maxFee) {
-    throw new UserOpCapError("maxFeePerGas", `${formatGwei(op.maxFeePerGas)} gwei`, `${caps.maxFeePerGasGwei} gwei`);
-  }
-  if (op.maxPriorityFeePerGas > maxFee) {
-    throw new UserOpCapError(
-      "maxPriorityFeePerGas",
-      `${formatGwei(op.maxPriorityFeePerGas)} gwei`,
-      `${caps.maxFeePerGasGwei} gwei`,
-    );
+  for (const field of ["maxFeePerGas", "maxPriorityFeePerGas"] as const) {
+    if (op[field] > maxFee) {
+      throw new UserOpCapError(field, `${formatGwei(op[field])} gwei`, `${caps.maxFeePerGasGwei} gwei`);
+    }
   }
   const limits = [
     ["callGasLimit", op.callGasLimit, caps.maxCallGasLimit],
