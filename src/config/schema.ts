@@ -88,7 +88,7 @@ const NetworkFields = T.Object({
   deployMaxAttempts: T.Integer({ minimum: 1 }),
   /** Wait after a wallet's first failed deployment attempt before a claim sends it again; doubles each time. */
   deployRetryBackoffSeconds: T.Integer({ minimum: 0 }),
-  /** x402 facilitator bodies on /verify and /settle (scheme exact over the EIP-3009 tokens); off when absent. */
+  /** x402 facilitator bodies on /verify and /settle (scheme exact: EIP-3009 tokens, and any token with Permit2); off when absent. */
   x402: T.Optional(T.Object({ enabled: T.Boolean() })),
 });
 

@@ -186,7 +186,7 @@ export const x402Settlements = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     network: text("network").notNull(),
-    /** The contract whose nonce space the authorization uses: the token for EIP-3009. */
+    /** The contract whose nonce space the authorization uses: the token for EIP-3009, Permit2 for Permit2. */
     contract: text("contract").notNull(),
     payer: text("payer").notNull(),
     nonce: text("nonce").notNull(),
@@ -204,6 +204,8 @@ export const x402Settlements = sqliteTable(
     error: text("error"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /** The token moved (a Permit2 nonce is the payer's across tokens); null in EIP-3009 records made before it. */
+    token: text("token"),
   },
   (table) => [
     uniqueIndex("x402_settlements_authorization").on(table.network, table.contract, table.payer, table.nonce),

@@ -3,14 +3,14 @@ import type { NetworkRuntime } from "../chain/networks";
 import type { PaymentRules } from "../payments/payment-rules";
 import { eip3009TokenAbi, transferWithAuthorizationTypes } from "./eip3009";
 import type { X402Refusal } from "./reasons";
-import type { X402Payment } from "./wire";
+import type { X402Eip3009Payment } from "./wire";
 
 export type Check = { ok: true } | { ok: false; refusal: X402Refusal; message: string };
 
 const refuse = (refusal: X402Refusal, message: string): Check => ({ ok: false, refusal, message });
 
 /** The EIP-712 domain the payer signed under: the merchant's `extra`, else the token's own (ERC-5267). */
-async function domainOf(network: NetworkRuntime, payment: X402Payment) {
+async function domainOf(network: NetworkRuntime, payment: X402Eip3009Payment) {
   if (payment.requirements.domain) return payment.requirements.domain;
   try {
     const [, name, version] = await network.client.readContract({
@@ -32,7 +32,7 @@ async function domainOf(network: NetworkRuntime, payment: X402Payment) {
 export async function checkX402Payment(
   network: NetworkRuntime,
   rules: PaymentRules,
-  payment: X402Payment,
+  payment: X402Eip3009Payment,
   now: bigint,
 ): Promise<Check> {
   const { authorization: auth, requirements } = payment;

@@ -8,9 +8,11 @@ import type { PaymentRules } from "../payments/payment-rules";
 import { checkX402Payment } from "./check-payment";
 import { eip3009TokenAbi } from "./eip3009";
 import { x402NetworkOf } from "./networks";
+import { nonceKey, PERMIT2 } from "./permit2";
+import { checkPermit2Payment, judgePermit2, permit2NonceUsed, permit2SettleRequest } from "./permit2-payment";
 import { X402_REASONS, type X402Refusal } from "./reasons";
 import type { X402SettlementStore } from "./settlement-store";
-import { parseX402Body, type X402Body, type X402Payment } from "./wire";
+import { parseX402Body, payerOf, type X402Body, type X402Payment } from "./wire";
 
 export type X402VerifyResponse = { isValid: boolean; invalidReason?: string; invalidMessage?: string; payer?: string };
 export type X402SettleResponse = {
@@ -37,11 +39,62 @@ const refused = (refusal: X402Refusal, message: string, transaction?: string): O
   ...(transaction ? { transaction } : {}),
 });
 
+type Method = X402Payment["method"];
+
+/** A record of a Permit2 payment: its nonce space is Permit2's. */
+const isPermit2Record = (record: X402Settlement) => record.contract === PERMIT2.toLowerCase();
+
 /**
- * The x402 facilitator: /verify and /settle for x402 bodies, scheme `exact` with EIP-3009 on the token.
- * Settlement goes through the durable sender with simulation; records are keyed by (network, token, payer,
- * nonce). One payment, one success: only the first settle that sees it settled answers success (the
- * database's conditional update decides, across requests and processes).
+ * What a payment settles, the same for both methods: the record's key (the contract whose nonce space it
+ * uses: the token for EIP-3009, Permit2 for Permit2), its terms, and the transaction that executes it.
+ */
+function settlementOf(network: NetworkRuntime, payment: X402Payment) {
+  if (payment.method === "eip3009") {
+    const auth = payment.authorization;
+    return {
+      key: { network: network.name, contract: auth.token, payer: auth.from, nonce: auth.nonce },
+      terms: {
+        token: auth.token,
+        recipient: auth.to,
+        amount: auth.value.toString(),
+        validAfter: Number(auth.validAfter),
+        validBefore: Number(auth.validBefore),
+        signature: auth.signature,
+      },
+      request: () => ({
+        to: auth.token,
+        data: encodeFunctionData({
+          abi: eip3009TokenAbi,
+          functionName: "transferWithAuthorization",
+          args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, auth.signature],
+        }),
+        gas: BigInt(network.config.settleGasLimit),
+      }),
+    };
+  }
+  const permit = payment.permit;
+  return {
+    key: { network: network.name, contract: PERMIT2, payer: permit.from, nonce: nonceKey(permit.nonce) },
+    terms: {
+      token: permit.token,
+      recipient: permit.to,
+      amount: permit.amount.toString(),
+      validAfter: Number(permit.validAfter),
+      validBefore: Number(permit.deadline),
+      signature: permit.signature,
+    },
+    request: () => permit2SettleRequest(network, permit),
+  };
+}
+
+/** The method's refusal for a nonce the chain shows used (the one-success rule answers nonceUsed for both). */
+const nonceGone = (method: Method): X402Refusal => (method === "permit2" ? "permit2Nonce" : "nonceUsed");
+
+/**
+ * The x402 facilitator: /verify and /settle for x402 bodies, scheme `exact` with EIP-3009 on the token or
+ * Permit2 through x402's exact proxy. Settlement goes through the durable sender with simulation; records are
+ * keyed by (network, token or Permit2, payer, nonce). One payment, one success: only the first settle that
+ * sees it settled answers success (the database's conditional update decides, across requests and processes).
  */
 const authorizationUsed = (network: NetworkRuntime, record: X402Settlement) =>
   network.client.readContract({
@@ -67,12 +120,14 @@ export function createX402Facilitator(deps: {
     event: "x402_settle",
     onPayerRevert: (network, payer) => deps.onPayerRevert?.(network, payer as Address, "x402 settlement reverted"),
     chain: {
-      nonceUsed: (network, record) => authorizationUsed(network, record),
+      nonceUsed: (network, record) =>
+        isPermit2Record(record) ? permit2NonceUsed(network, record) : authorizationUsed(network, record),
       /**
        * Anyone may submit a signed authorization: another transaction counts only if it moved exactly this
        * payment, Transfer(from, to, value) on the token.
        */
       async judge(network, record, reverted) {
+        if (isPermit2Record(record)) return judgePermit2(network, record, reverted);
         if (!(await authorizationUsed(network, record))) return {};
         const token = record.contract as Address;
         const toBlock = reverted?.blockNumber ?? (await network.client.getBlockNumber());
@@ -105,7 +160,7 @@ export function createX402Facilitator(deps: {
     const parsed = parseX402Body(body);
     if (!parsed.ok) return { ...parsed, payer: undefined };
     const { payment } = parsed;
-    const payer = payment.authorization.from;
+    const payer = payerOf(payment);
     const network = x402NetworkOf(deps.networks, payment.version, payment.wireNetwork);
     if (!network) {
       return {
@@ -121,10 +176,15 @@ export function createX402Facilitator(deps: {
   async function verify(body: X402Body): Promise<X402VerifyResponse> {
     const read = await checked(body);
     if (!read.ok) return invalid(read.refusal, read.message, read.payer);
-    const check = await checkX402Payment(read.network, deps.rulesFor(read.network), read.payment, deps.now());
+    const check = await checkPayment(read.network, read.payment);
     if (!check.ok) return invalid(check.refusal, check.message, read.payer);
     return { isValid: true, payer: read.payer };
   }
+
+  const checkPayment = (network: NetworkRuntime, payment: X402Payment) =>
+    payment.method === "eip3009"
+      ? checkX402Payment(network, deps.rulesFor(network), payment, deps.now())
+      : checkPermit2Payment(network, deps.rulesFor(network), payment, deps.now());
 
   const invalid = (refusal: X402Refusal, message: string, payer?: string): X402VerifyResponse => ({
     isValid: false,
@@ -140,27 +200,27 @@ export function createX402Facilitator(deps: {
         ? (body.paymentRequirements as { network: string }).network
         : "";
     if (!read.ok) return failure(wireNetwork, read.refusal, read.message, read.payer);
-    const { payment, network } = read;
-    const auth = payment.authorization;
-    const key = `${network.name}:${auth.token}:${auth.from}:${auth.nonce}:${auth.signature}`.toLowerCase();
-    const outcome = await once(key, () => run(network, payment));
+    const { payment, network, payer } = read;
+    const { key, terms } = settlementOf(network, payment);
+    const flight = `${key.network}:${key.contract}:${key.payer}:${key.nonce}:${terms.signature}`.toLowerCase();
+    const outcome = await once(flight, () => run(network, payment));
     if (outcome.kind === "refused")
-      return failure(payment.wireNetwork, outcome.refusal, outcome.message, auth.from, outcome.transaction);
+      return failure(payment.wireNetwork, outcome.refusal, outcome.message, payer, outcome.transaction);
     // Concurrent callers share the outcome; the database lets exactly one of them answer success.
     if (!deps.store.takeSuccessAnswer(outcome.record.id))
       return failure(
         payment.wireNetwork,
         "nonceUsed",
         "this payment was already settled for another request",
-        auth.from,
+        payer,
         outcome.record.txHash ?? undefined,
       );
     return {
       success: true,
-      payer: auth.from,
+      payer,
       transaction: outcome.record.txHash ?? "",
       network: payment.wireNetwork,
-      amount: auth.value.toString(),
+      amount: terms.amount,
     };
   }
 
@@ -179,14 +239,13 @@ export function createX402Facilitator(deps: {
     network,
   });
 
-  const sameAuthorization = (record: X402Settlement, payment: X402Payment) =>
-    record.signature === payment.authorization.signature &&
-    record.recipient === payment.authorization.to.toLowerCase() &&
-    record.amount === payment.authorization.value.toString();
+  const sameAuthorization = (record: X402Settlement, terms: ReturnType<typeof settlementOf>["terms"]) =>
+    record.signature === terms.signature &&
+    record.recipient === terms.recipient.toLowerCase() &&
+    record.amount === terms.amount;
 
   async function run(network: NetworkRuntime, payment: X402Payment): Promise<Outcome> {
-    const auth = payment.authorization;
-    const key = { network: network.name, contract: auth.token, payer: auth.from, nonce: auth.nonce };
+    const { key, terms, request } = settlementOf(network, payment);
     const known = deps.store.find(key);
     if (known) {
       const replayed = await replay(network, known, payment);
@@ -194,28 +253,13 @@ export function createX402Facilitator(deps: {
       deps.store.release(known.id);
     }
 
-    const check = await checkX402Payment(network, deps.rulesFor(network), payment, deps.now());
+    const check = await checkPayment(network, payment);
     if (!check.ok) return refused(check.refusal, check.message);
 
-    const { record, created } = deps.store.claim({
-      ...key,
-      recipient: auth.to,
-      amount: auth.value.toString(),
-      validAfter: Number(auth.validAfter),
-      validBefore: Number(auth.validBefore),
-      signature: auth.signature,
-    });
+    const { record, created } = deps.store.claim({ ...key, ...terms });
     if (!created) return refused("nonceUsed", "this payment is being settled for another request");
 
-    const verdict = await machine.send(network, record, {
-      to: auth.token,
-      data: encodeFunctionData({
-        abi: eip3009TokenAbi,
-        functionName: "transferWithAuthorization",
-        args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, auth.signature],
-      }),
-      gas: BigInt(network.config.settleGasLimit),
-    });
+    const verdict = await machine.send(network, record, request());
     return (
       answer(record, verdict) ?? refused("transactionFailed", "the settlement transaction was dropped; settle again")
     );
@@ -227,13 +271,14 @@ export function createX402Facilitator(deps: {
     record: X402Settlement,
     payment: X402Payment,
   ): Promise<Outcome | null> {
-    if (!sameAuthorization(record, payment))
-      return refused("nonceUsed", "the nonce belongs to a different authorization");
+    if (!sameAuthorization(record, settlementOf(network, payment).terms))
+      return refused(nonceGone(payment.method), "the nonce belongs to a different authorization");
     return answer(record, await machine.replay(network, record));
   }
 
   /** x402's answer to a verdict; null when the payment may be settled again. */
   function answer(record: X402Settlement, verdict: SettlementVerdict): Outcome | null {
+    const method: Method = isPermit2Record(record) ? "permit2" : "eip3009";
     switch (verdict.kind) {
       case "settled":
         return {
@@ -249,9 +294,9 @@ export function createX402Facilitator(deps: {
           verdict.txHash || undefined,
         );
       case "rejected":
-        return refused("nonceUsed", verdict.reason);
+        return refused(nonceGone(method), verdict.reason);
       case "would_revert":
-        return refused("simulationFailed", "the transfer would revert");
+        return refused(method === "permit2" ? "permit2Simulation" : "simulationFailed", "the transfer would revert");
       case "not_sent":
         return refused("unexpectedSettle", "could not prepare the settlement transaction");
       case "refused":

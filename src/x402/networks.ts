@@ -1,14 +1,21 @@
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import type { NetworkName } from "../config/schema";
+import { permit2Served } from "./permit2-payment";
 
 /** x402 v1 names networks by name; it has none for BNB Chain. */
 const V1_NAMES: Partial<Record<NetworkName, string>> = { base: "base" };
 
 export const v2NetworkId = (network: NetworkRuntime) => `eip155:${network.config.chainId}`;
 
-/** Networks that serve x402 now: switched on in config, with at least one EIP-3009 token (Permit2 is not served yet). */
-export const x402Networks = (networks: Networks) =>
-  networks.all().filter((network) => network.config.x402?.enabled && network.config.tokens.some((t) => t.eip3009));
+/**
+ * Networks x402 is switched on for in config: their EIP-3009 tokens are paid with EIP-3009, every token of theirs
+ * with Permit2 through x402's exact proxy where Permit2 and the proxy are deployed.
+ */
+export const x402Networks = (networks: Networks) => networks.all().filter((network) => network.config.x402?.enabled);
+
+/** Whether a payment can settle on the network: an EIP-3009 token, or Permit2 and x402's proxy on the chain. */
+const settlesSomething = async (network: NetworkRuntime) =>
+  network.config.tokens.some((t) => t.eip3009) || (await permit2Served(network));
 
 /** The network an x402 body names, if it is one served; null answers `invalid_network`. */
 export function x402NetworkOf(networks: Networks, version: 1 | 2, wire: string): NetworkRuntime | null {
@@ -20,8 +27,10 @@ export function x402NetworkOf(networks: Networks, version: 1 | 2, wire: string):
 }
 
 /** GET /supported: exactly the kinds this service settles, and who sends the transactions. */
-export function supportedKinds(networks: Networks) {
-  const served = x402Networks(networks);
+export async function supportedKinds(networks: Networks) {
+  const enabled = x402Networks(networks);
+  const settles = await Promise.all(enabled.map(settlesSomething));
+  const served = enabled.filter((_, i) => settles[i]);
   const kinds = served.flatMap((network) => {
     const v1 = V1_NAMES[network.name];
     return [

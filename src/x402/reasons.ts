@@ -12,7 +12,7 @@ export const X402_REASONS = {
   validBeforeMargin: "invalid_exact_evm_payload_authorization_valid_before",
   /** relay402 rule: a payer refused after repeated on-chain reverts (no x402 code says it). */
   payerDenied: "invalid_payload",
-  /** relay402 rule: the asset is not one of the network's EIP-3009 tokens. */
+  /** relay402 rule: an EIP-3009 payload for an asset that is not one of the network's EIP-3009 tokens. */
   tokenNotEnabled: "invalid_exact_evm_eip3009_not_supported",
   /** relay402 rule: x402 is off on the network, or the network is not served at all. */
   networkNotEnabled: "invalid_network",
@@ -31,6 +31,25 @@ export const X402_REASONS = {
   settlementPending: "settlement_pending",
   malformed: "invalid_payload",
   version: "invalid_x402_version",
+  // Permit2 through x402's exact proxy (tokens without EIP-3009), in @x402/evm's permit2 codes.
+  /** relay402 rule: the asset is not one of the network's tokens (Permit2 can move any token; relay402 serves its own). */
+  permit2TokenNotServed: "invalid_payload",
+  /** relay402 rules: a zero amount (the proxy reverts InvalidAmount) and the token's minPaymentValue. */
+  permit2InvalidAmount: "permit2_invalid_amount",
+  /** relay402 rule: the deadline at least validBeforeMarginSeconds after now (x402's own check is 6 s). */
+  permit2Deadline: "permit2_deadline_expired",
+  permit2NotYetValid: "permit2_not_yet_valid",
+  permit2Spender: "invalid_permit2_spender",
+  permit2Recipient: "invalid_permit2_recipient_mismatch",
+  permit2AmountMismatch: "permit2_amount_mismatch",
+  permit2TokenMismatch: "permit2_token_mismatch",
+  permit2Signature: "invalid_permit2_signature",
+  /** Permit2's nonce of this payer is used: settled, or spent by another permit, or invalidated. */
+  permit2Nonce: "permit2_invalid_nonce",
+  permit2Allowance: "permit2_allowance_required",
+  permit2Balance: "permit2_insufficient_balance",
+  permit2ProxyMissing: "permit2_proxy_not_deployed",
+  permit2Simulation: "permit2_simulation_failed",
   /** The chain could not be read or the transaction not sent: the payment itself may be fine. */
   unexpectedVerify: "unexpected_verify_error",
   unexpectedSettle: "unexpected_settle_error",

@@ -10,7 +10,8 @@ export function x402Routes(networks: Networks) {
     detail: {
       tags: ["x402"],
       summary: "x402 kinds this facilitator settles",
-      description: "Scheme exact on the networks with x402 enabled and an EIP-3009 token; signers are the executors.",
+      description:
+        "Scheme exact on the networks with x402 enabled that settle: an EIP-3009 token, or Permit2 and x402's exact proxy deployed (tokens without EIP-3009); signers are the executors.",
     },
   });
 }

@@ -4,7 +4,10 @@ import { type X402Settlement, x402Settlements } from "../db/schema";
 
 export type X402SettlementKey = { network: string; contract: string; payer: string; nonce: string };
 export type NewX402Settlement = X402SettlementKey &
-  Pick<X402Settlement, "recipient" | "amount" | "validAfter" | "validBefore" | "signature">;
+  Pick<X402Settlement, "recipient" | "amount" | "validAfter" | "validBefore" | "signature"> & {
+    /** The token moved; defaults to `contract` (EIP-3009, where the token is the nonce space). */
+    token?: string;
+  };
 type Outcome = {
   status: "success" | "reverted" | "failed" | "rejected";
   txHash?: string;
@@ -53,6 +56,7 @@ export function createX402SettlementStore(db: Db) {
         .values({
           ...keyOf(settlement),
           recipient: settlement.recipient.toLowerCase(),
+          token: (settlement.token ?? settlement.contract).toLowerCase(),
           status: "pending",
           createdAt: time,
           updatedAt: time,

@@ -8,16 +8,37 @@ export type X402Body = { x402Version: number; paymentPayload: unknown; paymentRe
 export const isX402Body = (body: unknown): body is X402Body =>
   typeof body === "object" && body !== null && typeof (body as { x402Version?: unknown }).x402Version === "number";
 
-/** An `exact` EIP-3009 payment as both x402 versions carry it, in relay402's types. */
-export type X402Payment = {
+type Common = {
   version: 1 | 2;
   /** The network as the body names it (`eip155:8453` in v2, `base` in v1). */
   wireNetwork: string;
   /** What the merchant asked for. */
   requirements: { asset: Address; payTo: Address; amount: bigint; domain: { name: string; version: string } | null };
-  /** The signed transfer; `token` is the requirements' asset (EIP-3009 is on the token itself). */
-  authorization: Authorization;
 };
+
+/** An `exact` EIP-3009 payment as both x402 versions carry it; `token` is the requirements' asset. */
+export type X402Eip3009Payment = Common & { method: "eip3009"; authorization: Authorization };
+
+/** A Permit2 PermitWitnessTransferFrom as @x402/evm signs it: x402's proxy is the spender, the witness the recipient. */
+export type Permit2Transfer = {
+  from: Address;
+  token: Address;
+  amount: bigint;
+  spender: Address;
+  nonce: bigint;
+  deadline: bigint;
+  to: Address;
+  validAfter: bigint;
+  signature: Hex;
+};
+export type X402Permit2Payment = Common & { method: "permit2"; permit: Permit2Transfer };
+
+/** An `exact` payment in relay402's types: EIP-3009 on the token itself, or Permit2 through x402's proxy. */
+export type X402Payment = X402Eip3009Payment | X402Permit2Payment;
+
+/** The signer of a payment. */
+export const payerOf = (payment: X402Payment): Address =>
+  payment.method === "eip3009" ? payment.authorization.from : payment.permit.from;
 
 export type Parsed = { ok: true; payment: X402Payment } | { ok: false; refusal: X402Refusal; message: string };
 
@@ -67,10 +88,19 @@ export function parseX402Body(body: X402Body): Parsed {
       : null;
 
   const inner = payload.payload;
-  const auth = isObject(inner) ? inner.authorization : undefined;
   const signature = isObject(inner) ? inner.signature : undefined;
+  const common = {
+    version,
+    wireNetwork: req.network,
+    requirements: { asset: getAddress(asset), payTo: getAddress(payTo), amount, domain },
+  } as const;
+  if (isObject(inner) && isObject(inner.permit2Authorization)) {
+    const permit = parsePermit2(inner.permit2Authorization, signature);
+    return permit.ok ? { ok: true, payment: { ...common, method: "permit2", permit: permit.value } } : permit;
+  }
+  const auth = isObject(inner) ? inner.authorization : undefined;
   if (!isObject(auth))
-    return fail("malformed", "paymentPayload.payload.authorization is missing (only EIP-3009 is served)");
+    return fail("malformed", "paymentPayload.payload needs an EIP-3009 authorization or a permit2Authorization");
   const value = uint(auth.value);
   const validAfter = uint(auth.validAfter);
   const validBefore = uint(auth.validBefore);
@@ -79,29 +109,19 @@ export function parseX402Body(body: X402Body): Parsed {
     value === null ||
     validAfter === null ||
     validBefore === null ||
-    typeof from !== "string" ||
-    !isAddress(from) ||
-    typeof to !== "string" ||
-    !isAddress(to) ||
+    !isAddressString(from) ||
+    !isAddressString(to) ||
     typeof nonce !== "string" ||
     !/^0x[0-9a-fA-F]{64}$/.test(nonce)
   )
     return fail("malformed", "the authorization's fields are not well-formed");
-  if (
-    typeof signature !== "string" ||
-    !isHex(signature, { strict: true }) ||
-    signature.length % 2 !== 0 ||
-    signature.length < 4 ||
-    (signature.length - 2) / 2 > MAX_SIGNATURE_BYTES
-  )
-    return fail("malformedSignature", "the signature is not well-formed hex");
+  if (!isSignature(signature)) return fail("malformedSignature", "the signature is not well-formed hex");
 
   return {
     ok: true,
     payment: {
-      version,
-      wireNetwork: req.network,
-      requirements: { asset: getAddress(asset), payTo: getAddress(payTo), amount, domain },
+      ...common,
+      method: "eip3009",
       authorization: {
         token: getAddress(asset),
         from: getAddress(from),
@@ -112,6 +132,56 @@ export function parseX402Body(body: X402Body): Parsed {
         nonce: nonce.toLowerCase() as Hex,
         signature: signature.toLowerCase() as Hex,
       },
+    },
+  };
+}
+
+const isAddressString = (value: unknown): value is string => typeof value === "string" && isAddress(value);
+
+const isSignature = (value: unknown): value is Hex =>
+  typeof value === "string" &&
+  isHex(value, { strict: true }) &&
+  value.length % 2 === 0 &&
+  value.length >= 4 &&
+  (value.length - 2) / 2 <= MAX_SIGNATURE_BYTES;
+
+/** `permit2Authorization` as @x402/evm sends it: numbers as decimal strings, addresses checksummed or not. */
+function parsePermit2(
+  auth: Json,
+  signature: unknown,
+): { ok: true; value: Permit2Transfer } | { ok: false; refusal: X402Refusal; message: string } {
+  const permitted = isObject(auth.permitted) ? auth.permitted : {};
+  const witness = isObject(auth.witness) ? auth.witness : {};
+  const amount = uint(permitted.amount);
+  const nonce = uint(auth.nonce);
+  const deadline = uint(auth.deadline);
+  const validAfter = uint(witness.validAfter);
+  const { from, spender } = auth;
+  if (
+    amount === null ||
+    nonce === null ||
+    deadline === null ||
+    validAfter === null ||
+    !isAddressString(from) ||
+    !isAddressString(spender) ||
+    !isAddressString(permitted.token) ||
+    !isAddressString(witness.to)
+  )
+    return { ok: false, refusal: "malformed", message: "the permit2Authorization's fields are not well-formed" };
+  if (!isSignature(signature))
+    return { ok: false, refusal: "malformedSignature", message: "the signature is not well-formed hex" };
+  return {
+    ok: true,
+    value: {
+      from: getAddress(from),
+      token: getAddress(permitted.token),
+      amount,
+      spender: getAddress(spender),
+      nonce,
+      deadline,
+      to: getAddress(witness.to),
+      validAfter,
+      signature: signature.toLowerCase() as Hex,
     },
   };
 }

@@ -124,9 +124,10 @@ describe("x402 v1 (network base)", () => {
 });
 
 describe("GET /supported and the network switch", () => {
-  test("lists exact on base (v2 and v1) with the executors as signers; bsc has no EIP-3009 token yet", async () => {
+  test("lists exact on bsc (Permit2) and base (v2 and v1) with the executors as signers", async () => {
     const supported = await service.facilitator().getSupported();
     expect(supported.kinds as unknown[]).toEqual([
+      { x402Version: 2, scheme: "exact", network: "eip155:56" },
       { x402Version: 2, scheme: "exact", network: "eip155:8453" },
       { x402Version: 1, scheme: "exact", network: "base" },
     ]);
@@ -139,7 +140,9 @@ describe("GET /supported and the network switch", () => {
     const off = others.start({}, (config) => {
       if (config.networks.base) config.networks.base.x402 = { enabled: false };
     });
-    expect((await off.get("/supported")).body.kinds).toEqual([]);
+    expect((await off.get("/supported")).body.kinds).toEqual([
+      { x402Version: 2, scheme: "exact", network: "eip155:56" },
+    ]);
     const buyer = await x402Buyer();
     const requirements = baseRequirements(price);
     const payment = await buyer.pay(requirements);

@@ -75,9 +75,9 @@ describe("relay402's own rules, in x402's reason codes", () => {
     });
   });
 
-  test("a network x402 does not serve (bsc has no EIP-3009 token; solana is none of ours): invalid_network", async () => {
+  test("a network x402 does not serve (Ethereum and solana are none of ours): invalid_network", async () => {
     const buyer = await x402Buyer();
-    for (const network of ["eip155:56", "solana:mainnet"]) {
+    for (const network of ["eip155:1", "solana:mainnet"]) {
       const requirements = baseRequirements(price);
       const payment = await buyer.pay(requirements);
       const elsewhere = { ...requirements, network };

@@ -1,10 +1,17 @@
 import { x402Client } from "@x402/core/client";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { createPermit2ApprovalTx } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { eip3009TokenAbi, transferWithAuthorizationTypes } from "../../src/x402/eip3009";
+import {
+  permit2Domain,
+  permit2WitnessTypes,
+  X402_EXACT_PERMIT2_PROXY,
+  x402ExactPermit2ProxyAbi,
+} from "../../src/x402/permit2";
 import { chainOf, freshPayer, randomAddress } from "../support/chain";
 import { startTestService } from "../support/service";
 
@@ -136,3 +143,119 @@ export const authorizationOf = (payment: PaymentPayload) =>
     authorization: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex };
     signature: Hex;
   };
+
+/** What a merchant asks for on bsc: `amount` of the devnet's USDT-like token (no EIP-3009), paid with Permit2. */
+export function bscRequirements(amount: bigint, overrides: Partial<PaymentRequirements> = {}): PaymentRequirements {
+  return {
+    scheme: "exact",
+    network: "eip155:56",
+    asset: chainOf("bsc").token.address,
+    amount: amount.toString(),
+    payTo: randomAddress(),
+    maxTimeoutSeconds: 300,
+    extra: { assetTransferMethod: "permit2" },
+    ...overrides,
+  };
+}
+
+/** Approves Permit2 for the token with the very transaction x402 clients build for it (unlimited). */
+export async function approvePermit2(key: Hex) {
+  const c = chainOf("bsc");
+  const approval = createPermit2ApprovalTx(c.token.address);
+  const hash = await c.walletFor(key).sendTransaction(approval);
+  await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+}
+
+/** A funded buyer on bsc that has approved Permit2 (unless told not to); payments signed by @x402/evm. */
+export async function permit2Buyer(options: { tokens?: bigint; approve?: boolean } = {}) {
+  const payer = await freshPayer("bsc", options);
+  if (options.approve !== false) await approvePermit2(payer.key);
+  const client = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(payer.key as Hex) });
+  client.setSpendControls({ allowedAssets: true });
+  const resource = { url: "http://shop.test/item", description: "an item", mimeType: "text/plain" };
+  return {
+    key: payer.key as Hex,
+    address: payer.address as Address,
+    pay: (requirements: PaymentRequirements): Promise<PaymentPayload> =>
+      client.createPaymentPayload({ x402Version: 2, resource, accepts: [requirements] }),
+  };
+}
+
+type Permit2Authorization = {
+  from: Address;
+  permitted: { token: Address; amount: string };
+  spender: Address;
+  nonce: string;
+  deadline: string;
+  witness: { to: Address; validAfter: string };
+};
+
+/** The Permit2 authorization inside an x402 v2 payment, typed. */
+export const permitOf = (payment: PaymentPayload) =>
+  payment.payload as { permit2Authorization: Permit2Authorization; signature: Hex };
+
+/** A payment with its permit2Authorization changed after signing (the signature kept). */
+export const tamperedPermit = (
+  payment: PaymentPayload,
+  change: (permit: Permit2Authorization) => Permit2Authorization,
+): PaymentPayload => {
+  const { permit2Authorization, signature } = permitOf(payment);
+  return { ...payment, payload: { permit2Authorization: change(permit2Authorization), signature } };
+};
+
+/** A Permit2 transfer signed by hand, for x402's proxy: what a payer can also submit around any facilitator. */
+export async function signPermit(
+  key: Hex,
+  permit: { to: Address; amount: bigint; nonce: bigint; deadline?: bigint },
+): Promise<{ permit2Authorization: Permit2Authorization; signature: Hex }> {
+  const c = chainOf("bsc");
+  const account = privateKeyToAccount(key);
+  const deadline = permit.deadline ?? BigInt(Math.floor(Date.now() / 1000) + 600);
+  const signature = await account.signTypedData({
+    domain: permit2Domain(c.info.chainId),
+    types: permit2WitnessTypes,
+    primaryType: "PermitWitnessTransferFrom",
+    message: {
+      permitted: { token: c.token.address, amount: permit.amount },
+      spender: X402_EXACT_PERMIT2_PROXY,
+      nonce: permit.nonce,
+      deadline,
+      witness: { to: permit.to, validAfter: 0n },
+    },
+  });
+  return {
+    permit2Authorization: {
+      from: account.address,
+      permitted: { token: c.token.address, amount: permit.amount.toString() },
+      spender: X402_EXACT_PERMIT2_PROXY,
+      nonce: permit.nonce.toString(),
+      deadline: deadline.toString(),
+      witness: { to: permit.to, validAfter: "0" },
+    },
+    signature,
+  };
+}
+
+/** Submits a signed permit straight to x402's proxy, outbidding the executors' fees (a front-runner). */
+export function submitToProxy(senderKey: Hex, signed: { permit2Authorization: Permit2Authorization; signature: Hex }) {
+  const c = chainOf("bsc");
+  const p = signed.permit2Authorization;
+  return c.walletFor(senderKey).writeContract({
+    address: X402_EXACT_PERMIT2_PROXY,
+    abi: x402ExactPermit2ProxyAbi,
+    functionName: "settle",
+    args: [
+      {
+        permitted: { token: p.permitted.token, amount: BigInt(p.permitted.amount) },
+        nonce: BigInt(p.nonce),
+        deadline: BigInt(p.deadline),
+      },
+      p.from,
+      { to: p.witness.to, validAfter: BigInt(p.witness.validAfter) },
+      signed.signature,
+    ],
+    gas: 300_000n,
+    maxPriorityFeePerGas: 100n * 10n ** 9n,
+    maxFeePerGas: 1000n * 10n ** 9n,
+  });
+}

@@ -1,0 +1,1 @@
+ALTER TABLE `x402_settlements` ADD `token` text;

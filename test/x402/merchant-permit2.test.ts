@@ -1,0 +1,92 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { x402Client } from "@x402/core/client";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
+import { Hono } from "hono";
+import { privateKeyToAccount } from "viem/accounts";
+import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { approvePermit2, listeningService, MERCHANT_API_KEY } from "./support";
+
+const token = chainOf("bsc").token.address;
+const price = 3n * 10n ** 17n; // 0.3 of the 18-decimal USDT-like token, which has no EIP-3009
+
+// A shop on bsc: x402's own middleware, relay402 as its facilitator, the price paid with Permit2.
+const relay = listeningService({ merchantApiKeys: [MERCHANT_API_KEY] });
+const payTo = randomAddress();
+const resourceServer = new x402ResourceServer(relay.facilitator(MERCHANT_API_KEY)).register(
+  "eip155:56",
+  new ExactEvmScheme(),
+);
+const shop = new Hono();
+shop.use(
+  paymentMiddleware(
+    {
+      "GET /item": {
+        accepts: {
+          scheme: "exact",
+          network: "eip155:56",
+          payTo,
+          price: { asset: token, amount: price.toString(), extra: { assetTransferMethod: "permit2" } },
+          maxTimeoutSeconds: 300,
+        },
+        description: "an item",
+        mimeType: "text/plain",
+      },
+    },
+    resourceServer,
+  ),
+);
+shop.get("/item", (c) => c.text("the item"));
+const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shop.fetch });
+const itemUrl = `http://127.0.0.1:${server.port}/item`;
+
+afterAll(() => {
+  server.stop(true);
+  relay.stop();
+});
+
+/** A buyer with x402's fetch wrapper that approved Permit2 first, as x402 clients expect; `sent` keeps its headers. */
+async function buyer(options: { tokens?: bigint } = {}) {
+  const payer = await freshPayer("bsc", options);
+  await approvePermit2(payer.key);
+  const client = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(payer.key) });
+  client.setSpendControls({ allowedAssets: true }); // the devnet token is not one of x402's default assets
+  const sent: Headers[] = [];
+  const recording = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    sent.push(new Headers(input instanceof Request ? input.headers : init?.headers));
+    return fetch(input, init);
+  }) as typeof fetch;
+  return { pay: wrapFetchWithPayment(recording, client), sent, address: payer.address };
+}
+
+const paymentHeaders = (headers: Headers) =>
+  Object.fromEntries([...headers].filter(([name]) => /payment|x-payment/i.test(name)));
+
+describe("a shop on @x402/hono paid on bsc (eip155:56) with Permit2, relay402 as its facilitator", () => {
+  test("the buyer pays and gets the item; the merchant receives exactly the price; the header replayed is 402", async () => {
+    const { pay, sent, address } = await buyer();
+    const before = await tokenBalance("bsc", token, payTo);
+    const buyerBefore = await tokenBalance("bsc", token, address);
+    const response = await pay(itemUrl);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("the item");
+    expect(await tokenBalance("bsc", token, payTo)).toBe(before + price);
+    expect(await tokenBalance("bsc", token, address)).toBe(buyerBefore - price);
+
+    const header = paymentHeaders(sent.at(-1) as Headers);
+    expect(Object.keys(header).length).toBeGreaterThan(0);
+    const replayed = await fetch(itemUrl, { headers: header });
+    expect(replayed.status).toBe(402);
+    expect(await tokenBalance("bsc", token, payTo)).toBe(before + price);
+  });
+
+  test("a buyer without funds gets the 402 again and pays nothing", async () => {
+    const { pay } = await buyer({ tokens: 0n });
+    const before = await tokenBalance("bsc", token, payTo);
+    const response = await pay(itemUrl);
+    expect(response.status).toBe(402);
+    expect(await tokenBalance("bsc", token, payTo)).toBe(before);
+  });
+});
