@@ -3,7 +3,7 @@ import { ApiError } from "../errors";
 import { authorizationToJson } from "../payments/authorization";
 import type { DeployContext } from "./context";
 import { checkEoaPayments, parseEoaPayments } from "./eoa-payloads";
-import { assertDeployable, assertSameWallets, planDeployment, walletEntries } from "./plan";
+import { assertDeployable, assertSameWallets, batchOf, planDeployment, walletEntries } from "./plan";
 import type { EoaSettleBodySchema, EoaVerifyBodySchema } from "./schemas";
 import type { SettlingContext } from "./settle-batch";
 
@@ -75,30 +75,18 @@ export async function settleEoaDeployment(ctx: SettlingContext, body: Static<typ
     const verdict = await checkBatch(ctx, { network, plan, payments }, body.paymentRequirements.relayerContract);
     if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage);
     const batch = ctx.createBatch(
-      {
-        batchKey,
-        network: network.name,
-        flow: "eoa",
-        owner: plan.owner.toLowerCase(),
-        payer: payments.payer.toLowerCase(),
-        token: plan.token.address.toLowerCase(),
-        feeRecipient: plan.feeRecipient.toLowerCase(),
-        deploymentFee: plan.deploymentFee.toString(),
-        fundingRequested: body.paymentRequirements.deployment.fundingRequested,
-        feeAuthorization: authorizationToJson(payments.fee),
-        userOpHash: null,
-        signedUserOp: null,
-      },
-      plan.wallets.map((walletAddress, i) => {
-        const funding = payments.fundings[i];
-        return {
-          walletAddress,
-          salt: plan.salts[i] as string,
-          fundingRequested: funding !== undefined,
-          fundingAmount: (funding?.value ?? 0n).toString(),
-          fundingAuthorization: funding ? authorizationToJson(funding) : null,
-        };
-      }),
+      ...batchOf(
+        plan,
+        {
+          batchKey,
+          flow: "eoa",
+          payer: payments.payer,
+          feeAuthorization: authorizationToJson(payments.fee),
+          userOpHash: null,
+          signedUserOp: null,
+        },
+        payments.fundings.map((funding) => ({ amount: funding.value, authorization: authorizationToJson(funding) })),
+      ),
     );
     return ctx.settleBatch(batch.id);
   });

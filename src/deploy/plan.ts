@@ -4,7 +4,7 @@ import type { TokenConfig } from "../config/schema";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { deployedAddresses, walletAddresses } from "./addresses";
-import type { DeploymentStore } from "./deployment-store";
+import type { DeploymentStore, NewBatch, NewWallet } from "./deployment-store";
 
 export type DeploymentRequest = { ownerAddress: string; salts: string[]; token: string };
 
@@ -130,4 +130,30 @@ export function assertSameWallets(
       expected,
     });
   }
+}
+
+/** The batch and wallet rows a settle records for `plan`; a flow adds who pays and how. */
+export function batchOf(
+  plan: DeploymentPlan,
+  payment: Pick<NewBatch, "batchKey" | "flow" | "payer" | "feeAuthorization" | "userOpHash" | "signedUserOp">,
+  fundings: { amount: bigint; authorization: string | null }[],
+): [NewBatch, NewWallet[]] {
+  const batch: NewBatch = {
+    ...payment,
+    network: plan.network.name,
+    owner: plan.owner.toLowerCase(),
+    payer: payment.payer.toLowerCase(),
+    token: plan.token.address.toLowerCase(),
+    feeRecipient: plan.feeRecipient.toLowerCase(),
+    deploymentFee: plan.deploymentFee.toString(),
+    fundingRequested: fundings.some((funding) => funding.amount > 0n),
+  };
+  const wallets = plan.wallets.map((walletAddress, i) => ({
+    walletAddress,
+    salt: plan.salts[i] as string,
+    fundingRequested: (fundings[i]?.amount ?? 0n) > 0n,
+    fundingAmount: (fundings[i]?.amount ?? 0n).toString(),
+    fundingAuthorization: fundings[i]?.authorization ?? null,
+  }));
+  return [batch, wallets];
 }

@@ -6,7 +6,14 @@ import { assertSignedByOwner, locateIssuedUserOp } from "../userops/locate-issue
 import { payBatchCalls } from "../userops/pay-batch";
 import { userOpNetworkOf } from "../userops/user-op-network";
 import type { RpcUserOp } from "../userops/user-operation";
-import { assertDeployable, assertSameWallets, type DeploymentPlan, planDeployment, walletEntries } from "./plan";
+import {
+  assertDeployable,
+  assertSameWallets,
+  batchOf,
+  type DeploymentPlan,
+  planDeployment,
+  walletEntries,
+} from "./plan";
 import type { WalletSettleBodySchema, WalletVerifyBodySchema } from "./schemas";
 import type { SettlingContext } from "./settle-batch";
 
@@ -123,27 +130,18 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
     assertSameWallets(walletEntries(plan, amounts), body.wallets);
     await assertDeployable(plan, ctx.store, FIELD);
     const batch = ctx.createBatch(
-      {
-        batchKey,
-        network: network.name,
-        flow: "wallet",
-        owner: plan.owner.toLowerCase(),
-        payer: deployment.payerAddress.toLowerCase(),
-        token: plan.token.address.toLowerCase(),
-        feeRecipient: plan.feeRecipient.toLowerCase(),
-        deploymentFee: plan.deploymentFee.toString(),
-        fundingRequested: amounts.some((amount) => amount > 0n),
-        feeAuthorization: null,
-        userOpHash: hash,
-        signedUserOp: JSON.stringify({ ...(JSON.parse(record.userOp) as RpcUserOp), signature }),
-      },
-      plan.wallets.map((walletAddress, i) => ({
-        walletAddress,
-        salt: plan.salts[i] as string,
-        fundingRequested: (amounts[i] ?? 0n) > 0n,
-        fundingAmount: (amounts[i] ?? 0n).toString(),
-        fundingAuthorization: null,
-      })),
+      ...batchOf(
+        plan,
+        {
+          batchKey,
+          flow: "wallet",
+          payer: deployment.payerAddress,
+          feeAuthorization: null,
+          userOpHash: hash,
+          signedUserOp: JSON.stringify({ ...(JSON.parse(record.userOp) as RpcUserOp), signature }),
+        },
+        amounts.map((amount) => ({ amount, authorization: null })),
+      ),
     );
     return ctx.settleBatch(batch.id);
   });
