@@ -18,6 +18,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { ENTRY_POINT_V07, MULTICALL3 } from "../../src/chain/addresses";
 import { altoArtifact, entryPointArtifact, forgeArtifact } from "./artifacts";
+import { relayerSwapSetupCalls } from "./dex";
 import { devnetKeys } from "./keys";
 
 export const CREATE2_DEPLOYER: Address = "0x4e59b44847b379578588920ca78fbf26c0b4956c";
@@ -173,6 +174,7 @@ export async function deployContracts(rpcUrl: string, chain: Chain): Promise<Dep
       data: encodeFunctionData({ abi: parseAbi(["function deposit() payable"]), functionName: "deposit" }),
       value: parseEther("1000"),
     },
+    ...relayerSwapSetupCalls(relayer),
   ];
   const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
   for (const key of devnetKeys.payers) {

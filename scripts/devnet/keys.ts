@@ -27,6 +27,8 @@ export const devnetKeys = {
   executors: range(5, 8),
   /** Funded test payers written to the manifest. */
   payers: range(13, 10),
+  /** Deploys and seeds the devnet DEX (scripts/devnet/dex.ts) beside the owner's deployments. */
+  dexDeployer: keyAt(23),
 } as const;
 
 /** The documented development admin key of the local devnet (production refuses to start without its own). */

@@ -6,6 +6,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { ENTRY_POINT_V07 } from "../../src/chain/addresses";
 import { devnetChain } from "./chain";
 import { deployBundlerSimulations, deployContracts, deployEntryPoint, fundNativeBalances } from "./deploy";
+import { type DevnetDex, deployDex } from "./dex";
 import { DEVNET_ADMIN_API_KEY, devnetKeys } from "./keys";
 import { acquireLock, type Lock } from "./lock";
 import { deployPermit2AndProxy } from "./permit2";
@@ -28,6 +29,8 @@ export type DevnetNetwork = {
   paymaster: Address;
   feeRecipient: Address;
   tokens: Record<string, DevnetToken>;
+  /** Uniswap V2/V3 deployed by scripts/devnet/dex.ts; absent on a fork (the real routers come from config). */
+  dex?: DevnetDex;
 };
 /** The manifest written to `.devnet/devnet.json` (shape fixed by decisions.md). */
 export type DevnetManifest = {
@@ -101,8 +104,15 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
     pollingInterval: 100,
   } as Parameters<typeof Instance.alto>[0]);
   running.push(alto);
-  const [contracts] = await Promise.all([
-    deployContracts(rpcUrl, chain),
+  const contractsDeployed = deployContracts(rpcUrl, chain);
+  const [contracts, swaps] = await Promise.all([
+    contractsDeployed,
+    deployDex(rpcUrl, chain, {
+      forked: Boolean(options.forkUrls?.[network]),
+      paymentToken: contractsDeployed.then((c) =>
+        network === "bsc" ? { address: c.usdt, decimals: 18 } : { address: c.usdc, decimals: 6 },
+      ),
+    }),
     alto.start().then(() => pids.push(alto._internal.process.pid ?? 0)),
   ]);
 
@@ -121,7 +131,8 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
     accountImplementation: contracts.accountImplementation,
     paymaster: contracts.paymaster,
     feeRecipient: privateKeyToAccount(devnetKeys.feeRecipient).address,
-    tokens: token,
+    tokens: { ...token, ...swaps.tokens },
+    dex: swaps.dex,
   };
   return networkManifest;
 }

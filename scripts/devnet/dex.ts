@@ -1,0 +1,408 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type Address,
+  type Chain,
+  concat,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  encodeAbiParameters,
+  encodeFunctionData,
+  encodePacked,
+  getContractAddress,
+  type Hex,
+  http,
+  keccak256,
+  maxUint256,
+  parseAbi,
+  parseEther,
+  toHex,
+  zeroAddress,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { erc20Abi } from "../../src/chain/abis";
+import {
+  positionManagerAbi,
+  quoterV2Abi,
+  ROUTER_KIND,
+  relayerSwapAbi,
+  v2RouterAbi,
+  wrappedNativeAbi,
+} from "../../src/swap/abis";
+import { forgeArtifact } from "./artifacts";
+import { CREATE2_DEPLOYER } from "./deploy";
+import { devnetKeys } from "./keys";
+
+/**
+ * Uniswap V2 and V3 on the devnet, standing in for PancakeSwap on bsc and Uniswap on base. Every contract is
+ * deployed from its npm build artifact exactly as published: the routers and quoters find pairs and pools by
+ * CREATE2 address from a hard-coded hash of the pair/pool creation code, so a recompiled pair or pool would
+ * deploy fine and then silently never be found. Through the CREATE2 deployer, so the addresses are the same on
+ * both chains and on every run.
+ *
+ * Liquidity (M = the network's payment token, USDT on bsc and USDC on base; DAI = the second test token; W =
+ * the wrapped native token at 1 W = 1000 M = 1000 DAI), chosen so that each kind of route is the best one for
+ * some pair (there is no M/DAI pool, so M <-> DAI is two-hop only):
+ *   V2 (0.3%):   M/W, DAI/W, both at the reference price.
+ *   V3 0.05%:    M/W at the reference price: the pair where V3 is the better route (M <-> W: V3 direct).
+ *   V3 0.3%:     DAI/W with 1% more DAI per W than V2 (DAI -> W: V2 direct; M -> DAI: V3 two-hop through W;
+ *                DAI -> M: V2 two-hop through W).
+ */
+
+const UNISWAP = join(import.meta.dir, "..", "..", "node_modules", "@uniswap");
+
+export const UNISWAP_V2_INIT_CODE_HASH: Hex = "0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f";
+export const UNISWAP_V3_INIT_CODE_HASH: Hex = "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54";
+
+/** `networks.*.dex` of the manifest. */
+export type DevnetDex = {
+  wrappedNative: Address;
+  v2: { name: string; factory: Address; router: Address; initCodeHash: Hex; feeBps: number };
+  v3: {
+    name: string;
+    factory: Address;
+    router: Address;
+    quoter: Address;
+    mixedRouteQuoter: Address;
+    positionManager: Address;
+    initCodeHash: Hex;
+    feeTiers: number[];
+  };
+};
+
+/** The second test token, the same contract and address on both chains; every payer gets this much. */
+export const DEX_TEST_TOKEN = { symbol: "DAI", decimals: 18, eip3009: false, payerMint: parseEther("1000000") };
+
+/** The reference price and pool depths (in whole tokens). */
+const NATIVE_PRICE = 1000n;
+const POOL_NATIVE = 1000n;
+const V3_DAI_SKEW_PERCENT = 1n;
+
+/** Creation code of a Uniswap artifact: waffle builds (v2) store it without 0x, hardhat builds (v3) with. */
+function uniswapArtifact(path: string): Hex {
+  const json = JSON.parse(readFileSync(join(UNISWAP, path), "utf8"));
+  const code: string = json.bytecode;
+  return (code.startsWith("0x") ? code : `0x${code}`) as Hex;
+}
+
+const ARTIFACTS = {
+  weth: "v2-periphery/build/WETH9.json",
+  v2Pair: "v2-core/build/UniswapV2Pair.json",
+  v2Factory: "v2-core/build/UniswapV2Factory.json",
+  v2Router: "v2-periphery/build/UniswapV2Router02.json",
+  v3Pool: "v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json",
+  v3Factory: "v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json",
+  positionManager: "v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
+  // QuoterV2 ships in both v3-periphery 1.4.4 and swap-router-contracts 1.3.1 with identical bytecode.
+  quoterV2: "swap-router-contracts/artifacts/contracts/lens/QuoterV2.sol/QuoterV2.json",
+  mixedRouteQuoter: "swap-router-contracts/artifacts/contracts/lens/MixedRouteQuoterV1.sol/MixedRouteQuoterV1.json",
+  swapRouter02: "swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json",
+} as const;
+
+const address = (types: string[], values: unknown[]) =>
+  encodeAbiParameters(
+    types.map((type) => ({ type })),
+    values,
+  );
+
+type Planned = { label: string; initCode: Hex; address: Address; gas: bigint };
+
+/** Every contract with its init code and CREATE2 address, in deployment order (pure: no chain needed). */
+function plan(): { contracts: Planned[]; dex: DevnetDex; dai: Address } {
+  const contracts: Planned[] = [];
+  const add = (label: string, code: Hex, args: Hex = "0x", gas = 7_000_000n) => {
+    const initCode = concat([code, args]);
+    const salt = keccak256(toHex(`relay402:dex:${label}`));
+    const at = getContractAddress({ opcode: "CREATE2", from: CREATE2_DEPLOYER, salt, bytecode: initCode });
+    contracts.push({ label, initCode: concat([salt, initCode]), address: at, gas });
+    return at;
+  };
+  const owner = privateKeyToAccount(devnetKeys.owner).address;
+  const weth = add("WETH9", uniswapArtifact(ARTIFACTS.weth), "0x", 1_500_000n);
+  const dai = add("TestDAI", forgeArtifact("TestDAI.sol", "TestDAI").bytecode, "0x", 1_500_000n);
+  const v2Factory = add("UniswapV2Factory", uniswapArtifact(ARTIFACTS.v2Factory), address(["address"], [owner]));
+  const v2Router = add(
+    "UniswapV2Router02",
+    uniswapArtifact(ARTIFACTS.v2Router),
+    address(["address", "address"], [v2Factory, weth]),
+  );
+  const v3Factory = add("UniswapV3Factory", uniswapArtifact(ARTIFACTS.v3Factory));
+  const positionManager = add(
+    "NonfungiblePositionManager",
+    uniswapArtifact(ARTIFACTS.positionManager),
+    // No token descriptor: tokenURI is never called here, and the descriptor is the only linked library user.
+    address(["address", "address", "address"], [v3Factory, weth, zeroAddress]),
+  );
+  const swapRouter02 = add(
+    "SwapRouter02",
+    uniswapArtifact(ARTIFACTS.swapRouter02),
+    address(["address", "address", "address", "address"], [v2Factory, v3Factory, positionManager, weth]),
+  );
+  const quoter = add(
+    "QuoterV2",
+    uniswapArtifact(ARTIFACTS.quoterV2),
+    address(["address", "address"], [v3Factory, weth]),
+  );
+  const mixedRouteQuoter = add(
+    "MixedRouteQuoterV1",
+    uniswapArtifact(ARTIFACTS.mixedRouteQuoter),
+    address(["address", "address", "address"], [v3Factory, v2Factory, weth]),
+  );
+  return {
+    contracts,
+    dai,
+    dex: {
+      wrappedNative: weth,
+      v2: {
+        name: "uniswap-v2",
+        factory: v2Factory,
+        router: v2Router,
+        initCodeHash: UNISWAP_V2_INIT_CODE_HASH,
+        feeBps: 30,
+      },
+      v3: {
+        name: "uniswap-v3",
+        factory: v3Factory,
+        router: swapRouter02,
+        quoter,
+        mixedRouteQuoter,
+        positionManager,
+        initCodeHash: UNISWAP_V3_INIT_CODE_HASH,
+        feeTiers: [500, 3000, 10000],
+      },
+    },
+  };
+}
+
+let planned: ReturnType<typeof plan> | undefined;
+/** The devnet DEX's addresses (deterministic, the same on both chains). */
+export function devnetDex(): ReturnType<typeof plan> {
+  planned ??= plan();
+  return planned;
+}
+
+/**
+ * The relayer's side of swaps, sent with its other setup calls by the owner: the DAI whitelist, both routers
+ * with the call kind the relayer builds for each, and the fee recipient of swap fees.
+ */
+export function relayerSwapSetupCalls(relayer: Address): { to: Address; data: Hex }[] {
+  const { dex, dai } = devnetDex();
+  const feeRecipient = privateKeyToAccount(devnetKeys.feeRecipient).address;
+  const call = (data: Hex) => ({ to: relayer, data });
+  return [
+    call(
+      encodeFunctionData({
+        abi: parseAbi(["function setTokenWhitelisted(address token, bool allowed)"]),
+        functionName: "setTokenWhitelisted",
+        args: [dai, true],
+      }),
+    ),
+    call(encodeFunctionData({ abi: relayerSwapAbi, functionName: "setRouter", args: [dex.v2.router, ROUTER_KIND.v2] })),
+    call(encodeFunctionData({ abi: relayerSwapAbi, functionName: "setRouter", args: [dex.v3.router, ROUTER_KIND.v3] })),
+    call(encodeFunctionData({ abi: relayerSwapAbi, functionName: "setFeeRecipient", args: [feeRecipient] })),
+  ];
+}
+
+function sqrt(value: bigint): bigint {
+  if (value < 2n) return value;
+  let x = value;
+  let y = (x + 1n) / 2n;
+  while (y < x) {
+    x = y;
+    y = (x + value / x) / 2n;
+  }
+  return x;
+}
+
+/** Full-range V3 liquidity at the price amountB / amountA (smallest units): create the pool, then mint. */
+function v3PoolCalls(
+  positionManager: Address,
+  owner: Address,
+  [a, amountA]: [Address, bigint],
+  [b, amountB]: [Address, bigint],
+  fee: number,
+): { to: Address; data: Hex; gas: bigint }[] {
+  const [token0, amount0, token1, amount1] =
+    a.toLowerCase() < b.toLowerCase() ? [a, amountA, b, amountB] : [b, amountB, a, amountA];
+  const sqrtPriceX96 = sqrt((amount1 << 192n) / amount0);
+  const spacing = fee === 500 ? 10 : fee === 3000 ? 60 : 200;
+  const maxTick = Math.floor(887272 / spacing) * spacing;
+  return [
+    {
+      to: positionManager,
+      gas: 6_500_000n,
+      data: encodeFunctionData({
+        abi: positionManagerAbi,
+        functionName: "createAndInitializePoolIfNecessary",
+        args: [token0, token1, fee, sqrtPriceX96],
+      }),
+    },
+    {
+      to: positionManager,
+      gas: 1_000_000n,
+      data: encodeFunctionData({
+        abi: positionManagerAbi,
+        functionName: "mint",
+        args: [
+          {
+            token0,
+            token1,
+            fee,
+            tickLower: -maxTick,
+            tickUpper: maxTick,
+            amount0Desired: amount0,
+            amount1Desired: amount1,
+            amount0Min: 0n,
+            amount1Min: 0n,
+            recipient: owner,
+            deadline: maxUint256,
+          },
+        ],
+      }),
+    },
+  ];
+}
+
+/**
+ * Deploys the DEX, DAI and the wrapped native token, seeds the pools and mints DAI to the payers. Runs beside
+ * deployContracts with a key of its own (no shared nonces); only the pools with the payment token wait for
+ * `paymentToken` (deployed there). Nothing is deployed on a fork: forked networks use the real routers.
+ */
+export async function deployDex(
+  rpcUrl: string,
+  chain: Chain,
+  options: { forked: boolean; paymentToken: Promise<{ address: Address; decimals: number }> },
+): Promise<{ dex?: DevnetDex; tokens: Record<string, { address: Address; decimals: number; eip3009: boolean }> }> {
+  // Handled here so that a failed deployContracts is reported once, by whoever awaits it first.
+  options.paymentToken.catch(() => {});
+  if (options.forked) return { tokens: {} };
+
+  // The routers only work with the published pair and pool: refuse to start with anything else.
+  for (const [artifact, expected] of [
+    [ARTIFACTS.v2Pair, UNISWAP_V2_INIT_CODE_HASH],
+    [ARTIFACTS.v3Pool, UNISWAP_V3_INIT_CODE_HASH],
+  ] as const) {
+    const hash = keccak256(uniswapArtifact(artifact));
+    if (hash !== expected) throw new Error(`${artifact} hashes to ${hash}, the routers expect ${expected}`);
+  }
+
+  const { contracts, dex, dai } = devnetDex();
+  const transport = http(rpcUrl);
+  const account = privateKeyToAccount(devnetKeys.dexDeployer);
+  const publicClient = createPublicClient({ chain, transport });
+  const wallet = createWalletClient({ chain, transport, account });
+  await createTestClient({ chain, transport, mode: "anvil" }).setBalance({
+    address: account.address,
+    value: parseEther("100000"),
+  });
+
+  const [fees, firstNonce] = await Promise.all([
+    publicClient.estimateFeesPerGas(),
+    publicClient.getTransactionCount({ address: account.address, blockTag: "pending" }),
+  ]);
+  let nonce = firstNonce;
+  // Explicit nonces and gas limits: the calls depend on each other (approve, then add liquidity), so none can
+  // be estimated before the previous one is mined; sent back to back, they are mined in nonce order.
+  const send = (call: { to: Address; data: Hex; gas: bigint; value?: bigint }) =>
+    wallet.sendTransaction({ ...call, nonce: nonce++, ...fees });
+  const erc20 = (token: Address, functionName: "approve" | "mint", to: Address, amount: bigint) => ({
+    to: token,
+    gas: 200_000n,
+    data: encodeFunctionData({ abi: erc20Abi, functionName, args: [to, amount] }),
+  });
+  const addV2 = (a: Address, amountA: bigint, b: Address, amountB: bigint) => ({
+    to: dex.v2.router,
+    gas: 4_000_000n,
+    data: encodeFunctionData({
+      abi: v2RouterAbi,
+      functionName: "addLiquidity",
+      args: [a, b, amountA, amountB, amountA, amountB, account.address, maxUint256],
+    }),
+  });
+
+  const weth = dex.wrappedNative;
+  const native = (whole: bigint) => whole * 10n ** 18n;
+  const daiAmount = (whole: bigint) => whole * 10n ** 18n;
+  const hashes: Promise<Hex>[] = [];
+  const spenders = [dex.v2.router, dex.v3.positionManager];
+
+  for (const contract of contracts) {
+    hashes.push(send({ to: CREATE2_DEPLOYER, data: contract.initCode, gas: contract.gas }));
+  }
+  hashes.push(
+    send({
+      to: weth,
+      gas: 100_000n,
+      value: native(4n * POOL_NATIVE),
+      data: encodeFunctionData({ abi: wrappedNativeAbi, functionName: "deposit" }),
+    }),
+    send(erc20(dai, "mint", account.address, daiAmount(3n * POOL_NATIVE * NATIVE_PRICE))),
+  );
+  for (const key of devnetKeys.payers) {
+    hashes.push(send(erc20(dai, "mint", privateKeyToAccount(key).address, DEX_TEST_TOKEN.payerMint)));
+  }
+  for (const spender of spenders) {
+    hashes.push(send(erc20(weth, "approve", spender, maxUint256)), send(erc20(dai, "approve", spender, maxUint256)));
+  }
+  const daiPerPool = daiAmount(POOL_NATIVE * NATIVE_PRICE);
+  hashes.push(send(addV2(dai, daiPerPool, weth, native(POOL_NATIVE))));
+  const skewedDai = (daiPerPool * (100n + V3_DAI_SKEW_PERCENT)) / 100n;
+  for (const call of v3PoolCalls(
+    dex.v3.positionManager,
+    account.address,
+    [dai, skewedDai],
+    [weth, native(POOL_NATIVE)],
+    3000,
+  )) {
+    hashes.push(send(call));
+  }
+
+  const payment = await options.paymentToken;
+  const paymentPerPool = POOL_NATIVE * NATIVE_PRICE * 10n ** BigInt(payment.decimals);
+  hashes.push(send(erc20(payment.address, "mint", account.address, 2n * paymentPerPool)));
+  for (const spender of spenders) hashes.push(send(erc20(payment.address, "approve", spender, maxUint256)));
+  hashes.push(send(addV2(payment.address, paymentPerPool, weth, native(POOL_NATIVE))));
+  for (const call of v3PoolCalls(
+    dex.v3.positionManager,
+    account.address,
+    [payment.address, paymentPerPool],
+    [weth, native(POOL_NATIVE)],
+    500,
+  )) {
+    hashes.push(send(call));
+  }
+
+  for (const hash of await Promise.all(hashes)) {
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 30_000 });
+    if (receipt.status !== "success") throw new Error(`devnet DEX setup transaction ${hash} reverted`);
+  }
+
+  // The routers find the pairs and pools by init-code hash: a quote through each proves they do.
+  const oneToken = 10n ** BigInt(payment.decimals);
+  const [v2Amounts, v3Quote] = await Promise.all([
+    publicClient.readContract({
+      address: dex.v2.router,
+      abi: v2RouterAbi,
+      functionName: "getAmountsOut",
+      args: [oneToken, [payment.address, weth, dai]],
+    }),
+    publicClient.simulateContract({
+      address: dex.v3.quoter,
+      abi: quoterV2Abi,
+      functionName: "quoteExactInput",
+      args: [
+        encodePacked(["address", "uint24", "address", "uint24", "address"], [payment.address, 500, weth, 3000, dai]),
+        oneToken,
+      ],
+    }),
+  ]);
+  if (!((v2Amounts.at(-1) ?? 0n) > 0n) || !(v3Quote.result[0] > 0n)) {
+    throw new Error("the devnet DEX routers quote nothing: pair or pool addresses do not match the init-code hashes");
+  }
+
+  return {
+    dex,
+    tokens: { [DEX_TEST_TOKEN.symbol]: { address: dai, decimals: DEX_TEST_TOKEN.decimals, eip3009: false } },
+  };
+}
