@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { eq } from "drizzle-orm";
-import { type Address, type Hex, parseAbi } from "viem";
+import { type Address, type Hex, maxUint256, parseAbi } from "viem";
 import { x402Settlements } from "../../src/db/schema";
 import { nonceKey, PERMIT2, X402_EXACT_PERMIT2_PROXY } from "../../src/x402/permit2";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
@@ -142,6 +142,21 @@ describe("x402 exact with Permit2 on bsc (a token without EIP-3009)", () => {
     expect(await balanceOf(thief)).toBe(0n);
     // The untouched payment still settles.
     expect(await settle(payment, requirements)).toMatchObject({ success: true });
+    expect(await balanceOf(requirements.payTo)).toBe(price);
+  });
+
+  test("a permit at the edges of uint256 (nonce and deadline 2^256-1) settles once like any other", async () => {
+    const buyer = await permit2Buyer();
+    const requirements = bscRequirements(price);
+    const edge = await signPermit(buyer.key, {
+      to: requirements.payTo as Address,
+      amount: price,
+      nonce: maxUint256,
+      deadline: maxUint256,
+    });
+    const payment = { ...(await buyer.pay(requirements)), payload: edge };
+    expect(await settle(payment, requirements)).toMatchObject({ success: true });
+    expect(await settle(payment, requirements)).toMatchObject({ success: false });
     expect(await balanceOf(requirements.payTo)).toBe(price);
   });
 
