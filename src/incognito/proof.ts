@@ -1,0 +1,78 @@
+import * as snarkjs from "snarkjs";
+import { PUBLIC_SIGNALS, type PublicSignalName } from "./protocol";
+import { useSingleThreadedCurve } from "./snark";
+
+/**
+ * A Groth16 proof as the pool's `unshield` and `incognitoData.proof` take it: decimal strings in the order of
+ * snarkjs `exportSolidityCallData` (each pair of `b` swapped relative to snarkjs' own `pi_b`).
+ */
+export type SolidityProof = { a: [string, string]; b: [[string, string], [string, string]]; c: [string, string] };
+
+export type PublicSignals = Record<PublicSignalName, bigint>;
+
+export function toSolidityProof(proof: snarkjs.Groth16Proof): SolidityProof {
+  const at = (values: readonly string[] | undefined, i: number) => {
+    const value = values?.[i];
+    if (value === undefined) throw new Error("malformed snarkjs proof");
+    return value;
+  };
+  return {
+    a: [at(proof.pi_a, 0), at(proof.pi_a, 1)],
+    b: [
+      [at(proof.pi_b[0], 1), at(proof.pi_b[0], 0)],
+      [at(proof.pi_b[1], 1), at(proof.pi_b[1], 0)],
+    ],
+    c: [at(proof.pi_c, 0), at(proof.pi_c, 1)],
+  };
+}
+
+/** The inverse of `toSolidityProof`, for verifying off-chain with snarkjs (z coordinates are 1: affine). */
+export function fromSolidityProof(proof: SolidityProof): snarkjs.Groth16Proof {
+  return {
+    pi_a: [proof.a[0], proof.a[1], "1"],
+    pi_b: [
+      [proof.b[0][1], proof.b[0][0]],
+      [proof.b[1][1], proof.b[1][0]],
+      ["1", "0"],
+    ],
+    pi_c: [proof.c[0], proof.c[1], "1"],
+    protocol: "groth16",
+    curve: "bn128",
+  };
+}
+
+/** The verifier's input array, in the circuit's order. */
+export function publicSignalsArray(signals: PublicSignals): string[] {
+  return PUBLIC_SIGNALS.map((name) => String(signals[name]));
+}
+
+export function publicSignalsFromArray(values: readonly string[]): PublicSignals {
+  if (values.length !== PUBLIC_SIGNALS.length) throw new Error(`expected ${PUBLIC_SIGNALS.length} public signals`);
+  return Object.fromEntries(PUBLIC_SIGNALS.map((name, i) => [name, BigInt(values[i]!)])) as PublicSignals;
+}
+
+/** Proves an unshield (input from `unshieldInput`) with the circuit's wasm and zkey (paths or bytes). */
+export async function proveUnshield(
+  input: Record<string, unknown>,
+  wasm: string | Uint8Array,
+  zkey: string | Uint8Array,
+): Promise<{ proof: SolidityProof; publicSignals: PublicSignals }> {
+  await useSingleThreadedCurve();
+  const asFile = (f: string | Uint8Array) => (typeof f === "string" ? f : { type: "mem" as const, data: f });
+  const { proof, publicSignals } = await snarkjs.groth16.fullProve(input, asFile(wasm), asFile(zkey));
+  return { proof: toSolidityProof(proof), publicSignals: publicSignalsFromArray(publicSignals) };
+}
+
+/** Verifies off-chain what the pool's verifier would accept; a malformed proof is false, not an exception. */
+export async function verifyUnshield(
+  verificationKey: unknown,
+  publicSignals: PublicSignals,
+  proof: SolidityProof,
+): Promise<boolean> {
+  await useSingleThreadedCurve();
+  try {
+    return await snarkjs.groth16.verify(verificationKey, publicSignalsArray(publicSignals), fromSolidityProof(proof));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,24 @@
+/** The unshield circuit's interface (README "Incognito"); the circuit, the verifier and the pool depend on it. */
+
+/** BN254 scalar field: every hash input and output, and every public signal, is below it. */
+export const SNARK_SCALAR_FIELD = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+
+/** Amounts (shielded, withdrawn, fee, change) are below 2^128: the circuit's range checks and the pool's limit. */
+export const MAX_AMOUNT_EXCLUSIVE = 1n << 128n;
+
+/** Maximum depth of the pool's Lean incremental Merkle tree (2^20 leaves). */
+export const TREE_DEPTH = 20;
+
+/** The circuit's public signals, in the order of the verifier's input array. */
+export const PUBLIC_SIGNALS = [
+  "root",
+  "nullifierHash",
+  "token",
+  "withdrawAmount",
+  "recipient",
+  "feeRecipient",
+  "fee",
+  "changeCommitment",
+] as const;
+
+export type PublicSignalName = (typeof PUBLIC_SIGNALS)[number];
