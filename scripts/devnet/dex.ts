@@ -100,13 +100,14 @@ const ARTIFACTS = {
   swapRouter02: "swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json",
 } as const;
 
-const address = (types: string[], values: unknown[]) =>
+const constructorArgs = (types: string[], values: unknown[]) =>
   encodeAbiParameters(
     types.map((type) => ({ type })),
     values,
   );
 
-type Planned = { label: string; initCode: Hex; address: Address; gas: bigint };
+/** `data` is what the CREATE2 deployer takes: salt, then init code. */
+type Planned = { label: string; data: Hex; address: Address; gas: bigint };
 
 /** Every contract with its init code and CREATE2 address, in deployment order (pure: no chain needed). */
 function plan(): { contracts: Planned[]; dex: DevnetDex; dai: Address } {
@@ -115,39 +116,43 @@ function plan(): { contracts: Planned[]; dex: DevnetDex; dai: Address } {
     const initCode = concat([code, args]);
     const salt = keccak256(toHex(`relay402:dex:${label}`));
     const at = getContractAddress({ opcode: "CREATE2", from: CREATE2_DEPLOYER, salt, bytecode: initCode });
-    contracts.push({ label, initCode: concat([salt, initCode]), address: at, gas });
+    contracts.push({ label, data: concat([salt, initCode]), address: at, gas });
     return at;
   };
   const owner = privateKeyToAccount(devnetKeys.owner).address;
   const weth = add("WETH9", uniswapArtifact(ARTIFACTS.weth), "0x", 1_500_000n);
   const dai = add("TestDAI", forgeArtifact("TestDAI.sol", "TestDAI").bytecode, "0x", 1_500_000n);
-  const v2Factory = add("UniswapV2Factory", uniswapArtifact(ARTIFACTS.v2Factory), address(["address"], [owner]));
+  const v2Factory = add(
+    "UniswapV2Factory",
+    uniswapArtifact(ARTIFACTS.v2Factory),
+    constructorArgs(["address"], [owner]),
+  );
   const v2Router = add(
     "UniswapV2Router02",
     uniswapArtifact(ARTIFACTS.v2Router),
-    address(["address", "address"], [v2Factory, weth]),
+    constructorArgs(["address", "address"], [v2Factory, weth]),
   );
   const v3Factory = add("UniswapV3Factory", uniswapArtifact(ARTIFACTS.v3Factory));
   const positionManager = add(
     "NonfungiblePositionManager",
     uniswapArtifact(ARTIFACTS.positionManager),
     // No token descriptor: tokenURI is never called here, and the descriptor is the only linked library user.
-    address(["address", "address", "address"], [v3Factory, weth, zeroAddress]),
+    constructorArgs(["address", "address", "address"], [v3Factory, weth, zeroAddress]),
   );
   const swapRouter02 = add(
     "SwapRouter02",
     uniswapArtifact(ARTIFACTS.swapRouter02),
-    address(["address", "address", "address", "address"], [v2Factory, v3Factory, positionManager, weth]),
+    constructorArgs(["address", "address", "address", "address"], [v2Factory, v3Factory, positionManager, weth]),
   );
   const quoter = add(
     "QuoterV2",
     uniswapArtifact(ARTIFACTS.quoterV2),
-    address(["address", "address"], [v3Factory, weth]),
+    constructorArgs(["address", "address"], [v3Factory, weth]),
   );
   const mixedRouteQuoter = add(
     "MixedRouteQuoterV1",
     uniswapArtifact(ARTIFACTS.mixedRouteQuoter),
-    address(["address", "address", "address"], [v3Factory, v2Factory, weth]),
+    constructorArgs(["address", "address", "address"], [v3Factory, v2Factory, weth]),
   );
   return {
     contracts,
@@ -328,7 +333,7 @@ export async function deployDex(
   const spenders = [dex.v2.router, dex.v3.positionManager];
 
   for (const contract of contracts) {
-    hashes.push(send({ to: CREATE2_DEPLOYER, data: contract.initCode, gas: contract.gas }));
+    hashes.push(send({ to: CREATE2_DEPLOYER, data: contract.data, gas: contract.gas }));
   }
   hashes.push(
     send({
