@@ -187,11 +187,44 @@ function executesRecord(input: Hex, record: X402Settlement): boolean {
   );
 }
 
+/** A call frame of `debug_traceTransaction`'s callTracer. */
+type CallFrame = { type?: string; to?: string; input?: Hex; error?: string; calls?: CallFrame[] };
+
+/** Whether a successful frame of the trace (no failed ancestor) is a call of the proxy that executes the record. */
+function tracedExecution(frame: CallFrame, record: X402Settlement): boolean {
+  if (frame.error) return false;
+  const callsProxy =
+    frame.type === "CALL" && !!frame.to && isAddressEqual(frame.to as Address, X402_EXACT_PERMIT2_PROXY);
+  if (callsProxy && frame.input && executesRecord(frame.input, record)) return true;
+  return (frame.calls ?? []).some((call) => tracedExecution(call, record));
+}
+
+/**
+ * Whether a transaction executed the record's permit: its own call of the proxy, or, sent to another contract
+ * (a multicall, another facilitator's batcher), a successful inner call found in its trace. A node without
+ * `debug_traceTransaction` leaves the latter unrecognised.
+ */
+async function executedBy(network: NetworkRuntime, hash: Hex, record: X402Settlement): Promise<boolean> {
+  const transaction = await network.client.getTransaction({ hash });
+  if (transaction.to && isAddressEqual(transaction.to, X402_EXACT_PERMIT2_PROXY))
+    return executesRecord(transaction.input, record);
+  let trace: CallFrame;
+  try {
+    trace = (await network.client.request({
+      method: "debug_traceTransaction",
+      params: [hash, { tracer: "callTracer" }],
+    } as never)) as CallFrame;
+  } catch {
+    return false;
+  }
+  return tracedExecution(trace, record);
+}
+
 /**
  * What the chain says of a permit our own transaction did not execute. Anyone may submit the signed permit to
- * the proxy: a transaction counts only if it emitted Transfer(payer, recipient, amount) on the token and was
- * the proxy's settle of this very permit (Permit2 logs no nonce, so the call itself says which permit it
- * spent). A permit executed through another contract is not recognised, and the payment is not claimed.
+ * the proxy: a transaction counts only if it emitted Transfer(payer, recipient, amount) on the token and
+ * executed the proxy's settle of this very permit (Permit2 logs no nonce, so the call itself says which permit
+ * it spent). Otherwise the payment is not claimed, whoever was paid.
  */
 export async function judgePermit2(
   network: NetworkRuntime,
@@ -211,12 +244,7 @@ export async function judgePermit2(
   });
   for (const transfer of transfers.reverse()) {
     if (transfer.args.value !== BigInt(record.amount)) continue;
-    const transaction = await network.client.getTransaction({ hash: transfer.transactionHash });
-    if (
-      transaction.to &&
-      isAddressEqual(transaction.to, X402_EXACT_PERMIT2_PROXY) &&
-      executesRecord(transaction.input, record)
-    )
+    if (await executedBy(network, transfer.transactionHash, record))
       return { paid: { transactionHash: transfer.transactionHash, blockNumber: transfer.blockNumber } };
   }
   return { usedBy: "Permit2's nonce was used without this transfer (another permit, or invalidated)" };

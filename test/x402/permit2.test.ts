@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { eq } from "drizzle-orm";
-import { type Address, type Hex, maxUint256, parseAbi } from "viem";
+import { type Address, encodeFunctionData, type Hex, maxUint256, parseAbi } from "viem";
+import { MULTICALL3 } from "../../src/chain/addresses";
 import { x402Settlements } from "../../src/db/schema";
-import { nonceKey, PERMIT2, X402_EXACT_PERMIT2_PROXY } from "../../src/x402/permit2";
+import { nonceKey, PERMIT2, X402_EXACT_PERMIT2_PROXY, x402ExactPermit2ProxyAbi } from "../../src/x402/permit2";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
 import {
@@ -215,6 +216,52 @@ describe("x402 exact with Permit2 on bsc (a token without EIP-3009)", () => {
       nonce,
       () => settle(payment, requirements),
       () => submitToProxy(stranger.key, permitOf(payment)),
+    );
+    expect(settled).toMatchObject({ success: true });
+    expect(await balanceOf(requirements.payTo)).toBe(price);
+    expect(await settle(payment, requirements)).toMatchObject({
+      success: false,
+      errorReason: "invalid_exact_evm_nonce_already_used",
+    });
+  });
+
+  test("this very permit executed through another contract (Multicall3) first: recognised from the trace, once", async () => {
+    const buyer = await permit2Buyer();
+    const stranger = await freshPayer("bsc", { tokens: 0n });
+    const requirements = bscRequirements(price);
+    const payment = await buyer.pay(requirements);
+    const { permit2Authorization: p, signature } = permitOf(payment);
+    const settleCall = encodeFunctionData({
+      abi: x402ExactPermit2ProxyAbi,
+      functionName: "settle",
+      args: [
+        {
+          permitted: { token: p.permitted.token, amount: BigInt(p.permitted.amount) },
+          nonce: BigInt(p.nonce),
+          deadline: BigInt(p.deadline),
+        },
+        p.from,
+        { to: p.witness.to, validAfter: BigInt(p.witness.validAfter) },
+        signature,
+      ],
+    });
+    const settled = await settleWhileFrontRun(
+      BigInt(p.nonce),
+      () => settle(payment, requirements),
+      () =>
+        c.walletFor(stranger.key).writeContract({
+          address: MULTICALL3,
+          abi: parseAbi([
+            "struct Call3 { address target; bool allowFailure; bytes callData; }",
+            "struct Result { bool success; bytes returnData; }",
+            "function aggregate3(Call3[] calls) payable returns (Result[] returnData)",
+          ]),
+          functionName: "aggregate3",
+          args: [[{ target: X402_EXACT_PERMIT2_PROXY, allowFailure: false, callData: settleCall }]],
+          gas: 400_000n,
+          maxPriorityFeePerGas: 100n * 10n ** 9n,
+          maxFeePerGas: 1000n * 10n ** 9n,
+        }),
     );
     expect(settled).toMatchObject({ success: true });
     expect(await balanceOf(requirements.payTo)).toBe(price);
