@@ -4,8 +4,26 @@ import { privateKeyToAccount } from "viem/accounts";
 import { UNISWAP_V2_INIT_CODE_HASH, UNISWAP_V3_INIT_CODE_HASH } from "../../scripts/devnet/dex";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi, relayerAbi } from "../../src/chain/abis";
-import { quoterV2Abi, ROUTER_KIND, relayerSwapAbi, swapRouter02Abi, v2RouterAbi } from "../../src/swap/abis";
+import {
+  quoterV2Abi,
+  ROUTER_KIND,
+  relayerSwapAbi,
+  swapRouter02Abi,
+  v2FactoryAbi,
+  v2PairAbi,
+  v2RouterAbi,
+  v3FactoryAbi,
+  v3PoolAbi,
+} from "../../src/swap/abis";
 import { encodePath, type Hop } from "../../src/swap/path";
+import {
+  priceImpactBps,
+  v2MidPrice,
+  v2PairAddress,
+  v2RouteAmountOut,
+  v3MidPrice,
+  v3PoolAddress,
+} from "../../src/swap/quote-math";
 import { SWAP_WITH_AUTHORIZATION_TYPES } from "../../src/swap/typed-data";
 import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { getTestDevnet } from "../support/devnet";
@@ -154,6 +172,65 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
         const v2MtoW = await quote(network, "v2", [{ tokenIn: m, tokenOut: w }], 100n * oneM);
         expect(v2MtoW).toBeGreaterThan(99n * oneW);
         expect(v2MtoW).toBeLessThan(100n * oneW);
+      });
+
+      test("quote math agrees with the chain: pair and pool addresses, V2 output from reserves, V3 mid price", async () => {
+        const { c, dex, m, dai, w } = dexOf(network);
+        const pairMW = v2PairAddress(dex.v2.factory, dex.v2.initCodeHash, m, w);
+        const pairWDai = v2PairAddress(dex.v2.factory, dex.v2.initCodeHash, w, dai);
+        expect(
+          await c.public.readContract({
+            address: dex.v2.factory,
+            abi: v2FactoryAbi,
+            functionName: "getPair",
+            args: [w, m],
+          }),
+        ).toBe(pairMW);
+        const poolMW = v3PoolAddress(dex.v3.factory, dex.v3.initCodeHash, m, w, 500);
+        expect(
+          await c.public.readContract({
+            address: dex.v3.factory,
+            abi: v3FactoryAbi,
+            functionName: "getPool",
+            args: [w, m, 500],
+          }),
+        ).toBe(poolMW);
+
+        const oriented = async (pair: Address, tokenIn: Address) => {
+          const [[reserve0, reserve1], token0] = await Promise.all([
+            c.public.readContract({ address: pair, abi: v2PairAbi, functionName: "getReserves" }),
+            c.public.readContract({ address: pair, abi: v2PairAbi, functionName: "token0" }),
+          ]);
+          return token0 === tokenIn
+            ? { reserveIn: reserve0, reserveOut: reserve1 }
+            : { reserveIn: reserve1, reserveOut: reserve0 };
+        };
+        const amountIn = 37n * 10n ** BigInt(c.token.decimals);
+        const reserves = [await oriented(pairMW, m), await oriented(pairWDai, w)];
+        const routed = await quote(
+          network,
+          "v2",
+          [
+            { tokenIn: m, tokenOut: w },
+            { tokenIn: w, tokenOut: dai },
+          ],
+          amountIn,
+        );
+        expect(v2RouteAmountOut(amountIn, reserves, dex.v2.feeBps)).toBe(routed);
+        // A small trade's impact is about the two 0.3% fees.
+        const v2Impact = priceImpactBps(
+          amountIn,
+          routed,
+          reserves.map((r) => v2MidPrice(r.reserveIn, r.reserveOut)),
+        );
+        expect(v2Impact).toBeGreaterThanOrEqual(59);
+        expect(v2Impact).toBeLessThanOrEqual(62);
+
+        const [sqrtPriceX96] = await c.public.readContract({ address: poolMW, abi: v3PoolAbi, functionName: "slot0" });
+        const v3Out = await quote(network, "v3", [{ tokenIn: m, tokenOut: w, fee: 500 }], amountIn);
+        const v3Impact = priceImpactBps(amountIn, v3Out, [v3MidPrice(sqrtPriceX96, m, w)]);
+        expect(v3Impact).toBeGreaterThanOrEqual(4);
+        expect(v3Impact).toBeLessThanOrEqual(7);
       });
 
       test("a user's own swap through each router pays out what the router quoted", async () => {
