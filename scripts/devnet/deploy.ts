@@ -20,6 +20,7 @@ import { ENTRY_POINT_V07, MULTICALL3 } from "../../src/chain/addresses";
 import { altoArtifact, entryPointArtifact, forgeArtifact } from "./artifacts";
 import { relayerSwapSetupCalls } from "./dex";
 import { devnetKeys } from "./keys";
+import { deployPrivacyPool } from "./privacy-pool";
 
 export const CREATE2_DEPLOYER: Address = "0x4e59b44847b379578588920ca78fbf26c0b4956c";
 const ENTRY_POINT_SALT: Hex = "0x90d8084deab30c2a37c45e8d47f49f2f7965183cb6990a98943ef94940681de3";
@@ -33,6 +34,7 @@ export type DeployedContracts = {
   usdt: Address;
   usdc: Address;
   multicall3: Address;
+  privacyPool: Address;
 };
 
 type Clients = ReturnType<typeof clientsFor>;
@@ -196,6 +198,9 @@ export async function deployContracts(rpcUrl: string, chain: Chain): Promise<Dep
     if (receipt.status !== "success") throw new Error(`devnet setup transaction ${hash} reverted`);
   }
 
+  // After the owner's batch (same sender); its tokens are the relayer's whitelist set above.
+  const { privacyPool } = await deployPrivacyPool(rpcUrl, chain, relayer);
+
   return {
     entryPoint: ENTRY_POINT_V07,
     relayer,
@@ -205,5 +210,6 @@ export async function deployContracts(rpcUrl: string, chain: Chain): Promise<Dep
     usdt,
     usdc,
     multicall3: MULTICALL3,
+    privacyPool,
   };
 }

@@ -27,6 +27,8 @@ export type DevnetNetwork = {
   factory: Address;
   accountImplementation: Address;
   paymaster: Address;
+  /** PrivacyPool (scripts/devnet/privacy-pool.ts), the same address on both networks. */
+  privacyPool: Address;
   feeRecipient: Address;
   tokens: Record<string, DevnetToken>;
   /** Uniswap V2/V3 deployed by scripts/devnet/dex.ts; absent on a fork (the real routers come from config). */
@@ -130,6 +132,7 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
     factory: contracts.factory,
     accountImplementation: contracts.accountImplementation,
     paymaster: contracts.paymaster,
+    privacyPool: contracts.privacyPool,
     feeRecipient: privateKeyToAccount(devnetKeys.feeRecipient).address,
     tokens: { ...token, ...swaps.tokens },
     dex: swaps.dex,
