@@ -33,27 +33,36 @@ const refuse = (refusal: X402Refusal, message: string): Check => ({ ok: false, r
 const LOOKBACK_BLOCKS = 10_000n;
 /** A chain found without the proxy is asked again after this long (it may be deployed meanwhile). */
 const RECHECK_MISSING_MS = 30_000;
+/** An unreadable chain is asked again after this long. */
+const RECHECK_UNREADABLE_MS = 2_000;
 
-const deployed = new WeakMap<NetworkRuntime, { ok: boolean; at: number }>();
+const deployed = new WeakMap<NetworkRuntime, { answer: Promise<boolean>; until: number }>();
 
 /**
  * Whether Permit2 and x402's exact proxy hold code on the network. Code does not go away, so a yes is kept;
- * a no is asked again after a while; an unreadable chain answers no without being kept.
+ * a no is asked again after a while, an unreadable chain (answered no) sooner. Concurrent callers share one
+ * read, so a flood of GET /supported (not rate limited) costs the RPC nothing more.
  */
-export async function permit2Served(network: NetworkRuntime): Promise<boolean> {
+export function permit2Served(network: NetworkRuntime): Promise<boolean> {
   const known = deployed.get(network);
-  if (known && (known.ok || Date.now() - known.at < RECHECK_MISSING_MS)) return known.ok;
-  try {
-    const [permit2, proxy] = await Promise.all([
-      network.client.getCode({ address: PERMIT2 }),
-      network.client.getCode({ address: X402_EXACT_PERMIT2_PROXY }),
-    ]);
-    const ok = !!permit2 && permit2 !== "0x" && !!proxy && proxy !== "0x";
-    deployed.set(network, { ok, at: Date.now() });
-    return ok;
-  } catch {
-    return false;
-  }
+  if (known && Date.now() < known.until) return known.answer;
+  const entry = { answer: Promise.resolve(false), until: Number.POSITIVE_INFINITY };
+  entry.answer = Promise.all([
+    network.client.getCode({ address: PERMIT2 }),
+    network.client.getCode({ address: X402_EXACT_PERMIT2_PROXY }),
+  ]).then(
+    ([permit2, proxy]) => {
+      const ok = !!permit2 && permit2 !== "0x" && !!proxy && proxy !== "0x";
+      if (!ok) entry.until = Date.now() + RECHECK_MISSING_MS;
+      return ok;
+    },
+    () => {
+      entry.until = Date.now() + RECHECK_UNREADABLE_MS;
+      return false;
+    },
+  );
+  deployed.set(network, entry);
+  return entry.answer;
 }
 
 /**
