@@ -20,7 +20,6 @@ import { isSameUse, type RelayerPort } from "../payments/relayer-port";
 import { verifyPayment } from "../payments/verify-payment";
 import { deployedAddresses } from "./addresses";
 import type { DeploymentStore, Phase } from "./deployment-store";
-import { groupBy } from "./group-by";
 
 /** Gas per factory call through Multicall3 (createAccount measures ~96k) and the multicall's own overhead. */
 const CREATE_ACCOUNT_GAS = 160_000n;
@@ -251,7 +250,7 @@ export async function resolveSent(
   rows: DeploymentWallet[],
   waitMs: number,
 ): Promise<StepOutcome[]> {
-  const byTx = groupBy(rows, (row) => (phase === "deployment" ? row.deploymentTxHash : row.fundingTxHash) ?? "");
+  const byTx = Map.groupBy(rows, (row) => (phase === "deployment" ? row.deploymentTxHash : row.fundingTxHash) ?? "");
   const outcomes: StepOutcome[] = [];
   for (const [txHash, group] of byTx) {
     const rawTx = (phase === "deployment" ? group[0]?.deploymentRawTx : group[0]?.fundingRawTx) ?? null;

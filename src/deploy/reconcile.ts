@@ -3,7 +3,6 @@ import { shortReason } from "../logger";
 import { resolveSent } from "./chain-steps";
 import type { DeployContext } from "./context";
 import { feeWasSent } from "./fee-payment";
-import { groupBy } from "./group-by";
 
 /**
  * At start, settles what a previous process left open so the records tell what happened on-chain:
@@ -30,7 +29,7 @@ export async function reconcileDeployments(ctx: DeployContext, startedAt: string
   const sent = (phase: "deployment" | "funding") =>
     wallets.filter((row) => (phase === "deployment" ? row.deploymentStatus : row.fundingStatus) === "sent");
   for (const phase of ["deployment", "funding"] as const) {
-    for (const [network, rows] of groupBy(sent(phase), (row) => row.network)) {
+    for (const [network, rows] of Map.groupBy(sent(phase), (row) => row.network)) {
       try {
         const runtime = ctx.networks.get(network);
         await resolveSent(ctx.stepDeps(runtime), phase, rows, runtime.config.receiptTimeoutMs);

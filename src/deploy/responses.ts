@@ -1,22 +1,10 @@
+import type { Static } from "elysia";
 import { getAddress } from "viem";
 import type { DeploymentBatch, DeploymentWallet } from "../db/schema";
 import { ApiError } from "../errors";
+import type { DeploySettleResponseSchema, WalletInfoSchema } from "./schemas";
 
-export type DeploySettleResponse = {
-  paymentSuccess: boolean;
-  deploymentSuccess: boolean;
-  fundingSuccess: boolean;
-  wallets: {
-    address: string;
-    deploymentTxHash: string | null;
-    fundingTxHash: string | null;
-    fundingCompleted: boolean;
-  }[];
-  failedWallets: string[];
-  failedFundings: string[];
-  paymentTxHash: string | null;
-  deploymentFee: string;
-};
+export type DeploySettleResponse = Static<typeof DeploySettleResponseSchema>;
 
 const funded = (row: DeploymentWallet) => row.fundingStatus === "success";
 const deployed = (row: DeploymentWallet) => row.deploymentStatus === "success";
@@ -87,23 +75,7 @@ export function settleOutcome(
   return { ok: true, response };
 }
 
-export type WalletInfo = {
-  ownerAddress: string;
-  walletAddress: string;
-  salt: string;
-  payerAddress: string;
-  paymentTxHash: string | null;
-  deploymentTxHash: string | null;
-  paymentCompleted: boolean;
-  deploymentCompleted: boolean;
-  fundingRequested: boolean;
-  fundingCompleted: boolean;
-  fundingAmount: string;
-  fundingTxHash: string | null;
-  createdAt: string;
-  updatedAt: string;
-  network: string;
-};
+export type WalletInfo = Static<typeof WalletInfoSchema>;
 
 export function walletInfo(batch: DeploymentBatch, row: DeploymentWallet): WalletInfo {
   return {
