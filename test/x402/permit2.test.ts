@@ -99,6 +99,17 @@ describe("x402 exact with Permit2 on bsc (a token without EIP-3009)", () => {
     expect(await balanceOf(requirements.payTo)).toBe(price);
   });
 
+  test("three concurrent settles of one payment: one success, the others nonce_already_used, paid once", async () => {
+    const buyer = await permit2Buyer();
+    const requirements = bscRequirements(price);
+    const payment = await buyer.pay(requirements);
+    const answers = await Promise.all([1, 2, 3].map(() => settle(payment, requirements)));
+    expect(answers.filter((answer) => answer.success)).toHaveLength(1);
+    for (const answer of answers.filter((a) => !a.success))
+      expect(answer.errorReason).toBe("invalid_exact_evm_nonce_already_used");
+    expect(await balanceOf(requirements.payTo)).toBe(price);
+  });
+
   test("a buyer without funds, or that never approved Permit2: refused, nothing sent", async () => {
     const poor = await permit2Buyer({ tokens: 0n });
     const unapproved = await permit2Buyer({ approve: false });
