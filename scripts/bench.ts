@@ -13,8 +13,8 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { createPublicClient, createTestClient, createWalletClient, http, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../src/chain/abis";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../src/payments/typed-data";
 import { startServer } from "../src/server";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../test/support/authorization";
 import { startRpcCounter } from "./bench/rpc-counter";
 import { buildContracts } from "./devnet/build";
 import { devnetChain } from "./devnet/chain";
@@ -319,22 +319,6 @@ try {
   await service.stop().catch(() => undefined);
   counter.stop();
   baseCounter.stop();
-  // After the long runs, prool's kill has not always reached the devnet's processes: devnet.stop() then waited
-  // forever for their exit, or settled with them still running, which keeps this process alive. Whatever still
-  // runs 5 s into the stop, or after it, is ended by the PID the devnet recorded.
-  const endLeftovers = () => {
-    for (const pid of devnet.pids) {
-      if (pid <= 0) continue; // 0 would signal this process's whole group
-      try {
-        process.kill(pid, 0);
-        process.kill(pid, "SIGTERM");
-        console.error(`devnet process ${pid} was still running after devnet.stop(); ended by its PID`);
-      } catch {}
-    }
-  };
-  const grace = setTimeout(endLeftovers, 5_000);
   await devnet.stop();
-  clearTimeout(grace);
-  endLeftovers();
   rmSync(dir, { recursive: true, force: true });
 }
