@@ -15,6 +15,7 @@ function networkConfig(network: DevnetNetwork): NetworkConfigInput {
       factory: network.factory,
       paymaster: network.paymaster,
       entryPoint: network.entryPoint,
+      privacyPool: network.privacyPool,
     },
     tokens: Object.entries(network.tokens).map(([symbol, token]) => ({
       symbol,
@@ -24,6 +25,9 @@ function networkConfig(network: DevnetNetwork): NetworkConfigInput {
       feeBps: 50,
       minFee: (10n ** BigInt(token.decimals) / 100n).toString(),
       deploymentFeePerWallet: (10n ** BigInt(token.decimals)).toString(),
+      // Incognito unshield: 0.3% of withdrawAmount with a floor of 0.05, so that the test's two fees differ in kind.
+      unshieldFeeBps: 30,
+      unshieldMinFee: (10n ** BigInt(token.decimals) / 20n).toString(),
     })),
     feeRecipient: network.feeRecipient,
     executorKeys: [...devnetKeys.executors],

@@ -32,6 +32,8 @@ export const DEFAULT_MIN_PAYMENT_VALUE = 1n;
 export const NETWORKS = ["bsc", "base"] as const;
 export type NetworkName = (typeof NETWORKS)[number];
 export const CHAIN_IDS: Record<NetworkName, number> = { bsc: 56, base: 8453 };
+/** A network's blockTimeMs when the file leaves it out, by chain id. */
+export const DEFAULT_BLOCK_TIME_MS: Record<number, number> = { 56: 750, 8453: 2_000 };
 
 const TokenFields = T.Object({
   symbol: T.String({ minLength: 1 }),
@@ -45,10 +47,18 @@ const TokenFields = T.Object({
   deploymentFeePerWallet: Amount,
   /** Smallest `value` an EOA payment may carry (default "1"): a tiny payment still costs the executor a full settle. */
   minPaymentValue: T.Optional(Amount),
+  /** Fee of an incognito unshield: max(unshieldMinFee, ceil(withdrawAmount × unshieldFeeBps / 10000)); default feeBps/minFee. */
+  unshieldFeeBps: T.Optional(T.Integer({ minimum: 0, maximum: 10000 })),
+  unshieldMinFee: T.Optional(Amount),
 });
 
 export const TokenConfigSchema = T.Transform(TokenFields)
-  .Decode((token) => ({ ...token, minPaymentValue: token.minPaymentValue ?? DEFAULT_MIN_PAYMENT_VALUE }))
+  .Decode((token) => ({
+    ...token,
+    minPaymentValue: token.minPaymentValue ?? DEFAULT_MIN_PAYMENT_VALUE,
+    unshieldFeeBps: token.unshieldFeeBps ?? token.feeBps,
+    unshieldMinFee: token.unshieldMinFee ?? token.minFee,
+  }))
   .Encode((token) => token);
 
 const NetworkFields = T.Object({
@@ -60,6 +70,8 @@ const NetworkFields = T.Object({
     factory: AddressString,
     paymaster: AddressString,
     entryPoint: AddressString,
+    /** PrivacyPool (incognito shield/unshield); absent: incognito is off on this network. */
+    privacyPool: T.Optional(AddressString),
   }),
   tokens: T.Array(TokenConfigSchema, { minItems: 1 }),
   feeRecipient: AddressString,
@@ -88,6 +100,18 @@ const NetworkFields = T.Object({
   deployMaxAttempts: T.Integer({ minimum: 1 }),
   /** Wait after a wallet's first failed deployment attempt before a claim sends it again; doubles each time. */
   deployRetryBackoffSeconds: T.Integer({ minimum: 0 }),
+  /** Block the pool's leaf indexer starts from on an empty database (the pool's deployment block); default 0. */
+  privacyPoolStartBlock: T.Optional(T.Integer({ minimum: 0 })),
+  /**
+   * Time between blocks, in ms; default from the chain (bsc 750 since its Maxwell upgrade, base 2000). Receipts
+   * not answered by the broadcast are polled for at a tenth of it, and a sync send waits at most 4 blocks (2 s min).
+   */
+  blockTimeMs: T.Optional(T.Integer({ minimum: 50, maximum: 60_000 })),
+  /**
+   * Broadcast with eth_sendRawTransactionSync (EIP-7966: the receipt in the answer): "auto" (default) asks the
+   * first RPC URL once at start whether it serves the method, "always" and "never" skip the question.
+   */
+  sendRawTransactionSync: T.Optional(T.Union([T.Literal("auto"), T.Literal("always"), T.Literal("never")])),
   /** x402 facilitator bodies on /verify and /settle (scheme exact: EIP-3009 tokens, and any token with Permit2); off when absent. */
   x402: T.Optional(T.Object({ enabled: T.Boolean() })),
 });
@@ -96,6 +120,8 @@ const NetworkFields = T.Object({
 export const NetworkConfigSchema = T.Transform(NetworkFields)
   .Decode((network) => ({
     ...network,
+    blockTimeMs: network.blockTimeMs ?? DEFAULT_BLOCK_TIME_MS[network.chainId] ?? 2_000,
+    sendRawTransactionSync: network.sendRawTransactionSync ?? "auto",
     paymasterSigner: privateKeyToAccount(network.paymasterSignerKey),
   }))
   .Encode(({ paymasterSigner: _, ...network }) => network);
