@@ -1,0 +1,42 @@
+/** A child process that reports `{ kind: "ready", url }` over IPC once it listens, and exits on "stop". */
+export type Child = { pid: number; url: string; info: Record<string, unknown>; stop(): Promise<void> };
+
+/**
+ * Starts `entry` with Bun in a process of its own (so that its CPU time and memory can be read from /proc) and
+ * waits for it to listen. On a failed start the child is killed by its pid before the error is thrown.
+ */
+export async function startChild(entry: string, env: Record<string, string>, timeoutMs = 90_000): Promise<Child> {
+  let onReady: (message: { url: string; info?: Record<string, unknown> }) => void = () => undefined;
+  const ready = new Promise<{ url: string; info?: Record<string, unknown> }>((resolve) => (onReady = resolve));
+  const child = Bun.spawn([process.execPath, entry], {
+    env: { ...process.env, ...env },
+    stdout: "inherit",
+    stderr: "inherit",
+    ipc: (message: { kind?: string; url?: string; info?: Record<string, unknown> }) => {
+      if (message?.kind === "ready" && message.url) onReady({ url: message.url, info: message.info });
+    },
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      child.send("stop");
+    } catch {}
+    await Promise.race([child.exited, Bun.sleep(5000)]);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+  try {
+    const message = await Promise.race([
+      ready,
+      child.exited.then((code) => {
+        throw new Error(`${entry} exited with ${code} before listening`);
+      }),
+      Bun.sleep(timeoutMs).then(() => {
+        throw new Error(`${entry} did not listen within ${timeoutMs} ms`);
+      }),
+    ]);
+    return { pid: child.pid, url: message.url, info: message.info ?? {}, stop };
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
+  }
+}

@@ -1,0 +1,51 @@
+/** What one request of a load run came to. */
+export type Outcome = { ok: boolean; latency: number; reason?: string; transaction?: string };
+
+/**
+ * The load generator: `concurrency` clients take the next body until none is left or the deadline passes (then
+ * the bodies not started are counted, and every request in flight is aborted at the deadline), so that a phase
+ * that hangs ends on time with what it measured.
+ */
+export async function drive(
+  bodies: string[],
+  concurrency: number,
+  send: (body: string, signal: AbortSignal) => Promise<Omit<Outcome, "latency">>,
+  deadlineMs: number,
+) {
+  const outcomes: Outcome[] = [];
+  let next = 0;
+  const started = performance.now();
+  const deadline = started + deadlineMs;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, bodies.length) }, async () => {
+      while (next < bodies.length && performance.now() < deadline) {
+        const body = bodies[next++] as string;
+        const begin = performance.now();
+        let result: Omit<Outcome, "latency">;
+        try {
+          result = await send(body, AbortSignal.timeout(Math.max(1, Math.ceil(deadline - begin))));
+        } catch (error) {
+          const name = (error as Error).name;
+          result = {
+            ok: false,
+            reason:
+              name === "TimeoutError" || name === "AbortError" ? "timeout" : (error as Error).message.slice(0, 80),
+          };
+        }
+        outcomes.push({ ...result, latency: performance.now() - begin });
+      }
+    }),
+  );
+  return { outcomes, wallMs: performance.now() - started, notStarted: bodies.length - next };
+}
+
+/** POSTs a JSON body and reads the JSON answer (an answer that is not JSON becomes `{}`). */
+export async function postJson(url: string, body: string, signal?: AbortSignal) {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, signal });
+  const text = await response.text();
+  let json: Record<string, any> = {};
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: response.status, json };
+}
