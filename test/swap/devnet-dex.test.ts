@@ -4,6 +4,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { UNISWAP_V2_INIT_CODE_HASH, UNISWAP_V3_INIT_CODE_HASH } from "../../scripts/devnet/dex";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi, relayerAbi } from "../../src/chain/abis";
+import { MULTICALL3 } from "../../src/chain/addresses";
 import {
   quoterV2Abi,
   ROUTER_KIND,
@@ -17,6 +18,7 @@ import {
 } from "../../src/swap/abis";
 import { encodePath, type Hop } from "../../src/swap/path";
 import {
+  bestRoute,
   priceImpactBps,
   v2MidPrice,
   v2PairAddress,
@@ -24,6 +26,7 @@ import {
   v3MidPrice,
   v3PoolAddress,
 } from "../../src/swap/quote-math";
+import { decodeAggregate3, encodeAggregate3, planQuote } from "../../src/swap/quote-plan";
 import { SWAP_WITH_AUTHORIZATION_TYPES } from "../../src/swap/typed-data";
 import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { getTestDevnet } from "../support/devnet";
@@ -231,6 +234,38 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
         const v3Impact = priceImpactBps(amountIn, v3Out, [v3MidPrice(sqrtPriceX96, m, w)]);
         expect(v3Impact).toBeGreaterThanOrEqual(4);
         expect(v3Impact).toBeLessThanOrEqual(7);
+      });
+
+      test("one Multicall3 eth_call quotes every route; the best is the one the pools were seeded for", async () => {
+        const { c, dex, m, dai, w } = dexOf(network);
+        const unit = (token: Address) => 10n ** BigInt(token === m ? c.token.decimals : 18);
+        const cases = [
+          { sell: m, buy: w, kind: "v3", hops: 1 },
+          { sell: dai, buy: w, kind: "v2", hops: 1 },
+          { sell: m, buy: dai, kind: "v3", hops: 2 },
+          { sell: dai, buy: m, kind: "v2", hops: 2 },
+        ] as const;
+        for (const expected of cases) {
+          const amountIn = 250n * unit(expected.sell);
+          const plan = planQuote({
+            sellToken: expected.sell,
+            buyToken: expected.buy,
+            amountIn,
+            connectors: [w],
+            dexes: { v2: dex.v2, v3: dex.v3 },
+          });
+          const { data } = await c.public.call({ to: MULTICALL3, data: encodeAggregate3(plan.calls) });
+          const quotes = plan.evaluate(decodeAggregate3(data ?? "0x"));
+          const best = bestRoute(quotes);
+          expect([best?.route.kind, best?.route.hops.length]).toEqual([expected.kind, expected.hops]);
+          for (const q of quotes) {
+            expect(q.amountOut).toBe(await quote(network, q.route.kind, q.route.hops, amountIn));
+            expect(q.priceImpactBps).toBeGreaterThanOrEqual(0);
+            expect(q.priceImpactBps).toBeLessThan(200);
+          }
+          // No M/DAI pool: a pair with two-hop routes only has no direct quote.
+          if (expected.hops === 2) expect(quotes.every((q) => q.route.hops.length === 2)).toBe(true);
+        }
       });
 
       test("a user's own swap through each router pays out what the router quoted", async () => {
