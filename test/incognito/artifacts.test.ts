@@ -1,12 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { poseidon2 } from "poseidon-lite/poseidon2";
 import * as snarkjs from "snarkjs";
 import { FIXTURE, fixtureNotes } from "../../scripts/incognito/fixtures";
 import { exportVerifierSource } from "../../scripts/incognito/verifier";
 import { CIRCUIT_ARTIFACTS, circuitDescriptor, loadCircuitDescriptor } from "../../src/incognito/artifacts";
 import { buildTree, noteCommitment, unshieldInput } from "../../src/incognito/notes";
 import { fromSolidityProof, proveUnshield, toSolidityProof, verifyUnshield } from "../../src/incognito/proof";
-import { PUBLIC_SIGNALS } from "../../src/incognito/protocol";
+import { PUBLIC_SIGNALS, SNARK_SCALAR_FIELD } from "../../src/incognito/protocol";
 import { useSingleThreadedCurve } from "../../src/incognito/snark";
 
 // The committed trusted-setup output (scripts/incognito/setup.ts) must be one consistent set: the on-chain
@@ -82,6 +83,36 @@ describe("incognito circuit artifacts", () => {
     // the witness generator itself fails (no proof can exist).
     const overdrawn = { ...input, withdrawAmount: String(noteA.amount + 1n) };
     await expect(proveUnshield(overdrawn, CIRCUIT_ARTIFACTS.wasm, zkey)).rejects.toThrow();
+  });
+
+  test("an index bit of 2 is refused by the 0/1 constraint (the public root is the one that bit yields)", async () => {
+    const { noteA, noteB, change1 } = fixtureNotes();
+    const leaves = [noteCommitment(noteA), noteCommitment(noteB)];
+    const { input } = unshieldInput({
+      note: noteA,
+      tree: buildTree(leaves),
+      withdrawAmount: 1n,
+      fee: 0n,
+      recipient: FIXTURE.recipient1,
+      feeRecipient: FIXTURE.feeRecipient,
+      change: change1,
+    });
+    // MultiMux1 with selector s outputs (c1 - c0) * s + c0 for each child: with s = 2 the pair is
+    // (2 * sibling - node, 2 * node - sibling), a value the prover steers; only the 0/1 constraint stops it.
+    const p = SNARK_SCALAR_FIELD;
+    const [node, sibling] = leaves as [bigint, bigint];
+    const forgedRoot = poseidon2([(((2n * sibling - node) % p) + p) % p, (((2n * node - sibling) % p) + p) % p]);
+    const indices = [...(input.indices as string[])];
+    indices[0] = "2";
+    const forged = { ...input, indices, root: String(forgedRoot) };
+    const bitLine =
+      readFileSync(CIRCUIT_ARTIFACTS.source, "utf8")
+        .split("\n")
+        .findIndex((line) => line.includes("indices[i] * (indices[i] - 1) === 0")) + 1;
+    expect(bitLine).toBeGreaterThan(0);
+    await expect(proveUnshield(forged, CIRCUIT_ARTIFACTS.wasm, zkey)).rejects.toThrow(
+      new RegExp(`LeanIMTRoot_\\d+ line: ${bitLine}\\b`),
+    );
   });
 });
 
