@@ -31,6 +31,30 @@ contract FeeOnTransferToken is ERC20 {
     }
 }
 
+/// @dev A whitelisted router gone bad: takes everything it may (the relayer's exact approval) and tries more,
+/// pays nothing. Its selector matches swapExactTokensForTokens so the relayer's V2 call reaches it.
+contract GreedyRouter {
+    address internal immutable thief;
+
+    constructor(address thief_) {
+        thief = thief_;
+    }
+
+    function swapExactTokensForTokens(uint256 amountIn, uint256, address[] calldata path, address, uint256)
+        external
+        returns (uint256[] memory amounts)
+    {
+        (bool more,) = path[0].call(
+            abi.encodeWithSignature("transferFrom(address,address,uint256)", msg.sender, thief, amountIn + 1)
+        );
+        more; // refused: the approval is exactly amountIn
+        (bool ok,) =
+            path[0].call(abi.encodeWithSignature("transferFrom(address,address,uint256)", msg.sender, thief, amountIn));
+        require(ok, "take");
+        amounts = new uint256[](path.length);
+    }
+}
+
 /// @dev ERC-1271 payer accepting its owner's signatures.
 contract SwapTestWallet is IERC1271 {
     address internal immutable owner;
@@ -558,6 +582,37 @@ contract RelayerSwapTest is UniswapFixture {
         sig = _sign(payerKey, a);
         vm.expectRevert(Relayer.InvalidSwap.selector);
         relayer.swapWithAuthorization(a, sig, _v2Route(_v2Path(address(usdt), address(dai), address(usdt))));
+    }
+
+    /// @dev Even a whitelisted router that keeps the input cannot make the payer lose it: the recipient's
+    /// balance check reverts the whole swap.
+    function test_misbehavingWhitelistedRouterCannotTakeTheInput() public {
+        address thief = makeAddr("thief");
+        GreedyRouter greedy = new GreedyRouter(thief);
+        vm.prank(relayerOwner);
+        relayer.setRouter(address(greedy), 1);
+        Relayer.SwapAuthorization memory a = _auth(address(dai), 1000e18, 1, "greedy");
+        bytes memory sig = _sign(payerKey, a);
+        vm.expectRevert(abi.encodeWithSelector(Relayer.InsufficientOutput.selector, 0, 1));
+        relayer.swapWithAuthorization(a, sig, Relayer.SwapRoute(address(greedy), _v2Path(address(usdt), address(dai))));
+        assertEq(usdt.balanceOf(payer), 100_000e18);
+        assertEq(usdt.balanceOf(thief), 0);
+    }
+
+    /// @dev SwapRouter02 reads recipient address(1) as msg.sender (the relayer) and address(2) as itself (where
+    /// anyone could sweep it): the output never reaches the signed recipient, so the swap reverts.
+    function test_routerRecipientAliasesRevert() public {
+        Relayer.SwapRoute memory route = _v3Route(_v3Path(address(usdt), 500, address(dai)));
+        for (uint160 alias_ = 1; alias_ <= 2; ++alias_) {
+            Relayer.SwapAuthorization memory a = _auth(address(dai), 1000e18, 1, bytes32(uint256(alias_)));
+            a.recipient = address(alias_);
+            bytes memory sig = _sign(payerKey, a);
+            vm.expectRevert(abi.encodeWithSelector(Relayer.InsufficientOutput.selector, 0, 1));
+            relayer.swapWithAuthorization(a, sig, route);
+        }
+        assertEq(usdt.balanceOf(payer), 100_000e18);
+        assertEq(dai.balanceOf(address(swapRouter02)), 0);
+        _assertRelayerEmpty(address(swapRouter02));
     }
 
     function test_paused() public {
