@@ -7,7 +7,7 @@
 //
 // Not a test: figures on a shared machine are indicative; compare the columns with each other.
 import "../../src/production-env";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -248,13 +248,30 @@ try {
     const pid = children[side].pid;
     counters[side].reset();
     const cpuBefore = cpuMsOf(pid);
+    const generatorBefore = process.cpuUsage();
     const result = await drive(bodies, concurrency, kind === "verify" ? verify(side) : settle(side), deadlineMs);
     const cpuMs = cpuMsOf(pid) - cpuBefore;
+    const generator = process.cpuUsage(generatorBefore);
+    // This process: the load generator and both RPC counters; if it is as busy as the wall time, it is the limit.
+    const generatorCpuMs = (generator.user + generator.system) / 1000;
     const rpc = counters[side].snapshot();
     const latencies = result.outcomes.filter((o) => o.ok).map((o) => o.latency);
     const ok = latencies.length;
-    return { ...result, cpuMs, rpc, latencies, ok };
+    return { ...result, cpuMs, generatorCpuMs, rpc, latencies, ok };
   }
+
+  // The base chain's anvil (its CPU during the burst tells whether the node is the limit).
+  const anvilPid = devnet.pids.find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+        .split("\0")
+        .join(" ")
+        .includes(`--port ${new URL(network.rpcUrl).port}`);
+    } catch {
+      return false;
+    }
+  });
+  const anvilCpu = () => (anvilPid ? cpuMsOf(anvilPid) : Number.NaN);
 
   const setBlocks = async (interval: number) => {
     if (interval > 0) {
@@ -327,7 +344,7 @@ try {
           );
           if (run === RUNS)
             details.push(
-              `${side}, c1, ${mode}: ${trips.toFixed(2)} round trips per settle (${perMethod(r.rpc.calls, count)})`,
+              `${side}, c1, ${mode}: ${trips.toFixed(2)} round trips per settle; calls per settle by method: ${perMethod(r.rpc.calls, count)}`,
             );
         }
         if (gas)
@@ -410,7 +427,9 @@ try {
     // The burst: BURST settles at BURST_CONCURRENCY on 1-s blocks, relay402 only.
     if (BURST > 0) {
       const bodies = await x402Bodies(BURST);
+      const anvilBefore = anvilCpu();
       const r = await phase("relay402", bodies, BURST_CONCURRENCY, "settle", 120_000);
+      const anvilCpuMs = anvilCpu() - anvilBefore;
       const nonceErrors = r.outcomes.filter((o) => !o.ok && /nonce/i.test(o.reason ?? "")).length;
       const bound = 1.2 * Math.ceil(BURST / BURST_CONCURRENCY) * BLOCK_SECONDS;
       const label = `settle ×${BURST}, concurrency ${BURST_CONCURRENCY}, 1-s blocks`;
@@ -454,7 +473,7 @@ try {
         blocks.size,
       );
       console.log(
-        `  relay402 ${label}: ${r.ok}/${BURST} in ${(r.wallMs / 1000).toFixed(2)} s over ${blocks.size} blocks; ${nonceErrors} nonce errors ${reasons(r.outcomes)}`,
+        `  relay402 ${label}: ${r.ok}/${BURST} in ${(r.wallMs / 1000).toFixed(2)} s over ${blocks.size} blocks; ${nonceErrors} nonce errors; CPU: relay402 ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(anvilCpuMs / 1000).toFixed(1)} s ${reasons(r.outcomes)}`,
       );
       if (run === RUNS)
         record(
