@@ -4,6 +4,7 @@ import { type Db, openDatabase } from "./db/open";
 import type { DenyCounters } from "./deny/deny-counters";
 import { createSqliteDenyCounters } from "./deny/sqlite-deny-counters";
 import { createDeployments, type Deployments } from "./deploy/deployments";
+import { createIncognito, type Incognito } from "./incognito/incognito";
 import type { Logger } from "./logger";
 import { type PaymentRules, paymentRulesFor } from "./payments/payment-rules";
 import { createPayments, type Payments } from "./payments/payments";
@@ -34,6 +35,8 @@ export type Services = {
   status: Status;
   wallets: WalletPayments;
   deployments: Deployments;
+  /** Shield and unshield through the privacy pool, its leaves and circuit. */
+  incognito: Incognito;
   relayerFor(network: NetworkRuntime): RelayerPort;
   /** Reverts per payer and wallet owner; repeat offenders are refused. */
   deny: DenyCounters;
@@ -79,6 +82,15 @@ export function createServices(config: Config, logger: Logger): Services {
     deny,
     paymasterValiditySeconds: config.paymasterValiditySeconds,
   });
+  const incognito = createIncognito({
+    db,
+    networks,
+    store: wallets.store,
+    deny,
+    paymasterValiditySeconds: config.paymasterValiditySeconds,
+    logger,
+  });
+  incognito.start();
   const issuedPurge = startIssuedUserOpPurge({ store: wallets.store, logger, now: () => Number(now()) });
   const deployments = createDeployments({
     config,
@@ -120,6 +132,7 @@ export function createServices(config: Config, logger: Logger): Services {
     status: { health: () => checkHealth(services), config: () => clientConfig(services) },
     wallets,
     deployments,
+    incognito,
     relayerFor,
     deny,
     paymentRulesFor: (network) => paymentRulesFor(network, deny),
@@ -127,6 +140,7 @@ export function createServices(config: Config, logger: Logger): Services {
     issuedPurge,
     stop() {
       issuedPurge.stop();
+      incognito.stop();
       networks.stop();
       db.$client.close();
     },

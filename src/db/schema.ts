@@ -213,3 +213,34 @@ export const x402Settlements = sqliteTable(
 );
 
 export type X402Settlement = typeof x402Settlements.$inferSelect;
+
+/**
+ * The privacy pool's tree, as its `LeafInserted` events told it: one row per leaf, in insertion order (shield
+ * and change commitments alike), with the root after it. Public data, served by GET /incognito/:network/leaves.
+ */
+export const incognitoLeaves = sqliteTable(
+  "incognito_leaves",
+  {
+    network: text("network").notNull(),
+    /** Lowercase pool address: a pool changed in config starts a new list. */
+    pool: text("pool").notNull(),
+    leafIndex: integer("leaf_index").notNull(),
+    /** 0x-prefixed 32-byte hex. */
+    commitment: text("commitment").notNull(),
+    root: text("root").notNull(),
+    blockNumber: integer("block_number").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.network, table.pool, table.leafIndex] })],
+);
+
+/** Where the leaf indexer of a network's pool resumes: the first block it has not read yet. */
+export const incognitoSync = sqliteTable(
+  "incognito_sync",
+  {
+    network: text("network").notNull(),
+    pool: text("pool").notNull(),
+    nextBlock: integer("next_block").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.network, table.pool] })],
+);

@@ -1,6 +1,7 @@
 import { Elysia, ValidationError } from "elysia";
 import { deployRoutes } from "../deploy/routes";
 import { ApiError } from "../errors";
+import { incognitoRoutes } from "../incognito/routes";
 import { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "../limits";
 import { paymentRoutes } from "../payments/routes";
 import type { Services } from "../services";
@@ -72,6 +73,7 @@ export function createApp(services: Services) {
       .use(x402Routes(services.networks))
       .use(statusRoutes(services.status))
       .use(walletRoutes(services.wallets))
+      .use(incognitoRoutes(services.incognito))
       .use(deployRoutes(services.deployments, adminGuard(config.adminApiKey)));
 
   return new Elysia()

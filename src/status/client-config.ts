@@ -46,9 +46,15 @@ export async function clientConfig(services: Services) {
               feeBps: token.feeBps,
               minFee: token.minFee.toString(),
               deploymentFeePerWallet: token.deploymentFeePerWallet.toString(),
+              unshieldFeeBps: token.unshieldFeeBps,
+              unshieldMinFee: token.unshieldMinFee.toString(),
             },
             minPaymentValue: token.minPaymentValue.toString(),
           })),
+          /** The privacy pool and the circuit its proofs are for; null when incognito is off on this network. */
+          incognito: config.contracts.privacyPool
+            ? { pool: config.contracts.privacyPool, circuitId: services.incognito.circuit.descriptor.id }
+            : null,
           /** EOA payments: validBefore at least this far ahead; gas a contract payer's ERC-1271 check may use. */
           limits: { validBeforeMarginSeconds: config.validBeforeMarginSeconds, erc1271GasLimit },
         },

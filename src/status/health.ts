@@ -62,6 +62,7 @@ async function networkHealth(network: NetworkRuntime) {
     bundler: bundler ? ("ok" as const) : ("down" as const),
     relayer: config.contracts.relayer,
     paymaster: config.contracts.paymaster,
+    privacyPool: config.contracts.privacyPool ?? null,
     executors: executor.addresses.map((address, i) => ({
       address,
       balance: balances ? formatEther(balances[i] as bigint) : null,

@@ -22,7 +22,13 @@ const NetworkClientConfig = t.Object({
     { description: "viem-ready: signTypedData({ domain: eip712Domain, ...signedTypes.<type>, message })" },
   ),
   spender: t.String({ description: "the address an EOA payer approves for the token before paying: the relayer" }),
-  contracts: t.Object({ relayer: Address, factory: Address, paymaster: Address, entryPoint: Address }),
+  contracts: t.Object({
+    relayer: Address,
+    factory: Address,
+    paymaster: Address,
+    entryPoint: Address,
+    privacyPool: t.Optional(Address),
+  }),
   feeRecipient: Address,
   tokens: t.Array(
     t.Object({
@@ -34,10 +40,19 @@ const NetworkClientConfig = t.Object({
         feeBps: t.Integer({ description: "smart-wallet payment fee in basis points (EOA payments pay no fee)" }),
         minFee: Amount,
         deploymentFeePerWallet: Amount,
+        unshieldFeeBps: t.Integer({ description: "incognito unshield fee in basis points of withdrawAmount" }),
+        unshieldMinFee: Amount,
       }),
       minPaymentValue: Amount,
     }),
   ),
+  incognito: t.Union([
+    t.Object(
+      { pool: Address, circuitId: t.String({ description: "id of GET /incognito/circuit" }) },
+      { description: "the privacy pool; null when incognito is off on this network" },
+    ),
+    t.Null(),
+  ]),
   limits: t.Object({
     validBeforeMarginSeconds: t.Integer(),
     erc1271GasLimit: t.Union([t.Integer(), t.Null()]),
@@ -72,6 +87,7 @@ export const HealthSchema = t.Object({
       bundler: Up,
       relayer: Address,
       paymaster: Address,
+      privacyPool: t.Union([Address, t.Null()], { description: "null when incognito is off on this network" }),
       executors: t.Array(t.Object({ address: Address, balance: Ether })),
       paymasterDeposit: Ether,
     }),

@@ -110,6 +110,8 @@ describe("HTTP surface", () => {
       feeBps: 50,
       minFee: "10000000000000000",
       deploymentFeePerWallet: "1000000000000000000",
+      unshieldFeeBps: 30,
+      unshieldMinFee: "50000000000000000",
     });
     expect(bsc.tokens[0].minPaymentValue).toBe("1");
     expect(bsc.contracts.entryPoint).toBe("0x0000000071727De22E5E9d8BAf0edAc6f37da032");

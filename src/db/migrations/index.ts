@@ -8,6 +8,7 @@ import m0004 from "./0004_deployment_attempts.sql" with { type: "text" };
 import m0005 from "./0005_issued_user_ops_index.sql" with { type: "text" };
 import m0006 from "./0006_x402_settlements.sql" with { type: "text" };
 import m0007 from "./0007_x402_settlement_token.sql" with { type: "text" };
+import m0008 from "./0008_incognito_leaves.sql" with { type: "text" };
 
 export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_eoa_settlements", sql: m0000 },
@@ -18,4 +19,5 @@ export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0005_issued_user_ops_index", sql: m0005 },
   { name: "0006_x402_settlements", sql: m0006 },
   { name: "0007_x402_settlement_token", sql: m0007 },
+  { name: "0008_incognito_leaves", sql: m0008 },
 ];

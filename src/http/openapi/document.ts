@@ -44,6 +44,12 @@ To cancel an unused authorization, sign \`CancelAuthorization\` (same domain) an
     description: `relay402 is also an x402 facilitator: \`POST /verify\` and \`POST /settle\` take x402 v1 and v2 bodies next to the interface's own, told apart by the top-level \`x402Version\`, and answer in x402's shapes (always 200; 413 and 429 keep the error envelope). Point x402's \`HTTPFacilitatorClient\` at this service.
 \`GET /supported\` lists exactly the kinds served (scheme \`exact\` on the networks with x402 enabled) and the executors that send the transactions. A merchant calling for all its buyers from one address sends its key as \`x-api-key\` (configured \`merchantApiKeys\`), which lifts the per-IP rate limit.`,
   },
+  {
+    name: "Incognito",
+    description: `A privacy pool per network: shield deposits a hidden note, unshield spends one with a zero-knowledge proof (made by the client) to a visible address, leaving a change note.
+1. Make a note (\`nullifier\`, \`secret\`), \`POST /wallet/incognito/verify\` with \`{ type: "shield", token, amount, precommitment }\`, check the UserOp shields exactly that, sign \`userOpHash\`, \`POST /wallet/incognito/settle\`.
+2. To spend: read the tree (\`GET /incognito/{network}/leaves\`) and the circuit (\`GET /incognito/circuit\`), prove locally with \`feeRecipient\` of \`/config\` and a fee of at least \`max(unshieldMinFee, ceil(withdrawAmount × unshieldFeeBps / 10000))\`, then verify and settle an unshield from any wallet of the factory (preferably a fresh one).`,
+  },
   { name: "Utility", description: "Health, and the client configuration every flow starts from (`GET /config`)." },
 ];
 

@@ -2,6 +2,7 @@
  * One example per request and response body, keyed by "METHOD /path" as the document writes it. Values are
  * illustrative, of a shape the route's schema accepts (test/http/openapi.test.ts checks each against it).
  */
+import { INCOGNITO_CIRCUIT_ID_EXAMPLE, INCOGNITO_EXAMPLES, INCOGNITO_POOL_EXAMPLE } from "../../incognito/examples";
 import { SIGNED_TYPES } from "../../payments/typed-data";
 
 type Examples = { request?: unknown; responses?: Record<string, unknown> };
@@ -107,6 +108,7 @@ const health = {
       bundler: "ok",
       relayer: RELAYER,
       paymaster: PAYMASTER,
+      privacyPool: INCOGNITO_POOL_EXAMPLE,
       executors: [{ address: "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65", balance: "99.98" }],
       paymasterDeposit: "10.0",
     },
@@ -129,6 +131,7 @@ const clientConfig = {
         factory: "0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9",
         paymaster: PAYMASTER,
         entryPoint: "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
+        privacyPool: INCOGNITO_POOL_EXAMPLE,
       },
       feeRecipient: FEE_RECIPIENT,
       tokens: [
@@ -137,10 +140,17 @@ const clientConfig = {
           address: TOKEN,
           decimals: 18,
           eip3009: false,
-          fees: { feeBps: 50, minFee: "10000000000000000", deploymentFeePerWallet: "1000000000000000000" },
+          fees: {
+            feeBps: 50,
+            minFee: "10000000000000000",
+            deploymentFeePerWallet: "1000000000000000000",
+            unshieldFeeBps: 50,
+            unshieldMinFee: "10000000000000000",
+          },
           minPaymentValue: "1",
         },
       ],
+      incognito: { pool: INCOGNITO_POOL_EXAMPLE, circuitId: INCOGNITO_CIRCUIT_ID_EXAMPLE },
       limits: { validBeforeMarginSeconds: 6, erc1271GasLimit: 100000 },
     },
   },
@@ -380,4 +390,5 @@ export const EXAMPLES: Record<string, Examples> = {
   },
   "GET /health": { responses: { 200: health, 503: { ...health, status: "down", database: "down" } } },
   "GET /config": { responses: { 200: clientConfig } },
+  ...INCOGNITO_EXAMPLES,
 };

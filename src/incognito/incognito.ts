@@ -1,0 +1,104 @@
+import type { Networks } from "../chain/networks";
+import { createKeyedLock } from "../concurrency/keyed-lock";
+import type { Db } from "../db/open";
+import type { DenyCounters } from "../deny/deny-counters";
+import { type Logger, shortReason } from "../logger";
+import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
+import type { UserOpSettleRequest } from "../userops/settle-user-op";
+import { userOpNetworkOf } from "../userops/user-op-network";
+import { type CircuitFiles, createCircuitFiles } from "./circuit-files";
+import { incognitoNetworkOf } from "./incognito-network";
+import { createLeafIndexer, type LeafIndexer } from "./leaf-indexer";
+import { createLeafStore } from "./leaf-store";
+import { createIncognitoSettler } from "./settle-incognito";
+import type { IncognitoRequest } from "./verify-incognito";
+import { verifyShield } from "./verify-shield";
+import { verifyUnshield } from "./verify-unshield";
+
+/** Leaves per page of GET /incognito/:network/leaves. */
+export const MAX_LEAVES_PAGE = 1_000;
+/** How often the leaf indexers read new pool events in the background (GET leaves also syncs first). */
+const SYNC_INTERVAL_MS = 5_000;
+
+/** Incognito: the service object behind /wallet/incognito/*, the leaves and the circuit. */
+export function createIncognito(deps: {
+  db: Db;
+  networks: Networks;
+  store: IssuedUserOpStore;
+  deny: DenyCounters;
+  paymasterValiditySeconds: number;
+  logger: Logger;
+  circuit?: CircuitFiles;
+}) {
+  const circuit = deps.circuit ?? createCircuitFiles();
+  const leaves = createLeafStore(deps.db);
+  const now = () => Math.floor(Date.now() / 1000);
+  const withLock = createKeyedLock();
+  const indexers = new Map<string, LeafIndexer>();
+  for (const runtime of deps.networks.all()) {
+    const pool = runtime.config.contracts.privacyPool;
+    if (!pool) continue;
+    indexers.set(
+      runtime.name,
+      createLeafIndexer({
+        network: runtime.name,
+        port: incognitoNetworkOf(runtime).pool,
+        store: leaves,
+        startBlock: BigInt(runtime.config.privacyPoolStartBlock ?? 0),
+        logger: deps.logger,
+      }),
+    );
+  }
+  const settle = createIncognitoSettler({
+    networks: () => deps.networks.all().map(userOpNetworkOf),
+    store: deps.store,
+    deny: deps.deny,
+    now,
+  });
+
+  return {
+    circuit,
+    verify(networkName: string, request: IncognitoRequest) {
+      const network = incognitoNetworkOf(deps.networks.get(networkName));
+      const common = { network, store: deps.store, deny: deps.deny, validitySeconds: deps.paymasterValiditySeconds };
+      return request.incognitoData.type === "shield"
+        ? verifyShield(common, request)
+        : verifyUnshield({ ...common, db: deps.db, verificationKey: circuit.verificationKey, withLock, now }, request);
+    },
+    settle: (request: UserOpSettleRequest) => settle(request),
+    /** A page of the pool's leaves, after reading the chain's newest (from the database alone if the chain fails). */
+    async leaves(networkName: string, from: number) {
+      const runtime = deps.networks.get(networkName);
+      const { pool } = incognitoNetworkOf(runtime, "network");
+      const indexer = indexers.get(runtime.name);
+      try {
+        await indexer?.sync();
+      } catch (error) {
+        deps.logger.warn({
+          event: "incognito_leaf_sync_failed",
+          network: runtime.name,
+          reason: shortReason(error),
+        });
+      }
+      const total = leaves.total(runtime.name, pool.address);
+      const last = leaves.last(runtime.name, pool.address);
+      return {
+        network: runtime.name,
+        pool: pool.address,
+        root: last?.root ?? `0x${"0".repeat(64)}`,
+        total,
+        from,
+        leaves:
+          from >= total ? [] : leaves.page(runtime.name, pool.address, from, MAX_LEAVES_PAGE).map((l) => l.commitment),
+      };
+    },
+    start() {
+      for (const indexer of indexers.values()) indexer.start(SYNC_INTERVAL_MS);
+    },
+    stop() {
+      for (const indexer of indexers.values()) indexer.stop();
+    },
+  };
+}
+
+export type Incognito = ReturnType<typeof createIncognito>;

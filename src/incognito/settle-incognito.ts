@@ -1,0 +1,112 @@
+import { type Address, getAddress, type Hex, isAddressEqual, type Log, parseEventLogs } from "viem";
+import { ApiError } from "../errors";
+import { shortReason } from "../logger";
+import type { LocatedUserOp } from "../userops/locate-issued-user-op";
+import type { ChainLog } from "../userops/outcome";
+import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
+import { assertBalanceStillCovers } from "../userops/wallet-state";
+import { incognitoNetworkOf } from "./incognito-network";
+import { fieldToHex } from "./notes";
+import { privacyPoolAbi } from "./pool-abi";
+import type { ShieldContext } from "./verify-shield";
+import type { UnshieldContext } from "./verify-unshield";
+
+export type IncognitoResult = {
+  type: "shield" | "unshield";
+  token: string;
+  amount: string;
+  commitment?: string;
+  leafIndex?: number;
+  nullifierHash?: string;
+  recipient?: string;
+};
+
+export type IncognitoSettleResponse = { success: true; txHash: Hex; userOpHash: Hex; incognito: IncognitoResult };
+
+type Context = ShieldContext | UnshieldContext;
+
+/**
+ * What the pool recorded for this UserOp: its Shielded or Unshielded event among the UserOp's own logs (never
+ * another UserOp's in the same bundle), so the answer is the chain's, not the request's.
+ */
+export function incognitoResultIn(logs: readonly ChainLog[], pool: Address): IncognitoResult | null {
+  const events = parseEventLogs({
+    abi: privacyPoolAbi,
+    logs: logs
+      .filter((log) => isAddressEqual(log.address, pool))
+      .map((log) => ({ ...log, topics: log.topics as [Hex, ...Hex[]] })) as unknown as Log[],
+    strict: true,
+  });
+  for (const event of events) {
+    if (event.eventName === "Shielded") {
+      return {
+        type: "shield",
+        token: getAddress(event.args.token),
+        amount: event.args.amount.toString(),
+        commitment: fieldToHex(event.args.commitment),
+        leafIndex: Number(event.args.leafIndex),
+      };
+    }
+    if (event.eventName === "Unshielded") {
+      return {
+        type: "unshield",
+        token: getAddress(event.args.token),
+        amount: event.args.withdrawAmount.toString(),
+        commitment: fieldToHex(event.args.changeCommitment),
+        leafIndex: Number(event.args.changeLeafIndex),
+        nullifierHash: fieldToHex(event.args.nullifierHash),
+        recipient: getAddress(event.args.recipient),
+      };
+    }
+  }
+  return null;
+}
+
+/**
+ * Before the first send, what verify saw must still hold, or the paymaster would pay for a revert: a shield's wallet
+ * still holds amount + fee; an unshield's root is still in the pool's history and its nullifier still unspent.
+ */
+async function stillValid({ network, record }: LocatedUserOp): Promise<void> {
+  const context = JSON.parse(record.context) as Context;
+  if (context.type === "shield") {
+    return assertBalanceStillCovers(network.runtime.client, {
+      wallet: record.sender as Address,
+      token: context.token,
+      amount: BigInt(context.totalAmount),
+    });
+  }
+  const { pool } = incognitoNetworkOf(network.runtime);
+  let state: { rootKnown: boolean; nullifierSpent: boolean };
+  try {
+    state = await pool.spendState(BigInt(context.root), BigInt(context.nullifierHash));
+  } catch (error) {
+    throw new ApiError("blockchain_error", "failed to read the privacy pool", { reason: shortReason(error) });
+  }
+  if (state.nullifierSpent) {
+    throw new ApiError("validation_error", "incognitoData.nullifierHash: this note was unshielded meanwhile", {
+      field: "incognitoData.nullifierHash",
+    });
+  }
+  if (!state.rootKnown) {
+    throw new ApiError(
+      "validation_error",
+      "incognitoData.root: the root left the pool's history since verify; prove against a newer root",
+      { field: "incognitoData.root" },
+    );
+  }
+}
+
+/** /wallet/incognito/settle: the kernel's settle of an "incognito" UserOp, answered from the pool's event. */
+export const createIncognitoSettler = (deps: SettleDeps) =>
+  createUserOpSettler<IncognitoSettleResponse>(deps, {
+    kind: "incognito",
+    issuedBy: "/wallet/incognito/verify",
+    beforeSend: stillValid,
+    respond: ({ hash, network }, outcome) => {
+      const pool = incognitoNetworkOf(network.runtime).pool.address;
+      const incognito = incognitoResultIn(outcome.logs, pool);
+      // The UserOp executed, so the pool call in it succeeded and emitted its event; its absence is a bug here.
+      if (!incognito) throw new Error(`no pool event in the logs of UserOp ${hash}`);
+      return { success: true, txHash: outcome.transactionHash, userOpHash: hash, incognito };
+    },
+  });

@@ -1,0 +1,98 @@
+import { type Address, encodeFunctionData, getAddress } from "viem";
+import { erc20Abi } from "../chain/abis";
+import { ApiError } from "../errors";
+import { shortReason } from "../logger";
+import type { Call } from "../userops/execution";
+import { type IssueUserOpDeps, issueUserOp } from "../userops/issue-user-op";
+import { walletPaymentFee } from "../wallets/fee";
+import type { IncognitoNetwork } from "./incognito-network";
+import { commitmentOf, fieldToHex } from "./notes";
+import { privacyPoolAbi } from "./pool-abi";
+import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "./protocol";
+import { type IncognitoRequest, type IncognitoVerifyResponse, invalid, required } from "./verify-incognito";
+
+/** What settle needs to know about an issued shield besides the UserOp. */
+export type ShieldContext = {
+  type: "shield";
+  token: Address;
+  amount: string;
+  feeAmount: string;
+  totalAmount: string;
+  commitment: string;
+};
+
+/**
+ * Shield: the wallet approves the pool for `amount`, calls `shield(token, amount, precommitment)` (the pool pulls
+ * the tokens and computes the commitment itself, so a note can never claim more than was paid) and pays the wallet
+ * payment fee to the fee recipient, in one sponsored batch.
+ */
+export async function verifyShield(
+  deps: IssueUserOpDeps & { network: IncognitoNetwork },
+  request: IncognitoRequest,
+): Promise<IncognitoVerifyResponse> {
+  const { userOps, pool } = deps.network;
+  const runtime = userOps.runtime;
+  const data = request.incognitoData;
+  const token = getAddress(data.token);
+  const tokenConfig = runtime.token(token);
+  if (!tokenConfig) throw invalid("token", `token ${token} is not whitelisted on ${runtime.name}`);
+  const amount = BigInt(required(data, "amount"));
+  if (amount === 0n || amount >= MAX_AMOUNT_EXCLUSIVE) throw invalid("amount", "amount must be in [1, 2^128)");
+  const precommitment = BigInt(required(data, "precommitment"));
+  if (precommitment === 0n || precommitment >= SNARK_SCALAR_FIELD) {
+    throw invalid("precommitment", "precommitment must be a non-zero field element");
+  }
+  const commitment = commitmentOf(token, amount, precommitment);
+  if (data.commitment !== undefined && BigInt(data.commitment) !== commitment) {
+    throw invalid("commitment", "commitment is not Poseidon(token, amount, precommitment)");
+  }
+  let whitelisted: boolean;
+  try {
+    whitelisted = await pool.tokenWhitelisted(token);
+  } catch (error) {
+    throw new ApiError("blockchain_error", "failed to read the token whitelist", { reason: shortReason(error) });
+  }
+  if (!whitelisted) throw invalid("token", `token ${token} is not whitelisted by the relayer on ${runtime.name}`);
+
+  const feeAmount = walletPaymentFee(amount, tokenConfig);
+  const totalAmount = amount + feeAmount;
+  const calls: Call[] = [
+    { to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [pool.address, amount] }) },
+    {
+      to: pool.address,
+      data: encodeFunctionData({ abi: privacyPoolAbi, functionName: "shield", args: [token, amount, precommitment] }),
+    },
+  ];
+  const feeRecipient = runtime.config.feeRecipient;
+  if (feeAmount > 0n) {
+    calls.push({
+      to: token,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [feeRecipient, feeAmount] }),
+    });
+  }
+  const context: ShieldContext = {
+    type: "shield",
+    token,
+    amount: amount.toString(),
+    feeAmount: feeAmount.toString(),
+    totalAmount: totalAmount.toString(),
+    commitment: fieldToHex(commitment),
+  };
+  const issued = await issueUserOp(deps, {
+    network: userOps,
+    sender: getAddress(request.walletAddress),
+    spends: { token, amount: totalAmount },
+    calls,
+    kind: "incognito",
+    context: JSON.stringify(context),
+    fields: { sender: "walletAddress", balance: "incognitoData.amount" },
+  });
+  return {
+    isValid: true,
+    payer: issued.owner,
+    userOp: issued.userOp,
+    userOpHash: issued.userOpHash,
+    feeAmount: context.feeAmount,
+    totalAmount: context.totalAmount,
+  };
+}

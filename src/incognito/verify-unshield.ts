@@ -1,0 +1,171 @@
+import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256 } from "viem";
+import type { Db } from "../db/open";
+import { ApiError } from "../errors";
+import { shortReason } from "../logger";
+import { type IssueUserOpDeps, issueUserOp } from "../userops/issue-user-op";
+import { unshieldMinimumFee } from "./fees";
+import type { IncognitoNetwork } from "./incognito-network";
+import { fieldToHex } from "./notes";
+import { pendingSpendOf } from "./pending-spends";
+import { privacyPoolAbi } from "./pool-abi";
+import { type PublicSignals, type SolidityProof, verifyUnshield as verifyProof } from "./proof";
+import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "./protocol";
+import { type IncognitoRequest, type IncognitoVerifyResponse, invalid, required } from "./verify-incognito";
+
+/** What settle needs to know about an issued unshield besides the UserOp. */
+export type UnshieldContext = {
+  type: "unshield";
+  token: Address;
+  withdrawAmount: string;
+  feeAmount: string;
+  recipient: Address;
+  root: Hex;
+  /** Lowercase 0x hex: looked up by pendingSpendOf. */
+  nullifierHash: Hex;
+  changeCommitment: Hex;
+};
+
+export type UnshieldDeps = IssueUserOpDeps & {
+  network: IncognitoNetwork;
+  db: Db;
+  verificationKey: () => Promise<unknown>;
+  /** Serialises verifies of one nullifier, so that the pending-spend check and the issue are one step. */
+  withLock: <T>(key: string, task: () => Promise<T>) => Promise<T>;
+  now: () => number;
+};
+
+const field = (data: IncognitoRequest["incognitoData"], name: "root" | "nullifierHash" | "changeCommitment") => {
+  const value = BigInt(required(data, name));
+  if (value >= SNARK_SCALAR_FIELD) throw invalid(name, "not a field element (≥ the BN254 scalar field)");
+  return value;
+};
+
+const amount = (data: IncognitoRequest["incognitoData"], name: "withdrawAmount" | "fee") => {
+  const value = BigInt(required(data, name));
+  if (value >= MAX_AMOUNT_EXCLUSIVE) throw invalid(name, "must be below 2^128");
+  return value;
+};
+
+function parseProof(data: IncognitoRequest["incognitoData"]): SolidityProof {
+  const proof = required(data, "proof");
+  const all = [...proof.a, ...proof.b.flat(), ...proof.c];
+  if (all.some((value) => BigInt(value) > maxUint256)) throw invalid("proof", "a proof element exceeds uint256");
+  return proof as SolidityProof;
+}
+
+/**
+ * Unshield: every public value checked before anything is built (fee, root, nullifier, then the proof off-chain
+ * with the committed verification key), then a UserOp from `walletAddress` (any deployed wallet of our factory;
+ * it spends nothing of its own) calling the pool's `unshield`. The proof binds recipient, fee and fee recipient,
+ * so the service can neither redirect the payment nor raise its fee.
+ */
+export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoRequest): Promise<IncognitoVerifyResponse> {
+  const { userOps, pool } = deps.network;
+  const runtime = userOps.runtime;
+  const data = request.incognitoData;
+  const token = getAddress(data.token);
+  const tokenConfig = runtime.token(token);
+  if (!tokenConfig) throw invalid("token", `token ${token} is not served on ${runtime.name}`);
+  const withdrawAmount = amount(data, "withdrawAmount");
+  const fee = amount(data, "fee");
+  const recipient = getAddress(required(data, "recipient"));
+  if (BigInt(recipient) === 0n) throw invalid("recipient", "recipient is the zero address");
+  const root = field(data, "root");
+  const nullifierHash = field(data, "nullifierHash");
+  const changeCommitment = field(data, "changeCommitment");
+  if (changeCommitment === 0n) throw invalid("changeCommitment", "the change commitment cannot be 0 (not a leaf)");
+  const proof = parseProof(data);
+  const minimumFee = unshieldMinimumFee(withdrawAmount, tokenConfig);
+  if (fee < minimumFee) {
+    throw invalid("fee", `fee ${fee} is below the minimum ${minimumFee}`, { minimumFee: minimumFee.toString() });
+  }
+
+  let state: { rootKnown: boolean; nullifierSpent: boolean };
+  try {
+    state = await pool.spendState(root, nullifierHash);
+  } catch (error) {
+    throw new ApiError("blockchain_error", "failed to read the privacy pool", { reason: shortReason(error) });
+  }
+  if (!state.rootKnown) throw invalid("root", "not a root of the pool's recent history");
+  if (state.nullifierSpent) throw invalid("nullifierHash", "this note was already unshielded");
+
+  const feeRecipient = runtime.config.feeRecipient;
+  const signals: PublicSignals = {
+    root,
+    nullifierHash,
+    token: BigInt(token),
+    withdrawAmount,
+    recipient: BigInt(recipient),
+    feeRecipient: BigInt(feeRecipient),
+    fee,
+    changeCommitment,
+  };
+  if (!(await verifyProof(await deps.verificationKey(), signals, proof))) {
+    throw invalid(
+      "proof",
+      `the proof does not verify for these public values (feeRecipient must be ${feeRecipient}, /config's)`,
+    );
+  }
+
+  const context: UnshieldContext = {
+    type: "unshield",
+    token,
+    withdrawAmount: withdrawAmount.toString(),
+    feeAmount: fee.toString(),
+    recipient,
+    root: fieldToHex(root),
+    nullifierHash: fieldToHex(nullifierHash),
+    changeCommitment: fieldToHex(changeCommitment),
+  };
+  const call = {
+    to: pool.address,
+    data: encodeFunctionData({
+      abi: privacyPoolAbi,
+      functionName: "unshield",
+      args: [
+        {
+          a: [BigInt(proof.a[0]), BigInt(proof.a[1])],
+          b: [
+            [BigInt(proof.b[0][0]), BigInt(proof.b[0][1])],
+            [BigInt(proof.b[1][0]), BigInt(proof.b[1][1])],
+          ],
+          c: [BigInt(proof.c[0]), BigInt(proof.c[1])],
+        },
+        root,
+        nullifierHash,
+        token,
+        withdrawAmount,
+        recipient,
+        feeRecipient,
+        fee,
+        changeCommitment,
+      ],
+    }),
+  };
+  const issued = await deps.withLock(`${runtime.name}:${context.nullifierHash}`, async () => {
+    const pending = pendingSpendOf(deps.db, runtime.name, context.nullifierHash, deps.now());
+    if (pending) {
+      throw invalid("nullifierHash", "an unshield of this note was already issued and may still be settled", {
+        userOpHash: pending.userOpHash,
+        expiresAt: pending.expiresAt,
+      });
+    }
+    return issueUserOp(deps, {
+      network: userOps,
+      sender: getAddress(request.walletAddress),
+      spends: { token, amount: 0n },
+      calls: [call],
+      kind: "incognito",
+      context: JSON.stringify(context),
+      fields: { sender: "walletAddress", balance: "incognitoData.withdrawAmount" },
+    });
+  });
+  return {
+    isValid: true,
+    payer: issued.owner,
+    userOp: issued.userOp,
+    userOpHash: issued.userOpHash,
+    feeAmount: context.feeAmount,
+    totalAmount: (withdrawAmount + fee).toString(),
+  };
+}
