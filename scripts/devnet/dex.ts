@@ -302,15 +302,25 @@ export async function deployDex(
     value: parseEther("100000"),
   });
 
-  const [fees, firstNonce] = await Promise.all([
+  const [estimate, firstNonce] = await Promise.all([
     publicClient.estimateFeesPerGas(),
     publicClient.getTransactionCount({ address: account.address, blockTag: "pending" }),
   ]);
+  // Signed up front for ~40 transactions: the base fee they meet depends on what deployContracts mines beside
+  // them, and one priced below it would wait forever (and every later nonce with it). Ten times today's is ample.
+  const fees = { maxFeePerGas: estimate.maxFeePerGas * 10n, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
   let nonce = firstNonce;
   // Explicit nonces and gas limits: the calls depend on each other (approve, then add liquidity), so none can
   // be estimated before the previous one is mined; sent back to back, they are mined in nonce order.
-  const send = (call: { to: Address; data: Hex; gas: bigint; value?: bigint }) =>
-    wallet.sendTransaction({ ...call, nonce: nonce++, ...fees });
+  // Each is broadcast once the previous one was accepted, so the node receives them in nonce order: fired all
+  // at once, a later nonce can arrive first and sit in the queue (seen as a 30 s receipt timeout at start).
+  let previous: Promise<unknown> = Promise.resolve();
+  const send = (call: { to: Address; data: Hex; gas: bigint; value?: bigint }): Promise<Hex> => {
+    const own = nonce++;
+    const sent = previous.then(() => wallet.sendTransaction({ ...call, nonce: own, ...fees }));
+    previous = sent;
+    return sent;
+  };
   const erc20 = (token: Address, functionName: "approve" | "mint", to: Address, amount: bigint) => ({
     to: token,
     gas: 200_000n,
