@@ -17,6 +17,7 @@ import { createFeeOracle } from "./gas-price";
 import { createKeyPool, type ExecutorKey, markRefused } from "./key-pool";
 import { createNonceRepair } from "./nonce-repair";
 import { createReceiptPoller, fetchReceipt } from "./receipt-poller";
+import type { SyncSender } from "./sync-send";
 import type { Fees, PreparedTransaction, TransactionRequest } from "./types";
 
 export type { PreparedTransaction, TransactionRequest } from "./types";
@@ -33,7 +34,13 @@ export interface ExecutorConfig {
   maxFeePerGasCap: bigint;
   receiptTimeoutMs: number;
   replaceAfterMs: number;
+  /** Pause between eth_blockNumber reads while a transaction waits for its receipt (see receipt-poller.ts). */
   pollIntervalMs: number;
+  /**
+   * Broadcasts through eth_sendRawTransactionSync (EIP-7966) when it says it is enabled, taking the receipt from
+   * the answer; without it, or when the call gives no receipt, the plain broadcast and the poller as before.
+   */
+  syncSend?: SyncSender;
   logger?: Logger;
   /** How long network fees are reused; 1 s by default. */
   feeCacheMs?: number;
@@ -173,9 +180,28 @@ export function createExecutor(config: ExecutorConfig): Executor {
     repair.kick(key);
   }
 
-  /** Resolves with a receipt only when "nonce too low" turns out to be this very transaction, mined. */
+  /**
+   * Resolves with a receipt when the sync send answered with it, or when "nonce too low" turns out to be this very
+   * transaction, mined; null when the receipt is still to be waited for.
+   */
   async function broadcastFirst(prepared: PreparedTransaction, key: ExecutorKey): Promise<TransactionReceipt | null> {
     try {
+      if (config.syncSend && (await config.syncSend.enabled())) {
+        const sent = await config.syncSend.send(prepared.raw, prepared.hash);
+        if (sent.kind === "mined") {
+          logger.info({
+            event: "tx_broadcast",
+            hash: prepared.hash,
+            from: prepared.from,
+            nonce: prepared.nonce,
+            sync: true,
+          });
+          return sent.receipt;
+        }
+        // No receipt in the answer, and no verdict either: the plain broadcast below hands the node the same
+        // transaction and gets its verdict ("already known" when it holds it, "nonce too low" once it is mined).
+        logger.info({ event: "tx_sync_send_fallback", hash: prepared.hash, reason: sent.reason });
+      }
       await broadcast(prepared.raw);
       logger.info({ event: "tx_broadcast", hash: prepared.hash, from: prepared.from, nonce: prepared.nonce });
       return null;
@@ -211,8 +237,10 @@ export function createExecutor(config: ExecutorConfig): Executor {
     const key = keys.byAddress(prepared.from);
     try {
       const knownBlock = await poller.knownBlock().catch(() => undefined);
+      const broadcastAt = Date.now();
       const alreadyMined = await broadcastFirst(prepared, key);
-      const receipt = alreadyMined ?? (await awaitMined(prepared, key, hooks, knownBlock));
+      if (!alreadyMined && stopped) throw new ExecutorStoppedError();
+      const receipt = alreadyMined ?? (await awaitMined(prepared, key, hooks, knownBlock, broadcastAt));
       key.minedThrough = Math.max(key.minedThrough, prepared.nonce + 1);
       return receipt;
     } finally {
@@ -226,7 +254,10 @@ export function createExecutor(config: ExecutorConfig): Executor {
     key: ExecutorKey,
     hooks: SendHooks,
     blockBeforeBroadcast: bigint | undefined,
+    broadcastAt: number,
   ): Promise<TransactionReceipt> {
+    // Counted from the first broadcast: a sync send that waited in vain does not delay the fee bump or the timeout.
+    const waited = Date.now() - broadcastAt;
     return new Promise((resolve, reject) => {
       let latest = prepared;
       const unwatchers: (() => void)[] = [];
@@ -247,11 +278,14 @@ export function createExecutor(config: ExecutorConfig): Executor {
       };
       const onStop = () => finish(() => reject(new ExecutorStoppedError()));
       stopHandlers.add(onStop);
-      const timeoutTimer = setTimeout(() => {
-        logger.warn({ event: "tx_receipt_timeout", hash: latest.hash, from: prepared.from, nonce: prepared.nonce });
-        finish(() => reject(new ReceiptTimeoutError(latest.hash, receiptTimeoutMs)));
-        unconfirmed(key, prepared.nonce, latest.raw);
-      }, receiptTimeoutMs);
+      const timeoutTimer = setTimeout(
+        () => {
+          logger.warn({ event: "tx_receipt_timeout", hash: latest.hash, from: prepared.from, nonce: prepared.nonce });
+          finish(() => reject(new ReceiptTimeoutError(latest.hash, receiptTimeoutMs)));
+          unconfirmed(key, prepared.nonce, latest.raw);
+        },
+        Math.max(0, receiptTimeoutMs - waited),
+      );
 
       const replace = async () => {
         const next = await fees.replacementFor(latest).catch(() => null);
@@ -291,19 +325,19 @@ export function createExecutor(config: ExecutorConfig): Executor {
           maxFeePerGas: next.maxFeePerGas.toString(),
         });
       };
-      const scheduleReplacement = () => {
+      const scheduleReplacement = (delayMs: number) => {
         replaceTimer = setTimeout(async () => {
           try {
             await replace();
           } catch (error) {
             logger.warn({ event: "tx_replacement_failed", hash: latest.hash, reason: shortReason(error) });
           }
-          if (!settled) scheduleReplacement();
-        }, replaceAfterMs);
+          if (!settled) scheduleReplacement(replaceAfterMs);
+        }, delayMs);
       };
 
       watch(prepared.hash, blockBeforeBroadcast);
-      scheduleReplacement();
+      scheduleReplacement(Math.max(0, replaceAfterMs - waited));
     });
   }
 
