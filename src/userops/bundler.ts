@@ -142,13 +142,19 @@ export function createBundler(url: string, entryPoint: Address, timeoutMs = 10_0
   };
 }
 
-/** Polls for the receipt of a sent UserOp; null when `timeoutMs` passes first. */
+/**
+ * Polls for the receipt of a sent UserOp; null when `timeoutMs` passes first. The first pauses are short (25 ms,
+ * doubling up to `intervalMs`): a UserOp is often bundled and mined within a few tens of ms on a fast chain, and
+ * a fixed sleep would add up to a whole interval to every wait.
+ */
 export async function waitForUserOpReceipt(bundler: Bundler, hash: Hex, timeoutMs: number, intervalMs = 200) {
   const deadline = Date.now() + timeoutMs;
+  let pause = Math.min(25, intervalMs);
   while (Date.now() < deadline) {
     const receipt = await bundler.receipt(hash).catch(() => null);
     if (receipt) return receipt;
-    await Bun.sleep(intervalMs);
+    await Bun.sleep(pause);
+    pause = Math.min(pause * 2, intervalMs);
   }
   return null;
 }

@@ -117,20 +117,44 @@ export async function outcomeByBundlerHint(source: OutcomeSource, userOpHash: He
 
 /**
  * Waits for a sent UserOp's outcome, read from the chain. The bundler's receipt only says which transaction
- * to read: a receipt naming a transaction without this UserOp's event is ignored. When the bundler names none
- * in time, recent blocks are searched for the event; null when the UserOp is not found on the chain.
+ * to read: a receipt naming a transaction without this UserOp's event is ignored. The bundler is asked at once,
+ * then whenever the chain has a new block (read every `intervalMs`, a cheap eth_blockNumber), so the receipt is
+ * taken within `intervalMs` of its block rather than after a fixed sleep; and at least every `staleMs` even
+ * without a new block, since a bundler behind a lagging node may see a block later than our node. When the
+ * bundler names none in time, recent blocks are searched for the event; null when the UserOp is not found on
+ * the chain.
  */
 export async function waitForUserOpOutcome(
   source: OutcomeSource,
   userOpHash: Hex,
   timeoutMs: number,
-  intervalMs = 200,
+  intervalMs = 50,
+  staleMs = 1_000,
 ): Promise<UserOpOutcome | null> {
   const deadline = Date.now() + timeoutMs;
+  // Straight eth_blockNumber: viem's getBlockNumber would answer from its cache for the client's polling interval.
+  const blockNumber = () =>
+    source.client
+      .request({ method: "eth_blockNumber" })
+      .then(BigInt)
+      .catch(() => undefined);
+  let askedAtBlock = await blockNumber();
+  let askedAt = Date.now();
   while (Date.now() < deadline) {
     const outcome = await outcomeByBundlerHint(source, userOpHash);
     if (outcome) return outcome;
-    await Bun.sleep(intervalMs);
+    for (;;) {
+      await Bun.sleep(intervalMs);
+      if (Date.now() >= deadline) break;
+      const block = await blockNumber();
+      // An unreadable chain says nothing about the bundler: ask it as if a block had come.
+      const newBlock = block === undefined || askedAtBlock === undefined || block > askedAtBlock;
+      if (newBlock || Date.now() - askedAt >= staleMs) {
+        askedAtBlock = block ?? askedAtBlock;
+        askedAt = Date.now();
+        break;
+      }
+    }
   }
   const found = await findUserOpTransaction(source.client, source.entryPoint, userOpHash).catch(() => null);
   return found ? outcomeInTransaction(source.client, source.entryPoint, userOpHash, found) : null;
