@@ -71,10 +71,12 @@ test("the single binary starts from a config file plus secrets in the environmen
     expect(ui.status).toBe(200);
     expect((await ui.text()).length).toBeGreaterThan(100_000);
     // The incognito circuit's artifacts are embedded too: the descriptor and the verification key by its URL.
-    const circuit = await fetch(`http://127.0.0.1:${port}/incognito/circuit`).then((r) => r.json());
+    const circuit = (await fetch(`http://127.0.0.1:${port}/incognito/circuit`).then((r) => r.json())) as {
+      verificationKey: string;
+    };
     const key = await fetch(`http://127.0.0.1:${port}${circuit.verificationKey}`);
     expect(key.status).toBe(200);
-    expect((await key.json()).protocol).toBe("groth16");
+    expect(((await key.json()) as { protocol: string }).protocol).toBe("groth16");
     for (const secret of [adminApiKey, ...networks.bsc!.executorKeys, networks.bsc!.paymasterSignerKey]) {
       expect(output).not.toContain(secret.slice(2));
     }
