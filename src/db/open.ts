@@ -12,6 +12,10 @@ export function openDatabase(path: string): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.run("PRAGMA journal_mode = WAL");
+  // FULL, not WAL's cheaper NORMAL: every commit is on disk before the call returns, so a record written before a
+  // broadcast outlives a crash of the machine, not only of the process (README, "Durability"). Writes the chain
+  // can make good opt out one by one (writeLazily).
+  sqlite.run("PRAGMA synchronous = FULL");
   sqlite.run("PRAGMA busy_timeout = 5000");
   sqlite.run("PRAGMA foreign_keys = ON");
   migrate(sqlite);
@@ -37,6 +41,24 @@ function migrate(sqlite: Database): void {
         new Date().toISOString(),
       ]);
     })();
+  }
+}
+
+/**
+ * Commits `write` without waiting for the disk (WAL with synchronous=NORMAL for this one statement): the commit
+ * survives a crash of the process, and the next ordinary commit's sync puts it on disk with its own (a WAL is
+ * synced as one file). Only for records whose loss in a crash of the machine the chain makes good: a claim made
+ * before anything was signed, a release, an outcome (the record stays "sent" and is resumed from the chain at
+ * start). Never for what must be durable before something leaves the process (a transaction before its broadcast,
+ * the one success answer of a payment).
+ */
+export function writeLazily<T>(db: Db, write: () => T): T {
+  // Not prepared once: SQLite applies this pragma when the statement is compiled, not when it runs.
+  db.$client.run("PRAGMA synchronous = NORMAL");
+  try {
+    return write();
+  } finally {
+    db.$client.run("PRAGMA synchronous = FULL");
   }
 }
 

@@ -1,5 +1,5 @@
-import { and, eq, inArray } from "drizzle-orm";
-import type { Db } from "../db/open";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { type Db, writeLazily } from "../db/open";
 import { type EoaSettlement, eoaSettlements } from "../db/schema";
 import type { Authorization } from "./authorization";
 
@@ -47,69 +47,109 @@ export function settlementOf(network: string, authorization: Authorization): New
 
 const keyOf = (key: SettlementKey) => ({ ...key, payer: key.payer.toLowerCase(), nonce: key.nonce.toLowerCase() });
 
+const p = (name: string) => sql.placeholder(name);
+
+/**
+ * Every statement is prepared once (a settle runs four of them: building SQL on every call was most of its CPU),
+ * and each state change is one statement.
+ */
 export function createSettlementStore(db: Db): SettlementStore {
   const now = () => new Date().toISOString();
-  const find = (key: SettlementKey) => {
-    const k = keyOf(key);
-    return db
-      .select()
-      .from(eoaSettlements)
-      .where(
-        and(
-          eq(eoaSettlements.network, k.network),
-          eq(eoaSettlements.payer, k.payer),
-          eq(eoaSettlements.nonce, k.nonce),
-        ),
-      )
-      .get();
-  };
+  const t = eoaSettlements;
+  const findByKey = db
+    .select()
+    .from(t)
+    .where(and(eq(t.network, p("network")), eq(t.payer, p("payer")), eq(t.nonce, p("nonce"))))
+    .prepare();
+  const insertPending = db
+    .insert(t)
+    .values({
+      network: p("network"),
+      payer: p("payer"),
+      nonce: p("nonce"),
+      token: p("token"),
+      recipient: p("recipient"),
+      amount: p("amount"),
+      validAfter: p("validAfter"),
+      validBefore: p("validBefore"),
+      signature: p("signature"),
+      status: "pending",
+      createdAt: p("time"),
+      updatedAt: p("time"),
+    })
+    .onConflictDoNothing()
+    .returning()
+    .prepare();
+  const deletePending = db
+    .delete(t)
+    .where(and(eq(t.id, p("id")), eq(t.status, "pending")))
+    .prepare();
+  const deletePendingOrFailed = db
+    .delete(t)
+    .where(and(eq(t.id, p("id")), inArray(t.status, ["pending", "failed"])))
+    .prepare();
+  const setSent = db
+    .update(t)
+    .set({ status: "sent", txHash: sql`${p("txHash")}`, rawTx: sql`${p("rawTx")}`, updatedAt: sql`${p("time")}` })
+    .where(eq(t.id, p("id")))
+    .prepare();
+  const setTxHash = db
+    .update(t)
+    .set({ txHash: sql`${p("txHash")}`, updatedAt: sql`${p("time")}` })
+    .where(eq(t.id, p("id")))
+    .prepare();
+  const setOutcome = db
+    .update(t)
+    .set({
+      status: sql`${p("status")}`,
+      // An outcome without a hash keeps the stored one.
+      txHash: sql`coalesce(${p("txHash")}, ${t.txHash})`,
+      blockNumber: sql`${p("blockNumber")}`,
+      error: sql`${p("error")}`,
+      updatedAt: sql`${p("time")}`,
+    })
+    .where(eq(t.id, p("id")))
+    .prepare();
+  const selectUnfinished = db
+    .select()
+    .from(t)
+    .where(inArray(t.status, ["pending", "sent"]))
+    .prepare();
+
+  const find = (key: SettlementKey) => findByKey.get(keyOf(key));
   return {
     find,
     claim(settlement) {
-      const time = now();
-      const inserted = db
-        .insert(eoaSettlements)
-        .values({ ...settlement, ...keyOf(settlement), status: "pending", createdAt: time, updatedAt: time })
-        .onConflictDoNothing()
-        .returning()
-        .get();
+      // Lazily: lost in a machine crash before anything was signed, it is simply not there.
+      const inserted = writeLazily(db, () => insertPending.get({ ...settlement, ...keyOf(settlement), time: now() }));
       if (inserted) return { record: inserted, created: true };
       const existing = find(settlement);
       if (!existing) throw new Error("settlement record vanished during claim");
       return { record: existing, created: false };
     },
     release(id, evenIfFailed = false) {
-      const statuses: EoaSettlement["status"][] = evenIfFailed ? ["pending", "failed"] : ["pending"];
-      db.delete(eoaSettlements)
-        .where(and(eq(eoaSettlements.id, id), inArray(eoaSettlements.status, statuses)))
-        .run();
+      writeLazily(db, () => (evenIfFailed ? deletePendingOrFailed : deletePending).run({ id }));
     },
+    // The journal: synced before the broadcast it precedes.
     markSent(id, txHash, rawTx) {
-      db.update(eoaSettlements)
-        .set({ status: "sent", txHash, rawTx, updatedAt: now() })
-        .where(eq(eoaSettlements.id, id))
-        .run();
+      setSent.run({ id, txHash, rawTx, time: now() });
     },
     markReplaced(id, txHash) {
-      db.update(eoaSettlements).set({ txHash, updatedAt: now() }).where(eq(eoaSettlements.id, id)).run();
+      setTxHash.run({ id, txHash, time: now() });
     },
+    // Lazily: lost in a machine crash, the record is still "sent" and is resumed from the chain at start.
     markOutcome(id, outcome) {
-      db.update(eoaSettlements)
-        .set({
+      writeLazily(db, () =>
+        setOutcome.run({
+          id,
           status: outcome.status,
-          ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
+          txHash: outcome.txHash || null,
           blockNumber: outcome.blockNumber ?? null,
           error: outcome.error ?? null,
-          updatedAt: now(),
-        })
-        .where(eq(eoaSettlements.id, id))
-        .run();
+          time: now(),
+        }),
+      );
     },
-    unfinished: () =>
-      db
-        .select()
-        .from(eoaSettlements)
-        .where(inArray(eoaSettlements.status, ["pending", "sent"]))
-        .all(),
+    unfinished: () => selectUnfinished.all(),
   };
 }

@@ -1,5 +1,5 @@
-import { and, eq, inArray } from "drizzle-orm";
-import type { Db } from "../db/open";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { type Db, writeLazily } from "../db/open";
 import { type X402Settlement, x402Settlements } from "../db/schema";
 
 export type X402SettlementKey = { network: string; contract: string; payer: string; nonce: string };
@@ -22,48 +22,98 @@ const keyOf = <K extends X402SettlementKey>(key: K): K => ({
   nonce: key.nonce.toLowerCase(),
 });
 
-/** x402 settlements in SQLite, one per (network, contract, payer, nonce). */
+const p = (name: string) => sql.placeholder(name);
+
+/**
+ * x402 settlements in SQLite, one per (network, contract, payer, nonce). Every statement is prepared once (building
+ * SQL on every call was most of a settle's CPU), and each state change is one statement.
+ */
 export function createX402SettlementStore(db: Db) {
   const now = () => new Date().toISOString();
-  const find = (key: X402SettlementKey) => {
-    const k = keyOf(key);
-    return db
-      .select()
-      .from(x402Settlements)
-      .where(
-        and(
-          eq(x402Settlements.network, k.network),
-          eq(x402Settlements.contract, k.contract),
-          eq(x402Settlements.payer, k.payer),
-          eq(x402Settlements.nonce, k.nonce),
-        ),
-      )
-      .get();
-  };
-  const update = (id: number, fields: Partial<X402Settlement>) =>
-    db
-      .update(x402Settlements)
-      .set({ ...fields, updatedAt: now() })
-      .where(eq(x402Settlements.id, id))
-      .run();
+  const t = x402Settlements;
+  const findByKey = db
+    .select()
+    .from(t)
+    .where(
+      and(eq(t.network, p("network")), eq(t.contract, p("contract")), eq(t.payer, p("payer")), eq(t.nonce, p("nonce"))),
+    )
+    .prepare();
+  const insertPending = db
+    .insert(t)
+    .values({
+      network: p("network"),
+      contract: p("contract"),
+      payer: p("payer"),
+      nonce: p("nonce"),
+      token: p("token"),
+      recipient: p("recipient"),
+      amount: p("amount"),
+      validAfter: p("validAfter"),
+      validBefore: p("validBefore"),
+      signature: p("signature"),
+      status: "pending",
+      createdAt: p("time"),
+      updatedAt: p("time"),
+    })
+    .onConflictDoNothing()
+    .returning()
+    .prepare();
+  const deleteUnsent = db
+    .delete(t)
+    .where(and(eq(t.id, p("id")), inArray(t.status, ["pending", "failed"])))
+    .prepare();
+  const setSent = db
+    .update(t)
+    .set({ status: "sent", txHash: sql`${p("txHash")}`, rawTx: sql`${p("rawTx")}`, updatedAt: sql`${p("time")}` })
+    .where(eq(t.id, p("id")))
+    .prepare();
+  const setTxHash = db
+    .update(t)
+    .set({ txHash: sql`${p("txHash")}`, updatedAt: sql`${p("time")}` })
+    .where(eq(t.id, p("id")))
+    .prepare();
+  const setOutcome = db
+    .update(t)
+    .set({
+      status: sql`${p("status")}`,
+      // An outcome without a hash keeps the stored one.
+      txHash: sql`coalesce(${p("txHash")}, ${t.txHash})`,
+      blockNumber: sql`${p("blockNumber")}`,
+      error: sql`${p("error")}`,
+      updatedAt: sql`${p("time")}`,
+    })
+    .where(eq(t.id, p("id")))
+    .prepare();
+  const selectUnfinished = db
+    .select()
+    .from(t)
+    .where(inArray(t.status, ["pending", "sent"]))
+    .prepare();
+  const takeAnswer = db
+    .update(t)
+    .set({ successAnswered: true, updatedAt: sql`${p("time")}` })
+    .where(and(eq(t.id, p("id")), eq(t.status, "success"), eq(t.successAnswered, false)))
+    .returning({ id: t.id })
+    .prepare();
+
+  const find = (key: X402SettlementKey) => findByKey.get(keyOf(key));
   return {
     find,
     /** Inserts a pending record unless the key has one; `created` says whether this caller owns the settlement. */
     claim(settlement: NewX402Settlement): { record: X402Settlement; created: boolean } {
-      const time = now();
-      const inserted = db
-        .insert(x402Settlements)
-        .values({
+      // Lazily: lost in a machine crash before anything was signed, it is simply not there.
+      const inserted = writeLazily(db, () =>
+        insertPending.get({
           ...keyOf(settlement),
           recipient: settlement.recipient.toLowerCase(),
           token: (settlement.token ?? settlement.contract).toLowerCase(),
-          status: "pending",
-          createdAt: time,
-          updatedAt: time,
-        })
-        .onConflictDoNothing()
-        .returning()
-        .get();
+          amount: settlement.amount,
+          validAfter: settlement.validAfter,
+          validBefore: settlement.validBefore,
+          signature: settlement.signature,
+          time: now(),
+        }),
+      );
       if (inserted) return { record: inserted, created: true };
       const existing = find(settlement);
       if (!existing) throw new Error("x402 settlement record vanished during claim");
@@ -71,41 +121,36 @@ export function createX402SettlementStore(db: Db) {
     },
     /** Drops a record never sent (or never mined) so that the payment can be settled again. */
     release(id: number) {
-      db.delete(x402Settlements)
-        .where(and(eq(x402Settlements.id, id), inArray(x402Settlements.status, ["pending", "failed"])))
-        .run();
+      writeLazily(db, () => deleteUnsent.run({ id }));
     },
-    markSent: (id: number, txHash: string, rawTx: string) => update(id, { status: "sent", txHash, rawTx }),
-    markReplaced: (id: number, txHash: string) => update(id, { txHash }),
-    markOutcome: (id: number, outcome: Outcome) =>
-      update(id, {
-        status: outcome.status,
-        ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
-        blockNumber: outcome.blockNumber ?? null,
-        error: outcome.error ?? null,
-      }),
+    /** The journal: synced before the broadcast it precedes. */
+    markSent: (id: number, txHash: string, rawTx: string) => {
+      setSent.run({ id, txHash, rawTx, time: now() });
+    },
+    markReplaced: (id: number, txHash: string) => {
+      setTxHash.run({ id, txHash, time: now() });
+    },
+    /** Lazily: lost in a machine crash, the record is still "sent" and is resumed from the chain at start. */
+    markOutcome: (id: number, outcome: Outcome) => {
+      writeLazily(db, () =>
+        setOutcome.run({
+          id,
+          status: outcome.status,
+          txHash: outcome.txHash || null,
+          blockNumber: outcome.blockNumber ?? null,
+          error: outcome.error ?? null,
+          time: now(),
+        }),
+      );
+    },
     /** Records a previous process left before their outcome (reconciled at start). */
-    unfinished: () =>
-      db
-        .select()
-        .from(x402Settlements)
-        .where(inArray(x402Settlements.status, ["pending", "sent"]))
-        .all(),
-    /** True for exactly one caller per settled payment: the one whose answer may say success. */
+    unfinished: () => selectUnfinished.all(),
+    /**
+     * True for exactly one caller per settled payment: the one whose answer may say success. Synced (with the
+     * outcome before it) before that answer leaves: lost, a retry after a machine crash could be told success again.
+     */
     takeSuccessAnswer(id: number): boolean {
-      const taken = db
-        .update(x402Settlements)
-        .set({ successAnswered: true, updatedAt: now() })
-        .where(
-          and(
-            eq(x402Settlements.id, id),
-            eq(x402Settlements.status, "success"),
-            eq(x402Settlements.successAnswered, false),
-          ),
-        )
-        .returning({ id: x402Settlements.id })
-        .all();
-      return taken.length === 1;
+      return takeAnswer.all({ id, time: now() }).length === 1;
     },
   };
 }
