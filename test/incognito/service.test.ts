@@ -1,6 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
+import { copyFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Address, Hex } from "viem";
+import { erc20Abi } from "../../src/chain/abis";
 import {
   buildTree,
   fieldToHex,
@@ -12,7 +16,7 @@ import {
 } from "../../src/incognito/notes";
 import { privacyPoolAbi } from "../../src/incognito/pool-abi";
 import { proveUnshield, type SolidityProof } from "../../src/incognito/proof";
-import { chainOf, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet, expectRefusal, paymasterDeposit, settleBody, units } from "../wallets/support";
 
@@ -191,6 +195,10 @@ for (const network of NETWORK_NAMES) {
       change?: ReturnType<typeof unshieldInput>["changeNote"];
     } = {};
     const balance = (holder: Address) => tokenBalance(network, token, holder);
+    const mined = async (sent: Promise<Hex>) => {
+      const receipt = await c.public.waitForTransactionReceipt({ hash: await sent, pollingInterval: 50 });
+      expect(receipt.status).toBe("success");
+    };
 
     test("shield 100 from wallet A: the pool gets 100, the fee recipient the wallet payment fee, the leaf is the note", async () => {
       const { owner, wallet } = await deployFundedWallet(network, units(network, 200n));
@@ -262,25 +270,32 @@ for (const network of NETWORK_NAMES) {
       state.change = input.changeNote;
       expect(input.changeNote.amount).toBe(units(network, 70n) - fee1);
 
-      const verified = await service.post("/wallet/incognito/verify", body(network, wallet, data));
-      expect(verified.status).toBe(200);
+      // Two wallets ask for the same note at once: exactly one gets a UserOp (the paymaster sponsors one spend).
+      const other = await deployFundedWallet(network, 0n);
+      const answers = await Promise.all(
+        [wallet, other.wallet].map((sender) => service.post("/wallet/incognito/verify", body(network, sender, data))),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+      const winner = answers[0]!.status === 200 ? 0 : 1;
+      const verified = answers[winner]!;
+      const signer = winner === 0 ? owner : other.owner;
+      expectRefusal(answers[1 - winner]!, 400, "validation_error", "incognitoData.nullifierHash");
       expect(verified.body).toMatchObject({
         isValid: true,
-        payer: owner.address,
+        payer: signer.address,
         feeAmount: fee1.toString(),
         totalAmount: (withdraw1 + fee1).toString(),
       });
-      // A second issue for the same note while the first may still be settled: refused, nothing more sponsored.
-      const other = await deployFundedWallet(network, 0n);
+      // And later, while that UserOp may still be settled.
       expectRefusal(
-        await service.post("/wallet/incognito/verify", body(network, other.wallet, data)),
+        await service.post("/wallet/incognito/verify", body(network, wallet, data)),
         400,
         "validation_error",
         "incognitoData.nullifierHash",
       );
 
-      const before = await Promise.all([pool, feeRecipient, wallet].map(balance));
-      const settled = await signAndSettle(verified.body, owner);
+      const before = await Promise.all([pool, feeRecipient, wallet, other.wallet].map(balance));
+      const settled = await signAndSettle(verified.body, signer);
       const leaves = await leavesOf(network);
       expect(settled.incognito).toEqual({
         type: "unshield",
@@ -292,10 +307,10 @@ for (const network of NETWORK_NAMES) {
         recipient: recipient1,
       });
       expect(await balance(recipient1)).toBe(withdraw1);
-      const after = await Promise.all([pool, feeRecipient, wallet].map(balance));
-      expect(after).toEqual([before[0]! - withdraw1 - fee1, before[1]! + fee1, 0n]);
+      const after = await Promise.all([pool, feeRecipient, wallet, other.wallet].map(balance));
+      expect(after).toEqual([before[0]! - withdraw1 - fee1, before[1]! + fee1, 0n, 0n]);
       // Settling again replays the answer.
-      const replay = await service.post("/wallet/incognito/settle", await settleBody(verified.body, owner));
+      const replay = await service.post("/wallet/incognito/settle", await settleBody(verified.body, signer));
       expect(replay.body).toEqual(settled);
       expect(await balance(recipient1)).toBe(withdraw1);
     }, 120_000);
@@ -384,17 +399,107 @@ for (const network of NETWORK_NAMES) {
       expect(await balance(wallet)).toBe(0n);
     }, 120_000);
 
-    test("a restarted service resumes the tree from its database", async () => {
-      const again = startTestService({ databasePath: service.databasePath });
+    test("an unshield spent on-chain by someone else after verify is refused at settle: the paymaster pays nothing", async () => {
+      // A note shielded by an EOA straight at the pool.
+      const payer = await freshPayer(network);
+      const depositor = c.walletFor(payer.key);
+      const note2 = newNote(token, units(network, 5n));
+      await mined(
+        depositor.writeContract({ address: token, abi: erc20Abi, functionName: "approve", args: [pool, note2.amount] }),
+      );
+      await mined(
+        depositor.writeContract({
+          address: pool,
+          abi: privacyPoolAbi,
+          functionName: "shield",
+          args: [token, note2.amount, notePrecommitment(note2)],
+        }),
+      );
+      const withdraw = units(network, 2n);
+      const fee = unshieldMinimum(withdraw, c.token.decimals);
+      const recipient = randomAddress();
+      const input = unshieldInput({
+        note: note2,
+        tree: buildTree(await leavesOf(network)),
+        withdrawAmount: withdraw,
+        fee,
+        recipient,
+        feeRecipient,
+        change: { nullifier: randomFieldElement(), secret: randomFieldElement() },
+      });
+      const { wasm, zkey } = await circuitFiles();
+      const { proof } = await proveUnshield(input.input, wasm, zkey);
+      const { owner, wallet } = await deployFundedWallet(network, 0n);
+      const verified = await service.post(
+        "/wallet/incognito/verify",
+        body(network, wallet, unshieldData(token, { ...input, withdrawAmount: withdraw, fee, recipient, proof })),
+      );
+      expect(verified.status).toBe(200);
+      // The same proof sent to the pool directly (the prover itself, or anyone who saw the UserOp).
+      await mined(
+        depositor.writeContract({
+          address: pool,
+          abi: privacyPoolAbi,
+          functionName: "unshield",
+          args: [
+            {
+              a: [BigInt(proof.a[0]), BigInt(proof.a[1])],
+              b: [
+                [BigInt(proof.b[0][0]), BigInt(proof.b[0][1])],
+                [BigInt(proof.b[1][0]), BigInt(proof.b[1][1])],
+              ],
+              c: [BigInt(proof.c[0]), BigInt(proof.c[1])],
+            },
+            input.root,
+            input.nullifierHash,
+            token,
+            withdraw,
+            recipient,
+            feeRecipient,
+            fee,
+            input.changeCommitment,
+          ],
+        }),
+      );
+      const depositBefore = await paymasterDeposit(network);
+      const settled = await service.post("/wallet/incognito/settle", await settleBody(verified.body, owner));
+      expectRefusal(settled, 400, "validation_error", "incognitoData.nullifierHash");
+      expect(await paymasterDeposit(network)).toBe(depositBefore);
+      expect(await balance(recipient)).toBe(withdraw);
+    }, 120_000);
+
+    test("a restarted service resumes the tree from its cursor, not from its start block", async () => {
+      // A copy of the database as it is now, then one more leaf on-chain.
+      service.services.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
+      const copy = join(mkdtempSync(join(tmpdir(), "relay402-incognito-")), "relay402.sqlite");
+      copyFileSync(service.databasePath, copy);
+      const before = (await service.get(`/incognito/${network}/leaves`)).body.total;
+      const payer = await freshPayer(network);
+      const depositor = c.walletFor(payer.key);
+      const note3 = newNote(token, one);
+      await mined(
+        depositor.writeContract({ address: token, abi: erc20Abi, functionName: "approve", args: [pool, one] }),
+      );
+      await mined(
+        depositor.writeContract({
+          address: pool,
+          abi: privacyPoolAbi,
+          functionName: "shield",
+          args: [token, one, notePrecommitment(note3)],
+        }),
+      );
+      // A start block far ahead: only the stored cursor can find the new leaf.
+      const again = startTestService({ databasePath: copy }, (config) => {
+        config.networks[network]!.privacyPoolStartBlock = 1_000_000_000;
+      });
       try {
-        const [now, before] = await Promise.all([
-          again.get(`/incognito/${network}/leaves`),
-          service.get(`/incognito/${network}/leaves`),
-        ]);
-        expect(now.body).toEqual(before.body);
+        const page = (await again.get(`/incognito/${network}/leaves?from=${before}`)).body;
+        expect(page.total).toBe(before + 1);
+        expect(page.leaves).toEqual([fieldToHex(noteCommitment(note3))]);
+        expect(page).toEqual((await service.get(`/incognito/${network}/leaves?from=${before}`)).body);
       } finally {
         again.stop();
       }
-    });
+    }, 60_000);
   });
 }
