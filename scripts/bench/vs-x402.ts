@@ -316,7 +316,9 @@ try {
         side,
         r.rpc.roundTrips / r.ok,
       );
-      console.log(`  ${side} verify: ${r.ok}/${VERIFIES} valid in ${seconds.toFixed(1)} s ${reasons(r.outcomes)}`);
+      console.log(
+        `  ${side} verify: ${r.ok}/${VERIFIES} valid in ${seconds.toFixed(1)} s; CPU: ${side} ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s ${reasons(r.outcomes)}`,
+      );
     }
 
     const settleRows = async (mode: string, count: number, concurrency: number, gas: boolean) => {
@@ -419,10 +421,15 @@ try {
     await settleRows("1-s blocks", SETTLES_C1_BLOCKS, 1, false);
     await settleRows("1-s blocks", SETTLES_C20, 20, false);
 
-    // Peak RSS before the burst below, which only relay402 runs.
-    if (run === RUNS)
+    // Peak RSS (VmHWM, the peak so far) before the first burst below, which only relay402 runs.
+    if (run === 1)
       for (const side of SIDES)
-        record("rss", { label: "peak RSS", unit: "MiB", digits: 0 }, side, peakRssMiBOf(children[side].pid));
+        record(
+          "rss",
+          { label: "peak RSS (before the burst)", unit: "MiB", digits: 0 },
+          side,
+          peakRssMiBOf(children[side].pid),
+        );
 
     // The burst: BURST settles at BURST_CONCURRENCY on 1-s blocks, relay402 only.
     if (BURST > 0) {
