@@ -79,10 +79,15 @@ const NATIVE_PRICE = 1000n;
 const POOL_NATIVE = 1000n;
 const V3_DAI_SKEW_PERCENT = 1n;
 
-/** Creation code of a Uniswap artifact: waffle builds (v2) store it without 0x, hardhat builds (v3) with. */
+/**
+ * Creation code of a Uniswap artifact: waffle builds (v2) store it without 0x, hardhat builds (v3) with. None of
+ * the ones deployed here links a library (the position manager's NFTDescriptor is only used by the token
+ * descriptor, which is the zero address); an unlinked placeholder would deploy broken code, so it stops the start.
+ */
 function uniswapArtifact(path: string): Hex {
   const json = JSON.parse(readFileSync(join(UNISWAP, path), "utf8"));
   const code: string = json.bytecode;
+  if (!/^(0x)?[0-9a-fA-F]*$/.test(code)) throw new Error(`${path} has unlinked library placeholders`);
   return (code.startsWith("0x") ? code : `0x${code}`) as Hex;
 }
 
