@@ -17,6 +17,7 @@ import type { Logger } from "../logger";
 import { BroadcastRejectedError, ReceiptTimeoutError, RpcUnavailableError } from "./errors";
 import { createExecutor, type Executor, type ExecutorConfig, type PreparedTransaction } from "./executor";
 import { createChainClient } from "./rpc";
+import { createSyncSendClient, createSyncSender } from "./sync-send";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 const CHAIN_ID = 56;
@@ -241,6 +242,68 @@ describe("executor against anvil", () => {
     expect(receipt.status).toBe("success");
     expect(replaced.length).toBeGreaterThanOrEqual(2);
     expect(replaced).toContain(receipt.transactionHash);
+  });
+
+  describe("with eth_sendRawTransactionSync", () => {
+    const syncSend = (timeoutMs: number) =>
+      createSyncSender({
+        client: createSyncSendClient(rpcUrl, timeoutMs),
+        mode: "always",
+        logger: recordingLogger().logger,
+      });
+
+    test("the receipt comes from the send, with no eth_getTransactionReceipt", async () => {
+      const proxy = countingProxy(rpcUrl);
+      try {
+        const executor = executorFor(keys(59, 1), {
+          client: createChainClient({ chainId: CHAIN_ID, rpcUrls: [proxy.url] }),
+          syncSend: createSyncSender({
+            client: createSyncSendClient(proxy.url, 2_000),
+            mode: "always",
+            logger: recordingLogger().logger,
+          }),
+        });
+        const { prepared, receipt } = await executor.execute(transfer);
+        expect(receipt.status).toBe("success");
+        expect(receipt.transactionHash).toBe(prepared.hash);
+        expect(proxy.counts.get("eth_sendRawTransactionSync")).toBe(1);
+        expect(proxy.counts.get("eth_sendRawTransaction") ?? 0).toBe(0);
+        expect(proxy.counts.get("eth_getTransactionReceipt") ?? 0).toBe(0);
+      } finally {
+        proxy.stop();
+      }
+    });
+
+    test("a sync send that times out: the stuck transaction is still fee-bumped and the replacement's receipt returned", async () => {
+      const executor = executorFor(keys(60, 1), { replaceAfterMs: 600, syncSend: syncSend(400) });
+      const replaced: Hex[] = [];
+      const receipt = await withManualMining(async () => {
+        const prepared = await executor.prepare(transfer);
+        const sending = executor.send(prepared, { onReplaced: (hash) => void replaced.push(hash) });
+        await Bun.sleep(1_100);
+        await rpc("evm_mine");
+        const receipt = await sending;
+        const mined = await client.getTransaction({ hash: receipt.transactionHash });
+        expect(mined.nonce).toBe(prepared.nonce);
+        expect(mined.maxFeePerGas).toBeGreaterThan(prepared.maxFeePerGas);
+        return receipt;
+      });
+      expect(receipt.status).toBe("success");
+      expect(replaced).toContain(receipt.transactionHash);
+    });
+
+    test("a sync send that times out and no block before receiptTimeoutMs: ReceiptTimeoutError, counted from the broadcast", async () => {
+      const executor = executorFor(keys(61, 1), { receiptTimeoutMs: 900, syncSend: syncSend(600) });
+      const prepared = await executor.prepare(transfer);
+      await withManualMining(async () => {
+        const started = performance.now();
+        const error = await executor.send(prepared).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ReceiptTimeoutError);
+        expect((error as ReceiptTimeoutError).hash).toBe(prepared.hash);
+        expect(performance.now() - started).toBeLessThan(1_400);
+      });
+      expect((await executor.waitForReceipt(prepared.hash, 5_000))?.status).toBe("success");
+    });
   });
 
   test("no receipt before the timeout throws ReceiptTimeoutError with the hash; waitForReceipt reconciles later", async () => {
