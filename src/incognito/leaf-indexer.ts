@@ -5,6 +5,8 @@ import type { PoolPort } from "./pool-port";
 
 /** Blocks per `eth_getLogs`: public RPCs cap the range (often at a few thousand blocks). */
 export const LOG_RANGE_BLOCKS = 2_000n;
+/** How far back a sync re-reads when its tree disagrees with the pool's (a reorg replaced blocks it had read). */
+export const REORG_WINDOW_BLOCKS = 64n;
 
 export type LeafIndexer = {
   /** Reads the pool's new `LeafInserted` events up to the latest block into the store; concurrent calls share one. */
@@ -17,8 +19,9 @@ export type LeafIndexer = {
 /**
  * Copies a pool's tree into the database so that GET /incognito/:network/leaves answers from it. Restart-safe:
  * each range of blocks is stored with the cursor that follows it in one transaction, and a restart resumes there.
- * The leaves must arrive without gaps (index = count): anything else stops the sync loudly rather than serve a
- * tree whose root a proof could not match.
+ * After reading, the stored tree must be the pool's at that block (size and root): otherwise a reorg replaced
+ * blocks already read, and the last REORG_WINDOW_BLOCKS are read again. Leaves must arrive without gaps
+ * (index = count): anything else stops the sync loudly rather than serve a tree no proof could match.
  */
 export function createLeafIndexer(deps: {
   network: string;
@@ -33,14 +36,35 @@ export function createLeafIndexer(deps: {
   const once = createSingleFlight();
   let timer: ReturnType<typeof setInterval> | undefined;
 
-  async function run(): Promise<void> {
-    const latest = await port.latestBlock();
+  /** Reads up to `latest`; true when it read anything (so the result is worth checking against the pool). */
+  async function readUpTo(latest: bigint): Promise<boolean> {
     let from = BigInt(store.nextBlock(network, pool) ?? deps.startBlock);
+    const read = from <= latest;
     while (from <= latest) {
       const to = from + LOG_RANGE_BLOCKS - 1n < latest ? from + LOG_RANGE_BLOCKS - 1n : latest;
       const fresh = contiguous(await port.leavesIn(from, to), store.total(network, pool));
       store.append(network, pool, fresh, Number(to + 1n));
       from = to + 1n;
+    }
+    return read;
+  }
+
+  async function matchesPool(latest: bigint): Promise<boolean> {
+    const tree = await port.treeAt(latest);
+    const total = store.total(network, pool);
+    const root = store.last(network, pool)?.root ?? `0x${"0".repeat(64)}`;
+    return tree.size === total && BigInt(tree.root) === BigInt(root);
+  }
+
+  async function run(): Promise<void> {
+    const latest = await port.latestBlock();
+    if (!(await readUpTo(latest)) || (await matchesPool(latest))) return;
+    const from = latest > REORG_WINDOW_BLOCKS ? latest - REORG_WINDOW_BLOCKS : 0n;
+    deps.logger.warn({ event: "incognito_leaves_rewound", network, fromBlock: Number(from) });
+    store.rewind(network, pool, Number(from > deps.startBlock ? from : deps.startBlock));
+    await readUpTo(latest);
+    if (!(await matchesPool(latest))) {
+      throw new Error(`pool ${pool} on ${network}: the indexed tree differs from the pool's after a rewind`);
     }
   }
 

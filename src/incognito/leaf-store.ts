@@ -14,6 +14,8 @@ export type LeafStore = {
    * between the two can neither lose leaves nor store them twice. A leaf already stored is kept (same index).
    */
   append(network: string, pool: string, leaves: readonly Leaf[], nextBlock: number): void;
+  /** Forgets the leaves of blocks from `fromBlock` on and rewinds the cursor there (a reorg replaced them). */
+  rewind(network: string, pool: string, fromBlock: number): void;
   total(network: string, pool: string): number;
   /** Leaves from index `from` on, at most `limit`, in order. */
   page(network: string, pool: string, from: number, limit: number): Leaf[];
@@ -52,6 +54,18 @@ export function createLeafStore(db: Db): LeafStore {
             target: [incognitoSync.network, incognitoSync.pool],
             set: { nextBlock, updatedAt: new Date().toISOString() },
           })
+          .run();
+      });
+    },
+    rewind(network, pool, fromBlock) {
+      const lowerPool = pool.toLowerCase();
+      db.transaction((tx) => {
+        tx.delete(incognitoLeaves)
+          .where(and(key(network, lowerPool), gte(incognitoLeaves.blockNumber, fromBlock)))
+          .run();
+        tx.update(incognitoSync)
+          .set({ nextBlock: fromBlock, updatedAt: new Date().toISOString() })
+          .where(and(eq(incognitoSync.network, network), eq(incognitoSync.pool, lowerPool)))
           .run();
       });
     },

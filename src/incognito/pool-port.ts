@@ -14,6 +14,8 @@ export type PoolPort = {
   tokenWhitelisted(token: Address): Promise<boolean>;
   /** The `LeafInserted` events of blocks [fromBlock, toBlock], in order. */
   leavesIn(fromBlock: bigint, toBlock: bigint): Promise<Leaf[]>;
+  /** The tree's size and root as of `blockNumber`. */
+  treeAt(blockNumber: bigint): Promise<{ size: number; root: string }>;
   latestBlock(): Promise<bigint>;
 };
 
@@ -48,6 +50,18 @@ export function createPoolPort(client: PublicClient, pool: Address, relayer: Add
         root: fieldToHex(log.args.root),
         blockNumber: Number(log.blockNumber),
       }));
+    },
+    async treeAt(blockNumber) {
+      const [size, root] = await client.multicall({
+        multicallAddress: MULTICALL3,
+        allowFailure: false,
+        blockNumber,
+        contracts: [
+          { address: pool, abi: privacyPoolAbi, functionName: "size" },
+          { address: pool, abi: privacyPoolAbi, functionName: "currentRoot" },
+        ],
+      });
+      return { size: Number(size), root: fieldToHex(root) };
     },
     latestBlock: () => client.getBlockNumber({ cacheTime: 0 }),
   };

@@ -501,5 +501,45 @@ for (const network of NETWORK_NAMES) {
         again.stop();
       }
     }, 60_000);
+
+    test("a reorg that replaces an indexed leaf: the tree no longer matches the pool, the indexer re-reads the last blocks", async () => {
+      const payer = await freshPayer(network);
+      const depositor = c.walletFor(payer.key);
+      const shieldDirectly = async (note: ReturnType<typeof newNote>) => {
+        await mined(
+          depositor.writeContract({
+            address: token,
+            abi: erc20Abi,
+            functionName: "approve",
+            args: [pool, note.amount],
+          }),
+        );
+        await mined(
+          depositor.writeContract({
+            address: pool,
+            abi: privacyPoolAbi,
+            functionName: "shield",
+            args: [token, note.amount, notePrecommitment(note)],
+          }),
+        );
+      };
+      const total = (await service.get(`/incognito/${network}/leaves`)).body.total;
+      // Only this test's own transactions are in the blocks that anvil's revert drops.
+      const snapshot = await c.test.snapshot();
+      const dropped = newNote(token, one);
+      await shieldDirectly(dropped);
+      expect((await service.get(`/incognito/${network}/leaves?from=${total}`)).body.leaves).toEqual([
+        fieldToHex(noteCommitment(dropped)),
+      ]);
+      await c.test.revert({ id: snapshot });
+      const kept = newNote(token, one);
+      await shieldDirectly(kept);
+      await c.test.mine({ blocks: 1 });
+      const page = (await service.get(`/incognito/${network}/leaves?from=${total}`)).body;
+      expect(page.leaves).toEqual([fieldToHex(noteCommitment(kept))]);
+      expect(BigInt(page.root)).toBe(
+        await c.public.readContract({ address: pool, abi: privacyPoolAbi, functionName: "currentRoot" }),
+      );
+    }, 60_000);
   });
 }
