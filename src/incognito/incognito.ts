@@ -2,6 +2,7 @@ import type { Networks } from "../chain/networks";
 import { createKeyedLock } from "../concurrency/keyed-lock";
 import type { Db } from "../db/open";
 import type { DenyCounters } from "../deny/deny-counters";
+import { ApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
 import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
@@ -56,6 +57,16 @@ export function createIncognito(deps: {
     now,
   });
 
+  /** The enabled network, or the refusal naming `field` (the route's own name for it). */
+  const networkOf = (name: string, field: string) => {
+    try {
+      return deps.networks.get(name);
+    } catch (error) {
+      if (error instanceof ApiError) throw new ApiError(error.code, error.message, { ...error.details, field });
+      throw error;
+    }
+  };
+
   return {
     circuit,
     verify(networkName: string, request: IncognitoRequest) {
@@ -68,7 +79,7 @@ export function createIncognito(deps: {
     settle: (request: UserOpSettleRequest) => settle(request),
     /** A page of the pool's leaves, after reading the chain's newest (from the database alone if the chain fails). */
     async leaves(networkName: string, from: number) {
-      const runtime = deps.networks.get(networkName);
+      const runtime = networkOf(networkName, "network");
       const { pool } = incognitoNetworkOf(runtime, "network");
       const indexer = indexers.get(runtime.name);
       try {

@@ -168,7 +168,7 @@ describe("incognito public data", () => {
   });
 
   test("leaves: an unknown network is refused, a page past the end is empty", async () => {
-    expectRefusal(await service.get("/incognito/solana/leaves"), 400, "validation_error");
+    expectRefusal(await service.get("/incognito/solana/leaves"), 400, "validation_error", "network");
     const first = await service.get("/incognito/bsc/leaves");
     const total = first.body.total;
     const end = await service.get(`/incognito/bsc/leaves?from=${total}`);
