@@ -345,11 +345,18 @@ export async function deployDex(
   const native = (whole: bigint) => whole * 10n ** 18n;
   const daiAmount = (whole: bigint) => whole * 10n ** 18n;
   const hashes: Promise<Hex>[] = [];
+  const confirm = async (sent: Promise<Hex>[]) => {
+    for (const hash of await Promise.all(sent)) {
+      const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 30_000 });
+      if (receipt.status !== "success") throw new Error(`devnet DEX setup transaction ${hash} reverted`);
+    }
+  };
   const spenders = [dex.v2.router, dex.v3.positionManager];
 
-  for (const contract of contracts) {
-    hashes.push(send({ to: CREATE2_DEPLOYER, data: contract.data, gas: contract.gas }));
-  }
+  // The contracts are mined before anything else is sent: with interval mining (BLOCK_TIME) their creations
+  // fill blocks close to the gas limit, and anvil then lost seeding transactions queued behind them (never
+  // mined, gone from the pool, every later nonce stuck). Under automine each is mined as it is sent anyway.
+  await confirm(contracts.map((contract) => send({ to: CREATE2_DEPLOYER, data: contract.data, gas: contract.gas })));
   hashes.push(
     send({
       to: weth,
@@ -393,10 +400,7 @@ export async function deployDex(
     hashes.push(send(call));
   }
 
-  for (const hash of await Promise.all(hashes)) {
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 30_000 });
-    if (receipt.status !== "success") throw new Error(`devnet DEX setup transaction ${hash} reverted`);
-  }
+  await confirm(hashes);
 
   // The routers find the pairs and pools by init-code hash: a quote through each proves they do.
   const oneToken = 10n ** BigInt(payment.decimals);
