@@ -8,6 +8,7 @@ import { walletPaymentFee } from "../wallets/fee";
 import type { IncognitoNetwork } from "./incognito-network";
 import { commitmentOf, fieldToHex } from "./notes";
 import { privacyPoolAbi } from "./pool-abi";
+import { asPoolRefusal } from "./pool-reverts";
 import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "./protocol";
 import { type IncognitoRequest, type IncognitoVerifyResponse, invalid, required } from "./verify-incognito";
 
@@ -86,6 +87,15 @@ export async function verifyShield(
     kind: "incognito",
     context: JSON.stringify(context),
     fields: { sender: "walletAddress", balance: "incognitoData.amount" },
+  }).catch((error: unknown) => {
+    throw asPoolRefusal(error, {
+      LeafAlreadyExists: {
+        field: "precommitment",
+        message: "this note (token, amount, precommitment) is already in the pool: make it with fresh secrets",
+      },
+      TokenNotWhitelisted: { field: "token", message: "the pool refuses this token" },
+      AmountNotReceived: { field: "token", message: "the token delivered less than amount (a fee on transfer)" },
+    });
   });
   return {
     isValid: true,

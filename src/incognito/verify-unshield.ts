@@ -8,6 +8,7 @@ import type { IncognitoNetwork } from "./incognito-network";
 import { fieldToHex } from "./notes";
 import { pendingSpendOf } from "./pending-spends";
 import { privacyPoolAbi } from "./pool-abi";
+import { asPoolRefusal } from "./pool-reverts";
 import { type PublicSignals, type SolidityProof, verifyUnshield as verifyProof } from "./proof";
 import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "./protocol";
 import { type IncognitoRequest, type IncognitoVerifyResponse, invalid, required } from "./verify-incognito";
@@ -158,6 +159,16 @@ export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoReque
       kind: "incognito",
       context: JSON.stringify(context),
       fields: { sender: "walletAddress", balance: "incognitoData.withdrawAmount" },
+    }).catch((error: unknown) => {
+      throw asPoolRefusal(error, {
+        LeafAlreadyExists: {
+          field: "changeCommitment",
+          message: "the change note is already in the pool: prove again with fresh change secrets",
+        },
+        NullifierAlreadySpent: { field: "nullifierHash", message: "this note was already unshielded" },
+        UnknownRoot: { field: "root", message: "not a root of the pool's recent history" },
+        InvalidProof: { field: "proof", message: "the pool's verifier refuses the proof" },
+      });
     });
   });
   return {

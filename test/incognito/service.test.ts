@@ -415,6 +415,24 @@ for (const network of NETWORK_NAMES) {
           args: [token, note2.amount, notePrecommitment(note2)],
         }),
       );
+      // The same note shielded again through the service: the pool would refuse the duplicate leaf at estimate.
+      const funded = await deployFundedWallet(network, units(network, 10n));
+      const depositBefore = await paymasterDeposit(network);
+      expectRefusal(
+        await service.post(
+          "/wallet/incognito/verify",
+          body(network, funded.wallet, {
+            type: "shield",
+            token,
+            amount: note2.amount.toString(),
+            precommitment: fieldToHex(notePrecommitment(note2)),
+          }),
+        ),
+        400,
+        "validation_error",
+        "incognitoData.precommitment",
+      );
+      expect(await paymasterDeposit(network)).toBe(depositBefore);
       const withdraw = units(network, 2n);
       const fee = unshieldMinimum(withdraw, c.token.decimals);
       const recipient = randomAddress();
@@ -461,10 +479,10 @@ for (const network of NETWORK_NAMES) {
           ],
         }),
       );
-      const depositBefore = await paymasterDeposit(network);
+      const depositAtSettle = await paymasterDeposit(network);
       const settled = await service.post("/wallet/incognito/settle", await settleBody(verified.body, owner));
       expectRefusal(settled, 400, "validation_error", "incognitoData.nullifierHash");
-      expect(await paymasterDeposit(network)).toBe(depositBefore);
+      expect(await paymasterDeposit(network)).toBe(depositAtSettle);
       expect(await balance(recipient)).toBe(withdraw);
     }, 120_000);
 
