@@ -3,9 +3,10 @@ import type { Db } from "../db/open";
 import { issuedUserOps } from "../db/schema";
 
 /**
- * The issued unshield UserOp that already spends this nullifier, if any: one still settleable (issued and
- * unexpired) or sent (sending, success). Two sponsored spends of one note would both pass verify, and the paymaster
- * would pay for the second one's revert. A failed one (reverted, rejected) leaves the note spendable again.
+ * The issued unshield UserOp that already spends this nullifier, if any: one that may still execute (issued or
+ * being sent, before its paymaster data expires; after that the EntryPoint refuses it) or that did. Two sponsored
+ * spends of one note would both pass verify, and the paymaster would pay for the second one's revert. A failed one
+ * (reverted, rejected) or an expired one leaves the note spendable again.
  */
 export function pendingSpendOf(
   db: Db,
@@ -22,8 +23,8 @@ export function pendingSpendOf(
         eq(issuedUserOps.kind, "incognito"),
         sql`json_extract(${issuedUserOps.context}, '$.nullifierHash') = ${nullifierHash.toLowerCase()}`,
         or(
-          inArray(issuedUserOps.status, ["sending", "success"]),
-          and(eq(issuedUserOps.status, "issued"), gt(issuedUserOps.expiresAt, now)),
+          eq(issuedUserOps.status, "success"),
+          and(inArray(issuedUserOps.status, ["issued", "sending"]), gt(issuedUserOps.expiresAt, now)),
         ),
       ),
     )
