@@ -18,7 +18,7 @@ import { privacyPoolAbi } from "../../src/incognito/pool-abi";
 import { proveUnshield, type SolidityProof } from "../../src/incognito/proof";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
-import { deployFundedWallet, expectRefusal, paymasterDeposit, settleBody, units } from "../wallets/support";
+import { deployFundedWallet, expectRefusal, paymasterDeposit, settleBody, units, verifyBody } from "../wallets/support";
 
 const service = startTestService();
 afterAll(() => service.stop());
@@ -398,6 +398,33 @@ for (const network of NETWORK_NAMES) {
       expect(withdraw1 + fee1 + withdraw2 + fee2).toBe(note.amount);
       expect(await balance(wallet)).toBe(0n);
     }, 120_000);
+
+    test("a shield whose wallet spent its balance after verify is refused at settle: nothing claimed or sponsored", async () => {
+      const { owner, wallet } = await deployFundedWallet(network, units(network, 3n));
+      const shieldNote = newNote(token, units(network, 2n));
+      const verified = await service.post(
+        "/wallet/incognito/verify",
+        body(network, wallet, {
+          type: "shield",
+          token,
+          amount: shieldNote.amount.toString(),
+          precommitment: fieldToHex(notePrecommitment(shieldNote)),
+        }),
+      );
+      expect(verified.status).toBe(200);
+      // The owner moves 2 tokens out with a wallet payment in between.
+      const paid = await service.post(
+        "/wallet/verify",
+        verifyBody(network, wallet, [{ to: randomAddress(), amount: units(network, 2n) }]),
+      );
+      expect(paid.status).toBe(200);
+      expect((await service.post("/wallet/settle", await settleBody(paid.body, owner))).status).toBe(200);
+      const depositBefore = await paymasterDeposit(network);
+      const settled = await service.post("/wallet/incognito/settle", await settleBody(verified.body, owner));
+      expectRefusal(settled, 400, "validation_error", "balance");
+      expect(await paymasterDeposit(network)).toBe(depositBefore);
+      expect((await leavesOf(network)).includes(noteCommitment(shieldNote))).toBe(false);
+    }, 60_000);
 
     test("an unshield spent on-chain by someone else after verify is refused at settle: the paymaster pays nothing", async () => {
       // A note shielded by an EOA straight at the pool.
