@@ -1,7 +1,8 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { type Db, writeLazily } from "../db/open";
 import { type EoaSettlement, eoaSettlements } from "../db/schema";
 import type { Authorization } from "./authorization";
+import { createSettlementJournal, type SettlementOutcome } from "./settlement-journal";
 
 export type NewSettlement = Omit<
   EoaSettlement,
@@ -18,15 +19,7 @@ export type SettlementStore = {
   release(id: number, evenIfFailed?: boolean): void;
   markSent(id: number, txHash: string, rawTx: string): void;
   markReplaced(id: number, txHash: string): void;
-  markOutcome(
-    id: number,
-    outcome: {
-      status: "success" | "reverted" | "failed" | "rejected";
-      txHash?: string;
-      blockNumber?: number;
-      error?: string;
-    },
-  ): void;
+  markOutcome(id: number, outcome: SettlementOutcome): void;
   unfinished(): EoaSettlement[];
 };
 
@@ -80,42 +73,6 @@ export function createSettlementStore(db: Db): SettlementStore {
     .onConflictDoNothing()
     .returning()
     .prepare();
-  const deletePending = db
-    .delete(t)
-    .where(and(eq(t.id, p("id")), eq(t.status, "pending")))
-    .prepare();
-  const deletePendingOrFailed = db
-    .delete(t)
-    .where(and(eq(t.id, p("id")), inArray(t.status, ["pending", "failed"])))
-    .prepare();
-  const setSent = db
-    .update(t)
-    .set({ status: "sent", txHash: sql`${p("txHash")}`, rawTx: sql`${p("rawTx")}`, updatedAt: sql`${p("time")}` })
-    .where(eq(t.id, p("id")))
-    .prepare();
-  const setTxHash = db
-    .update(t)
-    .set({ txHash: sql`${p("txHash")}`, updatedAt: sql`${p("time")}` })
-    .where(eq(t.id, p("id")))
-    .prepare();
-  const setOutcome = db
-    .update(t)
-    .set({
-      status: sql`${p("status")}`,
-      // An outcome without a hash keeps the stored one.
-      txHash: sql`coalesce(${p("txHash")}, ${t.txHash})`,
-      blockNumber: sql`${p("blockNumber")}`,
-      error: sql`${p("error")}`,
-      updatedAt: sql`${p("time")}`,
-    })
-    .where(eq(t.id, p("id")))
-    .prepare();
-  const selectUnfinished = db
-    .select()
-    .from(t)
-    .where(inArray(t.status, ["pending", "sent"]))
-    .prepare();
-
   const find = (key: SettlementKey) => findByKey.get(keyOf(key));
   return {
     find,
@@ -127,29 +84,6 @@ export function createSettlementStore(db: Db): SettlementStore {
       if (!existing) throw new Error("settlement record vanished during claim");
       return { record: existing, created: false };
     },
-    release(id, evenIfFailed = false) {
-      writeLazily(db, () => (evenIfFailed ? deletePendingOrFailed : deletePending).run({ id }));
-    },
-    // The journal: synced before the broadcast it precedes.
-    markSent(id, txHash, rawTx) {
-      setSent.run({ id, txHash, rawTx, time: now() });
-    },
-    markReplaced(id, txHash) {
-      setTxHash.run({ id, txHash, time: now() });
-    },
-    // Lazily: lost in a machine crash, the record is still "sent" and is resumed from the chain at start.
-    markOutcome(id, outcome) {
-      writeLazily(db, () =>
-        setOutcome.run({
-          id,
-          status: outcome.status,
-          txHash: outcome.txHash || null,
-          blockNumber: outcome.blockNumber ?? null,
-          error: outcome.error ?? null,
-          time: now(),
-        }),
-      );
-    },
-    unfinished: () => selectUnfinished.all(),
+    ...createSettlementJournal<EoaSettlement>(db, t),
   };
 }

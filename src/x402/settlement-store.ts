@@ -1,6 +1,7 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { type Db, writeLazily } from "../db/open";
 import { type X402Settlement, x402Settlements } from "../db/schema";
+import { createSettlementJournal } from "../payments/settlement-journal";
 
 export type X402SettlementKey = { network: string; contract: string; payer: string; nonce: string };
 export type NewX402Settlement = X402SettlementKey &
@@ -8,12 +9,6 @@ export type NewX402Settlement = X402SettlementKey &
     /** The token moved; defaults to `contract` (EIP-3009, where the token is the nonce space). */
     token?: string;
   };
-type Outcome = {
-  status: "success" | "reverted" | "failed" | "rejected";
-  txHash?: string;
-  blockNumber?: number;
-  error?: string;
-};
 
 const keyOf = <K extends X402SettlementKey>(key: K): K => ({
   ...key,
@@ -58,37 +53,6 @@ export function createX402SettlementStore(db: Db) {
     .onConflictDoNothing()
     .returning()
     .prepare();
-  const deleteUnsent = db
-    .delete(t)
-    .where(and(eq(t.id, p("id")), inArray(t.status, ["pending", "failed"])))
-    .prepare();
-  const setSent = db
-    .update(t)
-    .set({ status: "sent", txHash: sql`${p("txHash")}`, rawTx: sql`${p("rawTx")}`, updatedAt: sql`${p("time")}` })
-    .where(eq(t.id, p("id")))
-    .prepare();
-  const setTxHash = db
-    .update(t)
-    .set({ txHash: sql`${p("txHash")}`, updatedAt: sql`${p("time")}` })
-    .where(eq(t.id, p("id")))
-    .prepare();
-  const setOutcome = db
-    .update(t)
-    .set({
-      status: sql`${p("status")}`,
-      // An outcome without a hash keeps the stored one.
-      txHash: sql`coalesce(${p("txHash")}, ${t.txHash})`,
-      blockNumber: sql`${p("blockNumber")}`,
-      error: sql`${p("error")}`,
-      updatedAt: sql`${p("time")}`,
-    })
-    .where(eq(t.id, p("id")))
-    .prepare();
-  const selectUnfinished = db
-    .select()
-    .from(t)
-    .where(inArray(t.status, ["pending", "sent"]))
-    .prepare();
   const takeAnswer = db
     .update(t)
     .set({ successAnswered: true, updatedAt: sql`${p("time")}` })
@@ -96,6 +60,7 @@ export function createX402SettlementStore(db: Db) {
     .returning({ id: t.id })
     .prepare();
 
+  const journal = createSettlementJournal<X402Settlement>(db, t);
   const find = (key: X402SettlementKey) => findByKey.get(keyOf(key));
   return {
     find,
@@ -119,32 +84,9 @@ export function createX402SettlementStore(db: Db) {
       if (!existing) throw new Error("x402 settlement record vanished during claim");
       return { record: existing, created: false };
     },
+    ...journal,
     /** Drops a record never sent (or never mined) so that the payment can be settled again. */
-    release(id: number) {
-      writeLazily(db, () => deleteUnsent.run({ id }));
-    },
-    /** The journal: synced before the broadcast it precedes. */
-    markSent: (id: number, txHash: string, rawTx: string) => {
-      setSent.run({ id, txHash, rawTx, time: now() });
-    },
-    markReplaced: (id: number, txHash: string) => {
-      setTxHash.run({ id, txHash, time: now() });
-    },
-    /** Lazily: lost in a machine crash, the record is still "sent" and is resumed from the chain at start. */
-    markOutcome: (id: number, outcome: Outcome) => {
-      writeLazily(db, () =>
-        setOutcome.run({
-          id,
-          status: outcome.status,
-          txHash: outcome.txHash || null,
-          blockNumber: outcome.blockNumber ?? null,
-          error: outcome.error ?? null,
-          time: now(),
-        }),
-      );
-    },
-    /** Records a previous process left before their outcome (reconciled at start). */
-    unfinished: () => selectUnfinished.all(),
+    release: (id: number) => journal.release(id, true),
     /**
      * True for exactly one caller per settled payment: the one whose answer may say success. Synced (with the
      * outcome before it) before that answer leaves: lost, a retry after a machine crash could be told success again.

@@ -1,0 +1,86 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { type Db, writeLazily } from "../db/open";
+import type { eoaSettlements, x402Settlements } from "../db/schema";
+
+export type SettlementOutcome = {
+  status: "success" | "reverted" | "failed" | "rejected";
+  txHash?: string;
+  blockNumber?: number;
+  error?: string;
+};
+
+const p = (name: string) => sql.placeholder(name);
+
+/**
+ * The state changes every settlement record goes through after its claim (the EOA and the x402 tables have the
+ * same journal columns): each one statement, prepared once. The journal writes are synced before the broadcast
+ * they precede; the others are lazy, because the chain tells what a lost one would have said.
+ */
+export function createSettlementJournal<Row>(db: Db, table: typeof eoaSettlements | typeof x402Settlements) {
+  const t = table as typeof eoaSettlements;
+  const now = () => new Date().toISOString();
+  const deletePending = db
+    .delete(t)
+    .where(and(eq(t.id, p("id")), eq(t.status, "pending")))
+    .prepare();
+  const deletePendingOrFailed = db
+    .delete(t)
+    .where(and(eq(t.id, p("id")), inArray(t.status, ["pending", "failed"])))
+    .prepare();
+  const setSent = db
+    .update(t)
+    .set({ status: "sent", txHash: sql`${p("txHash")}`, rawTx: sql`${p("rawTx")}`, updatedAt: sql`${p("time")}` })
+    .where(eq(t.id, p("id")))
+    .prepare();
+  const setTxHash = db
+    .update(t)
+    .set({ txHash: sql`${p("txHash")}`, updatedAt: sql`${p("time")}` })
+    .where(eq(t.id, p("id")))
+    .prepare();
+  const setOutcome = db
+    .update(t)
+    .set({
+      status: sql`${p("status")}`,
+      // An outcome without a hash keeps the stored one.
+      txHash: sql`coalesce(${p("txHash")}, ${t.txHash})`,
+      blockNumber: sql`${p("blockNumber")}`,
+      error: sql`${p("error")}`,
+      updatedAt: sql`${p("time")}`,
+    })
+    .where(eq(t.id, p("id")))
+    .prepare();
+  const selectUnfinished = db
+    .select()
+    .from(t)
+    .where(inArray(t.status, ["pending", "sent"]))
+    .prepare();
+
+  return {
+    /** Drops a record whose transaction was never sent (or never mined), so the payment can be settled again. */
+    release(id: number, evenIfFailed = false) {
+      writeLazily(db, () => (evenIfFailed ? deletePendingOrFailed : deletePending).run({ id }));
+    },
+    /** The journal: synced before the broadcast it precedes. */
+    markSent(id: number, txHash: string, rawTx: string) {
+      setSent.run({ id, txHash, rawTx, time: now() });
+    },
+    markReplaced(id: number, txHash: string) {
+      setTxHash.run({ id, txHash, time: now() });
+    },
+    /** Lazily: lost in a machine crash, the record is still "sent" and is resumed from the chain at start. */
+    markOutcome(id: number, outcome: SettlementOutcome) {
+      writeLazily(db, () =>
+        setOutcome.run({
+          id,
+          status: outcome.status,
+          txHash: outcome.txHash || null,
+          blockNumber: outcome.blockNumber ?? null,
+          error: outcome.error ?? null,
+          time: now(),
+        }),
+      );
+    },
+    /** Records a previous process left before their outcome (reconciled at start). */
+    unfinished: () => selectUnfinished.all() as Row[],
+  };
+}
