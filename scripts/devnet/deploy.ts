@@ -190,9 +190,11 @@ export async function deployContracts(rpcUrl: string, chain: Chain): Promise<Dep
       data: encodeFunctionData({ abi: mintAbi, functionName: "mint", args: [to, TEST_TOKEN_MINT.usdc] }),
     });
   }
-  // Sent back to back with explicit nonces and awaited together: one round of mining instead of one per call.
+  // Sent back to back with explicit nonces, each once the node accepted the previous one (fired at once, a later
+  // nonce can reach anvil first and wait in its queue; see dex.ts), then awaited together.
   let nonce = await clients.public.getTransactionCount({ address: ownerAddress, blockTag: "pending" });
-  const hashes = await Promise.all(calls.map((call) => clients.wallet.sendTransaction({ ...call, nonce: nonce++ })));
+  const hashes: Hex[] = [];
+  for (const call of calls) hashes.push(await clients.wallet.sendTransaction({ ...call, nonce: nonce++ }));
   for (const hash of hashes) {
     const receipt = await clients.public.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 30_000 });
     if (receipt.status !== "success") throw new Error(`devnet setup transaction ${hash} reverted`);
