@@ -85,6 +85,12 @@ describe("incognito notes", () => {
     expect(second.input.indices!.slice(0, 2)).toEqual(["1", "0"]);
     expect(second.input.siblings!.slice(0, 2)).toEqual([String(leaves[0]), String(leaves[2])]);
 
+    // A whole note given as `change` lends only its secrets: the change amount is still what is left.
+    const wholeNote = { ...newNote(getAddress("0x7e57000000000000000000000000000000000009"), 999n), nullifier: 5n };
+    const fromNote = unshieldInput({ ...base, note: notes[2]!, change: { ...wholeNote, secret: 6n } });
+    expect(fromNote.changeNote).toEqual({ token, amount: 26n, nullifier: 5n, secret: 6n });
+    expect(fromNote.changeCommitment).toBe(third.changeCommitment);
+
     expect(() => unshieldInput({ ...base, note: notes[0]!, withdrawAmount: 10n })).toThrow(RangeError);
     expect(() => unshieldInput({ ...base, note: newNote(token, 10n) })).toThrow(/not in the tree/);
   });

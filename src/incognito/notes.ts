@@ -97,7 +97,13 @@ export function unshieldInput(request: UnshieldRequest): {
   if (depth > TREE_DEPTH) throw new Error(`tree deeper than ${TREE_DEPTH}`);
   const indices = Array.from({ length: TREE_DEPTH }, (_, i) => (i < depth ? String((proof.index >> i) & 1) : "0"));
   const siblings = Array.from({ length: TREE_DEPTH }, (_, i) => String(proof.siblings[i] ?? 0n));
-  const changeNote: Note = { token: note.token, amount: changeAmount, ...change };
+  // Only the secrets are taken from `change`: a whole Note passed there must not bring its own amount or token.
+  const changeNote: Note = {
+    token: note.token,
+    amount: changeAmount,
+    nullifier: change.nullifier,
+    secret: change.secret,
+  };
   const changeCommitment = noteCommitment(changeNote);
   const nullifierHash = nullifierHashOf(note.nullifier);
   return {
