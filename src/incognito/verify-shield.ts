@@ -3,7 +3,7 @@ import { erc20Abi } from "../chain/abis";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import type { Call } from "../userops/execution";
-import { type IssueUserOpDeps, issueUserOp } from "../userops/issue-user-op";
+import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
 import { walletPaymentFee } from "../wallets/fee";
 import type { IncognitoNetwork } from "./incognito-network";
 import { commitmentOf, fieldToHex } from "./notes";
@@ -97,12 +97,5 @@ export async function verifyShield(
       AmountNotReceived: { field: "token", message: "the token delivered less than amount (a fee on transfer)" },
     });
   });
-  return {
-    isValid: true,
-    payer: issued.owner,
-    userOp: issued.userOp,
-    userOpHash: issued.userOpHash,
-    feeAmount: context.feeAmount,
-    totalAmount: context.totalAmount,
-  };
+  return verifiedAnswer(issued, context.feeAmount, context.totalAmount);
 }

@@ -2,7 +2,7 @@ import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256 } fr
 import type { Db } from "../db/open";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
-import { type IssueUserOpDeps, issueUserOp } from "../userops/issue-user-op";
+import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
 import { unshieldMinimumFee } from "./fees";
 import type { IncognitoNetwork } from "./incognito-network";
 import { fieldToHex } from "./notes";
@@ -171,12 +171,5 @@ export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoReque
       });
     });
   });
-  return {
-    isValid: true,
-    payer: issued.owner,
-    userOp: issued.userOp,
-    userOpHash: issued.userOpHash,
-    feeAmount: context.feeAmount,
-    totalAmount: (withdrawAmount + fee).toString(),
-  };
+  return verifiedAnswer(issued, context.feeAmount, (withdrawAmount + fee).toString());
 }

@@ -28,6 +28,16 @@ export type IssueUserOpRequest = {
 
 export type IssuedTicket = { userOp: RpcUserOp; userOpHash: Hex; owner: Address };
 
+/** The verify answer of every flow that charges a fee (`/wallet/verify`, incognito): what to sign and what it costs. */
+export const verifiedAnswer = (issued: IssuedTicket, feeAmount: string, totalAmount: string) => ({
+  isValid: true as const,
+  payer: issued.owner,
+  userOp: issued.userOp,
+  userOpHash: issued.userOpHash,
+  feeAmount,
+  totalAmount,
+});
+
 const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
   new ApiError("validation_error", message, { field, ...details });
 

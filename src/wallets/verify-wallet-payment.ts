@@ -1,6 +1,6 @@
 import { type Address, getAddress, maxUint256 } from "viem";
 import { ApiError } from "../errors";
-import { type IssueUserOpDeps, issueUserOp } from "../userops/issue-user-op";
+import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
 import { payBatchCalls } from "../userops/pay-batch";
 import type { UserOpNetwork } from "../userops/user-op-network";
 import type { RpcUserOp } from "../userops/user-operation";
@@ -90,12 +90,5 @@ export async function verifyWalletPayment(
     context: JSON.stringify(context),
     fields: { sender: "walletAddress", balance: "transactions" },
   });
-  return {
-    isValid: true,
-    payer: issued.owner,
-    userOp: issued.userOp,
-    userOpHash: issued.userOpHash,
-    feeAmount: context.feeAmount,
-    totalAmount: context.totalAmount,
-  };
+  return verifiedAnswer(issued, context.feeAmount, context.totalAmount);
 }
