@@ -2,34 +2,19 @@
  * OpenAPI examples of the incognito routes (merged into src/http/openapi/examples.ts), of shapes the routes'
  * schemas accept; test/http/openapi.test.ts checks each.
  */
+import { EXAMPLE_WALLET, exampleUserOp } from "../userops/examples";
+
 type Examples = { request?: unknown; responses?: Record<string, unknown> };
 
 const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const OWNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-const WALLET = "0x2C5c3f2Cc1F2E4f0f1b3a5B7c9d0E1f2A3b4C5d6";
+const WALLET = EXAMPLE_WALLET;
 const RECIPIENT = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const POOL = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
-const PAYMASTER = "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0";
 const SIGNATURE = `0x${"ab".repeat(65)}`;
 const field = (digit: string) => `0x0${digit.repeat(63)}`;
 const hash = (digit: string) => `0x${digit.repeat(64)}`;
 const CIRCUIT_ID = "unshield-a9f02a5930ae639b";
-
-const userOp = (signature: string) => ({
-  sender: WALLET,
-  nonce: "0x0",
-  callData: `0xe9ae5c53${"00".repeat(64)}`,
-  callGasLimit: "0x61a80",
-  verificationGasLimit: "0x186a0",
-  preVerificationGas: "0xc350",
-  maxFeePerGas: "0x3b9aca00",
-  maxPriorityFeePerGas: "0x3b9aca00",
-  paymaster: PAYMASTER,
-  paymasterVerificationGasLimit: "0x186a0",
-  paymasterPostOpGasLimit: "0x0",
-  paymasterData: `0x${"00".repeat(12)}${"cd".repeat(65)}`,
-  signature,
-});
 
 export const INCOGNITO_EXAMPLES: Record<string, Examples> = {
   "POST /wallet/incognito/verify": {
@@ -59,7 +44,7 @@ export const INCOGNITO_EXAMPLES: Record<string, Examples> = {
       200: {
         isValid: true,
         payer: OWNER,
-        userOp: userOp("0x"),
+        userOp: exampleUserOp("0x", "0x61a80"),
         userOpHash: hash("b"),
         feeAmount: "150000000000000000",
         totalAmount: "30150000000000000000",
@@ -67,7 +52,7 @@ export const INCOGNITO_EXAMPLES: Record<string, Examples> = {
     },
   },
   "POST /wallet/incognito/settle": {
-    request: { userOp: userOp(SIGNATURE), signature: SIGNATURE },
+    request: { userOp: exampleUserOp(SIGNATURE, "0x61a80"), signature: SIGNATURE },
     responses: {
       200: {
         success: true,

@@ -5,6 +5,8 @@
 import { INCOGNITO_CIRCUIT_ID_EXAMPLE, INCOGNITO_EXAMPLES, INCOGNITO_POOL_EXAMPLE } from "../../incognito/examples";
 import { SIGNED_TYPES } from "../../payments/typed-data";
 
+import { EXAMPLE_PAYMASTER, EXAMPLE_WALLET, exampleUserOp } from "../../userops/examples";
+
 type Examples = { request?: unknown; responses?: Record<string, unknown> };
 
 const RELAYER = "0x626D9DeF38AA6A2Aeaba5865Da3178A6691cbdd4";
@@ -12,8 +14,8 @@ const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const PAYER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const MERCHANT = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const FEE_RECIPIENT = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
-const WALLET = "0x2C5c3f2Cc1F2E4f0f1b3a5B7c9d0E1f2A3b4C5d6";
-const PAYMASTER = "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0";
+const WALLET = EXAMPLE_WALLET;
+const PAYMASTER = EXAMPLE_PAYMASTER;
 const hash = (digit: string) => `0x${digit.repeat(64)}`;
 const SIGNATURE = `0x${"ab".repeat(65)}`;
 const SALT = hash("0");
@@ -25,22 +27,6 @@ const authorization = (value: string, to = MERCHANT) => ({
     authorization: { from: PAYER, to, value, validAfter: NOW - 60, validBefore: NOW + 600, nonce: hash("1") },
     signature: SIGNATURE,
   },
-});
-
-const userOp = (signature: string) => ({
-  sender: WALLET,
-  nonce: "0x0",
-  callData: `0xe9ae5c53${"00".repeat(64)}`,
-  callGasLimit: "0x1d4c0",
-  verificationGasLimit: "0x186a0",
-  preVerificationGas: "0xc350",
-  maxFeePerGas: "0x3b9aca00",
-  maxPriorityFeePerGas: "0x3b9aca00",
-  paymaster: PAYMASTER,
-  paymasterVerificationGasLimit: "0x186a0",
-  paymasterPostOpGasLimit: "0x0",
-  paymasterData: `0x${"00".repeat(12)}${"cd".repeat(65)}`,
-  signature,
 });
 
 const walletEntry = { address: WALLET, salt: SALT, owner: PAYER, fundingAmount: "0" };
@@ -298,7 +284,7 @@ export const EXAMPLES: Record<string, Examples> = {
       200: {
         isValid: true,
         payer: PAYER,
-        userOp: userOp("0x"),
+        userOp: exampleUserOp("0x"),
         userOpHash: hash("b"),
         feeAmount: "10000000000000000",
         totalAmount: "1010000000000000000",
@@ -306,7 +292,7 @@ export const EXAMPLES: Record<string, Examples> = {
     },
   },
   "POST /wallet/settle": {
-    request: { userOp: userOp(SIGNATURE), signature: SIGNATURE },
+    request: { userOp: exampleUserOp(SIGNATURE), signature: SIGNATURE },
     responses: {
       200: {
         success: true,
@@ -348,11 +334,11 @@ export const EXAMPLES: Record<string, Examples> = {
   },
   "POST /deploy/wallet/verify": {
     request: { paymentRequirements: walletDeployment },
-    responses: { 200: { ...verifyFields, payer: WALLET, userOp: userOp("0x"), userOpHash: hash("d") } },
+    responses: { 200: { ...verifyFields, payer: WALLET, userOp: exampleUserOp("0x"), userOpHash: hash("d") } },
   },
   "POST /deploy/wallet/settle": {
     request: {
-      userOp: userOp(SIGNATURE),
+      userOp: exampleUserOp(SIGNATURE),
       signature: SIGNATURE,
       paymentRequirements: walletDeployment,
       wallets: [walletEntry],
