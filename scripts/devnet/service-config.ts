@@ -1,7 +1,35 @@
 import { CONFIG_DEFAULTS, NETWORK_DEFAULTS, validateConfig } from "../../src/config/load";
 import type { Config, ConfigInput, NetworkConfigInput } from "../../src/config/schema";
+import type { DevnetDex } from "./dex";
 import { devnetKeys } from "./keys";
 import type { DevnetManifest, DevnetNetwork } from "./start";
+
+/** The devnet's Uniswap V2/V3 (manifest `networks.*.dex`), two-hop routes through the wrapped native token. */
+function swapConfig(dex: DevnetDex): NonNullable<NetworkConfigInput["swap"]> {
+  return {
+    routers: [
+      {
+        name: dex.v2.name,
+        address: dex.v2.router,
+        kind: "v2",
+        factory: dex.v2.factory,
+        initCodeHash: dex.v2.initCodeHash,
+        feeBps: dex.v2.feeBps,
+      },
+      {
+        name: dex.v3.name,
+        address: dex.v3.router,
+        kind: "v3",
+        factory: dex.v3.factory,
+        initCodeHash: dex.v3.initCodeHash,
+        feeTiers: dex.v3.feeTiers,
+      },
+    ],
+    quoter: dex.v3.quoter,
+    connectors: [dex.wrappedNative],
+    wrappedNative: dex.wrappedNative,
+  };
+}
 
 /** Fees used on the devnet: 0.5% with a floor, and a flat deployment fee per wallet. */
 function networkConfig(network: DevnetNetwork): NetworkConfigInput {
@@ -28,7 +56,11 @@ function networkConfig(network: DevnetNetwork): NetworkConfigInput {
       // Incognito unshield: 0.3% of withdrawAmount with a floor of 0.05, so that the test's two fees differ in kind.
       unshieldFeeBps: 30,
       unshieldMinFee: (10n ** BigInt(token.decimals) / 20n).toString(),
+      // Swaps: 0.3% of sellAmount with a floor of 0.01.
+      swapFeeBps: 30,
+      swapMinFee: (10n ** BigInt(token.decimals) / 100n).toString(),
     })),
+    ...(network.dex ? { swap: swapConfig(network.dex) } : {}),
     feeRecipient: network.feeRecipient,
     executorKeys: [...devnetKeys.executors],
     paymasterSignerKey: devnetKeys.paymasterSigner,

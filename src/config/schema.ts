@@ -50,6 +50,9 @@ const TokenFields = T.Object({
   /** Fee of an incognito unshield: max(unshieldMinFee, ceil(withdrawAmount × unshieldFeeBps / 10000)); default feeBps/minFee. */
   unshieldFeeBps: T.Optional(T.Integer({ minimum: 0, maximum: 10000 })),
   unshieldMinFee: T.Optional(Amount),
+  /** Fee of a swap selling this token: max(swapMinFee, ceil(sellAmount × swapFeeBps / 10000)); default feeBps/minFee. */
+  swapFeeBps: T.Optional(T.Integer({ minimum: 0, maximum: 10000 })),
+  swapMinFee: T.Optional(Amount),
 });
 
 export const TokenConfigSchema = T.Transform(TokenFields)
@@ -58,8 +61,57 @@ export const TokenConfigSchema = T.Transform(TokenFields)
     minPaymentValue: token.minPaymentValue ?? DEFAULT_MIN_PAYMENT_VALUE,
     unshieldFeeBps: token.unshieldFeeBps ?? token.feeBps,
     unshieldMinFee: token.unshieldMinFee ?? token.minFee,
+    swapFeeBps: token.swapFeeBps ?? token.feeBps,
+    swapMinFee: token.swapMinFee ?? token.minFee,
   }))
   .Encode((token) => token);
+
+/** V3 fee tiers quoted when a V3 router's config leaves them out (Uniswap's; PancakeSwap V3 uses 2500 for 3000). */
+export const DEFAULT_V3_FEE_TIERS = [100, 500, 3000, 10000] as const;
+
+/**
+ * A whitelisted DEX router as quoting and execution need it: the factory and its pool init-code hash (pair and
+ * pool addresses are computed, never looked up), V2's fee in basis points (Uniswap 30, PancakeSwap 25), V3's
+ * fee tiers. The relayer must whitelist the router with the same kind (Relayer.setRouter).
+ */
+const SwapRouter = T.Object({
+  /** Shown as a route's `dex` (default "uniswap-v2" / "uniswap-v3"). */
+  name: T.Optional(T.String({ minLength: 1, maxLength: 64 })),
+  address: AddressString,
+  kind: T.Union([T.Literal("v2"), T.Literal("v3")]),
+  factory: AddressString,
+  initCodeHash: T.Unsafe<Hex>(T.String({ pattern: "^0x[0-9a-fA-F]{64}$" })),
+  feeBps: T.Optional(T.Integer({ minimum: 0, maximum: 10000 })),
+  feeTiers: T.Optional(T.Array(T.Integer({ minimum: 1, maximum: 2 ** 24 - 1 }), { minItems: 1, maxItems: 8 })),
+});
+
+/** Swaps on a network (decisions.md "Swaps"): at most one router per kind; absent: swaps are off here. */
+const SwapConfigSchema = T.Transform(
+  T.Object({
+    routers: T.Array(SwapRouter, { minItems: 1, maxItems: 2 }),
+    /** QuoterV2 of the V3 router's deployment (needed when a V3 router is configured). */
+    quoter: T.Optional(AddressString),
+    /** Middle tokens of two-hop routes. */
+    connectors: T.Array(AddressString, { maxItems: 8 }),
+    wrappedNative: AddressString,
+  }),
+)
+  .Decode((swap) => {
+    const v2 = swap.routers.filter((router) => router.kind === "v2");
+    const v3 = swap.routers.filter((router) => router.kind === "v3");
+    if (v2.length > 1 || v3.length > 1) throw new Error("swap.routers: at most one router per kind");
+    if (v3.length === 1 && !swap.quoter) throw new Error("swap.quoter is required with a v3 router");
+    return {
+      ...swap,
+      routers: swap.routers.map((router) => ({
+        ...router,
+        name: router.name ?? `uniswap-${router.kind}`,
+        feeBps: router.feeBps ?? 30,
+        feeTiers: router.feeTiers ?? [...DEFAULT_V3_FEE_TIERS],
+      })),
+    };
+  })
+  .Encode((swap) => swap);
 
 const NetworkFields = T.Object({
   chainId: T.Integer({ minimum: 1 }),
@@ -114,6 +166,8 @@ const NetworkFields = T.Object({
   sendRawTransactionSync: T.Optional(T.Union([T.Literal("auto"), T.Literal("always"), T.Literal("never")])),
   /** x402 facilitator bodies on /verify and /settle (scheme exact: EIP-3009 tokens, and any token with Permit2); off when absent. */
   x402: T.Optional(T.Object({ enabled: T.Boolean() })),
+  /** Swaps through whitelisted DEX routers; off when absent. */
+  swap: T.Optional(SwapConfigSchema),
 });
 
 /** Adds the paymaster signer's account, derived once from its key (which stays, for the wiring check's message). */
@@ -151,6 +205,7 @@ export const ConfigSchema = T.Object({
 /** The service's config, decoded: domain types, defaults applied, accounts built. */
 export type TokenConfig = StaticDecode<typeof TokenConfigSchema>;
 export type NetworkConfig = StaticDecode<typeof NetworkConfigSchema>;
+export type SwapConfig = StaticDecode<typeof SwapConfigSchema>;
 export type Config = StaticDecode<typeof ConfigSchema>;
 /** The same config as the file and the environment spell it (what validateConfig takes, encodeConfig gives). */
 export type NetworkConfigInput = StaticEncode<typeof NetworkConfigSchema>;

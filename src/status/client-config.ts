@@ -2,6 +2,7 @@ import { relayerAbi } from "../chain/abis";
 import { MAX_BODY_BYTES } from "../limits";
 import { SIGNED_TYPES } from "../payments/typed-data";
 import type { Services } from "../services";
+import { SWAP_WITH_AUTHORIZATION_TYPE } from "../swap/typed-data";
 
 export const LIMITS = { maxTransactionsPerBatch: 20, maxSaltsPerDeployment: 10, maxFundingPayloads: 10 };
 
@@ -48,12 +49,27 @@ export async function clientConfig(services: Services) {
               deploymentFeePerWallet: token.deploymentFeePerWallet.toString(),
               unshieldFeeBps: token.unshieldFeeBps,
               unshieldMinFee: token.unshieldMinFee.toString(),
+              swapFeeBps: token.swapFeeBps,
+              swapMinFee: token.swapMinFee.toString(),
             },
             minPaymentValue: token.minPaymentValue.toString(),
           })),
           /** The privacy pool and the circuit its proofs are for; null when incognito is off on this network. */
           incognito: config.contracts.privacyPool
             ? { pool: config.contracts.privacyPool, circuitId: services.incognito.circuit.descriptor.id }
+            : null,
+          /** Swaps: the whitelisted routers and the middle tokens of two-hop routes; null when swaps are off. */
+          swap: config.swap
+            ? {
+                routers: config.swap.routers.map((router) => ({
+                  name: router.name,
+                  address: router.address,
+                  kind: router.kind,
+                })),
+                connectors: config.swap.connectors,
+                wrappedNative: config.swap.wrappedNative,
+                signedType: SWAP_WITH_AUTHORIZATION_TYPE,
+              }
             : null,
           /** EOA payments: validBefore at least this far ahead; gas a contract payer's ERC-1271 check may use. */
           limits: { validBeforeMarginSeconds: config.validBeforeMarginSeconds, erc1271GasLimit },

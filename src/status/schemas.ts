@@ -42,6 +42,8 @@ const NetworkClientConfig = t.Object({
         deploymentFeePerWallet: Amount,
         unshieldFeeBps: t.Integer({ description: "incognito unshield fee in basis points of withdrawAmount" }),
         unshieldMinFee: Amount,
+        swapFeeBps: t.Integer({ description: "swap fee in basis points of sellAmount (taken out of it)" }),
+        swapMinFee: Amount,
       }),
       minPaymentValue: Amount,
     }),
@@ -50,6 +52,20 @@ const NetworkClientConfig = t.Object({
     t.Object(
       { pool: Address, circuitId: t.String({ description: "id of GET /incognito/circuit" }) },
       { description: "the privacy pool; null when incognito is off on this network" },
+    ),
+    t.Null(),
+  ]),
+  swap: t.Union([
+    t.Object(
+      {
+        routers: t.Array(
+          t.Object({ name: t.String(), address: Address, kind: t.Union([t.Literal("v2"), t.Literal("v3")]) }),
+        ),
+        connectors: t.Array(Address, { description: "middle tokens of two-hop routes" }),
+        wrappedNative: Address,
+        signedType: t.String({ description: "the SwapWithAuthorization type string" }),
+      },
+      { description: "swaps through whitelisted DEX routers; null when swaps are off on this network" },
     ),
     t.Null(),
   ]),

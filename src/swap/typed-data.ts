@@ -16,3 +16,8 @@ export const SWAP_WITH_AUTHORIZATION_TYPES = {
     { name: "nonce", type: "bytes32" },
   ],
 } as const;
+
+/** The type string the relayer hashes (its SWAP_WITH_AUTHORIZATION_TYPEHASH), as /config shows it. */
+export const SWAP_WITH_AUTHORIZATION_TYPE = `SwapWithAuthorization(${SWAP_WITH_AUTHORIZATION_TYPES.SwapWithAuthorization.map(
+  (field) => `${field.type} ${field.name}`,
+).join(",")})`;

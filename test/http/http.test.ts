@@ -112,7 +112,15 @@ describe("HTTP surface", () => {
       deploymentFeePerWallet: "1000000000000000000",
       unshieldFeeBps: 30,
       unshieldMinFee: "50000000000000000",
+      swapFeeBps: 30,
+      swapMinFee: "10000000000000000",
     });
+    // Swaps: both routers with their kind, the connector tokens and the signed type.
+    const dex = service.config.networks.bsc?.swap;
+    expect(bsc.swap.routers).toEqual(dex?.routers.map(({ name, address, kind }) => ({ name, address, kind })));
+    expect(bsc.swap.routers.map((router: { kind: string }) => router.kind)).toEqual(["v2", "v3"]);
+    expect(bsc.swap.connectors).toEqual([dex?.wrappedNative]);
+    expect(bsc.swap.signedType).toStartWith("SwapWithAuthorization(address from,address sellToken,");
     expect(bsc.tokens[0].minPaymentValue).toBe("1");
     expect(bsc.contracts.entryPoint).toBe("0x0000000071727De22E5E9d8BAf0edAc6f37da032");
     const text = JSON.stringify(response.body).toLowerCase();

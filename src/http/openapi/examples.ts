@@ -4,6 +4,7 @@
  */
 import { INCOGNITO_CIRCUIT_ID_EXAMPLE, INCOGNITO_EXAMPLES, INCOGNITO_POOL_EXAMPLE } from "../../incognito/examples";
 import { SIGNED_TYPES } from "../../payments/typed-data";
+import { SWAP_WITH_AUTHORIZATION_TYPE } from "../../swap/typed-data";
 
 import { EXAMPLE_PAYMASTER, EXAMPLE_WALLET, exampleUserOp } from "../../userops/examples";
 
@@ -16,6 +17,9 @@ const MERCHANT = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const FEE_RECIPIENT = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 const WALLET = EXAMPLE_WALLET;
 const PAYMASTER = EXAMPLE_PAYMASTER;
+const SWAP_V2_ROUTER = "0x10ED43C718714eb63d5aA57B78B54704E256024E";
+const SWAP_V3_ROUTER = "0x13f4EA83D0bd40E75C8222255bc855a974568Dd4";
+const WRAPPED_NATIVE = "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c";
 const hash = (digit: string) => `0x${digit.repeat(64)}`;
 const SIGNATURE = `0x${"ab".repeat(65)}`;
 const SALT = hash("0");
@@ -132,11 +136,22 @@ const clientConfig = {
             deploymentFeePerWallet: "1000000000000000000",
             unshieldFeeBps: 50,
             unshieldMinFee: "10000000000000000",
+            swapFeeBps: 30,
+            swapMinFee: "10000000000000000",
           },
           minPaymentValue: "1",
         },
       ],
       incognito: { pool: INCOGNITO_POOL_EXAMPLE, circuitId: INCOGNITO_CIRCUIT_ID_EXAMPLE },
+      swap: {
+        routers: [
+          { name: "pancakeswap-v2", address: SWAP_V2_ROUTER, kind: "v2" },
+          { name: "pancakeswap-v3", address: SWAP_V3_ROUTER, kind: "v3" },
+        ],
+        connectors: [WRAPPED_NATIVE],
+        wrappedNative: WRAPPED_NATIVE,
+        signedType: SWAP_WITH_AUTHORIZATION_TYPE,
+      },
       limits: { validBeforeMarginSeconds: 6, erc1271GasLimit: 100000 },
     },
   },
