@@ -17,6 +17,8 @@ export type RequestOptions = { admin?: boolean; idempotent?: boolean };
 export type Relay402Client = {
   url: string;
   get<T>(path: string): Promise<T>;
+  /** A binary resource (the incognito circuit's artifacts); a non-2xx answer is a Relay402ClientError. */
+  getBytes(path: string): Promise<Uint8Array>;
   post<T>(path: string, body: unknown, options?: RequestOptions): Promise<T>;
 };
 
@@ -96,9 +98,34 @@ export function createRelay402Client(options: Relay402ClientOptions): Relay402Cl
     }
   }
 
+  async function getBytes(path: string): Promise<Uint8Array> {
+    let response: Response;
+    try {
+      response = await doFetch(`${base}${path}`);
+    } catch (error) {
+      throw new Relay402ClientError(
+        "network_error",
+        `GET ${path} failed: ${(error as Error).message}`,
+        undefined,
+        undefined,
+        error,
+      );
+    }
+    if (!response.ok) {
+      throw new Relay402ClientError(
+        "network_error",
+        `GET ${path} answered ${response.status}`,
+        undefined,
+        response.status,
+      );
+    }
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
   return {
     url: base,
     get: (path) => once("GET", path, undefined, false),
+    getBytes,
     post: (path, body, request = {}) => {
       const run = () => once<any>("POST", path, body, request.admin ?? false);
       return request.idempotent ? withRetries(run) : run();

@@ -8,7 +8,14 @@ export type TokenConfig = {
   address: Address;
   decimals: number;
   eip3009: boolean;
-  fees: { feeBps: number; minFee: string; deploymentFeePerWallet: string };
+  fees: {
+    feeBps: number;
+    minFee: string;
+    deploymentFeePerWallet: string;
+    /** Where incognito is on: the unshield fee is `max(unshieldMinFee, ceil(withdrawAmount × unshieldFeeBps / 10000))`. */
+    unshieldFeeBps?: number;
+    unshieldMinFee?: string;
+  };
   minPaymentValue: string;
 };
 
@@ -20,6 +27,8 @@ export type NetworkConfig = {
   feeRecipient: Address;
   tokens: TokenConfig[];
   limits: { validBeforeMarginSeconds: number };
+  /** The privacy pool and the circuit's setup id; null (or absent) where incognito is off. */
+  incognito?: { pool: Address; circuitId: string } | null;
 };
 
 export type ServiceConfig = { version: string; networks: Partial<Record<NetworkName, NetworkConfig>> };

@@ -1,9 +1,16 @@
+export { type Note, newNote } from "../incognito/notes";
 export { type ApproveRelayerParameters, approveRelayer } from "./approve-relayer";
 export {
   type CancelAuthorizationParameters,
   cancelAuthorization,
   cancelAuthorizationTypes,
 } from "./cancel-authorization";
+export {
+  assertUserOpIsShield,
+  assertUserOpIsUnshield,
+  type ExpectedShield,
+  type ExpectedUnshield,
+} from "./check-incognito-user-op";
 export { assertUserOpIsPayment, type ExpectedUserOp } from "./check-user-op";
 export { createRelay402Client, type Relay402Client, type Relay402ClientOptions } from "./client";
 export {
@@ -14,6 +21,36 @@ export {
 } from "./deploy-wallets";
 export { type ClientErrorCode, Relay402ClientError } from "./errors";
 export { getConfig, getNetworkConfig, type NetworkConfig, type ServiceConfig, type TokenConfig } from "./get-config";
+export {
+  type CircuitArtifacts,
+  getIncognitoNetwork,
+  type IncognitoSettleResult,
+  type IncognitoVerifyResult,
+  maxWithdrawal,
+  type PreparedUnshield,
+  proveUnshieldNote,
+  reconcileNotes,
+  type ShieldParameters,
+  type ShieldResult,
+  servedCircuit,
+  shield,
+  syncLeaves,
+  type UnshieldParameters,
+  type UnshieldResult,
+  unshield,
+  unshieldFee,
+} from "./incognito";
+export {
+  jsonFileNoteStorage,
+  memoryNoteStorage,
+  type NoteStorage,
+  notesFromJson,
+  notesToJson,
+  putNote,
+  type StoredNote,
+  spendableNotes,
+  storedNote,
+} from "./incognito-notes";
 export { type PayParameters, type PayResult, pay, settlePayment, verifyPayment } from "./pay";
 export { createRawClient, type RawApp } from "./raw";
 export { signTransferAuthorization, transferWithAuthorizationTypes } from "./sign-authorization";
