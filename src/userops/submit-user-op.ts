@@ -40,101 +40,70 @@ export async function sendIssuedUserOp(
   signature: Hex,
   reverted: (txHash: Hex) => ApiError,
 ): Promise<UserOpOutcome> {
-  const fail = (error: ApiError, txHash: Hex | null = null): never => {
-    deps.store.finish(hash, { status: "failed", txHash, result: error.toStored() });
-    throw error;
-  };
-  const resume = !deps.store.claim(hash);
   const op: RpcUserOp = { ...(JSON.parse(record.userOp) as RpcUserOp), signature };
-  const submission = await submitUserOp(network, { op, hash }, { resume, issuedAt: issuedAt(record) });
-  switch (submission.status) {
-    case "executed": {
-      const { outcome } = submission;
-      if (outcome.success) return outcome;
-      deps.deny.recordRevert(network.runtime.name, "owner", record.owner, `sponsored ${record.kind} UserOp reverted`);
-      return fail(reverted(outcome.transactionHash), outcome.transactionHash);
-    }
-    case "pending":
-      throw new ApiError("blockchain_error", `${submission.reason}; retry settle shortly`, {
-        userOpHash: hash,
-        status: "pending",
-      });
-    case "rejected": {
-      // A nonce another UserOp used is refused too: either way nothing was paid, and a repeat answers the same.
-      const reason = shortReason(submission.error);
-      return fail(
-        new ApiError("userop_error", `bundler rejected the UserOp: ${reason}`, {
-          reason,
-          rpcCode: submission.error.rpcCode,
-          userOpHash: hash,
-        }),
-      );
-    }
-  }
-}
-
-/** What became of one send; every outcome is read from the chain. */
-type Submission =
-  /** Mined: success or revert, with the UserOp's own logs. */
-  | { status: "executed"; outcome: UserOpOutcome }
-  /** In flight, unknown (already known, the bundler timed out) or never delivered: a later send resumes. */
-  | { status: "pending"; reason: string }
-  /**
-   * It never executed and never will: the bundler refused it, or the wallet's nonce went to another UserOp
-   * (the bundler says why).
-   */
-  | { status: "rejected"; error: BundlerRejectedError };
-
-type SubmitOptions = {
-  /** An earlier send may have reached the bundler (a retry, a restart): look for its execution first. */
-  resume: boolean;
-  /** Unix seconds at which it was issued: no execution before that needs to be looked for. */
-  issuedAt: number;
-};
-
-/** One send of a signed UserOp: the bundler's answer classified through its error classes, the outcome read from the chain. */
-async function submitUserOp(
-  network: UserOpNetwork,
-  signed: { op: RpcUserOp; hash: Hex },
-  options: SubmitOptions,
-): Promise<Submission> {
   const source: OutcomeSource = {
     bundler: network.bundler,
     client: network.runtime.client,
     entryPoint: network.entryPoint,
   };
-  if (options.resume) {
-    const outcome = await outcomeByBundlerHint(source, signed.hash);
-    if (outcome) return { status: "executed", outcome };
+  const fail = (error: ApiError, txHash: Hex | null = null): never => {
+    deps.store.finish(hash, { status: "failed", txHash, result: error.toStored() });
+    throw error;
+  };
+  // In flight, unknown or never delivered: the claim stays, and a later settle resumes.
+  const pending = (reason: string) =>
+    new ApiError("blockchain_error", `${reason}; retry settle shortly`, { userOpHash: hash, status: "pending" });
+  const executed = (outcome: UserOpOutcome): UserOpOutcome => {
+    if (outcome.success) return outcome;
+    deps.deny.recordRevert(network.runtime.name, "owner", record.owner, `sponsored ${record.kind} UserOp reverted`);
+    return fail(reverted(outcome.transactionHash), outcome.transactionHash);
+  };
+
+  if (!deps.store.claim(hash)) {
+    const outcome = await outcomeByBundlerHint(source, hash);
+    if (outcome) return executed(outcome);
   }
   try {
-    await network.bundler.send(signed.op);
+    await network.bundler.send(op);
   } catch (error) {
-    if (error instanceof BundlerTimeoutError)
-      return { status: "pending", reason: "the bundler did not answer in time" };
-    if (error instanceof BundlerRejectedError) return afterRejection(network, source, signed, error, options);
+    if (error instanceof BundlerTimeoutError) throw pending("the bundler did not answer in time");
+    if (error instanceof BundlerRejectedError) {
+      const verdict = await afterRejection(network, source, { op, hash }, issuedAt(record));
+      if (verdict === "unknown") throw pending("the UserOp's nonce was used but its execution was not found yet");
+      if (verdict !== "never") return executed(verdict);
+      // Refused, or its nonce went to another UserOp: nothing was paid, and a repeat answers the same.
+      const reason = shortReason(error);
+      return fail(
+        new ApiError("userop_error", `bundler rejected the UserOp: ${reason}`, {
+          reason,
+          rpcCode: error.rpcCode,
+          userOpHash: hash,
+        }),
+      );
+    }
     // "Already known": the bundler holds this very UserOp (an earlier send whose answer was lost), it is in flight.
-    if (!(error instanceof UserOpAlreadyKnownError)) return { status: "pending", reason: shortReason(error) };
+    if (!(error instanceof UserOpAlreadyKnownError)) throw pending(shortReason(error));
   }
-  const outcome = await waitForUserOpOutcome(source, signed.hash, network.runtime.config.receiptTimeoutMs);
-  return outcome ? { status: "executed", outcome } : { status: "pending", reason: "no receipt for the UserOp in time" };
+  const outcome = await waitForUserOpOutcome(source, hash, network.runtime.config.receiptTimeoutMs);
+  if (!outcome) throw pending("no receipt for the UserOp in time");
+  return executed(outcome);
 }
 
 /**
  * A bundler that lost track of a UserOp after it was mined refuses its re-send too (AA25: the nonce is used),
  * so the chain, not the bundler, tells whether it executed: the sender's EntryPoint nonce, then its event.
+ * "never": it did not execute and cannot any more; "unknown": the chain could not tell yet.
  */
 async function afterRejection(
   network: UserOpNetwork,
   source: OutcomeSource,
   signed: { op: RpcUserOp; hash: Hex },
-  error: BundlerRejectedError,
-  options: SubmitOptions,
-): Promise<Submission> {
+  issuedAtSeconds: number,
+): Promise<UserOpOutcome | "never" | "unknown"> {
   const client = network.runtime.client;
   try {
     const hinted = await outcomeByBundlerHint(source, signed.hash);
-    if (hinted) return { status: "executed", outcome: hinted };
+    if (hinted) return hinted;
     // A v0.7 nonce is key (high 192 bits) and sequence; getNonce answers both, so the full values compare.
     const nonce = BigInt(signed.op.nonce);
     const next = await client.readContract({
@@ -143,16 +112,16 @@ async function afterRejection(
       functionName: "getNonce",
       args: [signed.op.sender as Address, nonce >> 64n],
     });
-    if (next <= nonce) return { status: "rejected", error };
+    if (next <= nonce) return "never";
     const transaction = await findUserOpTransaction(client, network.entryPoint, signed.hash);
     if (transaction) {
       const outcome = await outcomeInTransaction(client, network.entryPoint, signed.hash, transaction);
-      if (outcome) return { status: "executed", outcome };
-    } else if (await lookbackCovers(client, options.issuedAt)) {
-      return { status: "rejected", error };
+      if (outcome) return outcome;
+    } else if (await lookbackCovers(client, issuedAtSeconds)) {
+      return "never";
     }
   } catch {
     // The chain could not be read: nothing is decided.
   }
-  return { status: "pending", reason: "the UserOp's nonce was used but its execution was not found yet" };
+  return "unknown";
 }
