@@ -14,6 +14,7 @@ import { createSettlementStore, type SettlementStore } from "./payments/settleme
 import { clientConfig } from "./status/client-config";
 import { checkHealth } from "./status/health";
 import type { Status } from "./status/routes";
+import { createSwaps, type Swaps } from "./swap/swaps";
 import { startIssuedUserOpPurge } from "./userops/issued-user-op-purge";
 import { VERSION } from "./version";
 import { createWalletPayments, type WalletPayments } from "./wallets/wallet-payments";
@@ -37,6 +38,8 @@ export type Services = {
   deployments: Deployments;
   /** Shield and unshield through the privacy pool, its leaves and circuit. */
   incognito: Incognito;
+  /** Swap quotes and EOA swaps through the whitelisted DEX routers. */
+  swaps: Swaps;
   relayerFor(network: NetworkRuntime): RelayerPort;
   /** Reverts per payer and wallet owner; repeat offenders are refused. */
   deny: DenyCounters;
@@ -133,6 +136,7 @@ export function createServices(config: Config, logger: Logger): Services {
     wallets,
     deployments,
     incognito,
+    swaps: createSwaps({ networks, relayerFor, now }),
     relayerFor,
     deny,
     paymentRulesFor: (network) => paymentRulesFor(network, deny),

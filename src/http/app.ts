@@ -6,6 +6,7 @@ import { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "../limits";
 import { paymentRoutes } from "../payments/routes";
 import type { Services } from "../services";
 import { statusRoutes } from "../status/routes";
+import { swapRoutes } from "../swap/routes";
 import { walletRoutes } from "../wallets/routes";
 import { x402Routes } from "../x402/routes";
 import { adminGuard, isAdminRequest } from "./admin-guard";
@@ -74,6 +75,7 @@ export function createApp(services: Services) {
       .use(statusRoutes(services.status))
       .use(walletRoutes(services.wallets))
       .use(incognitoRoutes(services.incognito))
+      .use(swapRoutes(services.swaps))
       .use(deployRoutes(services.deployments, adminGuard(config.adminApiKey)));
 
   return new Elysia()

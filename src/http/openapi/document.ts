@@ -40,6 +40,12 @@ To cancel an unused authorization, sign \`CancelAuthorization\` (same domain) an
 3. \`GET /wallet/{owner}\` shows the state; \`POST /wallet/claim\` retries what is pending.`,
   },
   {
+    name: "Swaps",
+    description: `Exact-in swaps on the whitelisted DEX routers, gas paid by the service, the fee taken out of the sold token.
+1. \`POST /swap/quote\` for the best route, \`fee\`, \`buyAmount\` and \`minBuyAmount\` (\`mode: "eoa"\` with \`from\` adds the typed data to sign).
+2. Once per sell token: \`approve(relayer, amount)\`. Sign \`SwapWithAuthorization\` on the relayer's domain: it binds the minimum output and the recipient.`,
+  },
+  {
     name: "x402",
     description: `relay402 is also an x402 facilitator: \`POST /verify\` and \`POST /settle\` take x402 v1 and v2 bodies next to the interface's own, told apart by the top-level \`x402Version\`, and answer in x402's shapes (always 200; 413 and 429 keep the error envelope). Point x402's \`HTTPFacilitatorClient\` at this service.
 \`GET /supported\` lists exactly the kinds served (scheme \`exact\` on the networks with x402 enabled) and the executors that send the transactions. A merchant calling for all its buyers from one address sends its key as \`x-api-key\` (configured \`merchantApiKeys\`), which lifts the per-IP rate limit.`,

@@ -20,6 +20,7 @@ const PAYMASTER = EXAMPLE_PAYMASTER;
 const SWAP_V2_ROUTER = "0x10ED43C718714eb63d5aA57B78B54704E256024E";
 const SWAP_V3_ROUTER = "0x13f4EA83D0bd40E75C8222255bc855a974568Dd4";
 const WRAPPED_NATIVE = "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c";
+const DAI = "0x1AF3F329e8BE154074D8769D1FFa4eE058B1DBc3";
 const hash = (digit: string) => `0x${digit.repeat(64)}`;
 const SIGNATURE = `0x${"ab".repeat(65)}`;
 const SALT = hash("0");
@@ -265,7 +266,29 @@ export const X402_EXAMPLES = {
   },
 };
 
+const swapQuote = {
+  network: "bsc",
+  sellToken: TOKEN,
+  buyToken: DAI,
+  sellAmount: "100000000000000000000",
+  fee: "300000000000000000",
+  buyAmount: "98402317722316553401",
+  minBuyAmount: "97910306133705970634",
+  slippageBps: 50,
+  route: [
+    { dex: "pancakeswap-v3", kind: "v3", tokenIn: TOKEN, tokenOut: WRAPPED_NATIVE, fee: 500 },
+    { dex: "pancakeswap-v3", kind: "v3", tokenIn: WRAPPED_NATIVE, tokenOut: DAI, fee: 2500 },
+  ],
+  priceImpactBps: 36,
+  validBefore: NOW + 120,
+  relayerContract: RELAYER,
+};
+
 export const EXAMPLES: Record<string, Examples> = {
+  "POST /swap/quote": {
+    request: { network: "bsc", sellToken: TOKEN, buyToken: DAI, sellAmount: "100000000000000000000", slippageBps: 50 },
+    responses: { 200: swapQuote },
+  },
   "POST /verify": {
     request: {
       paymentPayload: authorization("1000000000000000000"),

@@ -1,0 +1,124 @@
+import { t } from "elysia";
+import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields";
+
+const UnixTime = t.Integer({ minimum: 0, maximum: 2 ** 53 - 1, description: "unix seconds" });
+const Amount = t.String({ description: "decimal integer in the token's smallest unit" });
+
+/** decisions.md "Swaps": slippageBps above 500 or a zero amount is checked in the use case (its own message). */
+export const SwapQuoteBodySchema = t.Object({
+  network: NetworkField,
+  sellToken: AddressField,
+  buyToken: AddressField,
+  sellAmount: UintString,
+  slippageBps: t.Optional(
+    t.Integer({
+      minimum: 0,
+      description: "default 50, at most 500; minBuyAmount = floor(buyAmount × (10000 − slippageBps) / 10000)",
+    }),
+  ),
+  minBuyAmount: t.Optional(
+    t.String({ ...UintString, description: "the minimum output instead of slippageBps (not both)" }),
+  ),
+  recipient: t.Optional(t.String({ ...AddressField, description: "who receives buyToken; default the payer (from)" })),
+  from: t.Optional(t.String({ ...AddressField, description: "the payer; needed for mode eoa (it signs)" })),
+  mode: t.Optional(
+    t.Union([t.Literal("eoa"), t.Literal("wallet")], {
+      description: "eoa: the answer adds the ready-to-sign SwapWithAuthorization typed data",
+    }),
+  ),
+});
+
+const RouteHop = t.Object({
+  dex: t.String(),
+  kind: t.Union([t.Literal("v2"), t.Literal("v3")]),
+  tokenIn: t.String(),
+  tokenOut: t.String(),
+  fee: t.Optional(t.Integer({ description: "V3 pool fee tier (hundredths of a basis point)" })),
+});
+
+const SwapMessage = t.Object({
+  from: t.String(),
+  sellToken: t.String(),
+  buyToken: t.String(),
+  sellAmount: Amount,
+  minBuyAmount: Amount,
+  recipient: t.String(),
+  fee: Amount,
+  validAfter: UnixTime,
+  validBefore: UnixTime,
+  nonce: t.String(),
+});
+
+export const SwapQuoteResponseSchema = t.Object({
+  network: t.String(),
+  sellToken: t.String(),
+  buyToken: t.String(),
+  sellAmount: Amount,
+  fee: Amount,
+  buyAmount: Amount,
+  minBuyAmount: Amount,
+  slippageBps: t.Integer(),
+  route: t.Array(RouteHop),
+  priceImpactBps: t.Integer(),
+  validBefore: UnixTime,
+  relayerContract: t.String(),
+  typedData: t.Optional(
+    t.Object(
+      {
+        domain: t.Object({
+          name: t.String(),
+          version: t.String(),
+          chainId: t.Integer(),
+          verifyingContract: t.String(),
+        }),
+        types: t.Record(t.String(), t.Array(t.Object({ name: t.String(), type: t.String() }))),
+        primaryType: t.Literal("SwapWithAuthorization"),
+        message: SwapMessage,
+      },
+      { description: "mode eoa: viem-ready signTypedData arguments (a fresh random nonce)" },
+    ),
+  ),
+});
+
+export const SwapBodySchema = t.Object({
+  swapPayload: t.Object({
+    authorization: t.Object({
+      from: AddressField,
+      sellToken: AddressField,
+      buyToken: AddressField,
+      sellAmount: UintString,
+      minBuyAmount: UintString,
+      recipient: AddressField,
+      fee: UintString,
+      validAfter: UnixTime,
+      validBefore: UnixTime,
+      nonce: Bytes32Field,
+    }),
+    signature: t.String({ maxLength: 10_000, description: "EIP-712 signature (65 bytes for an EOA)" }),
+  }),
+  swapRequirements: t.Object({ network: NetworkField, relayerContract: AddressField }),
+});
+
+export const SwapVerifyResponseSchema = t.Object({
+  isValid: t.Boolean(),
+  payer: t.Optional(t.String()),
+  invalidReason: t.Optional(t.String()),
+  invalidMessage: t.Optional(t.String()),
+  buyAmount: t.Optional(Amount),
+});
+
+export const SwapSettleResponseSchema = t.Object({
+  success: t.Boolean(),
+  transaction: t.String(),
+  network: t.String(),
+  payer: t.String(),
+  blockNumber: t.Integer(),
+  swap: t.Object({
+    sellToken: t.String(),
+    buyToken: t.String(),
+    sellAmount: Amount,
+    fee: Amount,
+    buyAmount: Amount,
+    recipient: t.String(),
+  }),
+});
