@@ -101,7 +101,15 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
     uint256 public erc1271GasLimit = DEFAULT_ERC1271_GAS_LIMIT;
     uint256 public constant DEFAULT_ERC1271_GAS_LIMIT = 100_000;
 
-    mapping(address token => bool) private _whitelisted;
+    /// @dev Per token, one word that answers both checks a payment needs, so it costs one storage read:
+    /// TOKEN_WHITELISTED, TOKEN_PAUSED (a copy of `paused()`, written to every listed token by pause and unpause)
+    /// and TOKEN_LISTED (the token is in `_tokens`, once).
+    mapping(address token => uint256 flags) private _tokenFlags;
+    /// @dev Every token ever whitelisted (delisted ones stay: pause must reach a token whitelisted again later).
+    address[] private _tokens;
+    uint256 private constant TOKEN_WHITELISTED = 1;
+    uint256 private constant TOKEN_PAUSED = 2;
+    uint256 private constant TOKEN_LISTED = 4;
     mapping(address authorizer => mapping(bytes32 nonce => bool)) private _authorizationStates;
     mapping(address router => uint8 kind) private _routerKinds;
 
@@ -159,8 +167,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         uint256 validBefore,
         bytes32 nonce,
         bytes calldata signature
-    ) external whenNotPaused {
-        _requireWhitelisted(token);
+    ) external {
+        _requireOpen(token);
         if (block.timestamp < validAfter) revert AuthorizationNotYetValid();
         if (block.timestamp > validBefore) revert AuthorizationExpired();
         _requireUnusedNonce(from, nonce);
@@ -186,8 +194,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         address token,
         address[] calldata recipients,
         uint256[] calldata amounts
-    ) external whenNotPaused {
-        _requireWhitelisted(token);
+    ) external {
+        _requireOpen(token);
         if (recipients.length != amounts.length) revert LengthMismatch();
         if (recipients.length == 0) revert EmptyBatch();
 
@@ -207,8 +215,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         SwapAuthorization calldata auth,
         bytes calldata signature,
         SwapRoute calldata route
-    ) external whenNotPaused nonReentrant returns (uint256 buyAmount) {
-        _requireWhitelisted(auth.sellToken);
+    ) external nonReentrant returns (uint256 buyAmount) {
+        _requireOpen(auth.sellToken);
         if (block.timestamp < auth.validAfter) revert AuthorizationNotYetValid();
         if (block.timestamp > auth.validBefore) revert AuthorizationExpired();
         _requireUnusedNonce(auth.from, auth.nonce);
@@ -239,8 +247,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
     function swapBatch(
         SwapOrder calldata order,
         SwapRoute calldata route
-    ) external whenNotPaused nonReentrant returns (uint256 buyAmount) {
-        _requireWhitelisted(order.sellToken);
+    ) external nonReentrant returns (uint256 buyAmount) {
+        _requireOpen(order.sellToken);
         buyAmount = _swap(msg.sender, order, block.timestamp, route);
         emit SwapExecuted(
             msg.sender,
@@ -266,7 +274,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         bytes32 nonce,
         bytes calldata signature
     ) external view returns (uint8 status, uint256 balance, uint256 allowance) {
-        bool whitelisted = _whitelisted[token];
+        uint256 flags = _tokenFlags[token];
+        bool whitelisted = flags & TOKEN_WHITELISTED != 0;
         if (whitelisted) {
             balance = _readUint(token, abi.encodeCall(IERC20.balanceOf, (from)));
             allowance = _readUint(token, abi.encodeCall(IERC20.allowance, (from, address(this))));
@@ -278,7 +287,7 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         else if (block.timestamp < validAfter) status = STATUS_NOT_YET_VALID;
         else if (block.timestamp > validBefore) status = STATUS_EXPIRED;
         else if (!whitelisted) status = STATUS_TOKEN_NOT_WHITELISTED;
-        else if (paused()) status = STATUS_PAUSED;
+        else if (flags & TOKEN_PAUSED != 0) status = STATUS_PAUSED;
         else if (balance < value) status = STATUS_INSUFFICIENT_BALANCE;
         else if (allowance < value) status = STATUS_INSUFFICIENT_ALLOWANCE;
         else status = STATUS_OK;
@@ -289,11 +298,15 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
     }
 
     function isTokenWhitelisted(address token) external view returns (bool) {
-        return _whitelisted[token];
+        return _tokenFlags[token] & TOKEN_WHITELISTED != 0;
     }
 
     function setTokenWhitelisted(address token, bool allowed) external onlyOwner {
-        _whitelisted[token] = allowed;
+        if (_tokenFlags[token] & TOKEN_LISTED == 0) _tokens.push(token);
+        _tokenFlags[token] =
+            TOKEN_LISTED |
+            (allowed ? TOKEN_WHITELISTED : 0) |
+            (paused() ? TOKEN_PAUSED : 0);
         emit TokenWhitelistUpdated(token, allowed);
     }
 
@@ -319,12 +332,24 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         emit Erc1271GasLimitUpdated(gasLimit);
     }
 
+    /// @notice Stops every payment and swap. Costs the owner one write per token ever whitelisted: the flag is
+    /// copied into each token's word so that a payment reads pause and whitelist in one storage read.
     function pause() external onlyOwner {
         _pause();
+        _setTokensPaused(TOKEN_PAUSED);
     }
 
     function unpause() external onlyOwner {
         _unpause();
+        _setTokensPaused(0);
+    }
+
+    function _setTokensPaused(uint256 pausedFlag) private {
+        uint256 count = _tokens.length;
+        for (uint256 i; i < count; ++i) {
+            address token = _tokens[i];
+            _tokenFlags[token] = (_tokenFlags[token] & ~TOKEN_PAUSED) | pausedFlag;
+        }
     }
 
     function _transferDigest(
@@ -353,8 +378,13 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
             );
     }
 
-    function _requireWhitelisted(address token) private view {
-        if (!_whitelisted[token]) revert TokenNotWhitelisted(token);
+    /// @dev The pause and whitelist checks in one storage read. A refusal names the pause first, as the
+    /// `whenNotPaused` modifier did before the whitelist check.
+    function _requireOpen(address token) private view {
+        if (_tokenFlags[token] & (TOKEN_WHITELISTED | TOKEN_PAUSED) != TOKEN_WHITELISTED) {
+            _requireNotPaused();
+            revert TokenNotWhitelisted(token);
+        }
     }
 
     function _requireUnusedNonce(address authorizer, bytes32 nonce) private view {
