@@ -1,12 +1,16 @@
 // Every example runs against the test devnet, so that they never rot; the chain's balances judge them.
 import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseUnits } from "viem";
 import { main as deployWallets } from "../examples/deploy-wallets";
 import { main as eoaPayment } from "../examples/eoa-payment";
+import { main as incognito } from "../examples/incognito";
 import type { ExampleOptions } from "../examples/setup";
 import { main as walletPayment } from "../examples/wallet-payment";
 import { main as walletQueries } from "../examples/wallet-queries";
+import { jsonFileNoteStorage } from "../src/client";
 import { chainOf, freshPayer, tokenBalance } from "./support/chain";
 import { trackServices } from "./support/service";
 
@@ -92,5 +96,19 @@ describe("examples", () => {
     const listed = [...queries.wallets.master, ...queries.wallets.sub].map((w) => w.walletAddress.toLowerCase());
     for (const wallet of deployed) expect(listed).toContain(wallet.address.toLowerCase());
     expect(queries.master.walletAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  }, 120_000);
+
+  test("incognito: shield 10 from wallet A, unshield 4 to a fresh address from wallet B, the change note kept", async () => {
+    const notesFile = join(mkdtempSync(join(tmpdir(), "relay402-example-notes-")), "notes.json");
+    const result = await incognito({ ...(await options()), notesFile });
+    expect(await balance(result.recipient)).toBe(result.withdrawn);
+    expect(await balance(result.walletA)).toBe(20n * unit - result.shielded - result.shieldFee);
+    expect(await balance(result.walletB)).toBe(0n);
+    expect(result.change.amount).toBe(result.shielded - result.withdrawn - result.unshieldFee);
+    const notes = await jsonFileNoteStorage(notesFile).read();
+    expect(notes.map((note) => [note.amount, note.status])).toEqual([
+      [result.shielded, "spent"],
+      [result.change.amount, "shielded"],
+    ]);
   }, 120_000);
 });
