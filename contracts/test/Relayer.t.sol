@@ -236,6 +236,26 @@ contract RelayerTest is RelayerTestBase {
         _submit(a, sig);
     }
 
+    /// @dev ECDSA is tried before the payer's code: the key of the payer address itself signs even with code at
+    /// that address (an EIP-7702 account, whose key controls it whatever the code says), and only a signature by
+    /// that key skips the code: any other goes to ERC-1271, here refused.
+    function test_keyOfThePayerAddressSignsEvenWithCodeThere() public {
+        vm.etch(payer, address(new MockContractWallet(payer, true)).code);
+        Auth memory a = _usdtAuth();
+        bytes memory sig = _sign(payerKey, _digest(a));
+        assertEq(_check(a, sig), relayer.STATUS_OK());
+        _submit(a, sig);
+        assertEq(usdt.balanceOf(merchant), 10e18);
+
+        (, uint256 otherKey) = makeAddrAndKey("other");
+        a.nonce = keccak256("n2");
+        sig = _sign(otherKey, _digest(a));
+        assertEq(_check(a, sig), relayer.STATUS_BAD_SIGNATURE());
+        vm.expectRevert(Relayer.InvalidSignature.selector);
+        _submit(a, sig);
+        assertEq(usdt.balanceOf(merchant), 10e18);
+    }
+
     function test_insufficientAllowanceReverts() public {
         vm.prank(payer);
         usdt.approve(address(relayer), 1e18);
