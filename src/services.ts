@@ -136,7 +136,7 @@ export function createServices(config: Config, logger: Logger): Services {
     wallets,
     deployments,
     incognito,
-    swaps: createSwaps({ networks, relayerFor, now }),
+    swaps: createSwaps({ db, networks, relayerFor, deny, now, logger }),
     relayerFor,
     deny,
     paymentRulesFor: (network) => paymentRulesFor(network, deny),

@@ -244,3 +244,36 @@ export const incognitoSync = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.network, table.pool] })],
 );
+
+/**
+ * One row per EOA swap (SwapWithAuthorization) the service was asked to settle, written before its transaction
+ * is sent; (network, payer, nonce) is unique, as for eoa_settlements, and the journal columns are theirs.
+ */
+export const swapSettlements = sqliteTable(
+  "swap_settlements",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    network: text("network").notNull(),
+    payer: text("payer").notNull(),
+    nonce: text("nonce").notNull(),
+    sellToken: text("sell_token").notNull(),
+    buyToken: text("buy_token").notNull(),
+    sellAmount: text("sell_amount").notNull(),
+    minBuyAmount: text("min_buy_amount").notNull(),
+    recipient: text("recipient").notNull(),
+    fee: text("fee").notNull(),
+    validAfter: integer("valid_after").notNull(),
+    validBefore: integer("valid_before").notNull(),
+    signature: text("signature").notNull(),
+    status: text("status", { enum: ["pending", "sent", "success", "reverted", "failed", "rejected"] }).notNull(),
+    txHash: text("tx_hash"),
+    rawTx: text("raw_tx"),
+    blockNumber: integer("block_number"),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce)],
+);
+
+export type SwapSettlement = typeof swapSettlements.$inferSelect;

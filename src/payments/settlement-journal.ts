@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Db, writeLazily } from "../db/open";
-import type { eoaSettlements, x402Settlements } from "../db/schema";
+import type { eoaSettlements, swapSettlements, x402Settlements } from "../db/schema";
 
 export type SettlementOutcome = {
   status: "success" | "reverted" | "failed" | "rejected";
@@ -12,11 +12,14 @@ export type SettlementOutcome = {
 const p = (name: string) => sql.placeholder(name);
 
 /**
- * The state changes every settlement record goes through after its claim (the EOA and the x402 tables have the
- * same journal columns): each one statement, prepared once. The journal writes are synced before the broadcast
+ * The state changes every settlement record goes through after its claim (the EOA, x402 and swap tables have
+ * the same journal columns): each one statement, prepared once. The journal writes are synced before the broadcast
  * they precede; the others are lazy, because the chain tells what a lost one would have said.
  */
-export function createSettlementJournal<Row>(db: Db, table: typeof eoaSettlements | typeof x402Settlements) {
+export function createSettlementJournal<Row>(
+  db: Db,
+  table: typeof eoaSettlements | typeof x402Settlements | typeof swapSettlements,
+) {
   const t = table as typeof eoaSettlements;
   const now = () => new Date().toISOString();
   const deletePending = db

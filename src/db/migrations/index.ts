@@ -9,6 +9,7 @@ import m0005 from "./0005_issued_user_ops_index.sql" with { type: "text" };
 import m0006 from "./0006_x402_settlements.sql" with { type: "text" };
 import m0007 from "./0007_x402_settlement_token.sql" with { type: "text" };
 import m0008 from "./0008_incognito_leaves.sql" with { type: "text" };
+import m0009 from "./0009_swap_settlements.sql" with { type: "text" };
 
 export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_eoa_settlements", sql: m0000 },
@@ -20,4 +21,5 @@ export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0006_x402_settlements", sql: m0006 },
   { name: "0007_x402_settlement_token", sql: m0007 },
   { name: "0008_incognito_leaves", sql: m0008 },
+  { name: "0009_swap_settlements", sql: m0009 },
 ];

@@ -284,7 +284,50 @@ const swapQuote = {
   relayerContract: RELAYER,
 };
 
+const swapBody = {
+  swapPayload: {
+    authorization: {
+      from: PAYER,
+      sellToken: TOKEN,
+      buyToken: DAI,
+      sellAmount: "100000000000000000000",
+      minBuyAmount: "97910306133705970634",
+      recipient: PAYER,
+      fee: "300000000000000000",
+      validAfter: NOW - 60,
+      validBefore: NOW + 120,
+      nonce: hash("4"),
+    },
+    signature: SIGNATURE,
+  },
+  swapRequirements: { network: "bsc", relayerContract: RELAYER },
+};
+
 export const EXAMPLES: Record<string, Examples> = {
+  "POST /swap/verify": {
+    request: swapBody,
+    responses: { 200: { isValid: true, payer: PAYER, buyAmount: "98402317722316553401" } },
+  },
+  "POST /swap/settle": {
+    request: swapBody,
+    responses: {
+      200: {
+        success: true,
+        transaction: hash("b").toLowerCase(),
+        network: "bsc",
+        payer: PAYER.toLowerCase(),
+        blockNumber: 1240,
+        swap: {
+          sellToken: TOKEN.toLowerCase(),
+          buyToken: DAI.toLowerCase(),
+          sellAmount: "100000000000000000000",
+          fee: "300000000000000000",
+          buyAmount: "98402317722316553401",
+          recipient: PAYER.toLowerCase(),
+        },
+      },
+    },
+  },
   "POST /swap/quote": {
     request: { network: "bsc", sellToken: TOKEN, buyToken: DAI, sellAmount: "100000000000000000000", slippageBps: 50 },
     responses: { 200: swapQuote },

@@ -1,0 +1,222 @@
+import type { Address, Hex } from "viem";
+import type { NetworkRuntime } from "../chain/networks";
+import { createSingleFlight } from "../concurrency/single-flight";
+import type { SwapSettlement } from "../db/schema";
+import { ApiError } from "../errors";
+import type { Logger } from "../logger";
+import { createAuthorizationSettlement, type SettlementVerdict } from "../payments/authorization-settlement";
+import { relayerSwapAbi } from "./abis";
+import type { SwapAuthorization } from "./swap-authorization";
+import { type SwapSettlementStore, swapSettlementOf } from "./swap-store";
+import { explainRevert, type SwapVerifyContext, swapCallData, verifySwap } from "./verify-swap";
+
+export type SwapSettleResponse = {
+  success: true;
+  transaction: Hex;
+  network: string;
+  payer: string;
+  blockNumber: number;
+  swap: { sellToken: string; buyToken: string; sellAmount: string; fee: string; buyAmount: string; recipient: string };
+};
+
+/** Gas limit of one swapWithAuthorization (a two-hop V3 swap uses about 300k; unused gas is not paid). */
+export const SWAP_GAS_LIMIT = 700_000n;
+
+/** How far back a swap's SwapExecuted is looked for: far beyond any receipt timeout on either chain. */
+const USE_LOOKBACK_BLOCKS = 5_000n;
+
+type Executed = { transactionHash: Hex; blockNumber: bigint; args: Record<string, unknown> };
+
+/** The relayer's SwapExecuted of (payer, nonce) in [fromBlock, toBlock], if any (the nonce is used once). */
+async function findSwap(
+  network: NetworkRuntime,
+  payer: string,
+  nonce: string,
+  fromBlock: bigint,
+  toBlock: bigint,
+): Promise<Executed | null> {
+  const logs = await network.client.getContractEvents({
+    address: network.config.contracts.relayer,
+    abi: relayerSwapAbi,
+    eventName: "SwapExecuted",
+    args: { payer: payer as Address, nonce: nonce as Hex },
+    fromBlock: fromBlock < 0n ? 0n : fromBlock,
+    toBlock,
+  });
+  const log = logs.at(-1);
+  return log ? { transactionHash: log.transactionHash, blockNumber: log.blockNumber, args: log.args } : null;
+}
+
+/** Whether an execution is this record's swap: same tokens, amounts, fee and recipient (the relayer enforced the minimum). */
+const isSameSwap = (args: Record<string, unknown>, record: SwapSettlement) =>
+  String(args.sellToken).toLowerCase() === record.sellToken &&
+  String(args.buyToken).toLowerCase() === record.buyToken &&
+  String(args.recipient).toLowerCase() === record.recipient &&
+  String(args.sellAmount) === record.sellAmount &&
+  String(args.fee) === record.fee;
+
+/**
+ * Settles EOA swaps exactly once per (network, payer, nonce), like EOA payments (settle-payment.ts): one promise
+ * per key in this process, the table's unique key across processes, and the shared state machine
+ * (authorization-settlement.ts on the durable sender). The route is the best one at settle; the signed
+ * minBuyAmount is the floor the relayer enforces.
+ */
+export function createSwapSettler(deps: {
+  store: SwapSettlementStore;
+  logger: Logger;
+  onPayerRevert?(network: NetworkRuntime, payer: string): void;
+}) {
+  const once = createSingleFlight();
+
+  const machine = createAuthorizationSettlement<SwapSettlement>({
+    store: deps.store,
+    logger: deps.logger,
+    event: "swap_settle",
+    onPayerRevert: (network, payer) => deps.onPayerRevert?.(network, payer),
+    chain: {
+      async judge(network, record, reverted) {
+        const toBlock = reverted?.blockNumber ?? (await network.client.getBlockNumber());
+        const use = await findSwap(network, record.payer, record.nonce, toBlock - USE_LOOKBACK_BLOCKS, toBlock);
+        if (use && isSameSwap(use.args, record)) return { paid: use };
+        if (use) return { usedBy: "nonce used by a different swap" };
+        if (!reverted && (await nonceUsed(network, record)))
+          return { usedBy: "authorization canceled or used elsewhere" };
+        return {};
+      },
+      nonceUsed: (network, record) => nonceUsed(network, record),
+    },
+  });
+
+  const nonceUsed = (network: NetworkRuntime, record: SwapSettlement) =>
+    network.client.readContract({
+      address: network.config.contracts.relayer,
+      abi: authorizationStateAbi,
+      functionName: "authorizationState",
+      args: [record.payer as Address, record.nonce as Hex],
+    });
+
+  async function answer(
+    network: NetworkRuntime,
+    record: SwapSettlement,
+    verdict: SettlementVerdict,
+  ): Promise<SwapSettleResponse | null> {
+    switch (verdict.kind) {
+      case "settled": {
+        const block = BigInt(verdict.blockNumber);
+        const executed = await findSwap(network, record.payer, record.nonce, block, block).catch(() => null);
+        return {
+          success: true,
+          transaction: verdict.txHash as Hex,
+          network: network.name,
+          payer: record.payer,
+          blockNumber: verdict.blockNumber,
+          swap: {
+            sellToken: record.sellToken,
+            buyToken: record.buyToken,
+            sellAmount: record.sellAmount,
+            fee: record.fee,
+            buyAmount: String(executed?.args.buyAmount ?? "0"),
+            recipient: record.recipient,
+          },
+        };
+      }
+      case "dropped":
+        return null;
+      case "reverted":
+        throw new ApiError("payment_settlement_error", "the swap transaction reverted on-chain", {
+          transaction: verdict.txHash,
+        });
+      case "rejected":
+        throw new ApiError("nonce_error", "nonce already used by a different authorization");
+      case "would_revert": {
+        const data = verdict.reason.match(/0x[0-9a-fA-F]{8,}/)?.[0] as Hex | undefined;
+        const [code, message] = data
+          ? explainRevert(data)
+          : ["payment_verification_error" as const, "the swap would revert"];
+        throw new ApiError(code, message, { reason: verdict.reason });
+      }
+      case "not_sent":
+        throw new ApiError("blockchain_error", "could not prepare the swap transaction", { reason: verdict.reason });
+      case "refused":
+        throw new ApiError("blockchain_error", "the node refused the swap transaction", { reason: verdict.reason });
+      case "pending":
+        throw new ApiError("blockchain_error", verdict.message, {
+          ...(verdict.hash ? { transaction: verdict.hash } : {}),
+          status: "pending",
+        });
+    }
+  }
+
+  async function replay(network: NetworkRuntime, record: SwapSettlement, auth: SwapAuthorization, signature: Hex) {
+    const expected = swapSettlementOf(network.name, auth, signature);
+    const same =
+      record.signature === signature &&
+      record.sellToken === expected.sellToken &&
+      record.buyToken === expected.buyToken &&
+      record.sellAmount === expected.sellAmount &&
+      record.minBuyAmount === expected.minBuyAmount &&
+      record.recipient === expected.recipient &&
+      record.fee === expected.fee;
+    if (!same) throw new ApiError("nonce_error", "nonce already used by a different authorization");
+    return answer(network, record, await machine.replay(network, record));
+  }
+
+  async function run(context: SwapVerifyContext, auth: SwapAuthorization, signature: Hex, relayerContract: string) {
+    const { network } = context;
+    const key = { network: network.name, payer: auth.from, nonce: auth.nonce };
+    const known = deps.store.find(key);
+    if (known) {
+      const replayed = await replay(network, known, auth, signature);
+      if (replayed) return replayed;
+      deps.store.release(known.id, true);
+    }
+
+    const verdict = await verifySwap(context, auth, signature, relayerContract);
+    if (!verdict.isValid) {
+      throw new ApiError(verdict.invalidReason, verdict.invalidMessage, {
+        ...verdict.details,
+        ...(verdict.buyAmount !== undefined ? { buyAmount: verdict.buyAmount.toString() } : {}),
+      });
+    }
+
+    const { record, created } = deps.store.claim(swapSettlementOf(network.name, auth, signature));
+    if (!created) {
+      const replayed = await replay(network, record, auth, signature);
+      if (replayed) return replayed;
+      throw new ApiError("blockchain_error", "this swap is being settled; retry shortly", { status: "pending" });
+    }
+    const sent = await machine.send(network, record, {
+      to: network.config.contracts.relayer,
+      data: swapCallData(auth, signature, verdict.route),
+      gas: SWAP_GAS_LIMIT,
+    });
+    const settled = await answer(network, record, sent);
+    if (!settled) throw new ApiError("blockchain_error", "the swap transaction was dropped; settle again");
+    return settled;
+  }
+
+  return {
+    settle(
+      context: SwapVerifyContext,
+      auth: SwapAuthorization,
+      signature: Hex,
+      relayerContract: string,
+    ): Promise<SwapSettleResponse> {
+      const key = `${context.network.name}:${auth.from.toLowerCase()}:${auth.nonce}:${signature}`;
+      return once(key, () => run(context, auth, signature, relayerContract));
+    },
+  };
+}
+
+const authorizationStateAbi = [
+  {
+    type: "function",
+    name: "authorizationState",
+    stateMutability: "view",
+    inputs: [
+      { name: "from", type: "address" },
+      { name: "nonce", type: "bytes32" },
+    ],
+    outputs: [{ type: "bool" }],
+  },
+] as const;

@@ -1,0 +1,92 @@
+import { and, eq, sql } from "drizzle-orm";
+import { type Db, writeLazily } from "../db/open";
+import { type SwapSettlement, swapSettlements } from "../db/schema";
+import { createSettlementJournal, type SettlementOutcome } from "../payments/settlement-journal";
+import type { SwapAuthorization } from "./swap-authorization";
+
+export type NewSwapSettlement = Omit<
+  SwapSettlement,
+  "id" | "status" | "txHash" | "rawTx" | "blockNumber" | "error" | "createdAt" | "updatedAt"
+>;
+export type SwapSettlementKey = { network: string; payer: string; nonce: string };
+
+/** Where EOA swaps being settled are remembered: the key and the claim; the journal is the shared one. */
+export type SwapSettlementStore = {
+  find(key: SwapSettlementKey): SwapSettlement | undefined;
+  claim(settlement: NewSwapSettlement): { record: SwapSettlement; created: boolean };
+  release(id: number, evenIfFailed?: boolean): void;
+  markSent(id: number, txHash: string, rawTx: string): void;
+  markReplaced(id: number, txHash: string): void;
+  markOutcome(id: number, outcome: SettlementOutcome): void;
+  unfinished(): SwapSettlement[];
+};
+
+/** The record of a swap authorization about to be settled on `network` (addresses lower-cased). */
+export function swapSettlementOf(network: string, auth: SwapAuthorization, signature: string): NewSwapSettlement {
+  return {
+    network,
+    payer: auth.from.toLowerCase(),
+    nonce: auth.nonce.toLowerCase(),
+    sellToken: auth.sellToken.toLowerCase(),
+    buyToken: auth.buyToken.toLowerCase(),
+    sellAmount: auth.sellAmount.toString(),
+    minBuyAmount: auth.minBuyAmount.toString(),
+    recipient: auth.recipient.toLowerCase(),
+    fee: auth.fee.toString(),
+    validAfter: Number(auth.validAfter),
+    validBefore: Number(auth.validBefore),
+    signature,
+  };
+}
+
+const keyOf = (key: SwapSettlementKey) => ({
+  network: key.network,
+  payer: key.payer.toLowerCase(),
+  nonce: key.nonce.toLowerCase(),
+});
+const p = (name: string) => sql.placeholder(name);
+
+export function createSwapSettlementStore(db: Db): SwapSettlementStore {
+  const now = () => new Date().toISOString();
+  const t = swapSettlements;
+  const findByKey = db
+    .select()
+    .from(t)
+    .where(and(eq(t.network, p("network")), eq(t.payer, p("payer")), eq(t.nonce, p("nonce"))))
+    .prepare();
+  const insertPending = db
+    .insert(t)
+    .values({
+      network: p("network"),
+      payer: p("payer"),
+      nonce: p("nonce"),
+      sellToken: p("sellToken"),
+      buyToken: p("buyToken"),
+      sellAmount: p("sellAmount"),
+      minBuyAmount: p("minBuyAmount"),
+      recipient: p("recipient"),
+      fee: p("fee"),
+      validAfter: p("validAfter"),
+      validBefore: p("validBefore"),
+      signature: p("signature"),
+      status: "pending",
+      createdAt: p("time"),
+      updatedAt: p("time"),
+    })
+    .onConflictDoNothing()
+    .returning()
+    .prepare();
+  const find = (key: SwapSettlementKey) => findByKey.get(keyOf(key));
+  return {
+    find,
+    claim(settlement) {
+      // Lazily: lost in a machine crash before anything was signed, it is simply not there.
+      const inserted = writeLazily(db, () => insertPending.get({ ...settlement, ...keyOf(settlement), time: now() }));
+      if (inserted) return { record: inserted, created: true };
+      const existing = find(settlement);
+      if (!existing) throw new Error("swap settlement record vanished during claim");
+      return { record: existing, created: false };
+    },
+    ...createSettlementJournal<SwapSettlement>(db, t),
+  };
+}

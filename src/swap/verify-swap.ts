@@ -1,0 +1,227 @@
+import {
+  type Address,
+  decodeErrorResult,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  isAddressEqual,
+  parseAbi,
+  recoverTypedDataAddress,
+} from "viem";
+import { MULTICALL3 } from "../chain/addresses";
+import type { NetworkRuntime } from "../chain/networks";
+import type { SwapConfig } from "../config/schema";
+import type { ErrorCode } from "../errors";
+import { ApiError } from "../errors";
+import { shortReason } from "../logger";
+import type { RelayerDomain } from "../payments/relayer-port";
+import { relayerSwapAbi } from "./abis";
+import { encodePath } from "./path";
+import { decodeAggregate3, encodeAggregate3 } from "./quote-plan";
+import { type BestQuote, quoteBestRoute, sellTokenConfig, swapFeeFor } from "./quote-swap";
+import type { SwapAuthorization } from "./swap-authorization";
+import { SWAP_WITH_AUTHORIZATION_TYPES } from "./typed-data";
+
+/** What the simulation and the chain may revert with, beside the relayer's own errors. */
+const revertAbi = [
+  ...relayerSwapAbi,
+  ...parseAbi([
+    "error AuthorizationNotYetValid()",
+    "error AuthorizationExpired()",
+    "error AuthorizationAlreadyUsed(address authorizer, bytes32 nonce)",
+    "error InvalidSignature()",
+    "error TokenNotWhitelisted(address token)",
+    "error EnforcedPause()",
+    "error SafeERC20FailedOperation(address token)",
+    "error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)",
+    "error ERC20InsufficientAllowance(address spender, uint256 allowance, uint256 needed)",
+  ]),
+];
+
+export const PRICE_MOVED = "price moved below minBuyAmount";
+
+export type SwapVerdict =
+  | { isValid: true; payer: Address; buyAmount: bigint; route: BestQuote }
+  | {
+      isValid: false;
+      payer: Address;
+      invalidReason: ErrorCode;
+      invalidMessage: string;
+      buyAmount?: bigint;
+      details?: Record<string, unknown>;
+    };
+
+export type SwapVerifyContext = {
+  network: NetworkRuntime;
+  swap: SwapConfig;
+  now: () => bigint;
+  domain(): Promise<RelayerDomain>;
+  isPayerDenied(payer: Address): boolean;
+};
+
+/** The relayer call of this swap through `route` (built here: the relayer never takes caller calldata). */
+export function swapCallData(auth: SwapAuthorization, signature: Hex, route: BestQuote): Hex {
+  return encodeFunctionData({
+    abi: relayerSwapAbi,
+    functionName: "swapWithAuthorization",
+    args: [auth, signature, { router: route.router, path: encodePath(route.route.kind, route.route.hops) }],
+  });
+}
+
+/**
+ * decisions.md "Swaps": the relayer, the sell token, the signature (a body changed after signing does not
+ * recover to `from`), the validity window, the fee against the rule, then the settlement itself simulated in
+ * one eth_call on the best route at this moment: its output, or why it would fail ("price moved below
+ * minBuyAmount" when the route can no longer pay the signed minimum). Two RPC round trips (quote, simulation).
+ */
+export async function verifySwap(
+  context: SwapVerifyContext,
+  auth: SwapAuthorization,
+  signature: Hex,
+  relayerContract: string,
+): Promise<SwapVerdict> {
+  const { network } = context;
+  const payer = auth.from;
+  const refuse = (
+    invalidReason: ErrorCode,
+    invalidMessage: string,
+    extra: { buyAmount?: bigint; details?: Record<string, unknown> } = {},
+  ): SwapVerdict => ({
+    isValid: false,
+    payer,
+    invalidReason,
+    invalidMessage,
+    ...extra,
+  });
+  const relayer = network.config.contracts.relayer;
+  if (!isAddressEqual(relayerContract as Address, relayer)) {
+    return refuse(
+      "payment_verification_error",
+      `relayerContract is not this network's relayer (${relayer}): sign for, approve and name that relayer`,
+      { details: { relayerContract: relayer } },
+    );
+  }
+  const token = sellTokenConfig(network, auth.sellToken, "swapPayload.authorization.sellToken");
+
+  const domain = await context.domain().catch((error) => {
+    throw new ApiError("blockchain_error", "failed to read the relayer's EIP-712 domain", {
+      reason: shortReason(error),
+    });
+  });
+  let signer: Address | undefined;
+  try {
+    signer = await recoverTypedDataAddress({
+      domain,
+      types: SWAP_WITH_AUTHORIZATION_TYPES,
+      primaryType: "SwapWithAuthorization",
+      message: auth,
+      signature,
+    });
+  } catch {
+    signer = undefined;
+  }
+  if (!signer || !isAddressEqual(signer, payer)) {
+    return refuse(
+      "signature_error",
+      "signature does not recover to authorization.from: the swap was changed after signing or signed for another domain",
+      {
+        details: { expectedDomain: domain },
+      },
+    );
+  }
+
+  const now = context.now();
+  if (now < auth.validAfter) return refuse("payment_verification_error", "authorization not yet valid");
+  const margin = BigInt(network.config.validBeforeMarginSeconds);
+  if (auth.validBefore < now + margin) {
+    return refuse(
+      "payment_verification_error",
+      `authorization expired or expires too soon: validBefore must be at least ${margin} s after now`,
+    );
+  }
+  if (auth.sellAmount === 0n) return refuse("payment_verification_error", "sellAmount must be above zero");
+  const ruleFee = swapFeeFor(token, auth.sellAmount);
+  if (auth.fee < ruleFee) {
+    return refuse("payment_verification_error", `fee must be at least ${ruleFee} for this sellAmount`, {
+      details: { minimumFee: ruleFee.toString() },
+    });
+  }
+  if (auth.fee >= auth.sellAmount) return refuse("payment_verification_error", "fee must be below sellAmount");
+  if (context.isPayerDenied(payer)) {
+    return refuse("payment_verification_error", "payer refused: too many of its settlements reverted on-chain");
+  }
+
+  let route: BestQuote | undefined;
+  try {
+    route = await quoteBestRoute(network, context.swap, {
+      sellToken: auth.sellToken,
+      buyToken: auth.buyToken,
+      amountIn: auth.sellAmount - auth.fee,
+    });
+  } catch (error) {
+    throw new ApiError("blockchain_error", "failed to quote the swap", { reason: shortReason(error) });
+  }
+  if (!route) return refuse("payment_verification_error", `no route from ${auth.sellToken} to ${auth.buyToken}`);
+  if (route.amountOut < auth.minBuyAmount) {
+    return refuse("payment_verification_error", PRICE_MOVED, { buyAmount: route.amountOut });
+  }
+
+  let result: { success: boolean; returnData: Hex };
+  try {
+    const { data } = await network.client.call({
+      to: MULTICALL3,
+      data: encodeAggregate3([{ target: relayer, allowFailure: true, callData: swapCallData(auth, signature, route) }]),
+    });
+    result = decodeAggregate3(data ?? "0x")[0] as { success: boolean; returnData: Hex };
+  } catch (error) {
+    throw new ApiError("blockchain_error", "failed to simulate the swap", { reason: shortReason(error) });
+  }
+  if (result.success) {
+    const buyAmount = decodeFunctionResult({
+      abi: relayerSwapAbi,
+      functionName: "swapWithAuthorization",
+      data: result.returnData,
+    });
+    return { isValid: true, payer, buyAmount, route };
+  }
+  const [reason, message] = explainRevert(result.returnData);
+  return refuse(reason, message, { buyAmount: route.amountOut });
+}
+
+/** A simulated or mined swap's revert, as the code and message verify answers. */
+export function explainRevert(data: Hex): [ErrorCode, string] {
+  let name = "";
+  let args: readonly unknown[] = [];
+  try {
+    const decoded = decodeErrorResult({ abi: revertAbi, data });
+    name = decoded.errorName as string;
+    args = (decoded.args ?? []) as readonly unknown[];
+  } catch {
+    return ["payment_verification_error", `the swap would revert (${data.slice(0, 10)})`];
+  }
+  switch (name) {
+    case "InsufficientOutput":
+      return ["payment_verification_error", PRICE_MOVED];
+    case "Error": {
+      // The routers check the same minimum first: V2 "INSUFFICIENT_OUTPUT_AMOUNT", SwapRouter02 "Too little received".
+      const text = String(args[0]);
+      if (/INSUFFICIENT_OUTPUT_AMOUNT|Too little received/i.test(text))
+        return ["payment_verification_error", PRICE_MOVED];
+      return ["payment_verification_error", `the swap would revert: ${text}`];
+    }
+    case "AuthorizationAlreadyUsed":
+      return ["nonce_error", "nonce already used or canceled"];
+    case "InvalidSignature":
+      return ["signature_error", "signature does not recover to authorization.from"];
+    case "AuthorizationExpired":
+      return ["payment_verification_error", "authorization expired"];
+    case "AuthorizationNotYetValid":
+      return ["payment_verification_error", "authorization not yet valid"];
+    case "ERC20InsufficientAllowance":
+      return ["payment_verification_error", `allowance too low: approve the relayer for at least ${String(args[2])}`];
+    case "ERC20InsufficientBalance":
+      return ["payment_verification_error", `balance too low: the swap needs ${String(args[2])}`];
+    default:
+      return ["payment_verification_error", `the swap would revert: ${name}`];
+  }
+}

@@ -1,0 +1,300 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { type Address, type Hex, maxUint256 } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { NetworkName } from "../../scripts/devnet/start";
+import { erc20Abi } from "../../src/chain/abis";
+import { swapRouter02Abi } from "../../src/swap/abis";
+import { encodePath } from "../../src/swap/path";
+import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { startTestService } from "../support/service";
+
+const service = startTestService();
+afterAll(() => service.stop());
+
+function tokensOf(network: NetworkName) {
+  const c = chainOf(network);
+  const dex = c.info.dex;
+  const dai = c.info.tokens.DAI?.address;
+  if (!dex || !dai) throw new Error(`the ${network} devnet has no DEX`);
+  return { c, dex, m: c.token.address, dai, w: dex.wrappedNative, unit: 10n ** BigInt(c.token.decimals) };
+}
+
+type Change = (message: Record<string, unknown>) => Record<string, unknown>;
+type Payer = Awaited<ReturnType<typeof freshPayer>>;
+
+/** A quote in mode eoa, signed as it comes (optionally changed first), and the /swap/verify|settle body. */
+async function signedSwap(
+  network: NetworkName,
+  payer: Payer,
+  order: { buyToken: Address; sellAmount: bigint; slippageBps?: number; recipient?: Address },
+  change: (message: Record<string, unknown>) => Record<string, unknown> = (message) => message,
+) {
+  const t = tokensOf(network);
+  const response = await service.post("/swap/quote", {
+    network,
+    sellToken: t.m,
+    buyToken: order.buyToken,
+    sellAmount: order.sellAmount.toString(),
+    mode: "eoa",
+    from: payer.address,
+    ...(order.slippageBps !== undefined ? { slippageBps: order.slippageBps } : {}),
+    ...(order.recipient ? { recipient: order.recipient } : {}),
+  });
+  expect(response.status).toBe(200);
+  const quote = response.body;
+  const { domain, types, primaryType } = quote.typedData;
+  const message = change(quote.typedData.message);
+  const signature = await privateKeyToAccount(payer.key).signTypedData({ domain, types, primaryType, message });
+  const body = {
+    swapPayload: { authorization: quote.typedData.message, signature },
+    swapRequirements: { network, relayerContract: quote.relayerContract },
+  };
+  return { quote, body, signature };
+}
+
+const balances = async (network: NetworkName, holders: Record<string, [Address, Address]>) =>
+  Object.fromEntries(
+    await Promise.all(
+      Object.entries(holders).map(async ([name, [token, holder]]) => [
+        name,
+        await tokenBalance(network, token, holder),
+      ]),
+    ),
+  ) as Record<string, bigint>;
+
+describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
+  for (const network of NETWORK_NAMES) {
+    for (const pair of ["w", "dai"] as const) {
+      test(`${network}: M -> ${pair.toUpperCase()} settles with exact balances; settled twice, one transaction`, async () => {
+        const t = tokensOf(network);
+        const payer = await freshPayer(network);
+        const sellAmount = 40n * t.unit;
+        await approveRelayer(network, payer.key, sellAmount);
+        const recipient = randomAddress();
+        const buyToken = t[pair];
+        const { quote, body } = await signedSwap(network, payer, { buyToken, sellAmount, recipient });
+        const before = await balances(network, {
+          payer: [t.m, payer.address],
+          feeRecipient: [t.m, t.c.info.feeRecipient],
+          recipient: [buyToken, recipient],
+        });
+
+        const verified = await service.post("/swap/verify", body);
+        expect(verified.status).toBe(200);
+        expect(verified.body).toMatchObject({ isValid: true, payer: payer.address });
+        expect(BigInt(verified.body.buyAmount)).toBeGreaterThanOrEqual(BigInt(quote.minBuyAmount));
+
+        const [first, second] = await Promise.all([
+          service.post("/swap/settle", body),
+          service.post("/swap/settle", body),
+        ]);
+        expect(first.status).toBe(200);
+        expect(second.body).toEqual(first.body);
+        const third = await service.post("/swap/settle", body);
+        expect(third.body.transaction).toBe(first.body.transaction);
+
+        const settled = first.body;
+        expect(settled).toMatchObject({
+          success: true,
+          network,
+          payer: payer.address.toLowerCase(),
+          swap: {
+            sellToken: t.m.toLowerCase(),
+            buyToken: buyToken.toLowerCase(),
+            sellAmount: sellAmount.toString(),
+            fee: quote.fee,
+            recipient: recipient.toLowerCase(),
+          },
+        });
+        const after = await balances(network, {
+          payer: [t.m, payer.address],
+          feeRecipient: [t.m, t.c.info.feeRecipient],
+          recipient: [buyToken, recipient],
+        });
+        expect((before.payer as bigint) - (after.payer as bigint)).toBe(sellAmount);
+        expect((after.feeRecipient as bigint) - (before.feeRecipient as bigint)).toBe(BigInt(quote.fee));
+        const received = (after.recipient as bigint) - (before.recipient as bigint);
+        expect(received).toBe(BigInt(settled.swap.buyAmount));
+        expect(received).toBeGreaterThanOrEqual(BigInt(quote.minBuyAmount));
+        for (const token of [t.m, t.w, t.dai]) expect(await tokenBalance(network, token, t.c.info.relayer)).toBe(0n);
+        // One transaction: the payer's sell token left once, and the record says the same hash.
+        const receipt = await t.c.public.getTransactionReceipt({ hash: settled.transaction as Hex });
+        expect(receipt.status).toBe("success");
+        expect(
+          service.services.swaps.store.find({
+            network,
+            payer: payer.address,
+            nonce: body.swapPayload.authorization.nonce,
+          })?.txHash,
+        ).toBe(settled.transaction);
+      });
+    }
+  }
+
+  test("a front-running trade that moves the price below minBuyAmount: verify isValid false, settle 400, nothing lost", async () => {
+    const network = "bsc";
+    const t = tokensOf(network);
+    const payer = await freshPayer(network);
+    const sellAmount = 50n * t.unit;
+    await approveRelayer(network, payer.key, sellAmount);
+    const recipient = randomAddress();
+    const { quote, body } = await signedSwap(network, payer, { buyToken: t.w, sellAmount, slippageBps: 10, recipient });
+    expect(await service.post("/swap/verify", body)).toMatchObject({ body: { isValid: true } });
+
+    // The front-runner buys W with M on the V3 pool the quote routes through (the best route).
+    expect(quote.route).toMatchObject([{ kind: "v3", tokenIn: t.m, tokenOut: t.w }]);
+    const whale = await freshPayer(network, { tokens: 100_000n * t.unit });
+    const wallet = t.c.walletFor(whale.key);
+    const mined = async (hash: Hex) => {
+      const receipt = await t.c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      expect(receipt.status).toBe("success");
+    };
+    const v3 = (tokenIn: Address, tokenOut: Address, amountIn: bigint) =>
+      wallet.writeContract({
+        address: t.dex.v3.router,
+        abi: swapRouter02Abi,
+        functionName: "exactInput",
+        args: [
+          {
+            path: encodePath("v3", [{ tokenIn, tokenOut, fee: quote.route[0].fee }]),
+            recipient: whale.address,
+            amountIn,
+            amountOutMinimum: 0n,
+          },
+        ],
+      });
+    await mined(
+      await wallet.writeContract({
+        address: t.m,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [t.dex.v3.router, maxUint256],
+      }),
+    );
+    await mined(
+      await wallet.writeContract({
+        address: t.w,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [t.dex.v3.router, maxUint256],
+      }),
+    );
+    await mined(await v3(t.m, t.w, 20_000n * t.unit));
+    try {
+      const verified = await service.post("/swap/verify", body);
+      expect(verified.status).toBe(200);
+      expect(verified.body).toMatchObject({
+        isValid: false,
+        payer: payer.address,
+        invalidReason: "payment_verification_error",
+        invalidMessage: "price moved below minBuyAmount",
+      });
+      expect(BigInt(verified.body.buyAmount)).toBeLessThan(BigInt(quote.minBuyAmount));
+      const settled = await service.post("/swap/settle", body);
+      expect([settled.status, settled.body.code, settled.body.message]).toEqual([
+        400,
+        "payment_verification_error",
+        "price moved below minBuyAmount",
+      ]);
+      expect(await tokenBalance(network, t.m, payer.address)).toBe(1000n * t.unit);
+      expect(await tokenBalance(network, t.w, recipient)).toBe(0n);
+    } finally {
+      // The price back where it was (about: the pool keeps the fees) for the files after this one.
+      await mined(await v3(t.w, t.m, await tokenBalance(network, t.w, whale.address)));
+    }
+    // The refused settle left nothing behind: with the price back, the same signed swap settles.
+    const retried = await service.post("/swap/settle", body);
+    expect(retried.status).toBe(200);
+    expect(BigInt(retried.body.swap.buyAmount)).toBeGreaterThanOrEqual(BigInt(quote.minBuyAmount));
+  });
+
+  describe("refusals, with no balance moved", () => {
+    const network = "base";
+    const cases: [string, (t: ReturnType<typeof tokensOf>) => Change, string, string][] = [
+      [
+        "expired",
+        () => (m) => ({
+          ...m,
+          validAfter: Number(m.validAfter) - 1000,
+          validBefore: Math.floor(Date.now() / 1000) - 1,
+        }),
+        "payment_verification_error",
+        "expired",
+      ],
+      [
+        "a fee below the rule's",
+        () => (m) => ({ ...m, fee: (BigInt(String(m.fee)) - 1n).toString() }),
+        "payment_verification_error",
+        "fee must be at least",
+      ],
+      [
+        "a minimum no route can pay",
+        () => (m) => ({ ...m, minBuyAmount: (BigInt(String(m.minBuyAmount)) * 2n).toString() }),
+        "payment_verification_error",
+        "price moved below minBuyAmount",
+      ],
+    ];
+    for (const [name, change, code, message] of cases) {
+      test(`signed ${name}: verify isValid false, settle 400 ${code}`, async () => {
+        const t = tokensOf(network);
+        const payer = await freshPayer(network);
+        const sellAmount = 10n * t.unit;
+        await approveRelayer(network, payer.key, sellAmount);
+        const { body } = await signedSwap(network, payer, { buyToken: t.dai, sellAmount }, change(t));
+        // The body carries what was signed.
+        const signed = change(t)(structuredClone(body.swapPayload.authorization));
+        const sent = { ...body, swapPayload: { ...body.swapPayload, authorization: signed } };
+        const verified = await service.post("/swap/verify", sent);
+        expect(verified.body).toMatchObject({ isValid: false, invalidReason: code });
+        expect(verified.body.invalidMessage).toContain(message);
+        const settled = await service.post("/swap/settle", sent);
+        expect([settled.status, settled.body.code]).toEqual([400, code]);
+        expect(await tokenBalance(network, t.m, payer.address)).toBe(1000n * t.unit);
+      });
+    }
+
+    for (const [name, tamper] of [
+      ["a tampered minimum", (m: Record<string, unknown>) => ({ ...m, minBuyAmount: "1" })],
+      ["a different recipient", (m: Record<string, unknown>) => ({ ...m, recipient: randomAddress() })],
+      ["a larger fee", (m: Record<string, unknown>) => ({ ...m, fee: (BigInt(String(m.fee)) * 2n).toString() })],
+    ] as const) {
+      test(`${name} after signing: signature_error, nothing sent`, async () => {
+        const t = tokensOf(network);
+        const payer = await freshPayer(network);
+        const sellAmount = 10n * t.unit;
+        await approveRelayer(network, payer.key, sellAmount);
+        const { body } = await signedSwap(network, payer, { buyToken: t.dai, sellAmount });
+        const changed = {
+          ...body,
+          swapPayload: { ...body.swapPayload, authorization: tamper(body.swapPayload.authorization) },
+        };
+        const verified = await service.post("/swap/verify", changed);
+        expect(verified.body).toMatchObject({ isValid: false, invalidReason: "signature_error" });
+        const settled = await service.post("/swap/settle", changed);
+        expect([settled.status, settled.body.code]).toEqual([400, "signature_error"]);
+        expect(await tokenBalance(network, t.m, payer.address)).toBe(1000n * t.unit);
+        expect(
+          service.services.swaps.store.find({
+            network,
+            payer: payer.address,
+            nonce: body.swapPayload.authorization.nonce,
+          }),
+        ).toBeUndefined();
+      });
+    }
+
+    test("a sell token that is not whitelisted and a wrong relayer are refused", async () => {
+      const t = tokensOf(network);
+      const payer = await freshPayer(network);
+      const { body } = await signedSwap(network, payer, { buyToken: t.dai, sellAmount: 10n * t.unit });
+      const wrongToken = {
+        ...body,
+        swapPayload: { ...body.swapPayload, authorization: { ...body.swapPayload.authorization, sellToken: t.w } },
+      };
+      const refused = await service.post("/swap/settle", wrongToken);
+      expect([refused.status, refused.body.code]).toEqual([400, "validation_error"]);
+      const wrongRelayer = { ...body, swapRequirements: { network, relayerContract: randomAddress() } };
+      expect((await service.post("/swap/verify", wrongRelayer)).body).toMatchObject({ isValid: false });
+    });
+  });
+});
