@@ -171,21 +171,19 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         _requireOpen(token);
         if (block.timestamp < validAfter) revert AuthorizationNotYetValid();
         if (block.timestamp > validBefore) revert AuthorizationExpired();
-        _requireUnusedNonce(from, nonce);
-        bytes32 digest = _transferDigest(token, from, to, value, validAfter, validBefore, nonce);
+        _useNonce(from, nonce);
+        bytes32 digest = _transferDigestFromCalldata();
         if (!_isValidSignature(from, digest, signature)) revert InvalidSignature();
 
-        _authorizationStates[from][nonce] = true;
         emit AuthorizationUsed(from, nonce, token, to, value);
         IERC20(token).safeTransferFrom(from, to, value);
     }
 
     function cancelAuthorization(address authorizer, bytes32 nonce, bytes calldata signature) external {
-        _requireUnusedNonce(authorizer, nonce);
+        _useNonce(authorizer, nonce);
         bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce)));
         if (!_isValidSignature(authorizer, digest, signature)) revert InvalidSignature();
 
-        _authorizationStates[authorizer][nonce] = true;
         emit AuthorizationCanceled(authorizer, nonce);
     }
 
@@ -219,11 +217,10 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         _requireOpen(auth.sellToken);
         if (block.timestamp < auth.validAfter) revert AuthorizationNotYetValid();
         if (block.timestamp > auth.validBefore) revert AuthorizationExpired();
-        _requireUnusedNonce(auth.from, auth.nonce);
+        _useNonce(auth.from, auth.nonce);
         bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(SWAP_WITH_AUTHORIZATION_TYPEHASH, auth)));
         if (!_isValidSignature(auth.from, digest, signature)) revert InvalidSignature();
 
-        _authorizationStates[auth.from][auth.nonce] = true;
         buyAmount = _swap(
             auth.from,
             SwapOrder(auth.sellToken, auth.buyToken, auth.sellAmount, auth.minBuyAmount, auth.recipient, auth.fee),
@@ -281,7 +278,7 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
             allowance = _readUint(token, abi.encodeCall(IERC20.allowance, (from, address(this))));
         }
 
-        bytes32 digest = _transferDigest(token, from, to, value, validAfter, validBefore, nonce);
+        bytes32 digest = _transferDigestFromCalldata();
         if (!_isValidSignature(from, digest, signature)) status = STATUS_BAD_SIGNATURE;
         else if (_authorizationStates[from][nonce]) status = STATUS_NONCE_USED;
         else if (block.timestamp < validAfter) status = STATUS_NOT_YET_VALID;
@@ -352,30 +349,19 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         }
     }
 
-    function _transferDigest(
-        address token,
-        address from,
-        address to,
-        uint256 value,
-        uint256 validAfter,
-        uint256 validBefore,
-        bytes32 nonce
-    ) private view returns (bytes32) {
-        return
-            _hashTypedDataV4(
-                keccak256(
-                    abi.encode(
-                        TRANSFER_WITH_AUTHORIZATION_TYPEHASH,
-                        token,
-                        from,
-                        to,
-                        value,
-                        validAfter,
-                        validBefore,
-                        nonce
-                    )
-                )
-            );
+    /// @dev The struct hash straight from calldata: the first seven arguments of transferWithAuthorization and
+    /// checkAuthorization are the struct's fields in its order, one ABI word each (the ABI decoder has already
+    /// refused an address with dirty upper bits), so they are hashed in place instead of copied field by field.
+    function _transferDigestFromCalldata() private view returns (bytes32) {
+        bytes32 typehash = TRANSFER_WITH_AUTHORIZATION_TYPEHASH;
+        bytes32 structHash;
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, typehash)
+            calldatacopy(add(m, 0x20), 0x04, 0xe0)
+            structHash := keccak256(m, 0x100)
+        }
+        return _hashTypedDataV4(structHash);
     }
 
     /// @dev The pause and whitelist checks in one storage read. A refusal names the pause first, as the
@@ -387,8 +373,24 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         }
     }
 
-    function _requireUnusedNonce(address authorizer, bytes32 nonce) private view {
-        if (_authorizationStates[authorizer][nonce]) revert AuthorizationAlreadyUsed(authorizer, nonce);
+    /// @dev Marks the nonce used, or reverts if it already was: one slot computation for the read and the write.
+    /// It happens before the signature check, whose failure reverts it with everything else; a contract payer's
+    /// ERC-1271 code, called after it, already sees the nonce used (checks, effects, then interactions).
+    function _useNonce(address authorizer, bytes32 nonce) private {
+        bool used;
+        assembly ("memory-safe") {
+            // _authorizationStates[authorizer][nonce]: the slot computed once for the read and the write
+            mstore(0x00, authorizer)
+            mstore(0x20, _authorizationStates.slot)
+            mstore(0x20, keccak256(0x00, 0x40))
+            mstore(0x00, nonce)
+            let slot := keccak256(0x00, 0x40)
+            used := sload(slot)
+            if iszero(used) {
+                sstore(slot, 1) // `true` as Solidity stores a bool
+            }
+        }
+        if (used) revert AuthorizationAlreadyUsed(authorizer, nonce);
     }
 
     /// @dev ECDSA first: a 65-byte signature that recovers to `signer` is valid, without reading the signer's code

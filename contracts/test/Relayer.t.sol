@@ -192,6 +192,37 @@ contract RelayerTest is RelayerTestBase {
         _submit(a, sig);
     }
 
+    /// @dev The relayer hashes the seven authorization arguments straight from calldata, which is sound only because
+    /// the ABI decoder refuses an address word with dirty upper bits before: with them set (on the token, the payer
+    /// or the recipient), the call reverts, checkAuthorization too, instead of hashing a different word than the
+    /// address it pays with; the same call with clean words pays.
+    function test_dirtyAddressWordsAreRefusedBeforeHashing() public {
+        Auth memory a = _usdtAuth();
+        bytes memory sig = _sign(payerKey, _digest(a));
+        bytes memory clean = abi.encodeCall(
+            Relayer.transferWithAuthorization,
+            (a.token, a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, sig)
+        );
+        bytes memory check = abi.encodeCall(
+            Relayer.checkAuthorization,
+            (a.token, a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, sig)
+        );
+        for (uint256 word; word < 3; ++word) {
+            bytes memory dirty = bytes.concat(clean);
+            bytes memory dirtyCheck = bytes.concat(check);
+            dirty[4 + word * 32] = 0x01; // the first of the twelve bytes above the address
+            dirtyCheck[4 + word * 32] = 0x01;
+            (bool ok, ) = address(relayer).call(dirty);
+            assertFalse(ok);
+            (ok, ) = address(relayer).staticcall(dirtyCheck);
+            assertFalse(ok);
+        }
+        assertEq(usdt.balanceOf(merchant), 0);
+        (bool paid, ) = address(relayer).call(clean);
+        assertTrue(paid);
+        assertEq(usdt.balanceOf(merchant), 10e18);
+    }
+
     function test_tamperedFieldsRevert() public {
         Auth memory a = _usdtAuth();
         bytes memory sig = _sign(payerKey, _digest(a));
