@@ -20,6 +20,7 @@ export async function startServer(config: Config, options: { silent?: boolean } 
   logger.info({ event: "started", port: app.server?.port, networks: services.networks.enabled, mode: config.mode });
   void reconcileSettlements(services);
   void services.x402.reconcile();
+  void services.swaps.reconcile();
   return {
     app,
     services,

@@ -3,7 +3,7 @@ import type { NetworkRuntime } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { SwapSettlement } from "../db/schema";
 import { ApiError } from "../errors";
-import type { Logger } from "../logger";
+import { type Logger, shortReason } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../payments/authorization-settlement";
 import { relayerSwapAbi } from "./abis";
 import type { SwapAuthorization } from "./swap-authorization";
@@ -196,6 +196,31 @@ export function createSwapSettler(deps: {
   }
 
   return {
+    /**
+     * After a restart, finishes the records a previous process left pending or sent (the same machine as
+     * settle): one never signed is released while its nonce is unused, else the chain decides; one sent is resumed.
+     */
+    async reconcile(networks: { enabled: readonly string[]; get(name: string): NetworkRuntime }): Promise<void> {
+      for (const record of deps.store.unfinished()) {
+        if (!networks.enabled.includes(record.network)) continue;
+        const network = networks.get(record.network);
+        const key = `${record.network}:${record.payer}:${record.nonce}:${record.signature}`;
+        try {
+          const settled = await once(key, async () => {
+            const verdict = await machine.reconcile(network, record);
+            return verdict ? answer(network, record, verdict) : null;
+          });
+          deps.logger.info({
+            event: "swap_settlement_reconciled",
+            id: record.id,
+            status: settled ? "success" : "released",
+          });
+        } catch (error) {
+          const outcome = error instanceof ApiError ? error.code : "unresolved";
+          deps.logger.warn({ event: "swap_settlement_reconciled", id: record.id, outcome, reason: shortReason(error) });
+        }
+      }
+    },
     settle(
       context: SwapVerifyContext,
       auth: SwapAuthorization,

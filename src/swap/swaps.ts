@@ -38,6 +38,8 @@ export function createSwaps(deps: {
   };
   return {
     store,
+    /** Finishes the swap settlements a previous process left unfinished (called once at start). */
+    reconcile: () => settler.reconcile(deps.networks),
     quote(body: Static<typeof SwapQuoteBodySchema>) {
       return quoteSwap(
         { networks: deps.networks, now: deps.now, domainOf: (network) => deps.relayerFor(network).domain() },

@@ -3,8 +3,10 @@ import { type Address, type Hex, maxUint256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi } from "../../src/chain/abis";
-import { swapRouter02Abi } from "../../src/swap/abis";
+import { relayerSwapAbi, swapRouter02Abi } from "../../src/swap/abis";
 import { encodePath } from "../../src/swap/path";
+import { parseSwapAuthorization } from "../../src/swap/swap-authorization";
+import { swapSettlementOf } from "../../src/swap/swap-store";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 
@@ -206,6 +208,51 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
     const retried = await service.post("/swap/settle", body);
     expect(retried.status).toBe(200);
     expect(BigInt(retried.body.swap.buyAmount)).toBeGreaterThanOrEqual(BigInt(quote.minBuyAmount));
+  });
+
+  test("after a crash: a claimed swap never sent is released at start and settles; one the chain executed is recognised", async () => {
+    const network = "base";
+    const t = tokensOf(network);
+    const unfinished = async () => {
+      const payer = await freshPayer(network);
+      const sellAmount = 10n * t.unit;
+      await approveRelayer(network, payer.key, sellAmount);
+      const signed = await signedSwap(network, payer, { buyToken: t.dai, sellAmount });
+      const { authorization, signature } = parseSwapAuthorization(signed.body.swapPayload);
+      // What a process that died between its claim and its broadcast leaves behind.
+      service.services.swaps.store.claim(swapSettlementOf(network, authorization, signature));
+      return { ...signed, authorization, payer };
+    };
+    const neverSent = await unfinished();
+    const executed = await unfinished();
+    const blocked = await service.post("/swap/settle", neverSent.body);
+    expect([blocked.status, blocked.body.details?.status]).toEqual([500, "pending"]);
+    // Anyone may submit a signed swap: here the payer itself, on the route the quote named.
+    const route = executed.quote.route as { kind: "v2" | "v3"; tokenIn: Address; tokenOut: Address; fee?: number }[];
+    const kind = route[0]?.kind ?? "v2";
+    const hops = route.map(({ tokenIn, tokenOut, fee }) => ({ tokenIn, tokenOut, ...(fee ? { fee } : {}) }));
+    const direct = await t.c.walletFor(executed.payer.key).writeContract({
+      address: t.c.info.relayer,
+      abi: relayerSwapAbi,
+      functionName: "swapWithAuthorization",
+      args: [
+        executed.authorization,
+        executed.signature as Hex,
+        { router: kind === "v2" ? t.dex.v2.router : t.dex.v3.router, path: encodePath(kind, hops) },
+      ],
+    });
+    expect((await t.c.public.waitForTransactionReceipt({ hash: direct, pollingInterval: 50 })).status).toBe("success");
+
+    await service.services.swaps.reconcile();
+
+    const settled = await service.post("/swap/settle", neverSent.body);
+    expect(settled.status).toBe(200);
+    expect(await tokenBalance(network, t.m, neverSent.payer.address)).toBe(990n * t.unit);
+    const recognised = await service.post("/swap/settle", executed.body);
+    expect(recognised.status).toBe(200);
+    expect(recognised.body.transaction).toBe(direct);
+    expect(BigInt(recognised.body.swap.buyAmount)).toBeGreaterThanOrEqual(BigInt(executed.quote.minBuyAmount));
+    expect(await tokenBalance(network, t.m, executed.payer.address)).toBe(990n * t.unit);
   });
 
   describe("refusals, with no balance moved", () => {
