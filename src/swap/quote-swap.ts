@@ -8,6 +8,7 @@ import type { RelayerDomain } from "../payments/relayer-port";
 import { bestRoute, minBuyAmount, swapFee } from "./quote-math";
 import { decodeAggregate3, encodeAggregate3, planQuote, type QuoteDexes, type RouteQuote } from "./quote-plan";
 import type { SwapQuoteBodySchema } from "./schemas";
+import { uint256 } from "./swap-authorization";
 import { SWAP_WITH_AUTHORIZATION_TYPES } from "./typed-data";
 
 type SwapQuoteBody = Static<typeof SwapQuoteBodySchema>;
@@ -100,7 +101,7 @@ export async function quoteSwap(
   const sellToken = getAddress(token.address);
   const buyToken = getAddress(body.buyToken);
   if (isAddressEqual(sellToken, buyToken)) throw invalid("buyToken", "must differ from sellToken");
-  const sellAmount = BigInt(body.sellAmount);
+  const sellAmount = uint256(body.sellAmount, "sellAmount");
   if (sellAmount === 0n) throw invalid("sellAmount", "must be greater than zero");
   if (body.slippageBps !== undefined && body.minBuyAmount !== undefined) {
     throw invalid("slippageBps", "send slippageBps or minBuyAmount, not both");
@@ -108,7 +109,7 @@ export async function quoteSwap(
   if (body.slippageBps !== undefined && body.slippageBps > MAX_SLIPPAGE_BPS) {
     throw invalid("slippageBps", `at most ${MAX_SLIPPAGE_BPS}`, { maximum: MAX_SLIPPAGE_BPS });
   }
-  if (body.minBuyAmount !== undefined && BigInt(body.minBuyAmount) === 0n) {
+  if (body.minBuyAmount !== undefined && uint256(body.minBuyAmount, "minBuyAmount") === 0n) {
     throw invalid("minBuyAmount", "must be greater than zero");
   }
   const fee = swapFeeFor(token, sellAmount);

@@ -1,5 +1,6 @@
 import type { Static } from "elysia";
-import { type Address, getAddress, type Hex } from "viem";
+import { type Address, getAddress, type Hex, maxUint256 } from "viem";
+import { ApiError } from "../errors";
 import type { SwapBodySchema } from "./schemas";
 
 /** The signed SwapWithAuthorization as the relayer's struct takes it (bigints, checksummed addresses). */
@@ -18,6 +19,13 @@ export type SwapAuthorization = {
 
 export type SwapBody = Static<typeof SwapBodySchema>;
 
+/** A decimal amount as a uint256 (the schema allows 78 digits, which can exceed it): else validation_error naming `field`. */
+export function uint256(value: string, field: string): bigint {
+  const amount = BigInt(value);
+  if (amount > maxUint256) throw new ApiError("validation_error", `${field}: exceeds uint256`, { field });
+  return amount;
+}
+
 export function parseSwapAuthorization(payload: SwapBody["swapPayload"]): {
   authorization: SwapAuthorization;
   signature: Hex;
@@ -28,10 +36,10 @@ export function parseSwapAuthorization(payload: SwapBody["swapPayload"]): {
       from: getAddress(a.from),
       sellToken: getAddress(a.sellToken),
       buyToken: getAddress(a.buyToken),
-      sellAmount: BigInt(a.sellAmount),
-      minBuyAmount: BigInt(a.minBuyAmount),
+      sellAmount: uint256(a.sellAmount, "swapPayload.authorization.sellAmount"),
+      minBuyAmount: uint256(a.minBuyAmount, "swapPayload.authorization.minBuyAmount"),
       recipient: getAddress(a.recipient),
-      fee: BigInt(a.fee),
+      fee: uint256(a.fee, "swapPayload.authorization.fee"),
       validAfter: BigInt(a.validAfter),
       validBefore: BigInt(a.validBefore),
       nonce: a.nonce.toLowerCase() as Hex,

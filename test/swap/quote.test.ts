@@ -157,6 +157,7 @@ describe("POST /swap/quote", () => {
     const cases: [string, () => Record<string, unknown>, string][] = [
       ["slippageBps above 500", () => ({ ...base(), slippageBps: 501 }), "slippageBps"],
       ["a zero amount", () => ({ ...base(), sellAmount: "0" }), "sellAmount"],
+      ["an amount beyond uint256", () => ({ ...base(), sellAmount: (2n ** 256n).toString() }), "sellAmount"],
       ["an amount no larger than the fee", () => ({ ...base(), sellAmount: "1000" }), "sellAmount"],
       ["an unknown network", () => ({ ...base(), network: "ethereum" }), "network"],
       ["a sell token that is not whitelisted", () => ({ ...base(), sellToken: t().w, buyToken: t().m }), "sellToken"],
