@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ConfigError, encodeConfig, loadConfig } from "../../src/config/load";
@@ -114,6 +115,46 @@ describe("config", () => {
       expect((error as Error).message).not.toContain("supersecretadminkey");
     }
     expect(() => loadConfig({ env: baseEnv, file: "/nonexistent/relay402.json" })).toThrow(/file not found/);
+  });
+
+  test("swaps: PancakeSwap's routers as a fork configures them, decoded with defaults; one router per kind, a V3 router needs its quoter", () => {
+    const pancake = {
+      routers: [
+        {
+          name: "pancakeswap-v2",
+          address: "0x10ED43C718714eb63d5aA57B78B54704E256024E",
+          kind: "v2",
+          factory: "0xcA143Ce32Fe78f1f7019d7d551a6402fC5350c73",
+          initCodeHash: "0x00fb7f630766e6a796048ea87d01acd3068e8ff67d078148a3fa3f4a84f69bd5",
+          feeBps: 25,
+        },
+        {
+          address: "0x13f4EA83D0bd40E75C8222255bc855a974568Dd4",
+          kind: "v3",
+          factory: "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9",
+          initCodeHash: "0x6ce8eb472fa82df5469c6ab6d485f17c3ad13c8cd7af59b3d4a8026c5ce0f7e2",
+          feeTiers: [100, 500, 2500, 10000],
+        },
+      ],
+      quoter: "0xB048Bbc1Ee6b733FFfCFb9e9CeF7375518e25997",
+      connectors: ["0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c", "0x55d398326f99059fF775485246999027B3197955"],
+      wrappedNative: "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c",
+    };
+    const bsc = JSON.parse(readFileSync(file, "utf8")).networks.bsc;
+    const load = (swap: unknown) =>
+      loadConfig({ env: baseEnv, file, overrides: { networks: { bsc: { ...bsc, swap } } } as never });
+    const swap = load(pancake).networks.bsc?.swap;
+    expect(swap?.routers.map((r) => [r.name, r.kind, r.feeBps, r.feeTiers])).toEqual([
+      ["pancakeswap-v2", "v2", 25, [100, 500, 3000, 10000]],
+      ["uniswap-v3", "v3", 30, [100, 500, 2500, 10000]],
+    ]);
+    const [token] = load(pancake).networks.bsc?.tokens ?? [];
+    expect([token?.swapFeeBps, token?.swapMinFee]).toEqual([token?.feeBps, token?.minFee]);
+    expect(loadConfig({ env: baseEnv, file }).networks.bsc?.swap).toBeUndefined();
+    const [v2, v3] = pancake.routers;
+    expect(() => load({ ...pancake, routers: [v2, v2] })).toThrow(/one router per kind/);
+    expect(() => load({ ...pancake, quoter: undefined })).toThrow(/quoter/);
+    expect(() => load({ ...pancake, routers: [{ ...v3, kind: "v4" }] })).toThrow(/swap/);
   });
 
   test("a network with the wrong chain id is refused", () => {
