@@ -1,3 +1,4 @@
+import type { LeanIMT } from "@zk-kit/lean-imt";
 import type { Static } from "elysia";
 import { type Address, getAddress, type Hex, isAddressEqual } from "viem";
 import { unshieldMinimumFee } from "../incognito/fees";
@@ -77,7 +78,7 @@ export async function syncLeaves(
   client: Relay402Client,
   network: NetworkName,
   known: readonly bigint[] = [],
-): Promise<{ leaves: bigint[]; root: bigint; pool: Address }> {
+): Promise<{ leaves: bigint[]; root: bigint; pool: Address; tree: LeanIMT<bigint> }> {
   const leaves = [...known];
   for (;;) {
     const page = await client.get<LeavesPage>(`/incognito/${network}/leaves?from=${leaves.length}`);
@@ -92,13 +93,14 @@ export async function syncLeaves(
           `the service counts ${page.total} leaves, served ${leaves.length}`,
         );
       }
-      const root = leaves.length === 0 ? 0n : buildTree(leaves).root;
+      const tree = buildTree(leaves);
+      const root = leaves.length === 0 ? 0n : tree.root;
       if (root !== BigInt(page.root)) {
         throw new Relay402ClientError("unexpected_response", "the served leaves do not make the served root", {
           field: "root",
         });
       }
-      return { leaves, root, pool: getAddress(page.pool) };
+      return { leaves, root, pool: getAddress(page.pool), tree };
     }
   }
 }
@@ -290,7 +292,7 @@ export async function proveUnshieldNote(
       { field: "withdrawAmount" },
     );
   }
-  const { leaves, pool } = await syncLeaves(client, parameters.network, parameters.leaves);
+  const { leaves, pool, tree } = await syncLeaves(client, parameters.network, parameters.leaves);
   if (!isAddressEqual(pool, config.incognito.pool)) {
     throw new Relay402ClientError("unexpected_response", `leaves of pool ${pool}, /config names another`);
   }
@@ -301,7 +303,7 @@ export async function proveUnshieldNote(
   }
   const input = unshieldInput({
     note,
-    tree: buildTree(leaves),
+    tree,
     withdrawAmount: parameters.withdrawAmount,
     fee,
     recipient: parameters.recipient,
