@@ -28,13 +28,13 @@ type Payer = Awaited<ReturnType<typeof freshPayer>>;
 async function signedSwap(
   network: NetworkName,
   payer: Payer,
-  order: { buyToken: Address; sellAmount: bigint; slippageBps?: number; recipient?: Address },
+  order: { sellToken?: Address; buyToken: Address; sellAmount: bigint; slippageBps?: number; recipient?: Address },
   change: (message: Record<string, unknown>) => Record<string, unknown> = (message) => message,
 ) {
   const t = tokensOf(network);
   const response = await service.post("/swap/quote", {
     network,
-    sellToken: t.m,
+    sellToken: order.sellToken ?? t.m,
     buyToken: order.buyToken,
     sellAmount: order.sellAmount.toString(),
     mode: "eoa",
@@ -66,18 +66,37 @@ const balances = async (network: NetworkName, holders: Record<string, [Address, 
 
 describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
   for (const network of NETWORK_NAMES) {
-    for (const pair of ["w", "dai"] as const) {
-      test(`${network}: M -> ${pair.toUpperCase()} settles with exact balances; settled twice, one transaction`, async () => {
+    // Each route kind the devnet seeded as the best for one pair: V3 direct and two-hop, V2 direct and two-hop.
+    for (const [sell, buy, kind, hops] of [
+      ["m", "w", "v3", 1],
+      ["m", "dai", "v3", 2],
+      ["dai", "w", "v2", 1],
+      ["dai", "m", "v2", 2],
+    ] as const) {
+      test(`${network}: ${sell.toUpperCase()} -> ${buy.toUpperCase()} (${kind}, ${hops} hop) settles with exact balances; settled twice, one transaction`, async () => {
         const t = tokensOf(network);
         const payer = await freshPayer(network);
-        const sellAmount = 40n * t.unit;
-        await approveRelayer(network, payer.key, sellAmount);
+        const sellToken = t[sell];
+        const sellAmount = 40n * (sell === "m" ? t.unit : 10n ** 18n);
+        if (sell === "dai") {
+          await t.c.public.waitForTransactionReceipt({
+            hash: await t.c.walletFor(payer.key).writeContract({
+              address: t.dai,
+              abi: erc20Abi,
+              functionName: "mint",
+              args: [payer.address, sellAmount],
+            }),
+            pollingInterval: 50,
+          });
+        }
+        await approveRelayer(network, payer.key, sellAmount, sellToken);
         const recipient = randomAddress();
-        const buyToken = t[pair];
-        const { quote, body } = await signedSwap(network, payer, { buyToken, sellAmount, recipient });
+        const buyToken = t[buy];
+        const { quote, body } = await signedSwap(network, payer, { sellToken, buyToken, sellAmount, recipient });
+        expect(quote.route.map((hop: { kind: string }) => hop.kind)).toEqual(Array(hops).fill(kind));
         const before = await balances(network, {
-          payer: [t.m, payer.address],
-          feeRecipient: [t.m, t.c.info.feeRecipient],
+          payer: [sellToken, payer.address],
+          feeRecipient: [sellToken, t.c.info.feeRecipient],
           recipient: [buyToken, recipient],
         });
 
@@ -101,7 +120,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
           network,
           payer: payer.address.toLowerCase(),
           swap: {
-            sellToken: t.m.toLowerCase(),
+            sellToken: sellToken.toLowerCase(),
             buyToken: buyToken.toLowerCase(),
             sellAmount: sellAmount.toString(),
             fee: quote.fee,
@@ -109,8 +128,8 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
           },
         });
         const after = await balances(network, {
-          payer: [t.m, payer.address],
-          feeRecipient: [t.m, t.c.info.feeRecipient],
+          payer: [sellToken, payer.address],
+          feeRecipient: [sellToken, t.c.info.feeRecipient],
           recipient: [buyToken, recipient],
         });
         expect((before.payer as bigint) - (after.payer as bigint)).toBe(sellAmount);
