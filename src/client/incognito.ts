@@ -62,10 +62,17 @@ export function unshieldFee(token: TokenConfig, withdrawAmount: bigint): bigint 
  * what "unshield everything" means. The fee is then `amount - withdrawAmount` (at least the minimum).
  */
 export function maxWithdrawal(token: TokenConfig, amount: bigint): bigint {
-  let withdraw = amount - unshieldFee(token, amount);
-  while (withdraw > 0n && withdraw + unshieldFee(token, withdraw) > amount) withdraw -= 1n;
-  if (withdraw <= 0n) throw new RangeError("the note does not cover the minimum unshield fee");
-  return withdraw;
+  // withdraw + fee(withdraw) grows with withdraw: binary search for the largest that fits.
+  const fits = (withdraw: bigint) => withdraw + unshieldFee(token, withdraw) <= amount;
+  let low = 0n;
+  let high = amount;
+  while (low < high) {
+    const middle = (low + high + 1n) / 2n;
+    if (fits(middle)) low = middle;
+    else high = middle - 1n;
+  }
+  if (low === 0n) throw new RangeError("the note does not cover the minimum unshield fee");
+  return low;
 }
 
 /**
