@@ -12,6 +12,23 @@ export type SettlementOutcome = {
 const p = (name: string) => sql.placeholder(name);
 
 /**
+ * Inserts a pending record unless its key has one (`insert` answers nothing then) and returns the record that
+ * owns the key; `created` says whether this caller owns the settlement. Lazily written: lost in a machine crash
+ * before anything was signed, it is simply not there.
+ */
+export function claimRecord<Row>(
+  db: Db,
+  insert: () => Row | undefined,
+  find: () => Row | undefined,
+): { record: Row; created: boolean } {
+  const inserted = writeLazily(db, insert);
+  if (inserted) return { record: inserted, created: true };
+  const existing = find();
+  if (!existing) throw new Error("settlement record vanished during claim");
+  return { record: existing, created: false };
+}
+
+/**
  * The state changes every settlement record goes through after its claim (the EOA, x402 and swap tables have
  * the same journal columns): each one statement, prepared once. The journal writes are synced before the broadcast
  * they precede; the others are lazy, because the chain tells what a lost one would have said.

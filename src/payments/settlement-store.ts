@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
-import { type Db, writeLazily } from "../db/open";
+import type { Db } from "../db/open";
 import { type EoaSettlement, eoaSettlements } from "../db/schema";
 import type { Authorization } from "./authorization";
-import { createSettlementJournal, type SettlementOutcome } from "./settlement-journal";
+import { claimRecord, createSettlementJournal, type SettlementOutcome } from "./settlement-journal";
 
 export type NewSettlement = Omit<
   EoaSettlement,
@@ -76,14 +76,12 @@ export function createSettlementStore(db: Db): SettlementStore {
   const find = (key: SettlementKey) => findByKey.get(keyOf(key));
   return {
     find,
-    claim(settlement) {
-      // Lazily: lost in a machine crash before anything was signed, it is simply not there.
-      const inserted = writeLazily(db, () => insertPending.get({ ...settlement, ...keyOf(settlement), time: now() }));
-      if (inserted) return { record: inserted, created: true };
-      const existing = find(settlement);
-      if (!existing) throw new Error("settlement record vanished during claim");
-      return { record: existing, created: false };
-    },
+    claim: (settlement) =>
+      claimRecord(
+        db,
+        () => insertPending.get({ ...settlement, ...keyOf(settlement), time: now() }),
+        () => find(settlement),
+      ),
     ...createSettlementJournal<EoaSettlement>(db, t),
   };
 }

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
-import { type Db, writeLazily } from "../db/open";
+import type { Db } from "../db/open";
 import { type SwapSettlement, swapSettlements } from "../db/schema";
-import { createSettlementJournal, type SettlementOutcome } from "../payments/settlement-journal";
+import { claimRecord, createSettlementJournal, type SettlementOutcome } from "../payments/settlement-journal";
 import type { SwapAuthorization } from "./swap-authorization";
 
 export type NewSwapSettlement = Omit<
@@ -79,14 +79,12 @@ export function createSwapSettlementStore(db: Db): SwapSettlementStore {
   const find = (key: SwapSettlementKey) => findByKey.get(keyOf(key));
   return {
     find,
-    claim(settlement) {
-      // Lazily: lost in a machine crash before anything was signed, it is simply not there.
-      const inserted = writeLazily(db, () => insertPending.get({ ...settlement, ...keyOf(settlement), time: now() }));
-      if (inserted) return { record: inserted, created: true };
-      const existing = find(settlement);
-      if (!existing) throw new Error("swap settlement record vanished during claim");
-      return { record: existing, created: false };
-    },
+    claim: (settlement) =>
+      claimRecord(
+        db,
+        () => insertPending.get({ ...settlement, ...keyOf(settlement), time: now() }),
+        () => find(settlement),
+      ),
     ...createSettlementJournal<SwapSettlement>(db, t),
   };
 }

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
-import { type Db, writeLazily } from "../db/open";
+import type { Db } from "../db/open";
 import { type X402Settlement, x402Settlements } from "../db/schema";
-import { createSettlementJournal } from "../payments/settlement-journal";
+import { claimRecord, createSettlementJournal } from "../payments/settlement-journal";
 
 export type X402SettlementKey = { network: string; contract: string; payer: string; nonce: string };
 export type NewX402Settlement = X402SettlementKey &
@@ -65,25 +65,22 @@ export function createX402SettlementStore(db: Db) {
   return {
     find,
     /** Inserts a pending record unless the key has one; `created` says whether this caller owns the settlement. */
-    claim(settlement: NewX402Settlement): { record: X402Settlement; created: boolean } {
-      // Lazily: lost in a machine crash before anything was signed, it is simply not there.
-      const inserted = writeLazily(db, () =>
-        insertPending.get({
-          ...keyOf(settlement),
-          recipient: settlement.recipient.toLowerCase(),
-          token: (settlement.token ?? settlement.contract).toLowerCase(),
-          amount: settlement.amount,
-          validAfter: settlement.validAfter,
-          validBefore: settlement.validBefore,
-          signature: settlement.signature,
-          time: now(),
-        }),
-      );
-      if (inserted) return { record: inserted, created: true };
-      const existing = find(settlement);
-      if (!existing) throw new Error("x402 settlement record vanished during claim");
-      return { record: existing, created: false };
-    },
+    claim: (settlement: NewX402Settlement): { record: X402Settlement; created: boolean } =>
+      claimRecord(
+        db,
+        () =>
+          insertPending.get({
+            ...keyOf(settlement),
+            recipient: settlement.recipient.toLowerCase(),
+            token: (settlement.token ?? settlement.contract).toLowerCase(),
+            amount: settlement.amount,
+            validAfter: settlement.validAfter,
+            validBefore: settlement.validBefore,
+            signature: settlement.signature,
+            time: now(),
+          }),
+        () => find(settlement),
+      ),
     ...journal,
     /** Drops a record never sent (or never mined) so that the payment can be settled again. */
     release: (id: number) => journal.release(id, true),
