@@ -1,13 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { x402Client } from "@x402/core/client";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
-import { wrapFetchWithPayment } from "@x402/fetch";
 import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
 import { Hono } from "hono";
-import { privateKeyToAccount } from "viem/accounts";
-import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
-import { approvePermit2, listeningService, MERCHANT_API_KEY } from "./support";
+import { chainOf, randomAddress, tokenBalance } from "../support/chain";
+import { fetchBuyer, listeningService, MERCHANT_API_KEY, paymentHeaders } from "./support";
 
 const token = chainOf("bsc").token.address;
 const price = 3n * 10n ** 17n; // 0.3 of the 18-decimal USDT-like token, which has no EIP-3009
@@ -47,22 +43,7 @@ afterAll(() => {
   relay.stop();
 });
 
-/** A buyer with x402's fetch wrapper that approved Permit2 first, as x402 clients expect; `sent` keeps its headers. */
-async function buyer(options: { tokens?: bigint } = {}) {
-  const payer = await freshPayer("bsc", options);
-  await approvePermit2(payer.key);
-  const client = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(payer.key) });
-  client.setSpendControls({ allowedAssets: true }); // the devnet token is not one of x402's default assets
-  const sent: Headers[] = [];
-  const recording = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    sent.push(new Headers(input instanceof Request ? input.headers : init?.headers));
-    return fetch(input, init);
-  }) as typeof fetch;
-  return { pay: wrapFetchWithPayment(recording, client), sent, address: payer.address };
-}
-
-const paymentHeaders = (headers: Headers) =>
-  Object.fromEntries([...headers].filter(([name]) => /payment|x-payment/i.test(name)));
+const buyer = (options: { tokens?: bigint } = {}) => fetchBuyer("bsc", options);
 
 describe("a shop on @x402/hono paid on bsc (eip155:56) with Permit2, relay402 as its facilitator", () => {
   test("the buyer pays and gets the item; the merchant receives exactly the price; the header replayed is 402", async () => {

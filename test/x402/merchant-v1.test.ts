@@ -1,12 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { x402Client } from "@x402/core/client";
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from "@x402/core/http";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { wrapFetchWithPayment } from "@x402/fetch";
 import { Hono } from "hono";
-import { privateKeyToAccount } from "viem/accounts";
-import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
-import { listeningService, MERCHANT_API_KEY } from "./support";
+import { chainOf, randomAddress, tokenBalance } from "../support/chain";
+import { fetchBuyer, listeningService, MERCHANT_API_KEY } from "./support";
 
 // x402 v1 end to end. @x402/hono answers only v2, and the legacy x402-hono 1.x pulls in the Coinbase CDP and
 // Solana SDKs, so the shop speaks v1 by hand exactly as that middleware does (402 with the requirements in the
@@ -53,17 +49,7 @@ afterAll(() => {
   relay.stop();
 });
 
-async function buyer(options: { tokens?: bigint } = {}) {
-  const payer = await freshPayer("base", options);
-  const client = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(payer.key) });
-  client.setSpendControls({ allowedAssets: true }); // the devnet token is not one of x402's default assets
-  const sent: Headers[] = [];
-  const recording = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    sent.push(new Headers(input instanceof Request ? input.headers : init?.headers));
-    return fetch(input, init);
-  }) as typeof fetch;
-  return { pay: wrapFetchWithPayment(recording, client), sent };
-}
+const buyer = (options: { tokens?: bigint } = {}) => fetchBuyer("base", options);
 
 describe("x402 v1: a v1 shop with relay402 as its facilitator, a buyer on @x402/fetch (network base)", () => {
   test("the buyer pays with an X-PAYMENT header and gets the item; the merchant receives exactly the price", async () => {

@@ -2,12 +2,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
-import { wrapFetchWithPayment } from "@x402/fetch";
 import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
 import { Hono } from "hono";
 import { privateKeyToAccount } from "viem/accounts";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
-import { listeningService, MERCHANT_API_KEY } from "./support";
+import { fetchBuyer, listeningService, MERCHANT_API_KEY, paymentHeaders } from "./support";
 
 const token = chainOf("base").token.address;
 const price = 1_250_000n;
@@ -48,21 +47,7 @@ afterAll(() => {
   relay.stop();
 });
 
-/** A buyer with x402's own fetch wrapper; `sent` keeps the headers of every request it made. */
-async function buyer(options: { tokens?: bigint } = {}) {
-  const payer = await freshPayer("base", options);
-  const client = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(payer.key) });
-  client.setSpendControls({ allowedAssets: true }); // the devnet token is not one of x402's default assets
-  const sent: Headers[] = [];
-  const recording = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    sent.push(new Headers(input instanceof Request ? input.headers : init?.headers));
-    return fetch(input, init);
-  }) as typeof fetch;
-  return { pay: wrapFetchWithPayment(recording, client), sent };
-}
-
-const paymentHeaders = (headers: Headers) =>
-  Object.fromEntries([...headers].filter(([name]) => /payment|x-payment/i.test(name)));
+const buyer = (options: { tokens?: bigint } = {}) => fetchBuyer("base", options);
 
 describe("a merchant on @x402/hono with relay402 as its facilitator, a buyer on @x402/fetch", () => {
   test("the buyer pays and gets the item; the merchant receives exactly the price", async () => {

@@ -3,6 +3,7 @@ import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { createPermit2ApprovalTx } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { eip3009TokenAbi, transferWithAuthorizationTypes } from "../../src/x402/eip3009";
@@ -259,3 +260,24 @@ export function submitToProxy(senderKey: Hex, signed: { permit2Authorization: Pe
     maxFeePerGas: 1000n * 10n ** 9n,
   });
 }
+
+/**
+ * A buyer on x402's own fetch wrapper (`@x402/fetch`, v1 and v2 schemes of @x402/evm) with a fresh payer on
+ * `network`; on bsc it approves Permit2 first, as x402 clients expect. `sent` keeps the headers of every request.
+ */
+export async function fetchBuyer(network: "bsc" | "base", options: { tokens?: bigint } = {}) {
+  const payer = await freshPayer(network, options);
+  if (network === "bsc") await approvePermit2(payer.key as Hex);
+  const client = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(payer.key as Hex) });
+  client.setSpendControls({ allowedAssets: true }); // the devnet tokens are not among x402's default assets
+  const sent: Headers[] = [];
+  const recording = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    sent.push(new Headers(input instanceof Request ? input.headers : init?.headers));
+    return fetch(input, init);
+  }) as typeof fetch;
+  return { pay: wrapFetchWithPayment(recording, client), sent, address: payer.address as Address };
+}
+
+/** The payment headers (v2 PAYMENT-SIGNATURE or v1 X-PAYMENT) of a request, to replay them. */
+export const paymentHeaders = (headers: Headers) =>
+  Object.fromEntries([...headers].filter(([name]) => /payment|x-payment/i.test(name)));
