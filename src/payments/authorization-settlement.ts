@@ -3,6 +3,7 @@ import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send
 import type { NetworkRuntime } from "../chain/networks";
 import type { TransactionRequest } from "../chain/types";
 import type { Logger } from "../logger";
+import type { SettlementOutcome } from "./settlement-journal";
 
 /**
  * The one state machine of a signed authorization settled by our executors (the relayer's EOA authorizations,
@@ -25,15 +26,7 @@ export type SettlementRecord = {
 export type SettlementRecordStore = {
   markSent(id: number, txHash: string, rawTx: string): void;
   markReplaced(id: number, txHash: string): void;
-  markOutcome(
-    id: number,
-    outcome: {
-      status: "success" | "reverted" | "failed" | "rejected";
-      txHash?: string;
-      blockNumber?: number;
-      error?: string;
-    },
-  ): void;
+  markOutcome(id: number, outcome: SettlementOutcome): void;
   /** Drops a record whose transaction was never signed, so the authorization can be settled again. */
   release(id: number): void;
 };

@@ -11,6 +11,19 @@ export type SettlementOutcome = {
 
 const p = (name: string) => sql.placeholder(name);
 
+/** Where settlements of one kind are remembered: their key and claim, then the shared journal. */
+export type SettlementStoreOf<Row, New, Key> = {
+  find(key: Key): Row | undefined;
+  /** Inserts a pending record unless one exists for the key; returns the record that owns the key. */
+  claim(settlement: New): { record: Row; created: boolean };
+  /** Drops a record whose transaction was never sent (or never mined), so the payment can be settled again. */
+  release(id: number, evenIfFailed?: boolean): void;
+  markSent(id: number, txHash: string, rawTx: string): void;
+  markReplaced(id: number, txHash: string): void;
+  markOutcome(id: number, outcome: SettlementOutcome): void;
+  unfinished(): Row[];
+};
+
 /**
  * Inserts a pending record unless its key has one (`insert` answers nothing then) and returns the record that
  * owns the key; `created` says whether this caller owns the settlement. Lazily written: lost in a machine crash

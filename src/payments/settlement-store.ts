@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type EoaSettlement, eoaSettlements } from "../db/schema";
 import type { Authorization } from "./authorization";
-import { claimRecord, createSettlementJournal, type SettlementOutcome } from "./settlement-journal";
+import { claimRecord, createSettlementJournal, type SettlementStoreOf } from "./settlement-journal";
 
 export type NewSettlement = Omit<
   EoaSettlement,
@@ -11,17 +11,7 @@ export type NewSettlement = Omit<
 export type SettlementKey = { network: string; payer: string; nonce: string };
 
 /** Where EOA settlements are remembered; SQLite here, any store with a unique key would do. */
-export type SettlementStore = {
-  find(key: SettlementKey): EoaSettlement | undefined;
-  /** Inserts a pending record unless one exists for the key; returns the record that owns the key. */
-  claim(settlement: NewSettlement): { record: EoaSettlement; created: boolean };
-  /** Drops a record whose transaction was never sent (or never mined), so the authorization can be settled again. */
-  release(id: number, evenIfFailed?: boolean): void;
-  markSent(id: number, txHash: string, rawTx: string): void;
-  markReplaced(id: number, txHash: string): void;
-  markOutcome(id: number, outcome: SettlementOutcome): void;
-  unfinished(): EoaSettlement[];
-};
+export type SettlementStore = SettlementStoreOf<EoaSettlement, NewSettlement, SettlementKey>;
 
 /** The record of an authorization about to be settled on `network`. */
 export function settlementOf(network: string, authorization: Authorization): NewSettlement {

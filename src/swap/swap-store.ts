@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type SwapSettlement, swapSettlements } from "../db/schema";
-import { claimRecord, createSettlementJournal, type SettlementOutcome } from "../payments/settlement-journal";
+import { claimRecord, createSettlementJournal, type SettlementStoreOf } from "../payments/settlement-journal";
 import type { SwapAuthorization } from "./swap-authorization";
 
 export type NewSwapSettlement = Omit<
@@ -11,15 +11,7 @@ export type NewSwapSettlement = Omit<
 export type SwapSettlementKey = { network: string; payer: string; nonce: string };
 
 /** Where EOA swaps being settled are remembered: the key and the claim; the journal is the shared one. */
-export type SwapSettlementStore = {
-  find(key: SwapSettlementKey): SwapSettlement | undefined;
-  claim(settlement: NewSwapSettlement): { record: SwapSettlement; created: boolean };
-  release(id: number, evenIfFailed?: boolean): void;
-  markSent(id: number, txHash: string, rawTx: string): void;
-  markReplaced(id: number, txHash: string): void;
-  markOutcome(id: number, outcome: SettlementOutcome): void;
-  unfinished(): SwapSettlement[];
-};
+export type SwapSettlementStore = SettlementStoreOf<SwapSettlement, NewSwapSettlement, SwapSettlementKey>;
 
 /** The record of a swap authorization about to be settled on `network` (addresses lower-cased). */
 export function swapSettlementOf(network: string, auth: SwapAuthorization, signature: string): NewSwapSettlement {
