@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequirements } from "@x402/core/types";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { createPublicClient, createTestClient, createWalletClient, http, toHex } from "viem";
+import { createPublicClient, createTestClient, createWalletClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../src/chain/abis";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../src/payments/typed-data";
 import { startServer } from "../src/server";
+import { eoaPaymentBody } from "./bench/eoa-payment-body";
 import { startRpcCounter } from "./bench/rpc-counter";
 import { buildContracts } from "./devnet/build";
 import { devnetChain } from "./devnet/chain";
@@ -105,39 +105,7 @@ try {
     }),
   });
 
-  const payment = async (value = 1000n) => {
-    const now = Math.floor(Date.now() / 1000);
-    const message = {
-      token,
-      from: payer.address,
-      to: privateKeyToAccount(generatePrivateKey()).address,
-      value,
-      validAfter: BigInt(now - 60),
-      validBefore: BigInt(now + 3600),
-      nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
-    };
-    const signature = await payer.signTypedData({
-      domain: { name: "relay402", version: "1", chainId: 56, verifyingContract: network.relayer },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: "TransferWithAuthorization",
-      message,
-    });
-    return JSON.stringify({
-      paymentPayload: {
-        token,
-        payload: {
-          authorization: {
-            ...message,
-            value: value.toString(),
-            validAfter: Number(message.validAfter),
-            validBefore: Number(message.validBefore),
-          },
-          signature,
-        },
-      },
-      paymentRequirements: { network: "bsc", relayerContract: network.relayer },
-    });
-  };
+  const payment = (value = 1000n) => eoaPaymentBody(payer, network.relayer, token, value);
 
   // x402 v2 on base: the buyer holds the EIP-3009 token (no approve) and signs with @x402/evm's exact scheme.
   const base = clientsOf(baseNetwork, "base");

@@ -9,6 +9,7 @@ import "../../src/production-env";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eoaPaymentBody } from "./eoa-payment-body";
 
 type Stats = { cpuMs: number; delayP99: number; delayMax: number; samples: number };
 type Message = { kind: "ready"; url: string } | { kind: "stats"; stats: Stats };
@@ -69,11 +70,10 @@ async function serve() {
 }
 
 async function bench() {
-  const { createPublicClient, createTestClient, createWalletClient, http, toHex } = await import("viem");
+  const { createPublicClient, createTestClient, createWalletClient, http } = await import("viem");
   const { generatePrivateKey, privateKeyToAccount } = await import("viem/accounts");
   const { erc20Abi } = await import("../../src/chain/abis");
   const { encodeConfig } = await import("../../src/config/load");
-  const { TRANSFER_WITH_AUTHORIZATION_TYPES } = await import("../../test/support/authorization");
   const { startRpcCounter } = await import("./rpc-counter");
   const { buildContracts } = await import("../devnet/build");
   const { devnetChain } = await import("../devnet/chain");
@@ -150,39 +150,7 @@ async function bench() {
       await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     }
 
-    const payment = async () => {
-      const now = Math.floor(Date.now() / 1000);
-      const message = {
-        token,
-        from: payer.address,
-        to: privateKeyToAccount(generatePrivateKey()).address,
-        value: 1000n,
-        validAfter: BigInt(now - 60),
-        validBefore: BigInt(now + 3600),
-        nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
-      };
-      const signature = await payer.signTypedData({
-        domain: { name: "relay402", version: "1", chainId: 56, verifyingContract: network.relayer },
-        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-        primaryType: "TransferWithAuthorization",
-        message,
-      });
-      return JSON.stringify({
-        paymentPayload: {
-          token,
-          payload: {
-            authorization: {
-              ...message,
-              value: "1000",
-              validAfter: Number(message.validAfter),
-              validBefore: Number(message.validBefore),
-            },
-            signature,
-          },
-        },
-        paymentRequirements: { network: "bsc", relayerContract: network.relayer },
-      });
-    };
+    const payment = () => eoaPaymentBody(payer, network.relayer, token);
     const settle = async (body: string) => {
       const started = performance.now();
       const response = await fetch(`${serviceUrl}/settle`, {
