@@ -1,20 +1,15 @@
-import {
-  type Address,
-  decodeAbiParameters,
-  decodeFunctionData,
-  encodeFunctionData,
-  type Hex,
-  isAddressEqual,
-} from "viem";
-import { accountAbi, erc20Abi } from "../chain/abis";
+import { type Address, decodeFunctionData, encodeFunctionData, type Hex, isAddressEqual } from "viem";
+import { erc20Abi } from "../chain/abis";
 import { privacyPoolAbi } from "../incognito/pool-abi";
 import type { SolidityProof } from "../incognito/proof";
 import { type Call, encodeBatchExecution } from "../userops/execution";
-import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
-import { Relay402ClientError } from "./errors";
+import type { RpcUserOp } from "../userops/user-operation";
+import { assertUserOpEnvelope, decodeBatch, refuseUserOp, type UserOpEnvelope } from "./user-op-batch";
+
+export { decodeBatch };
 
 /** What the client asked for, and where (from /config): the UserOp must be exactly this. */
-type Common = { sender: Address; pool: Address; paymaster: Address; entryPoint: Address; chainId: number };
+type Common = UserOpEnvelope & { pool: Address };
 
 export type ExpectedShield = Common & {
   token: Address;
@@ -37,45 +32,7 @@ export type ExpectedUnshield = Common & {
   proof: SolidityProof;
 };
 
-const refuse = (field: string, message: string) =>
-  new Relay402ClientError("unexpected_response", `the service's UserOp ${message}`, { field });
-
-/** The calls of an ERC-7579 batch `execute` (undefined when the callData is anything else). */
-export function decodeBatch(callData: Hex): Call[] | undefined {
-  try {
-    const { functionName, args } = decodeFunctionData({ abi: accountAbi, data: callData });
-    if (functionName !== "execute") return undefined;
-    const [executions] = decodeAbiParameters(
-      [
-        {
-          type: "tuple[]",
-          components: [
-            { name: "target", type: "address" },
-            { name: "value", type: "uint256" },
-            { name: "callData", type: "bytes" },
-          ],
-        },
-      ],
-      args[1] as Hex,
-    );
-    return executions.map((execution) => ({ to: execution.target, value: execution.value, data: execution.callData }));
-  } catch {
-    return undefined;
-  }
-}
-
-/** Sender, no factory, our paymaster, and a userOpHash that is this UserOp's hash on this chain's EntryPoint. */
-function assertEnvelope(userOp: RpcUserOp, hash: Hex, expected: Common) {
-  if (!isAddressEqual(userOp.sender, expected.sender)) throw refuse("userOp.sender", `is sent by ${userOp.sender}`);
-  if (userOp.factory) throw refuse("userOp.factory", "deploys a wallet");
-  if (!isAddressEqual(userOp.paymaster, expected.paymaster))
-    throw refuse("userOp.paymaster", "names another paymaster");
-  if (userOpHash(fromRpcUserOp(userOp), expected.chainId, expected.entryPoint).toLowerCase() !== hash.toLowerCase()) {
-    throw new Relay402ClientError("unexpected_response", "the service's userOpHash is not the hash of its UserOp", {
-      field: "userOpHash",
-    });
-  }
-}
+const refuse = refuseUserOp;
 
 /** The shield batch the client expects, built with the same encoders as the service. */
 export function shieldCalls(expected: Omit<ExpectedShield, keyof Common> & { pool: Address }): Call[] {
@@ -127,7 +84,7 @@ export function assertUserOpIsShield(userOp: RpcUserOp, hash: Hex, expected: Exp
       `is not exactly approve(pool, amount), shield(token, amount, precommitment) and the fee ${expected.fee} to ${expected.feeRecipient}`,
     );
   }
-  assertEnvelope(userOp, hash, expected);
+  assertUserOpEnvelope(userOp, hash, expected);
 }
 
 /** The unshield call the client expects (the proof binds every public value but the sender). */
@@ -170,5 +127,5 @@ export function assertUserOpIsUnshield(userOp: RpcUserOp, hash: Hex, expected: E
   if (userOp.callData.toLowerCase() !== want.toLowerCase()) {
     throw refuse("userOp.callData", "is not exactly the pool's unshield with the client's proof and public values");
   }
-  assertEnvelope(userOp, hash, expected);
+  assertUserOpEnvelope(userOp, hash, expected);
 }

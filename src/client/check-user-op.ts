@@ -1,8 +1,8 @@
-import { type Address, type Hex, isAddressEqual } from "viem";
+import type { Address, Hex } from "viem";
 import { encodeBatchExecution } from "../userops/execution";
 import { payBatchCalls } from "../userops/pay-batch";
-import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
-import { Relay402ClientError } from "./errors";
+import type { RpcUserOp } from "../userops/user-operation";
+import { assertUserOpEnvelope, refuseUserOp } from "./user-op-batch";
 
 export type ExpectedUserOp = {
   sender: Address;
@@ -22,20 +22,11 @@ export type ExpectedUserOp = {
  * userOpHash that is this UserOp's hash on this chain's EntryPoint (the owner signs the hash, not the fields).
  */
 export function assertUserOpIsPayment(userOp: RpcUserOp, hash: Hex, expected: ExpectedUserOp): void {
-  const mismatch = (field: string, message: string) =>
-    new Relay402ClientError("unexpected_response", `the service's UserOp ${message}`, { field: `userOp.${field}` });
-  if (!isAddressEqual(userOp.sender, expected.sender)) throw mismatch("sender", `is sent by ${userOp.sender}`);
-  if (userOp.factory) throw mismatch("factory", "deploys a wallet");
-  if (!isAddressEqual(userOp.paymaster, expected.paymaster)) throw mismatch("paymaster", "names another paymaster");
   const callData = encodeBatchExecution(
     payBatchCalls({ token: expected.token, relayer: expected.relayer, payments: expected.payments }),
   );
   if (userOp.callData.toLowerCase() !== callData.toLowerCase()) {
-    throw mismatch("callData", "does not pay exactly the requested transfers and fee");
+    throw refuseUserOp("userOp.callData", "does not pay exactly the requested transfers and fee");
   }
-  if (userOpHash(fromRpcUserOp(userOp), expected.chainId, expected.entryPoint).toLowerCase() !== hash.toLowerCase()) {
-    throw new Relay402ClientError("unexpected_response", "the service's userOpHash is not the hash of its UserOp", {
-      field: "userOpHash",
-    });
-  }
+  assertUserOpEnvelope(userOp, hash, expected);
 }
