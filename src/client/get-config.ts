@@ -15,6 +15,9 @@ export type TokenConfig = {
     /** Where incognito is on: the unshield fee is `max(unshieldMinFee, ceil(withdrawAmount × unshieldFeeBps / 10000))`. */
     unshieldFeeBps?: number;
     unshieldMinFee?: string;
+    /** Where swaps are on: a swap selling this token pays `max(swapMinFee, ceil(sellAmount × swapFeeBps / 10000))`. */
+    swapFeeBps?: number;
+    swapMinFee?: string;
   };
   minPaymentValue: string;
 };
@@ -29,6 +32,8 @@ export type NetworkConfig = {
   limits: { validBeforeMarginSeconds: number };
   /** The privacy pool and the circuit's setup id; null (or absent) where incognito is off. */
   incognito?: { pool: Address; circuitId: string } | null;
+  /** The whitelisted DEX routers (the only ones a swap may go through); null (or absent) where swaps are off. */
+  swap?: { routers: { name: string; address: Address; kind: "v2" | "v3" }[]; connectors: Address[] } | null;
 };
 
 export type ServiceConfig = { version: string; networks: Partial<Record<NetworkName, NetworkConfig>> };

@@ -11,6 +11,15 @@ export {
   type ExpectedShield,
   type ExpectedUnshield,
 } from "./check-incognito-user-op";
+export {
+  assertSwapQuote,
+  type ExpectedEoaSwap,
+  type ExpectedSwap,
+  expectedSwapFee,
+  type SwapBound,
+  type SwapQuote,
+  swapFloor,
+} from "./check-swap-quote";
 export { assertUserOpIsPayment, type ExpectedUserOp } from "./check-user-op";
 export { createRelay402Client, type Relay402Client, type Relay402ClientOptions } from "./client";
 export {
@@ -54,6 +63,19 @@ export {
 export { type PayParameters, type PayResult, pay, settlePayment, verifyPayment } from "./pay";
 export { createRawClient, type RawApp } from "./raw";
 export { signTransferAuthorization, transferWithAuthorizationTypes } from "./sign-authorization";
+export {
+  type QuoteSwapParameters,
+  quoteSwap,
+  type SwapBody,
+  type SwapOrder,
+  type SwapParameters,
+  type SwapResult,
+  type SwapSettleResult,
+  type SwapVerifyResult,
+  settleSwap,
+  swap,
+  verifySwap,
+} from "./swap";
 export type * from "./types";
 export { payFromWallet, signedUserOp, type WalletPaymentParameters } from "./wallet-payment";
 export { claim, getMasterWallet, getWallets } from "./wallet-queries";

@@ -1,0 +1,153 @@
+import type { Static } from "elysia";
+import { type Address, type Hex, isAddressEqual } from "viem";
+import { minBuyAmount as slippageFloor, swapFee } from "../swap/quote-math";
+import type { SwapQuoteResponseSchema } from "../swap/schemas";
+import { SWAP_WITH_AUTHORIZATION_TYPES } from "../swap/typed-data";
+import { Relay402ClientError } from "./errors";
+import type { NetworkConfig, TokenConfig } from "./get-config";
+
+export type SwapQuote = Static<typeof SwapQuoteResponseSchema>;
+
+/** The caller's floor on the output: an absolute minimum, or a slippage below the quoted buyAmount (default 50 bps). */
+export type SwapBound =
+  | { minBuyAmount: bigint; slippageBps?: undefined }
+  | { slippageBps?: number; minBuyAmount?: undefined };
+
+export const DEFAULT_SWAP_SLIPPAGE_BPS = 50;
+
+/** What the caller asked for and what /config says: the swap the client is willing to sign. */
+export type ExpectedSwap = {
+  sellToken: Address;
+  buyToken: Address;
+  sellAmount: bigint;
+  recipient: Address;
+  bound: SwapBound;
+  /** The sell token's swap fees from /config. */
+  fees: Pick<TokenConfig["fees"], "swapFeeBps" | "swapMinFee" | "feeBps" | "minFee">;
+  /** The relayer of /config: the only contract a swap is signed for and goes through. */
+  relayer: Address;
+  chainId: number;
+};
+
+export type ExpectedEoaSwap = ExpectedSwap & {
+  from: Address;
+  /** The relayer's EIP-712 domain as /config reads it. */
+  domain: NonNullable<NetworkConfig["eip712Domain"]>;
+};
+
+const refuse = (field: string, message: string) =>
+  new Relay402ClientError("unexpected_response", `the service's swap quote ${message}`, { field });
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** Every type of a typed data's `types` as its EIP-712 string, so that two spellings of one type compare equal. */
+const typeString = (types: Record<string, readonly { name: string; type: string }[]>) =>
+  Object.entries(types)
+    .filter(([name]) => name !== "EIP712Domain")
+    .map(([name, fields]) => `${name}(${fields.map((field) => `${field.type} ${field.name}`).join(",")})`)
+    .join(";");
+
+/** The fee /config's rule asks for a swap of `sellAmount` (inside sellAmount); swap fees default to the payment fees. */
+export function expectedSwapFee(fees: ExpectedSwap["fees"], sellAmount: bigint): bigint {
+  return swapFee(sellAmount, fees.swapFeeBps ?? fees.feeBps, BigInt(fees.swapMinFee ?? fees.minFee));
+}
+
+/**
+ * The lowest minBuyAmount the caller accepts: its own minimum, or its slippage below the quoted buyAmount. The
+ * slippage floor trusts the quote's buyAmount (the service's price); pass `minBuyAmount` for a floor that does not.
+ */
+export function swapFloor(bound: SwapBound, quotedBuyAmount: bigint): bigint {
+  if (bound.minBuyAmount !== undefined) return bound.minBuyAmount;
+  return slippageFloor(quotedBuyAmount, bound.slippageBps ?? DEFAULT_SWAP_SLIPPAGE_BPS);
+}
+
+/**
+ * The order fields every swap the client signs must have, whoever built it (the quote's typed data for an EOA,
+ * the swapBatch order in a wallet's UserOp): the tokens and amount asked for, the caller's recipient, the fee of
+ * /config's rule (no more: it comes out of sellAmount), and a minimum not below the caller's floor.
+ */
+export function assertSwapOrder(
+  order: {
+    sellToken: string;
+    buyToken: string;
+    sellAmount: bigint;
+    recipient: string;
+    fee: bigint;
+    minBuyAmount: bigint;
+  },
+  expected: ExpectedSwap,
+  floor: bigint,
+  refusal: (field: string, message: string) => Relay402ClientError,
+): void {
+  if (!same(order.sellToken, expected.sellToken)) throw refusal("sellToken", `sells ${order.sellToken}`);
+  if (!same(order.buyToken, expected.buyToken)) throw refusal("buyToken", `buys ${order.buyToken}`);
+  if (order.sellAmount !== expected.sellAmount) {
+    throw refusal("sellAmount", `sells ${order.sellAmount}, not ${expected.sellAmount}`);
+  }
+  if (!same(order.recipient, expected.recipient)) {
+    throw refusal("recipient", `sends the output to ${order.recipient}, not ${expected.recipient}`);
+  }
+  const fee = expectedSwapFee(expected.fees, expected.sellAmount);
+  if (order.fee !== fee) throw refusal("fee", `charges a fee of ${order.fee}, not ${fee} as /config's rule says`);
+  if (order.minBuyAmount === 0n || order.minBuyAmount < floor) {
+    throw refusal("minBuyAmount", `accepts as little as ${order.minBuyAmount}, below the caller's floor ${floor}`);
+  }
+}
+
+/**
+ * Refuses a /swap/quote answer (mode "eoa") that is not the swap the caller asked for, before anything is signed,
+ * and returns the SwapWithAuthorization the client signs. The client does not sign the quote's typed data as it
+ * comes: it checks each field against the request and /config (the relayer of /config named, the relayer's domain
+ * on this chain, the signed type itself, from, tokens, amount, recipient, the fee of the rule, a minimum not
+ * below the caller's floor), then signs its own message with those values and its own window and nonce.
+ */
+export function assertSwapQuote(
+  quote: SwapQuote,
+  expected: ExpectedEoaSwap,
+  signing: { validAfter: number; validBefore: number; nonce: Hex },
+) {
+  if (!isAddressEqual(quote.relayerContract as Address, expected.relayer)) {
+    throw refuse("relayerContract", `names relayer ${quote.relayerContract}, not the relayer of /config`);
+  }
+  const typedData = quote.typedData;
+  if (!typedData) throw refuse("typedData", "has no typed data to sign (asked with mode eoa)");
+  if (typedData.primaryType !== "SwapWithAuthorization") {
+    throw refuse("typedData.primaryType", `asks to sign ${typedData.primaryType}`);
+  }
+  if (typeString(typedData.types) !== typeString(SWAP_WITH_AUTHORIZATION_TYPES)) {
+    throw refuse("typedData.types", "asks to sign another type than SwapWithAuthorization");
+  }
+  const { domain } = typedData;
+  if (
+    domain.name !== expected.domain.name ||
+    domain.version !== expected.domain.version ||
+    domain.chainId !== expected.chainId ||
+    !same(domain.verifyingContract, expected.relayer)
+  ) {
+    throw refuse("typedData.domain", "is for another domain than the relayer's of /config on this chain");
+  }
+  const message = typedData.message;
+  if (!same(message.from, expected.from)) throw refuse("typedData.message.from", `is signed for ${message.from}`);
+  const floor = swapFloor(expected.bound, BigInt(quote.buyAmount));
+  const order = {
+    sellToken: message.sellToken,
+    buyToken: message.buyToken,
+    sellAmount: BigInt(message.sellAmount),
+    recipient: message.recipient,
+    fee: BigInt(message.fee),
+    minBuyAmount: BigInt(message.minBuyAmount),
+  };
+  assertSwapOrder(order, expected, floor, (field, text) => refuse(`typedData.message.${field}`, text));
+  return {
+    from: expected.from,
+    sellToken: expected.sellToken,
+    buyToken: expected.buyToken,
+    sellAmount: expected.sellAmount,
+    minBuyAmount: order.minBuyAmount,
+    recipient: expected.recipient,
+    fee: order.fee,
+    validAfter: BigInt(signing.validAfter),
+    validBefore: BigInt(signing.validBefore),
+    nonce: signing.nonce,
+  };
+}
