@@ -4,9 +4,9 @@ import {
   decodeFunctionResult,
   encodeFunctionData,
   type Hex,
+  hashTypedData,
   isAddressEqual,
   parseAbi,
-  recoverTypedDataAddress,
 } from "viem";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime } from "../chain/networks";
@@ -17,6 +17,7 @@ import { shortReason } from "../logger";
 import type { RelayerDomain } from "../payments/relayer-port";
 import { relayerSwapAbi } from "./abis";
 import { encodePath } from "./path";
+import { isPayerSignature } from "./payer-signature";
 import { decodeAggregate3, encodeAggregate3 } from "./quote-plan";
 import { type BestQuote, quoteBestRoute, sellTokenConfig, swapFeeFor } from "./quote-swap";
 import type { SwapAuthorization } from "./swap-authorization";
@@ -72,7 +73,8 @@ export function swapCallData(auth: SwapAuthorization, signature: Hex, route: Bes
  * decisions.md "Swaps": the relayer, the sell token, the signature (a body changed after signing does not
  * recover to `from`), the validity window, the fee against the rule, then the settlement itself simulated in
  * one eth_call on the best route at this moment: its output, or why it would fail ("price moved below
- * minBuyAmount" when the route can no longer pay the signed minimum). Two RPC round trips (quote, simulation).
+ * minBuyAmount" when the route can no longer pay the signed minimum). Two RPC round trips (quote, simulation),
+ * three for a contract payer (its ERC-1271 answer).
  */
 export async function verifySwap(
   context: SwapVerifyContext,
@@ -108,22 +110,25 @@ export async function verifySwap(
       reason: shortReason(error),
     });
   });
-  let signer: Address | undefined;
+  // An EOA's signature is checked offline; a contract payer (a smart wallet) by its ERC-1271 isValidSignature.
+  const digest = hashTypedData({
+    domain,
+    types: SWAP_WITH_AUTHORIZATION_TYPES,
+    primaryType: "SwapWithAuthorization",
+    message: auth,
+  });
+  let signed: boolean;
   try {
-    signer = await recoverTypedDataAddress({
-      domain,
-      types: SWAP_WITH_AUTHORIZATION_TYPES,
-      primaryType: "SwapWithAuthorization",
-      message: auth,
-      signature,
+    signed = await isPayerSignature(network.client, payer, digest, signature);
+  } catch (error) {
+    throw new ApiError("blockchain_error", "failed to ask the payer's ERC-1271 isValidSignature", {
+      reason: shortReason(error),
     });
-  } catch {
-    signer = undefined;
   }
-  if (!signer || !isAddressEqual(signer, payer)) {
+  if (!signed) {
     return refuse(
       "signature_error",
-      "signature does not recover to authorization.from: the swap was changed after signing or signed for another domain",
+      "signature is not authorization.from's: it does not recover to it and, for a contract payer, its ERC-1271 isValidSignature refuses it (the swap was changed after signing or signed for another domain)",
       {
         details: { expectedDomain: domain },
       },
@@ -212,7 +217,7 @@ export function explainRevert(data: Hex): [ErrorCode, string] {
     case "AuthorizationAlreadyUsed":
       return ["nonce_error", "nonce already used or canceled"];
     case "InvalidSignature":
-      return ["signature_error", "signature does not recover to authorization.from"];
+      return ["signature_error", "signature is not authorization.from's (neither ECDSA nor its ERC-1271 answer)"];
     case "AuthorizationExpired":
       return ["payment_verification_error", "authorization expired"];
     case "AuthorizationNotYetValid":
