@@ -1,11 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import type { Address, Hex } from "viem";
+import { type Address, getAddress, type Hex, maxUint256, parseAbi } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signTypedData } from "viem/experimental/erc7739";
+import { forgeArtifact } from "../../scripts/devnet/artifacts";
 import { devnetKeys } from "../../scripts/devnet/keys";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi, relayerAbi } from "../../src/chain/abis";
-import { chainOf, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet } from "../support/wallet";
 
@@ -132,6 +133,53 @@ for (const network of NETWORK_NAMES) {
           args: [wallet, message.nonce],
         }),
       ).toBe(false);
+    });
+
+    test("a payer whose isValidSignature says yes only in an eth_call (tx.gasprice 0): verify passes, settle refuses, nothing sent", async () => {
+      // contracts/test-helpers/GasPriceGatedWallet.sol: its owner's ECDSA signature is valid only at gas price 0,
+      // so the check and verify's simulation pass, and only settle's simulation at the executor's real fees tells.
+      const owner = await freshPayer(network, { tokens: 0n });
+      const ownerClient = c.walletFor(owner.key);
+      const deployed = await c.public.waitForTransactionReceipt({
+        hash: await ownerClient.deployContract({
+          abi: parseAbi(["constructor(address owner_)"]),
+          bytecode: forgeArtifact("GasPriceGatedWallet.sol", "GasPriceGatedWallet").bytecode,
+          args: [owner.address],
+        }),
+        pollingInterval: 50,
+      });
+      const wallet = getAddress(deployed.contractAddress as Address);
+      const sellAmount = 40n * unit;
+      for (const hash of [
+        await ownerClient.writeContract({
+          address: c.token.address,
+          abi: erc20Abi,
+          functionName: "mint",
+          args: [wallet, sellAmount],
+        }),
+        await ownerClient.writeContract({
+          address: wallet,
+          abi: parseAbi(["function approve(address token, address spender, uint256 amount)"]),
+          functionName: "approve",
+          args: [c.token.address, c.info.relayer, maxUint256],
+        }),
+      ]) {
+        expect((await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 })).status).toBe("success");
+      }
+      const recipient = randomAddress();
+      const { quote, body } = await quoteFor(network, wallet, sellAmount, recipient);
+      const { domain, types, primaryType, message } = quote.typedData;
+      const signed = body(await owner.account.signTypedData({ domain, types, primaryType, message }));
+      const nonces = await executorNonces(network);
+
+      expect((await service.post("/swap/verify", signed)).body).toMatchObject({ isValid: true, payer: wallet });
+      const settled = await service.post("/swap/settle", signed);
+      expect(settled.status).toBe(400);
+      expect(settled.body.code).toBe("signature_error");
+
+      expect(await executorNonces(network)).toEqual(nonces);
+      expect(await tokenBalance(network, c.token.address, wallet)).toBe(sellAmount);
+      expect(await tokenBalance(network, quote.buyToken, recipient)).toBe(0n);
     });
   });
 }
