@@ -20,6 +20,7 @@ export {
   type SwapQuote,
   swapFloor,
 } from "./check-swap-quote";
+export { assertUserOpIsSwap, type ExpectedWalletSwap, type SignedWalletSwap } from "./check-swap-user-op";
 export { assertUserOpIsPayment, type ExpectedUserOp } from "./check-user-op";
 export { createRelay402Client, type Relay402Client, type Relay402ClientOptions } from "./client";
 export {
@@ -79,3 +80,10 @@ export {
 export type * from "./types";
 export { payFromWallet, signedUserOp, type WalletPaymentParameters } from "./wallet-payment";
 export { claim, getMasterWallet, getWallets } from "./wallet-queries";
+export {
+  swapFromWallet,
+  type WalletSwapParameters,
+  type WalletSwapResult,
+  type WalletSwapSettleResult,
+  type WalletSwapVerifyResult,
+} from "./wallet-swap";

@@ -1,0 +1,111 @@
+import { type Address, getAddress, type Hex } from "viem";
+import type { RpcUserOp } from "../userops/user-operation";
+import { assertUserOpIsSwap, type SignedWalletSwap } from "./check-swap-user-op";
+import type { Relay402Client } from "./client";
+import { Relay402ClientError } from "./errors";
+import { getNetworkConfig, tokenOf } from "./get-config";
+import type { SwapOrder } from "./swap";
+import type { SignerClient } from "./types";
+import { signedUserOp } from "./wallet-payment";
+
+/** `/wallet/swap/verify` (decisions.md "Swaps"): the sponsored UserOp of the swap and what it was quoted at. */
+export type WalletSwapVerifyResult = {
+  isValid: boolean;
+  payer: string;
+  invalidReason?: string;
+  invalidMessage?: string;
+  userOp: RpcUserOp;
+  userOpHash: Hex;
+  feeAmount: string;
+  totalAmount: string;
+  buyAmount: string;
+  minBuyAmount: string;
+  slippageBps: number;
+  route: { dex: string; kind: "v2" | "v3"; tokenIn: string; tokenOut: string; fee?: number }[];
+  priceImpactBps: number;
+  recipient: string;
+};
+
+/** `/wallet/swap/settle`: as `/wallet/settle`, with the swap as the chain executed it. */
+export type WalletSwapSettleResult = {
+  success: boolean;
+  txHash: Hex;
+  userOpHash: Hex;
+  swap: { sellToken: string; buyToken: string; sellAmount: string; fee: string; buyAmount: string; recipient: string };
+};
+
+export type WalletSwapParameters = SwapOrder & {
+  /** The smart wallet (from the project's factory) that sells; the output goes to it unless `recipient` is set. */
+  wallet: Address;
+};
+
+export type WalletSwapResult = {
+  verify: WalletSwapVerifyResult;
+  /** The order and route the owner signed, as decoded from the UserOp. */
+  signed: SignedWalletSwap;
+  settlement: WalletSwapSettleResult;
+};
+
+/**
+ * A smart-wallet swap: /wallet/swap/verify builds a sponsored UserOp whose batch approves the relayer for
+ * `sellAmount` and calls `swapBatch`; the client decodes that batch and refuses to sign unless it is exactly the
+ * swap asked for (assertUserOpIsSwap: tokens, amount, recipient, the fee of /config, a minimum not below the
+ * caller's floor, a router of /config, nothing else in the batch, the userOpHash of this UserOp). Then the owner
+ * signs the hash (EIP-191; it needs no gas, the paymaster pays) and /wallet/swap/settle (idempotent, retried
+ * while pending or unreachable).
+ */
+export async function swapFromWallet(
+  client: Relay402Client,
+  owner: SignerClient,
+  parameters: WalletSwapParameters,
+): Promise<WalletSwapResult> {
+  const config = await getNetworkConfig(client, parameters.network);
+  if (!config.swap) {
+    throw new Relay402ClientError("unexpected_response", `swaps are not enabled on ${parameters.network}`);
+  }
+  const recipient = getAddress(parameters.recipient ?? parameters.wallet);
+  const verify = await client.post<WalletSwapVerifyResult>("/wallet/swap/verify", {
+    walletAddress: parameters.wallet,
+    swap: {
+      sellToken: parameters.sellToken,
+      buyToken: parameters.buyToken,
+      sellAmount: parameters.sellAmount.toString(),
+      recipient,
+      ...(parameters.slippageBps !== undefined ? { slippageBps: parameters.slippageBps } : {}),
+      ...(parameters.minBuyAmount !== undefined ? { minBuyAmount: parameters.minBuyAmount.toString() } : {}),
+    },
+    paymentRequirements: { network: parameters.network },
+  });
+  if (!verify.isValid) {
+    throw new Relay402ClientError(
+      (verify.invalidReason ?? "payment_verification_error") as Relay402ClientError["code"],
+      verify.invalidMessage ?? "swap is not valid",
+      { buyAmount: verify.buyAmount },
+    );
+  }
+  const signed = assertUserOpIsSwap(
+    verify.userOp,
+    verify.userOpHash,
+    {
+      sender: parameters.wallet,
+      paymaster: config.contracts.paymaster,
+      entryPoint: config.contracts.entryPoint,
+      chainId: config.chainId,
+      relayer: config.contracts.relayer,
+      sellToken: parameters.sellToken,
+      buyToken: parameters.buyToken,
+      sellAmount: parameters.sellAmount,
+      recipient,
+      bound: parameters,
+      fees: tokenOf(config, parameters.sellToken).fees,
+      routers: config.swap.routers,
+    },
+    verify,
+  );
+  const settlement = await client.post<WalletSwapSettleResult>(
+    "/wallet/swap/settle",
+    await signedUserOp(owner, verify.userOp, verify.userOpHash),
+    { idempotent: true },
+  );
+  return { verify, signed, settlement };
+}
