@@ -9,12 +9,16 @@ import { createServices } from "./services";
 /**
  * Starts the HTTP server (the Elysia app over the service container of `services.ts`) from a validated config;
  * returns a handle that stops both. Wrong wiring (an endpoint on another chain, a paymaster signer the contract
- * does not verify) is refused with a ConfigError before anything is opened or listened on.
+ * does not verify) is refused with a ConfigError before anything is opened or listened on; wrong swap wiring
+ * (a router the relayer does not whitelist) only switches swaps off on its network.
  */
 export async function startServer(config: Config, options: { silent?: boolean } = {}) {
-  await checkWiring(config);
+  const wiring = await checkWiring(config);
   const logger = createLogger({ silent: options.silent });
-  const services = createServices(config, logger);
+  const services = createServices(config, logger, wiring);
+  for (const [network, reason] of Object.entries(wiring.swapUnavailable)) {
+    logger.warn({ event: "swaps_unavailable", network, reason });
+  }
   const app = createApp(services);
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES * 2 });
   logger.info({ event: "started", port: app.server?.port, networks: services.networks.enabled, mode: config.mode });

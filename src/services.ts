@@ -1,4 +1,5 @@
 import { createNetworks, type NetworkRuntime, type Networks } from "./chain/networks";
+import type { Wiring } from "./chain/wiring-check";
 import type { Config } from "./config/schema";
 import { type Db, openDatabase } from "./db/open";
 import type { DenyCounters } from "./deny/deny-counters";
@@ -52,9 +53,10 @@ export type Services = {
   stop(): void;
 };
 
-export function createServices(config: Config, logger: Logger): Services {
+/** `wiring`: what the start's wiring check found (swaps unavailable per network); tests may leave it out. */
+export function createServices(config: Config, logger: Logger, wiring: Wiring = { swapUnavailable: {} }): Services {
   const db = openDatabase(config.databasePath);
-  const networks = createNetworks(config, logger);
+  const networks = createNetworks(config, logger, wiring.swapUnavailable);
   const relayers = new Map<string, RelayerPort>();
   const relayerFor = (network: NetworkRuntime) => {
     let port = relayers.get(network.name);

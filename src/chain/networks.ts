@@ -14,6 +14,8 @@ export type NetworkRuntime = {
   client: PublicClient;
   executor: Executor;
   token(address: string): TokenConfig | undefined;
+  /** Why swaps are off here although configured (the start's wiring check, chain/wiring-check.ts), or undefined. */
+  swapUnavailable?: string;
 };
 
 export type Networks = {
@@ -39,7 +41,11 @@ export const receiptPollIntervalMs = (blockTimeMs: number) =>
 export const syncSendTimeoutMs = (blockTimeMs: number, replaceAfterMs: number, receiptTimeoutMs = replaceAfterMs) =>
   Math.min(replaceAfterMs, receiptTimeoutMs, Math.max(2_000, 4 * blockTimeMs));
 
-export function createNetworks(config: Config, logger: Logger): Networks {
+export function createNetworks(
+  config: Config,
+  logger: Logger,
+  swapUnavailable: Partial<Record<NetworkName, string>> = {},
+): Networks {
   const runtimes = new Map<NetworkName, NetworkRuntime>();
   for (const name of NETWORKS) {
     const networkConfig = config.networks[name];
@@ -74,6 +80,7 @@ export function createNetworks(config: Config, logger: Logger): Networks {
       client,
       executor,
       token: (address) => tokens.get(address.toLowerCase()),
+      ...(swapUnavailable[name] ? { swapUnavailable: swapUnavailable[name] } : {}),
     });
   }
   return {

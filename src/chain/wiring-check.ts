@@ -1,6 +1,7 @@
 import { type Address, isAddressEqual } from "viem";
 import { ConfigError } from "../config/load";
 import { type Config, NETWORKS, type NetworkConfig, type NetworkName } from "../config/schema";
+import { swapWiringProblem } from "../swap/swap-wiring";
 import { paymasterAbi } from "./abis";
 import { createChainClient } from "./rpc";
 
@@ -40,7 +41,7 @@ async function endpointProblem(field: string, url: string, expected: number): Pr
 
 /** The paymaster contract must verify the signer the service signs with, or every sponsored UserOp fails. */
 async function paymasterSignerProblem(name: NetworkName, network: NetworkConfig): Promise<string | undefined> {
-  const client = createChainClient({ chainId: network.chainId, rpcUrls: network.rpcUrls, timeoutMs: TIMEOUT_MS });
+  const client = clientOf(network);
   const paymaster = network.contracts.paymaster;
   const configured = network.paymasterSigner.address;
   let onChain: Address;
@@ -53,7 +54,26 @@ async function paymasterSignerProblem(name: NetworkName, network: NetworkConfig)
   return `networks.${name}.paymasterSignerKey is the key of ${configured}, but the paymaster verifies ${onChain}`;
 }
 
-async function networkProblems(name: NetworkName, network: NetworkConfig): Promise<string[]> {
+const clientOf = (network: NetworkConfig) =>
+  createChainClient({ chainId: network.chainId, rpcUrls: network.rpcUrls, timeoutMs: TIMEOUT_MS });
+
+/** Why swaps cannot work on this network (router whitelisting, pool addresses), or undefined. */
+async function swapProblem(name: NetworkName, network: NetworkConfig): Promise<string | undefined> {
+  if (!network.swap) return undefined;
+  const client = clientOf(network);
+  return swapWiringProblem(
+    name,
+    network.contracts.relayer,
+    network.swap,
+    network.tokens.map((token) => token.address),
+    async (to, data) => (await client.call({ to, data })).data,
+  );
+}
+
+async function networkProblems(
+  name: NetworkName,
+  network: NetworkConfig,
+): Promise<{ problems: string[]; swapUnavailable?: string }> {
   const endpoints = await Promise.all([
     ...network.rpcUrls.map((url, i) => endpointProblem(`networks.${name}.rpcUrls.${i}`, url, network.chainId)),
     endpointProblem(`networks.${name}.bundlerUrl`, network.bundlerUrl, network.chainId),
@@ -61,25 +81,38 @@ async function networkProblems(name: NetworkName, network: NetworkConfig): Promi
   const problems = endpoints.filter((problem) => problem !== undefined);
   // The paymaster is read through the RPCs, so only once they are known to be this network's chain.
   const rpcsOk = endpoints.slice(0, network.rpcUrls.length).every((problem) => problem === undefined);
-  if (rpcsOk) {
-    const signer = await paymasterSignerProblem(name, network);
-    if (signer) problems.push(signer);
-  }
-  return problems;
+  if (!rpcsOk) return { problems };
+  const [signer, swapUnavailable] = await Promise.all([
+    paymasterSignerProblem(name, network),
+    swapProblem(name, network),
+  ]);
+  if (signer) problems.push(signer);
+  return { problems, ...(swapUnavailable ? { swapUnavailable } : {}) };
 }
+
+/**
+ * What the start learned that does not stop it: per network, why swaps are unavailable there. Swaps are one
+ * feature among several, so a router the relayer does not whitelist turns them off on that network (reported by
+ * /health, refused by every swap route with the reason) instead of refusing to start the service.
+ */
+export type Wiring = { swapUnavailable: Partial<Record<NetworkName, string>> };
 
 /**
  * Refuses to start on wrong wiring: every RPC URL and the bundler of each network must answer its chain id, and
  * the paymaster signer key must be the one the paymaster contract verifies. Throws one single-line ConfigError
- * naming every problem by config field (never a URL: it may hold an API key).
+ * naming every problem by config field (never a URL: it may hold an API key). Swap wiring problems (see
+ * swap/swap-wiring.ts) are returned instead: they switch swaps off on their network.
  */
-export async function checkWiring(config: Config): Promise<void> {
+export async function checkWiring(config: Config): Promise<Wiring> {
   const perNetwork = await Promise.all(
-    NETWORKS.map((name) => {
+    NETWORKS.map(async (name) => {
       const network = config.networks[name];
-      return network ? networkProblems(name, network) : [];
+      return [name, network ? await networkProblems(name, network) : { problems: [] }] as const;
     }),
   );
-  const problems = perNetwork.flat();
+  const problems = perNetwork.flatMap(([, result]) => result.problems);
   if (problems.length > 0) throw new ConfigError(`start refused: ${problems.join("; ")}`);
+  const swapUnavailable: Wiring["swapUnavailable"] = {};
+  for (const [name, result] of perNetwork) if (result.swapUnavailable) swapUnavailable[name] = result.swapUnavailable;
+  return { swapUnavailable };
 }

@@ -68,10 +68,21 @@ async function networkHealth(network: NetworkRuntime) {
       balance: balances ? formatEther(balances[i] as bigint) : null,
     })),
     paymasterDeposit: deposit === undefined ? null : formatEther(deposit as bigint),
+    swap: swapHealth(network),
   };
 }
 
-/** ok: everything answers · degraded: some chain or bundler does not · down: no chain or no database. */
+/** null: swaps are not configured here; unavailable: configured, but the start's wiring check found why not. */
+function swapHealth(network: NetworkRuntime) {
+  if (!network.config.swap) return null;
+  if (network.swapUnavailable) return { status: "unavailable" as const, reason: network.swapUnavailable };
+  return { status: "ok" as const };
+}
+
+/**
+ * ok: everything answers · degraded: some chain or bundler does not, or a network's configured swaps are
+ * unavailable (reason in networks.<name>.swap) · down: no chain or no database.
+ */
 export async function checkHealth(services: Services) {
   const entries = await Promise.all(
     services.networks.all().map(async (n) => [n.name, await networkHealth(n)] as const),
@@ -79,7 +90,7 @@ export async function checkHealth(services: Services) {
   const networks = Object.fromEntries(entries);
   const database = isDatabaseHealthy(services.db) ? ("ok" as const) : ("down" as const);
   const rpcUp = entries.filter(([, n]) => n.rpc === "ok").length;
-  const allUp = entries.every(([, n]) => n.rpc === "ok" && n.bundler === "ok");
+  const allUp = entries.every(([, n]) => n.rpc === "ok" && n.bundler === "ok" && n.swap?.status !== "unavailable");
   const status = database === "down" || rpcUp === 0 ? "down" : allUp ? "ok" : "degraded";
   return { status, version: services.version, networks, database } as const;
 }

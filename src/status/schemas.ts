@@ -106,6 +106,16 @@ export const HealthSchema = t.Object({
       privacyPool: t.Union([Address, t.Null()], { description: "null when incognito is off on this network" }),
       executors: t.Array(t.Object({ address: Address, balance: Ether })),
       paymasterDeposit: Ether,
+      swap: t.Union(
+        [
+          t.Object({
+            status: t.Union([t.Literal("ok"), t.Literal("unavailable")]),
+            reason: t.Optional(t.String({ description: "why swaps are off although configured (then degraded)" })),
+          }),
+          t.Null(),
+        ],
+        { description: "null when swaps are not configured on this network" },
+      ),
     }),
   ),
   database: Up,

@@ -73,6 +73,12 @@ export function swapNetwork(networks: Networks, name: string, field: string) {
   const network = networks.get(name);
   const swap = network.config.swap;
   if (!swap) throw invalid(field, `swaps are not enabled on ${name}`);
+  // The start's wiring check found why swaps cannot work here (chain/wiring-check.ts): say so, not "no route".
+  if (network.swapUnavailable) {
+    throw invalid(field, `swaps are unavailable on ${name}: ${network.swapUnavailable}`, {
+      reason: network.swapUnavailable,
+    });
+  }
   return { network, swap };
 }
 
@@ -91,6 +97,45 @@ export function sellTokenConfig(network: NetworkRuntime, sellToken: string, fiel
 export const swapFeeFor = (token: TokenConfig, sellAmount: bigint) =>
   swapFee(sellAmount, token.swapFeeBps, token.swapMinFee);
 
+/** A route as quotes and verify answers show it: one entry per hop. */
+export const wireRoute = (best: BestQuote) =>
+  best.route.hops.map((hop) => ({
+    dex: best.dex,
+    kind: best.route.kind,
+    tokenIn: hop.tokenIn,
+    tokenOut: hop.tokenOut,
+    ...(hop.fee !== undefined ? { fee: hop.fee } : {}),
+  }));
+
+type Slippage = { slippageBps?: number; minBuyAmount?: string };
+
+/** issue 12: slippageBps or minBuyAmount (not both), slippage at most 500, a minimum above zero. */
+export function checkSlippage(input: Slippage, prefix: string): void {
+  if (input.slippageBps !== undefined && input.minBuyAmount !== undefined) {
+    throw invalid(`${prefix}slippageBps`, "send slippageBps or minBuyAmount, not both");
+  }
+  if (input.slippageBps !== undefined && input.slippageBps > MAX_SLIPPAGE_BPS) {
+    throw invalid(`${prefix}slippageBps`, `at most ${MAX_SLIPPAGE_BPS}`, { maximum: MAX_SLIPPAGE_BPS });
+  }
+  if (input.minBuyAmount !== undefined && uint256(input.minBuyAmount, `${prefix}minBuyAmount`) === 0n) {
+    throw invalid(`${prefix}minBuyAmount`, "must be greater than zero");
+  }
+}
+
+/**
+ * The minimum to sign for a quoted `buyAmount`: from slippageBps (default 50), or the caller's own minBuyAmount
+ * with the slippage it allows, rounded down (0 when it asks for more than the quote).
+ */
+export function signedMinimum(buyAmount: bigint, input: Slippage): { minBuyAmount: bigint; slippageBps: number } {
+  if (input.minBuyAmount === undefined) {
+    const slippageBps = input.slippageBps ?? DEFAULT_SLIPPAGE_BPS;
+    return { minBuyAmount: minBuyAmount(buyAmount, slippageBps), slippageBps };
+  }
+  const minimum = BigInt(input.minBuyAmount);
+  const allowed = buyAmount > minimum ? ((buyAmount - minimum) * 10_000n) / buyAmount : 0n;
+  return { minBuyAmount: minimum, slippageBps: Number(allowed) };
+}
+
 /** POST /swap/quote: reads the chain once, writes nothing. */
 export async function quoteSwap(
   deps: { networks: Networks; now: () => bigint; domainOf(network: NetworkRuntime): Promise<RelayerDomain> },
@@ -103,15 +148,7 @@ export async function quoteSwap(
   if (isAddressEqual(sellToken, buyToken)) throw invalid("buyToken", "must differ from sellToken");
   const sellAmount = uint256(body.sellAmount, "sellAmount");
   if (sellAmount === 0n) throw invalid("sellAmount", "must be greater than zero");
-  if (body.slippageBps !== undefined && body.minBuyAmount !== undefined) {
-    throw invalid("slippageBps", "send slippageBps or minBuyAmount, not both");
-  }
-  if (body.slippageBps !== undefined && body.slippageBps > MAX_SLIPPAGE_BPS) {
-    throw invalid("slippageBps", `at most ${MAX_SLIPPAGE_BPS}`, { maximum: MAX_SLIPPAGE_BPS });
-  }
-  if (body.minBuyAmount !== undefined && uint256(body.minBuyAmount, "minBuyAmount") === 0n) {
-    throw invalid("minBuyAmount", "must be greater than zero");
-  }
+  checkSlippage(body, "");
   const fee = swapFeeFor(token, sellAmount);
   if (fee >= sellAmount) {
     throw invalid("sellAmount", `must exceed the swap fee (${fee})`, { fee: fee.toString() });
@@ -122,14 +159,7 @@ export async function quoteSwap(
   if (!best) throw invalid("buyToken", `no route from ${sellToken} to ${buyToken} on ${network.name}`);
 
   const buyAmount = best.amountOut;
-  let slippageBps = body.slippageBps ?? DEFAULT_SLIPPAGE_BPS;
-  let minimum = minBuyAmount(buyAmount, slippageBps);
-  if (body.minBuyAmount !== undefined) {
-    minimum = BigInt(body.minBuyAmount);
-    // The slippage a given minimum allows, rounded down (0 when it asks for more than the quote).
-    const allowed = buyAmount > minimum ? ((buyAmount - minimum) * 10_000n) / buyAmount : 0n;
-    slippageBps = Number(allowed);
-  }
+  const { minBuyAmount: minimum, slippageBps } = signedMinimum(buyAmount, body);
   const now = deps.now();
   const validBefore = Number(now + QUOTE_VALIDITY_SECONDS);
   const relayerContract = network.config.contracts.relayer;
@@ -142,13 +172,7 @@ export async function quoteSwap(
     buyAmount: buyAmount.toString(),
     minBuyAmount: minimum.toString(),
     slippageBps,
-    route: best.route.hops.map((hop) => ({
-      dex: best.dex,
-      kind: best.route.kind,
-      tokenIn: hop.tokenIn,
-      tokenOut: hop.tokenOut,
-      ...(hop.fee !== undefined ? { fee: hop.fee } : {}),
-    })),
+    route: wireRoute(best),
     priceImpactBps: best.priceImpactBps,
     validBefore,
     relayerContract,

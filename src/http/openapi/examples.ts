@@ -102,6 +102,7 @@ const health = {
       privacyPool: INCOGNITO_POOL_EXAMPLE,
       executors: [{ address: "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65", balance: "99.98" }],
       paymasterDeposit: "10.0",
+      swap: { status: "ok" },
     },
   },
   database: "ok",
