@@ -38,7 +38,7 @@ export type EoaSettlement = typeof eoaSettlements.$inferSelect;
 
 /**
  * UserOps the service built and its paymaster signed (wallet payments, deployments paid by a wallet,
- * incognito). Settle accepts only a UserOp issued here, unchanged but for its signature, before
+ * incognito, swaps). Settle accepts only a UserOp issued here, unchanged but for its signature, before
  * `expiresAt`; once sent, a repeated settle answers from `result`.
  */
 export const issuedUserOps = sqliteTable(
@@ -46,7 +46,7 @@ export const issuedUserOps = sqliteTable(
   {
     userOpHash: text("user_op_hash").primaryKey(),
     network: text("network").notNull(),
-    kind: text("kind", { enum: ["payment", "deployment", "incognito"] }).notNull(),
+    kind: text("kind", { enum: ["payment", "deployment", "incognito", "swap"] }).notNull(),
     sender: text("sender").notNull(),
     owner: text("owner").notNull(),
     /** The unsigned UserOp exactly as returned by verify (RPC form, JSON). */

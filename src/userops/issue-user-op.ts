@@ -24,6 +24,11 @@ export type IssueUserOpRequest = {
   context: string;
   /** Request fields a refusal names: the one holding the sender, the one to blame for a short balance. */
   fields: { sender: string; balance: string };
+  /**
+   * The flow's own check of its calls (a swap's simulation), run once the wallet passed the kernel's checks and
+   * before the bundler or the paymaster sees anything: what it throws is the answer.
+   */
+  beforeSponsor?: (state: WalletState & { owner: Address }) => Promise<void>;
 };
 
 export type IssuedTicket = { userOp: RpcUserOp; userOpHash: Hex; owner: Address };
@@ -72,6 +77,7 @@ export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpReq
       totalAmount: request.spends.amount.toString(),
     });
   }
+  await request.beforeSponsor?.({ ...state, owner: state.owner });
 
   let sponsored: Awaited<ReturnType<typeof buildSponsoredUserOp>>;
   try {
