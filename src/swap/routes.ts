@@ -1,15 +1,24 @@
 import { Elysia } from "elysia";
+import type { Hex } from "viem";
 import { ErrorResponse } from "../fields";
+import type { RpcUserOp } from "../userops/user-operation";
 import {
   SwapBodySchema,
   SwapQuoteBodySchema,
   SwapQuoteResponseSchema,
   SwapSettleResponseSchema,
   SwapVerifyResponseSchema,
+  WalletSwapSettleBodySchema,
+  WalletSwapSettleResponseSchema,
+  WalletSwapVerifyBodySchema,
+  WalletSwapVerifyResponseSchema,
 } from "./schemas";
 import type { Swaps } from "./swaps";
 
-/** EOA swaps (decisions.md "Swaps"): quote, then verify and settle the payer's SwapWithAuthorization. */
+/**
+ * Swaps (decisions.md "Swaps"): quote; EOA swaps verify and settle the payer's SwapWithAuthorization, smart-wallet
+ * swaps are a sponsored UserOp (approve + Relayer.swapBatch) the owner signs.
+ */
 export function swapRoutes(swaps: Swaps) {
   return new Elysia({ name: "swaps", seed: Math.random() })
     .post("/swap/quote", ({ body }) => swaps.quote(body), {
@@ -41,5 +50,29 @@ export function swapRoutes(swaps: Swaps) {
         description:
           "Re-runs every check of /swap/verify (a failed one is a 400), then sends swapWithAuthorization on the route the service finds best; the signed minBuyAmount is the floor the relayer enforces at the recipient. Idempotent per (network, from, nonce).",
       },
-    });
+    })
+    .post("/wallet/swap/verify", ({ body }) => swaps.walletVerify(body.paymentRequirements.network, body), {
+      body: WalletSwapVerifyBodySchema,
+      response: { 200: WalletSwapVerifyResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
+      detail: {
+        tags: ["Swaps"],
+        summary: "Build the unsigned, sponsored UserOp of a smart wallet's swap",
+        description:
+          'Quotes the best route for sellAmount minus the swap fee, checks the wallet (deployed by the factory, holding sellAmount), builds the batch approve(relayer, sellAmount) + Relayer.swapBatch(order, route) with minBuyAmount and the recipient in the order, simulates it as the EntryPoint runs it, and has the paymaster sign. The owner signs userOpHash and sends the UserOp to /wallet/swap/settle before the paymaster data expires. A route that can no longer pay minBuyAmount is 200 isValid false ("price moved below minBuyAmount"), with nothing issued.',
+      },
+    })
+    .post(
+      "/wallet/swap/settle",
+      ({ body }) => swaps.walletSettle({ userOp: body.userOp as RpcUserOp, signature: body.signature as Hex }),
+      {
+        body: WalletSwapSettleBodySchema,
+        response: { 200: WalletSwapSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
+        detail: {
+          tags: ["Swaps"],
+          summary: "Send a signed UserOp from /wallet/swap/verify and report the swap the relayer executed",
+          description:
+            'As /wallet/settle: only a UserOp issued by /wallet/swap/verify, unchanged but for `signature`, sent at most once (a repeat answers the first result). Before the first send the batch is simulated again: a price that can no longer pay minBuyAmount is 400 payment_verification_error ("price moved below minBuyAmount") and nothing is sent. `swap` is the relayer\'s SwapExecuted event of this UserOp.',
+        },
+      },
+    );
 }

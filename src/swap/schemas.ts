@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields";
+import { SignatureField, UserOpSchema } from "../userops/schema";
 
 const UnixTime = t.Integer({ minimum: 0, maximum: 2 ** 53 - 1, description: "unix seconds" });
 const Amount = t.String({ description: "decimal integer in the token's smallest unit" });
@@ -121,4 +122,78 @@ export const SwapSettleResponseSchema = t.Object({
     buyAmount: Amount,
     recipient: t.String(),
   }),
+});
+
+/** decisions.md "Swaps": a smart wallet's swap; the fee is inside sellAmount, the recipient defaults to the wallet. */
+export const WalletSwapVerifyBodySchema = t.Object({
+  walletAddress: AddressField,
+  swap: t.Object({
+    sellToken: t.String({
+      ...AddressField,
+      description: "a token of /config on this network (the fee is taken in it)",
+    }),
+    buyToken: AddressField,
+    sellAmount: t.String({ ...UintString, description: "exactly what leaves the wallet, the fee included" }),
+    slippageBps: t.Optional(
+      t.Integer({
+        minimum: 0,
+        description: "default 50, at most 500; minBuyAmount = floor(buyAmount × (10000 − slippageBps) / 10000)",
+      }),
+    ),
+    minBuyAmount: t.Optional(
+      t.String({ ...UintString, description: "the minimum output instead of slippageBps (not both)" }),
+    ),
+    recipient: t.Optional(t.String({ ...AddressField, description: "who receives buyToken; default the wallet" })),
+  }),
+  paymentRequirements: t.Object({ network: NetworkField }),
+});
+
+const WalletSwapQuoted = {
+  buyAmount: t.String({ description: "what the route pays now for sellAmount − feeAmount" }),
+  minBuyAmount: t.String({ description: "the minimum the UserOp's swapBatch enforces at the recipient" }),
+  slippageBps: t.Integer(),
+  route: t.Array(RouteHop),
+  priceImpactBps: t.Integer(),
+};
+
+export const WalletSwapVerifyResponseSchema = t.Union([
+  t.Object({
+    isValid: t.Literal(true),
+    payer: t.String({ description: "owner EOA of the smart wallet" }),
+    userOp: UserOpSchema,
+    userOpHash: Bytes32Field,
+    feeAmount: t.String({ description: "swap fee in the sell token's smallest unit, inside sellAmount" }),
+    totalAmount: t.String({ description: "what leaves the wallet: sellAmount" }),
+    recipient: t.String(),
+    ...WalletSwapQuoted,
+  }),
+  t.Object({
+    isValid: t.Literal(false),
+    payer: t.String({ description: "owner EOA of the smart wallet" }),
+    invalidReason: t.String(),
+    invalidMessage: t.String({ description: 'for example "price moved below minBuyAmount"' }),
+    ...WalletSwapQuoted,
+  }),
+]);
+
+export const WalletSwapSettleBodySchema = t.Object({ userOp: UserOpSchema, signature: SignatureField });
+
+export const WalletSwapSettleResponseSchema = t.Object({
+  success: t.Boolean(),
+  txHash: Bytes32Field,
+  userOpHash: Bytes32Field,
+  payments: t.Array(t.Object({ to: t.String(), amount: t.String(), token: t.String() }), {
+    description: "the Transfer events out of the wallet during this UserOp (sellAmount to the relayer)",
+  }),
+  swap: t.Object(
+    {
+      sellToken: t.String(),
+      buyToken: t.String(),
+      sellAmount: Amount,
+      fee: Amount,
+      buyAmount: t.String({ description: "what the recipient received, measured by the relayer" }),
+      recipient: t.String(),
+    },
+    { description: "the relayer's SwapExecuted event of this UserOp" },
+  ),
 });

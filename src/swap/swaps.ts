@@ -4,12 +4,17 @@ import type { Db } from "../db/open";
 import type { DenyCounters } from "../deny/deny-counters";
 import type { Logger } from "../logger";
 import type { RelayerPort } from "../payments/relayer-port";
+import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
+import type { UserOpSettleRequest } from "../userops/settle-user-op";
+import { userOpNetworkOf } from "../userops/user-op-network";
 import { quoteSwap, swapNetwork } from "./quote-swap";
 import type { SwapQuoteBodySchema } from "./schemas";
 import { createSwapSettler } from "./settle-swap";
+import { createWalletSwapSettler } from "./settle-wallet-swap";
 import { parseSwapAuthorization, type SwapBody } from "./swap-authorization";
 import { createSwapSettlementStore } from "./swap-store";
 import { type SwapVerifyContext, verifySwap } from "./verify-swap";
+import { verifyWalletSwap, type WalletSwapRequest } from "./verify-wallet-swap";
 
 /** Swaps as the routes see them: one body in, one result out. */
 export function createSwaps(deps: {
@@ -19,12 +24,21 @@ export function createSwaps(deps: {
   deny: DenyCounters;
   now: () => bigint;
   logger: Logger;
+  /** Smart-wallet swaps are UserOps of the kernel: issued in the store every wallet flow shares. */
+  issued: IssuedUserOpStore;
+  paymasterValiditySeconds: number;
 }) {
   const store = createSwapSettlementStore(deps.db);
   const settler = createSwapSettler({
     store,
     logger: deps.logger,
     onPayerRevert: (network, payer) => deps.deny.recordRevert(network.name, "payer", payer, "swap reverted"),
+  });
+  const walletSettler = createWalletSwapSettler({
+    networks: () => deps.networks.all().map(userOpNetworkOf),
+    store: deps.issued,
+    deny: deps.deny,
+    now: () => Number(deps.now()),
   });
   const contextOf = (body: SwapBody): SwapVerifyContext => {
     const { network, swap } = swapNetwork(deps.networks, body.swapRequirements.network, "swapRequirements.network");
@@ -67,6 +81,22 @@ export function createSwaps(deps: {
       const { authorization, signature } = parseSwapAuthorization(body.swapPayload);
       return settler.settle(contextOf(body), authorization, signature, body.swapRequirements.relayerContract);
     },
+    /** POST /wallet/swap/verify: the sponsored UserOp of a wallet's swap, or why it would not pay the minimum. */
+    walletVerify(networkName: string, request: WalletSwapRequest) {
+      const { network, swap } = swapNetwork(deps.networks, networkName, "paymentRequirements.network");
+      return verifyWalletSwap(
+        {
+          network: userOpNetworkOf(network),
+          swap,
+          store: deps.issued,
+          deny: deps.deny,
+          validitySeconds: deps.paymasterValiditySeconds,
+        },
+        request,
+      );
+    },
+    /** POST /wallet/swap/settle: as /wallet/settle, answered with the relayer's SwapExecuted. */
+    walletSettle: (request: UserOpSettleRequest) => walletSettler(request),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { INCOGNITO_CIRCUIT_ID_EXAMPLE, INCOGNITO_EXAMPLES, INCOGNITO_POOL_EXAMPLE } from "../../incognito/examples";
 import { SIGNED_TYPES } from "../../payments/typed-data";
+import { WALLET_SWAP_EXAMPLES } from "../../swap/examples";
 import { SWAP_WITH_AUTHORIZATION_TYPE } from "../../swap/typed-data";
 
 import { EXAMPLE_PAYMASTER, EXAMPLE_WALLET, exampleUserOp } from "../../userops/examples";
@@ -459,4 +460,5 @@ export const EXAMPLES: Record<string, Examples> = {
   "GET /health": { responses: { 200: health, 503: { ...health, status: "down", database: "down" } } },
   "GET /config": { responses: { 200: clientConfig } },
   ...INCOGNITO_EXAMPLES,
+  ...WALLET_SWAP_EXAMPLES,
 };

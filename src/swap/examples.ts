@@ -1,0 +1,68 @@
+/**
+ * OpenAPI examples of the smart-wallet swap routes (merged into src/http/openapi/examples.ts), of shapes the
+ * routes' schemas accept; test/http/openapi.test.ts checks each.
+ */
+import { EXAMPLE_WALLET, exampleUserOp } from "../userops/examples";
+
+type Examples = { request?: unknown; responses?: Record<string, unknown> };
+
+const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+const DAI = "0x1AF3F329e8BE154074D8769D1FFa4eE058B1DBc3";
+const WRAPPED_NATIVE = "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c";
+const RELAYER = "0x626D9DeF38AA6A2Aeaba5865Da3178A6691cbdd4";
+const OWNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+const WALLET = EXAMPLE_WALLET;
+const SIGNATURE = `0x${"ab".repeat(65)}`;
+const hash = (digit: string) => `0x${digit.repeat(64)}`;
+
+const quoted = {
+  buyAmount: "98402317722316553401",
+  minBuyAmount: "97910306133705970634",
+  slippageBps: 50,
+  route: [
+    { dex: "pancakeswap-v3", kind: "v3", tokenIn: TOKEN, tokenOut: WRAPPED_NATIVE, fee: 500 },
+    { dex: "pancakeswap-v3", kind: "v3", tokenIn: WRAPPED_NATIVE, tokenOut: DAI, fee: 2500 },
+  ],
+  priceImpactBps: 36,
+};
+
+export const WALLET_SWAP_EXAMPLES: Record<string, Examples> = {
+  "POST /wallet/swap/verify": {
+    request: {
+      walletAddress: WALLET,
+      swap: { sellToken: TOKEN, buyToken: DAI, sellAmount: "100000000000000000000", slippageBps: 50 },
+      paymentRequirements: { network: "bsc" },
+    },
+    responses: {
+      200: {
+        isValid: true,
+        payer: OWNER,
+        userOp: exampleUserOp("0x", "0x4c4b40"),
+        userOpHash: hash("e"),
+        feeAmount: "300000000000000000",
+        totalAmount: "100000000000000000000",
+        recipient: WALLET,
+        ...quoted,
+      },
+    },
+  },
+  "POST /wallet/swap/settle": {
+    request: { userOp: exampleUserOp(SIGNATURE, "0x4c4b40"), signature: SIGNATURE },
+    responses: {
+      200: {
+        success: true,
+        txHash: hash("f"),
+        userOpHash: hash("e"),
+        payments: [{ to: RELAYER, amount: "100000000000000000000", token: TOKEN }],
+        swap: {
+          sellToken: TOKEN,
+          buyToken: DAI,
+          sellAmount: "100000000000000000000",
+          fee: "300000000000000000",
+          buyAmount: "98398120011874502233",
+          recipient: WALLET,
+        },
+      },
+    },
+  },
+};

@@ -1,0 +1,95 @@
+import { type Address, getAddress, type Hex, isAddressEqual, type Log, parseEventLogs } from "viem";
+import { ApiError } from "../errors";
+import type { LocatedUserOp } from "../userops/locate-issued-user-op";
+import type { ChainLog } from "../userops/outcome";
+import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
+import type { RpcUserOp } from "../userops/user-operation";
+import { assertBalanceStillCovers } from "../userops/wallet-state";
+import { type PaymentRecord, transfersIn } from "../wallets/transfers";
+import { relayerSwapAbi } from "./abis";
+import { SwapRefusal, simulateWalletBatch, type WalletSwapContext } from "./verify-wallet-swap";
+
+export type WalletSwapResult = {
+  sellToken: Address;
+  buyToken: Address;
+  sellAmount: string;
+  fee: string;
+  buyAmount: string;
+  recipient: Address;
+};
+
+export type WalletSwapSettleResponse = {
+  success: true;
+  txHash: Hex;
+  userOpHash: Hex;
+  payments: PaymentRecord[];
+  swap: WalletSwapResult;
+};
+
+/**
+ * The relayer's SwapExecuted of `wallet` among one UserOp's own logs (never another UserOp's in the same bundle):
+ * what the recipient actually received, measured by the relayer at the recipient. Null when absent.
+ */
+export function walletSwapIn(logs: readonly ChainLog[], relayer: Address, wallet: Address): WalletSwapResult | null {
+  const events = parseEventLogs({
+    abi: relayerSwapAbi,
+    eventName: "SwapExecuted",
+    logs: logs
+      .filter((log) => isAddressEqual(log.address, relayer))
+      .map((log) => ({ ...log, topics: log.topics as [Hex, ...Hex[]] })) as unknown as Log[],
+    strict: true,
+  });
+  const event = events.find((candidate) => isAddressEqual(candidate.args.payer, wallet));
+  if (!event) return null;
+  return {
+    sellToken: getAddress(event.args.sellToken),
+    buyToken: getAddress(event.args.buyToken),
+    sellAmount: event.args.sellAmount.toString(),
+    fee: event.args.fee.toString(),
+    buyAmount: event.args.buyAmount.toString(),
+    recipient: getAddress(event.args.recipient),
+  };
+}
+
+/**
+ * Before the first send: the wallet still holds sellAmount, and its batch, simulated again as the EntryPoint will
+ * run it, still pays the signed minimum on the route fixed at verify. Otherwise 400 and nothing is sent (the
+ * paymaster would pay for a revert); the UserOp stays issued and may be settled once the price is back.
+ */
+async function stillPays({ network, record }: LocatedUserOp): Promise<void> {
+  const context = JSON.parse(record.context) as WalletSwapContext;
+  const wallet = record.sender as Address;
+  await assertBalanceStillCovers(network.runtime.client, {
+    wallet,
+    token: context.sellToken,
+    amount: BigInt(context.sellAmount),
+  });
+  const { callData } = JSON.parse(record.userOp) as RpcUserOp;
+  try {
+    await simulateWalletBatch(network, getAddress(wallet), callData as Hex);
+  } catch (error) {
+    if (error instanceof SwapRefusal) throw new ApiError(error.code, error.message, { userOpHash: record.userOpHash });
+    throw error;
+  }
+}
+
+/** /wallet/swap/settle: the kernel's settle of a "swap" UserOp, answered from the relayer's SwapExecuted. */
+export const createWalletSwapSettler = (deps: SettleDeps) =>
+  createUserOpSettler<WalletSwapSettleResponse>(deps, {
+    kind: "swap",
+    issuedBy: "/wallet/swap/verify",
+    beforeSend: stillPays,
+    respond: ({ hash, network, record }, outcome) => {
+      const wallet = getAddress(record.sender);
+      const swap = walletSwapIn(outcome.logs, network.relayer, wallet);
+      // The UserOp executed, so swapBatch succeeded and emitted its event; its absence is a bug here.
+      if (!swap) throw new Error(`no SwapExecuted in the logs of UserOp ${hash}`);
+      return {
+        success: true,
+        txHash: outcome.transactionHash,
+        userOpHash: hash,
+        payments: transfersIn(outcome.logs, wallet),
+        swap,
+      };
+    },
+  });

@@ -1,0 +1,361 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { type Address, type Hex, maxUint256 } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
+import type { NetworkName } from "../../scripts/devnet/start";
+import { erc20Abi } from "../../src/chain/abis";
+import { issuedUserOps } from "../../src/db/schema";
+import { swapRouter02Abi } from "../../src/swap/abis";
+import { encodePath } from "../../src/swap/path";
+import { type WalletSwapOrder, walletSwapCalls } from "../../src/swap/verify-wallet-swap";
+import { encodeBatchExecution } from "../../src/userops/execution";
+import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { startTestService } from "../support/service";
+import { deployFundedWallet } from "../support/wallet";
+import { expectRefusal, paymasterDeposit, settleBody } from "../wallets/support";
+
+const service = startTestService();
+afterAll(() => service.stop());
+
+function tokensOf(network: NetworkName) {
+  const c = chainOf(network);
+  const dex = c.info.dex;
+  const dai = c.info.tokens.DAI?.address;
+  if (!dex || !dai) throw new Error(`the ${network} devnet has no DEX`);
+  return { c, dex, m: c.token.address, dai, w: dex.wrappedNative, unit: 10n ** BigInt(c.token.decimals) };
+}
+
+const mined = async (network: NetworkName, hash: Hex) => {
+  const receipt = await chainOf(network).public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  expect(receipt.status).toBe("success");
+};
+
+/** A factory wallet holding `amount` of `token` (M is minted by deployFundedWallet; DAI's mint is public too). */
+async function walletHolding(network: NetworkName, token: Address, amount: bigint) {
+  const t = tokensOf(network);
+  if (token === t.m) return deployFundedWallet(network, amount);
+  const funded = await deployFundedWallet(network, 0n);
+  const minter = await freshPayer(network, { tokens: 0n });
+  await mined(
+    network,
+    await t.c
+      .walletFor(minter.key)
+      .writeContract({ address: token, abi: erc20Abi, functionName: "mint", args: [funded.wallet, amount] }),
+  );
+  return funded;
+}
+
+const verifyBody = (
+  network: NetworkName,
+  wallet: Address,
+  swap: {
+    sellToken: Address;
+    buyToken: Address;
+    sellAmount: bigint;
+    slippageBps?: number;
+    minBuyAmount?: bigint;
+    recipient?: Address;
+  },
+) => ({
+  walletAddress: wallet,
+  swap: {
+    sellToken: swap.sellToken,
+    buyToken: swap.buyToken,
+    sellAmount: swap.sellAmount.toString(),
+    ...(swap.slippageBps !== undefined ? { slippageBps: swap.slippageBps } : {}),
+    ...(swap.minBuyAmount !== undefined ? { minBuyAmount: swap.minBuyAmount.toString() } : {}),
+    ...(swap.recipient ? { recipient: swap.recipient } : {}),
+  },
+  paymentRequirements: { network },
+});
+
+const balances = async (network: NetworkName, holders: Record<string, [Address, Address]>) =>
+  Object.fromEntries(
+    await Promise.all(
+      Object.entries(holders).map(async ([name, [token, holder]]) => [
+        name,
+        await tokenBalance(network, token, holder),
+      ]),
+    ),
+  ) as Record<string, bigint>;
+
+const relayerHoldsNothing = async (network: NetworkName) => {
+  const t = tokensOf(network);
+  for (const token of [t.m, t.w, t.dai]) expect(await tokenBalance(network, token, t.c.info.relayer)).toBe(0n);
+};
+
+describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle)", () => {
+  for (const network of NETWORK_NAMES) {
+    // Each route kind the devnet seeded as the best for one pair: V3 direct and two-hop, V2 direct and two-hop.
+    for (const [sell, buy, kind, hops] of [
+      ["m", "w", "v3", 1],
+      ["m", "dai", "v3", 2],
+      ["dai", "w", "v2", 1],
+      ["dai", "m", "v2", 2],
+    ] as const) {
+      test(`${network}: ${sell.toUpperCase()} -> ${buy.toUpperCase()} (${kind}, ${hops} hop) with exact balances; settled twice at once and again, one execution`, async () => {
+        const t = tokensOf(network);
+        const sellToken = t[sell];
+        const buyToken = t[buy];
+        const sellAmount = 40n * (sell === "m" ? t.unit : 10n ** 18n);
+        // The wallet holds more than it sells: it must lose exactly sellAmount, not its balance.
+        const { owner, wallet } = await walletHolding(network, sellToken, sellAmount + 7n);
+        const recipient = randomAddress();
+
+        const verified = await service.post(
+          "/wallet/swap/verify",
+          verifyBody(network, wallet, { sellToken, buyToken, sellAmount, recipient }),
+        );
+        expect(verified.status).toBe(200);
+        const quote = verified.body;
+        expect(quote).toMatchObject({
+          isValid: true,
+          payer: owner.address,
+          totalAmount: sellAmount.toString(),
+          recipient,
+          slippageBps: 50,
+        });
+        expect(quote.route.map((hop: { kind: string }) => hop.kind)).toEqual(Array(hops).fill(kind));
+        expect(BigInt(quote.minBuyAmount)).toBe((BigInt(quote.buyAmount) * 9950n) / 10000n);
+        expect(BigInt(quote.feeAmount)).toBeGreaterThan(0n);
+        expect(quote.userOp.sender).toBe(wallet);
+
+        const before = await balances(network, {
+          wallet: [sellToken, wallet],
+          feeRecipient: [sellToken, t.c.info.feeRecipient],
+          recipient: [buyToken, recipient],
+        });
+        const body = await settleBody(quote, owner);
+        const [first, second] = await Promise.all([
+          service.post("/wallet/swap/settle", body),
+          service.post("/wallet/swap/settle", body),
+        ]);
+        expect(first.status).toBe(200);
+        expect(second.body).toEqual(first.body);
+        const third = await service.post("/wallet/swap/settle", body);
+        expect(third.body).toEqual(first.body);
+
+        const settled = first.body;
+        expect(settled).toMatchObject({
+          success: true,
+          userOpHash: quote.userOpHash,
+          payments: [{ to: t.c.info.relayer, amount: sellAmount.toString(), token: sellToken }],
+          swap: { sellToken, buyToken, sellAmount: sellAmount.toString(), fee: quote.feeAmount, recipient },
+        });
+        const after = await balances(network, {
+          wallet: [sellToken, wallet],
+          feeRecipient: [sellToken, t.c.info.feeRecipient],
+          recipient: [buyToken, recipient],
+        });
+        expect((before.wallet as bigint) - (after.wallet as bigint)).toBe(sellAmount);
+        expect(after.wallet).toBe(7n);
+        expect((after.feeRecipient as bigint) - (before.feeRecipient as bigint)).toBe(BigInt(quote.feeAmount));
+        const received = (after.recipient as bigint) - (before.recipient as bigint);
+        expect(received).toBe(BigInt(settled.swap.buyAmount));
+        expect(received).toBeGreaterThanOrEqual(BigInt(quote.minBuyAmount));
+        await relayerHoldsNothing(network);
+        // One execution: the transaction holds this UserOp's swap, and the record names it.
+        const receipt = await t.c.public.getTransactionReceipt({ hash: settled.txHash as Hex });
+        expect(receipt.status).toBe("success");
+        expect(service.services.wallets.store.find(quote.userOpHash)?.txHash).toBe(settled.txHash);
+      });
+    }
+  }
+
+  test("a front-running trade that moves the price below minBuyAmount: settle 400 with nothing sent, verify isValid false; settles once the price is back", async () => {
+    const network = "bsc";
+    const t = tokensOf(network);
+    const sellAmount = 50n * t.unit;
+    const { owner, wallet } = await walletHolding(network, t.m, sellAmount);
+    const recipient = randomAddress();
+    const verified = await service.post(
+      "/wallet/swap/verify",
+      verifyBody(network, wallet, { sellToken: t.m, buyToken: t.w, sellAmount, slippageBps: 10, recipient }),
+    );
+    expect(verified.body).toMatchObject({ isValid: true });
+    const quote = verified.body;
+    expect(quote.route).toMatchObject([{ kind: "v3", tokenIn: t.m, tokenOut: t.w }]);
+    const body = await settleBody(quote, owner);
+
+    // The front-runner buys W with M on the V3 pool the UserOp routes through.
+    const whale = await freshPayer(network, { tokens: 100_000n * t.unit });
+    const whaleWallet = t.c.walletFor(whale.key);
+    const v3 = (tokenIn: Address, tokenOut: Address, amountIn: bigint) =>
+      whaleWallet.writeContract({
+        address: t.dex.v3.router,
+        abi: swapRouter02Abi,
+        functionName: "exactInput",
+        args: [
+          {
+            path: encodePath("v3", [{ tokenIn, tokenOut, fee: quote.route[0].fee }]),
+            recipient: whale.address,
+            amountIn,
+            amountOutMinimum: 0n,
+          },
+        ],
+      });
+    for (const token of [t.m, t.w]) {
+      await mined(
+        network,
+        await whaleWallet.writeContract({
+          address: token,
+          abi: erc20Abi,
+          functionName: "approve",
+          args: [t.dex.v3.router, maxUint256],
+        }),
+      );
+    }
+    const deposit = await paymasterDeposit(network);
+    await mined(network, await v3(t.m, t.w, 20_000n * t.unit));
+    try {
+      const settled = await service.post("/wallet/swap/settle", body);
+      expectRefusal(settled, 400, "payment_verification_error");
+      expect(settled.body.message).toBe("price moved below minBuyAmount");
+      // Nothing was sent: the paymaster paid nothing, the wallet kept everything, the UserOp is still issued.
+      expect(await paymasterDeposit(network)).toBe(deposit);
+      expect(await tokenBalance(network, t.m, wallet)).toBe(sellAmount);
+      expect(await tokenBalance(network, t.w, recipient)).toBe(0n);
+      expect(service.services.wallets.store.find(quote.userOpHash)?.status).toBe("issued");
+
+      // The same order asked again now: 200 isValid false, and nothing issued.
+      const again = await service.post(
+        "/wallet/swap/verify",
+        verifyBody(network, wallet, {
+          sellToken: t.m,
+          buyToken: t.w,
+          sellAmount,
+          minBuyAmount: BigInt(quote.minBuyAmount),
+          recipient,
+        }),
+      );
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({
+        isValid: false,
+        payer: owner.address,
+        invalidReason: "payment_verification_error",
+        invalidMessage: "price moved below minBuyAmount",
+        minBuyAmount: quote.minBuyAmount,
+      });
+      expect(BigInt(again.body.buyAmount)).toBeLessThan(BigInt(quote.minBuyAmount));
+      expect(again.body.userOp).toBeUndefined();
+    } finally {
+      // The price back where it was (about: the pool keeps the fees) for the tests after this one.
+      await mined(network, await v3(t.w, t.m, await tokenBalance(network, t.w, whale.address)));
+    }
+    const retried = await service.post("/wallet/swap/settle", body);
+    expect(retried.status).toBe(200);
+    expect(BigInt(retried.body.swap.buyAmount)).toBeGreaterThanOrEqual(BigInt(quote.minBuyAmount));
+    expect(await tokenBalance(network, t.w, recipient)).toBe(BigInt(retried.body.swap.buyAmount));
+    expect(await tokenBalance(network, t.m, wallet)).toBe(0n);
+  });
+
+  describe("refusals, with no balance moved", () => {
+    const network = "base";
+
+    async function issued() {
+      const t = tokensOf(network);
+      const sellAmount = 10n * t.unit;
+      const { owner, wallet } = await walletHolding(network, t.m, sellAmount);
+      const recipient = randomAddress();
+      const verified = await service.post(
+        "/wallet/swap/verify",
+        verifyBody(network, wallet, { sellToken: t.m, buyToken: t.dai, sellAmount, recipient }),
+      );
+      expect(verified.body).toMatchObject({ isValid: true });
+      return { t, owner, wallet, recipient, sellAmount, quote: verified.body };
+    }
+
+    const nothingMoved = async (wallet: Address, recipient: Address, sellAmount: bigint) => {
+      const t = tokensOf(network);
+      expect(await tokenBalance(network, t.m, wallet)).toBe(sellAmount);
+      expect(await tokenBalance(network, t.dai, recipient)).toBe(0n);
+    };
+
+    test("an expired UserOp: 400, call verify again", async () => {
+      const { owner, wallet, recipient, sellAmount, quote } = await issued();
+      service.services.db
+        .update(issuedUserOps)
+        .set({ expiresAt: Math.floor(Date.now() / 1000) - 1 })
+        .where(eq(issuedUserOps.userOpHash, quote.userOpHash))
+        .run();
+      const settled = await service.post("/wallet/swap/settle", await settleBody(quote, owner));
+      expectRefusal(settled, 400, "validation_error", "userOp.paymasterData");
+      expect(settled.body.message).toMatch(/expired, call verify again/);
+      await nothingMoved(wallet, recipient, sellAmount);
+    });
+
+    const rewrites: [string, (order: WalletSwapOrder) => WalletSwapOrder][] = [
+      ["another recipient", (order) => ({ ...order, recipient: randomAddress() })],
+      ["a lower minimum", (order) => ({ ...order, minBuyAmount: 1n })],
+    ];
+    for (const [name, rewrite] of rewrites) {
+      test(`a settle body rewritten to ${name} (signed by the owner): 400 naming userOp.callData, nothing sent`, async () => {
+        const { t, owner, wallet, recipient, sellAmount, quote } = await issued();
+        const context = JSON.parse(service.services.wallets.store.find(quote.userOpHash)?.context ?? "{}");
+        const order: WalletSwapOrder = {
+          sellToken: t.m,
+          buyToken: t.dai,
+          sellAmount,
+          minBuyAmount: BigInt(quote.minBuyAmount),
+          recipient: recipient as Address,
+          fee: BigInt(quote.feeAmount),
+        };
+        const callData = encodeBatchExecution(
+          walletSwapCalls(t.c.info.relayer, rewrite(order), {
+            router: context.router,
+            path: context.path,
+          }),
+        );
+        expect(callData).not.toBe(quote.userOp.callData);
+        const signature = await owner.signMessage({ message: { raw: quote.userOpHash } });
+        const rewritten = { userOp: { ...quote.userOp, callData, signature }, signature };
+        const settled = await service.post("/wallet/swap/settle", rewritten);
+        expectRefusal(settled, 400, "validation_error", "userOp.callData");
+        await nothingMoved(wallet, recipient, sellAmount);
+        // The honest body still settles: the refusal left the issue untouched.
+        const honest = await service.post("/wallet/swap/settle", await settleBody(quote, owner));
+        expect(honest.status).toBe(200);
+        expect(honest.body.swap.recipient).toBe(recipient);
+      });
+    }
+
+    test("a signature by another key: 400, nothing sent", async () => {
+      const { wallet, recipient, sellAmount, quote } = await issued();
+      const stranger = (await deployFundedWallet(network, 0n)).owner as PrivateKeyAccount;
+      expectRefusal(
+        await service.post("/wallet/swap/settle", await settleBody(quote, stranger)),
+        400,
+        "validation_error",
+        "signature",
+      );
+      await nothingMoved(wallet, recipient, sellAmount);
+    });
+
+    test("bad orders are 400 validation_error naming the field, nothing issued", async () => {
+      const t = tokensOf(network);
+      const sellAmount = 10n * t.unit;
+      const { wallet } = await walletHolding(network, t.m, sellAmount);
+      const order = { sellToken: t.m, buyToken: t.dai, sellAmount };
+      const cases: [unknown, string][] = [
+        // W is not a token of the service's config: no fee can be taken in it.
+        [verifyBody(network, wallet, { ...order, sellToken: t.w }), "swap.sellToken"],
+        [verifyBody(network, wallet, { ...order, buyToken: t.m }), "swap.buyToken"],
+        [verifyBody(network, wallet, { ...order, sellAmount: 0n }), "swap.sellAmount"],
+        [verifyBody(network, wallet, { ...order, slippageBps: 501 }), "swap.slippageBps"],
+        [verifyBody(network, wallet, { ...order, slippageBps: 10, minBuyAmount: 1n }), "swap.slippageBps"],
+        [verifyBody(network, wallet, { ...order, recipient: t.c.info.relayer }), "swap.recipient"],
+        [verifyBody(network, wallet, { ...order, sellAmount: sellAmount + 1n }), "swap.sellAmount"],
+        [verifyBody(network, randomAddress(), order), "walletAddress"],
+        [
+          { ...verifyBody(network, wallet, order), paymentRequirements: { network: "solana" } },
+          "paymentRequirements.network",
+        ],
+      ];
+      for (const [body, field] of cases) {
+        expectRefusal(await service.post("/wallet/swap/verify", body), 400, "validation_error", field);
+      }
+      expect(service.services.wallets.store.recentIssued(network, wallet, "swap", 0)).toEqual([]);
+      expect(await tokenBalance(network, t.m, wallet)).toBe(sellAmount);
+    });
+  });
+});
