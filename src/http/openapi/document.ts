@@ -44,7 +44,9 @@ To cancel an unused authorization, sign \`CancelAuthorization\` (same domain) an
     description: `Exact-in swaps on the whitelisted DEX routers, gas paid by the service, the fee taken out of the sold token.
 1. \`POST /swap/quote\` for the best route, \`fee\`, \`buyAmount\` and \`minBuyAmount\` (\`mode: "eoa"\` with \`from\` adds the typed data to sign).
 2. Once per sell token: \`approve(relayer, amount)\`. Sign \`SwapWithAuthorization\` on the relayer's domain: it binds the minimum output and the recipient.
-3. \`POST /swap/verify\` (simulates the swap, answers \`buyAmount\`) and \`POST /swap/settle\` (sends it on the best route now; idempotent per network, payer and nonce). The relayer pays the recipient at least \`minBuyAmount\` or reverts.`,
+3. \`POST /swap/verify\` (simulates the swap, answers \`buyAmount\`) and \`POST /swap/settle\` (sends it on the best route now; idempotent per network, payer and nonce). The relayer pays the recipient at least \`minBuyAmount\` or reverts.
+
+Smart wallet: \`POST /wallet/swap/verify\` quotes, simulates and answers the sponsored UserOp (approve + \`Relayer.swapBatch\` with the minimum and the recipient); the owner signs \`userOpHash\`; \`POST /wallet/swap/settle\` checks the price again, sends it at most once and answers \`swap\` from the relayer's \`SwapExecuted\`.`,
   },
   {
     name: "x402",
