@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { concat, encodeFunctionData, getAddress, type Hex, maxUint256 } from "viem";
 import { erc20Abi } from "../chain/abis";
 import { relayerSwapAbi } from "../swap/abis";
+import { walletSwapCalls } from "../swap/verify-wallet-swap";
 import { type Call, encodeBatchExecution } from "../userops/execution";
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../userops/user-operation";
 import { assertUserOpIsSwap, type ExpectedWalletSwap } from "./check-swap-user-op";
@@ -118,6 +119,11 @@ describe("assertUserOpIsSwap", () => {
       }),
     );
     expect(assertUserOpIsSwap(v2.userOp, v2.hash, expected, quoted).order.minBuyAmount).toBe(floor + 1n);
+  });
+
+  test("accepts the batch the service builds (walletSwapCalls), byte for byte what the client expects", () => {
+    const { userOp, hash } = issued(walletSwapCalls(expected.relayer, order, route));
+    expect(assertUserOpIsSwap(userOp, hash, expected, quoted)).toEqual({ order, route });
   });
 
   test("refuses an order for another recipient, a minimum below the floor, another amount, fee or token", () => {

@@ -1,4 +1,6 @@
+import type { Static } from "elysia";
 import { type Address, getAddress, type Hex } from "viem";
+import type { WalletSwapSettleResponseSchema, WalletSwapVerifyResponseSchema } from "../swap/schemas";
 import type { RpcUserOp } from "../userops/user-operation";
 import { assertUserOpIsSwap, type SignedWalletSwap } from "./check-swap-user-op";
 import type { Relay402Client } from "./client";
@@ -8,31 +10,16 @@ import type { SwapOrder } from "./swap";
 import type { SignerClient } from "./types";
 import { signedUserOp } from "./wallet-payment";
 
-/** `/wallet/swap/verify` (decisions.md "Swaps"): the sponsored UserOp of the swap and what it was quoted at. */
-export type WalletSwapVerifyResult = {
-  isValid: boolean;
-  payer: string;
-  invalidReason?: string;
-  invalidMessage?: string;
+type WalletSwapVerifyAnswer = Static<typeof WalletSwapVerifyResponseSchema>;
+
+/** `/wallet/swap/verify` (decisions.md "Swaps") when valid: the sponsored UserOp of the swap and its quote. */
+export type WalletSwapVerifyResult = Extract<WalletSwapVerifyAnswer, { isValid: true }> & {
   userOp: RpcUserOp;
   userOpHash: Hex;
-  feeAmount: string;
-  totalAmount: string;
-  buyAmount: string;
-  minBuyAmount: string;
-  slippageBps: number;
-  route: { dex: string; kind: "v2" | "v3"; tokenIn: string; tokenOut: string; fee?: number }[];
-  priceImpactBps: number;
-  recipient: string;
 };
 
-/** `/wallet/swap/settle`: as `/wallet/settle`, with the swap as the chain executed it. */
-export type WalletSwapSettleResult = {
-  success: boolean;
-  txHash: Hex;
-  userOpHash: Hex;
-  swap: { sellToken: string; buyToken: string; sellAmount: string; fee: string; buyAmount: string; recipient: string };
-};
+/** `/wallet/swap/settle`: as `/wallet/settle`, with the swap as the relayer's SwapExecuted reports it. */
+export type WalletSwapSettleResult = Static<typeof WalletSwapSettleResponseSchema>;
 
 export type WalletSwapParameters = SwapOrder & {
   /** The smart wallet (from the project's factory) that sells; the output goes to it unless `recipient` is set. */
@@ -64,7 +51,7 @@ export async function swapFromWallet(
     throw new Relay402ClientError("unexpected_response", `swaps are not enabled on ${parameters.network}`);
   }
   const recipient = getAddress(parameters.recipient ?? parameters.wallet);
-  const verify = await client.post<WalletSwapVerifyResult>("/wallet/swap/verify", {
+  const answer = await client.post<WalletSwapVerifyAnswer>("/wallet/swap/verify", {
     walletAddress: parameters.wallet,
     swap: {
       sellToken: parameters.sellToken,
@@ -76,13 +63,13 @@ export async function swapFromWallet(
     },
     paymentRequirements: { network: parameters.network },
   });
-  if (!verify.isValid) {
-    throw new Relay402ClientError(
-      (verify.invalidReason ?? "payment_verification_error") as Relay402ClientError["code"],
-      verify.invalidMessage ?? "swap is not valid",
-      { buyAmount: verify.buyAmount },
-    );
+  if (!answer.isValid) {
+    throw new Relay402ClientError(answer.invalidReason as Relay402ClientError["code"], answer.invalidMessage, {
+      buyAmount: answer.buyAmount,
+      minBuyAmount: answer.minBuyAmount,
+    });
   }
+  const verify = answer as WalletSwapVerifyResult;
   const signed = assertUserOpIsSwap(
     verify.userOp,
     verify.userOpHash,

@@ -3,7 +3,16 @@
 // rewrites the answer to pay someone else, accept less or sell more: the client refuses before anything is
 // signed or approved, and nothing moves on chain. The chain's balances judge.
 import { afterAll, describe, expect, test } from "bun:test";
-import { type Address, createPublicClient, createWalletClient, http, type PublicClient } from "viem";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  decodeFunctionData,
+  encodeFunctionData,
+  type Hex,
+  http,
+  type PublicClient,
+} from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi } from "../../src/chain/abis";
@@ -16,10 +25,16 @@ import {
   type SignerClient,
   settleSwap,
   swap,
+  swapFromWallet,
 } from "../../src/client";
 import { tokenOf } from "../../src/client/get-config";
+import { decodeBatch } from "../../src/client/user-op-batch";
+import { relayerSwapAbi } from "../../src/swap/abis";
+import { encodeBatchExecution } from "../../src/userops/execution";
+import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../../src/userops/user-operation";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
+import { deployFundedWallet } from "../support/wallet";
 
 const services = trackServices();
 const service = services.start();
@@ -214,5 +229,132 @@ describe("EOA swaps through relay402/client", () => {
     expect(await tokenBalance(network, t.m, payer.address)).toBe(before);
     expect(await tokenBalance(network, t.w, attacker)).toBe(0n);
     expect(await chainOf(network).public.getTransactionCount({ address: payer.address })).toBe(1); // its own mint
+  });
+});
+
+type WalletOrder = {
+  sellToken: Address;
+  buyToken: Address;
+  sellAmount: bigint;
+  minBuyAmount: bigint;
+  recipient: Address;
+  fee: bigint;
+};
+
+/**
+ * The proxy's rewrite of a /wallet/swap/verify answer: the swapBatch order changed (and the approve with the
+ * amount), the userOpHash recomputed, so that the only thing wrong is the swap itself.
+ */
+const rewriteWalletSwap =
+  (network: NetworkName, change: (order: WalletOrder) => WalletOrder) => (path: string, answer: any) => {
+    if (path !== "/wallet/swap/verify" || !answer.isValid) return answer;
+    const c = chainOf(network);
+    const userOp = answer.userOp as RpcUserOp;
+    const [approve, swapCall] = decodeBatch(userOp.callData)!;
+    const { args } = decodeFunctionData({ abi: relayerSwapAbi, data: swapCall!.data });
+    const order = change(args[0] as WalletOrder);
+    const route = args[1] as { router: Address; path: Hex };
+    approve!.data = encodeFunctionData({
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [c.info.relayer, order.sellAmount],
+    });
+    swapCall!.data = encodeFunctionData({ abi: relayerSwapAbi, functionName: "swapBatch", args: [order, route] });
+    userOp.callData = encodeBatchExecution([approve!, swapCall!]);
+    answer.userOpHash = userOpHash(fromRpcUserOp(userOp), c.info.chainId, c.info.entryPoint);
+    return answer;
+  };
+
+describe("smart-wallet swaps through relay402/client", () => {
+  for (const network of ["bsc", "base"] as const) {
+    test(`${network}: a wallet swaps 30 M for DAI (to itself, then to a fresh recipient): the wallet loses exactly sellAmount, the fee recipient gets the rule's fee, the output at least the minimum`, async () => {
+      const t = tokensOf(network);
+      const { owner, wallet } = await deployFundedWallet(network, 100n * t.unit);
+      const counted = clientsOf(network, owner);
+      const sellAmount = 30n * t.unit;
+      const config = await getNetworkConfig(direct, network);
+      const fee = expectedSwapFee(tokenOf(config, t.m).fees, sellAmount);
+      for (const recipient of [undefined, randomAddress()]) {
+        const receiver = recipient ?? wallet;
+        const before = await Promise.all([
+          tokenBalance(network, t.m, wallet),
+          tokenBalance(network, t.m, t.c.info.feeRecipient),
+          tokenBalance(network, t.dai, receiver),
+        ]);
+        const signaturesBefore = counted.signatures;
+        const result = await swapFromWallet(direct, counted.signer, {
+          network,
+          wallet,
+          sellToken: t.m,
+          buyToken: t.dai,
+          sellAmount,
+          ...(recipient ? { recipient } : {}),
+        });
+        expect(counted.signatures).toBe(signaturesBefore + 1);
+        expect(result.verify.feeAmount).toBe(fee.toString());
+        expect(result.signed.order).toMatchObject({
+          sellAmount,
+          fee,
+          minBuyAmount: BigInt(result.verify.minBuyAmount),
+        });
+        expect(result.settlement).toMatchObject({
+          success: true,
+          swap: { sellAmount: sellAmount.toString(), fee: fee.toString() },
+        });
+        expect(result.settlement.swap.recipient.toLowerCase()).toBe(receiver.toLowerCase());
+        const received = (await tokenBalance(network, t.dai, receiver)) - before[2]!;
+        expect(received).toBe(BigInt(result.settlement.swap.buyAmount));
+        expect(received).toBeGreaterThanOrEqual(BigInt(result.verify.minBuyAmount));
+        // minBuyAmount = floor(buyAmount × (10000 − 50) / 10000), the default slippage.
+        expect(BigInt(result.verify.minBuyAmount)).toBe((BigInt(result.verify.buyAmount) * 9_950n) / 10_000n);
+        expect(await tokenBalance(network, t.m, wallet)).toBe(before[0]! - sellAmount);
+        expect(await tokenBalance(network, t.m, t.c.info.feeRecipient)).toBe(before[1]! + fee);
+        expect(await tokenBalance(network, t.m, t.c.info.relayer)).toBe(0n);
+        expect(await tokenBalance(network, t.dai, t.c.info.relayer)).toBe(0n);
+      }
+    });
+  }
+
+  test("a rewritten wallet swap (recipient, minimum, amount, a lowered price under an own minimum) is refused before the owner signs: nothing moves", async () => {
+    const network = "bsc";
+    const t = tokensOf(network);
+    const { owner, wallet } = await deployFundedWallet(network, 100n * t.unit);
+    const counted = clientsOf(network, owner);
+    const attacker = randomAddress();
+    const sellAmount = 20n * t.unit;
+    const order = { network, wallet, sellToken: t.m, buyToken: t.dai, sellAmount } as const;
+    const attacks: [string, (order: WalletOrder) => WalletOrder][] = [
+      ["recipient", (o) => ({ ...o, recipient: attacker })],
+      ["minBuyAmount", (o) => ({ ...o, minBuyAmount: 1n })],
+      ["sellAmount", (o) => ({ ...o, sellAmount: 100n * t.unit })],
+    ];
+    try {
+      for (const [field, change] of attacks) {
+        rewrite = rewriteWalletSwap(network, change);
+        const refused = await swapFromWallet(throughProxy, counted.signer, order).catch((error) => error);
+        expect(refused).toBeInstanceOf(Relay402ClientError);
+        expect(refused).toMatchObject({ code: "unexpected_response", details: { field: `swap.${field}` } });
+      }
+      // The caller's own minimum holds even when the answer's quote is lowered with the minimum.
+      const honest = await quoteSwap(direct, { network, sellToken: t.m, buyToken: t.dai, sellAmount });
+      const lowered = rewriteWalletSwap(network, (o) => ({ ...o, minBuyAmount: (o.minBuyAmount * 9n) / 10n }));
+      rewrite = (path, answer) => {
+        if (path === "/wallet/swap/verify" && answer.isValid) {
+          answer.buyAmount = ((BigInt(answer.buyAmount) * 9n) / 10n).toString();
+        }
+        return lowered(path, answer);
+      };
+      const underpriced = await swapFromWallet(throughProxy, counted.signer, {
+        ...order,
+        minBuyAmount: BigInt(honest.minBuyAmount),
+      }).catch((error) => error);
+      expect(underpriced).toMatchObject({ code: "unexpected_response", details: { field: "swap.minBuyAmount" } });
+    } finally {
+      rewrite = undefined;
+    }
+    expect(counted.signatures).toBe(0);
+    expect(await tokenBalance(network, t.m, wallet)).toBe(100n * t.unit);
+    expect(await tokenBalance(network, t.dai, wallet)).toBe(0n);
+    expect(await tokenBalance(network, t.dai, attacker)).toBe(0n);
   });
 });
