@@ -8,6 +8,7 @@ import { main as deployWallets } from "../examples/deploy-wallets";
 import { main as eoaPayment } from "../examples/eoa-payment";
 import { main as incognito } from "../examples/incognito";
 import type { ExampleOptions } from "../examples/setup";
+import { main as swap } from "../examples/swap";
 import { main as walletPayment } from "../examples/wallet-payment";
 import { main as walletQueries } from "../examples/wallet-queries";
 import { jsonFileNoteStorage } from "../src/client";
@@ -96,6 +97,23 @@ describe("examples", () => {
     const listed = [...queries.wallets.master, ...queries.wallets.sub].map((w) => w.walletAddress.toLowerCase());
     for (const wallet of deployed) expect(listed).toContain(wallet.address.toLowerCase());
     expect(queries.master.walletAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  }, 120_000);
+
+  test("swap: the EOA and then a new wallet swap 10 tokens for wrapped native, each losing exactly that", async () => {
+    const opts = await options();
+    const payer = c.walletFor(opts.privateKey).account.address;
+    const before = await balance(payer);
+    const result = await swap(opts);
+    const w = result.order.buyToken;
+    for (const settled of [result.eoa.settlement.swap, result.fromWallet.settlement.swap]) {
+      expect(settled.sellAmount).toBe((10n * unit).toString());
+      expect(BigInt(settled.buyAmount)).toBeGreaterThan(0n);
+    }
+    // The EOA: 10 sold, 20 funded into the wallet and its deployment fee (1 token on the devnet).
+    expect(await balance(payer)).toBe(before - 10n * unit - 20n * unit - unit);
+    expect(await tokenBalance(network, w, payer)).toBe(BigInt(result.eoa.settlement.swap.buyAmount));
+    expect(await balance(result.wallet)).toBe(20n * unit - 10n * unit);
+    expect(await tokenBalance(network, w, result.wallet)).toBe(BigInt(result.fromWallet.settlement.swap.buyAmount));
   }, 120_000);
 
   test("incognito: shield 10 from wallet A, unshield 4 to a fresh address from wallet B, the change note kept", async () => {

@@ -33,7 +33,11 @@ export type NetworkConfig = {
   /** The privacy pool and the circuit's setup id; null (or absent) where incognito is off. */
   incognito?: { pool: Address; circuitId: string } | null;
   /** The whitelisted DEX routers (the only ones a swap may go through); null (or absent) where swaps are off. */
-  swap?: { routers: { name: string; address: Address; kind: "v2" | "v3" }[]; connectors: Address[] } | null;
+  swap?: {
+    routers: { name: string; address: Address; kind: "v2" | "v3" }[];
+    connectors: Address[];
+    wrappedNative: Address;
+  } | null;
 };
 
 export type ServiceConfig = { version: string; networks: Partial<Record<NetworkName, NetworkConfig>> };
