@@ -57,6 +57,9 @@ export type WalletSwapContext = {
   path: Hex;
 };
 
+/** Call gas a wallet swap gets over the bundler's estimate (see verifyWalletSwap). */
+export const WALLET_SWAP_CALL_GAS_MARGIN_PERCENT = 25;
+
 /** A simulated swap that would revert: the code and message of decisions.md ("price moved below minBuyAmount"). */
 export class SwapRefusal extends Error {
   constructor(
@@ -205,6 +208,10 @@ export async function verifyWalletSwap(
       kind: "swap",
       context: JSON.stringify(context),
       fields: { sender: "walletAddress", balance: "swap.sellAmount" },
+      // A swap's gas moves with the pools between the estimate and the bundle (a V2 pair's first trade in a new
+      // block writes its price accumulators, a V3 pool its oracle and ticks): an inner call short of gas under
+      // the 63/64 rule reverts the UserOp with the paymaster paying. EntryPoint v0.7 charges 10% of unused call gas.
+      callGasMarginPercent: WALLET_SWAP_CALL_GAS_MARGIN_PERCENT,
       // Once the wallet passed the kernel's checks, before the bundler and the paymaster see anything.
       async beforeSponsor({ owner }) {
         // A caller's own minimum above what the best route pays now: no need to simulate.

@@ -29,6 +29,8 @@ export type IssueUserOpRequest = {
    * before the bundler or the paymaster sees anything: what it throws is the answer.
    */
   beforeSponsor?: (state: WalletState & { owner: Address }) => Promise<void>;
+  /** Call gas over the bundler's estimate, in percent, for calls whose cost moves with the chain's state. */
+  callGasMarginPercent?: number;
 };
 
 export type IssuedTicket = { userOp: RpcUserOp; userOpHash: Hex; owner: Address };
@@ -90,6 +92,7 @@ export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpReq
         paymasterSigner: network.paymasterSigner,
         validitySeconds: deps.validitySeconds,
         caps: network.caps,
+        callGasMarginPercent: request.callGasMarginPercent,
       },
     );
   } catch (error) {

@@ -17,6 +17,11 @@ export type SponsorContext = {
   /** Bounds on the bundler's gas and fee proposal; above them nothing is signed (UserOpCapError). */
   caps: UserOpCaps;
   now?: () => number;
+  /**
+   * Extra call gas over the bundler's estimate, in percent (default none): for calls whose cost depends on state
+   * that may change before the UserOp is mined (a DEX pool's price accumulators and ticks).
+   */
+  callGasMarginPercent?: number;
 };
 
 /**
@@ -52,6 +57,7 @@ export async function buildSponsoredUserOp(
     ...gas,
     // The owner's real signature costs what the stub cost; a margin covers EIP-191 vs raw recovery paths.
     verificationGasLimit: (gas.verificationGasLimit * 12n) / 10n,
+    callGasLimit: (gas.callGasLimit * BigInt(100 + (context.callGasMarginPercent ?? 0))) / 100n,
     paymasterVerificationGasLimit:
       gas.paymasterVerificationGasLimit > 0n ? (gas.paymasterVerificationGasLimit * 12n) / 10n : 60_000n,
     signature: "0x",

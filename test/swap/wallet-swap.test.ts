@@ -84,6 +84,55 @@ const relayerHoldsNothing = async (network: NetworkName) => {
   for (const token of [t.m, t.w, t.dai]) expect(await tokenBalance(network, token, t.c.info.relayer)).toBe(0n);
 };
 
+/**
+ * A whale trading M for W on the V3 pool of `fee` (the best M → W route), approvals done; `restore` sells its W
+ * back so that the price is about where it was (the pool keeps the fees) for the tests after.
+ */
+async function v3Whale(network: NetworkName, fee: number) {
+  const t = tokensOf(network);
+  const whale = await freshPayer(network, { tokens: 100_000n * t.unit });
+  const wallet = t.c.walletFor(whale.key);
+  for (const token of [t.m, t.w]) {
+    await mined(
+      network,
+      await wallet.writeContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [t.dex.v3.router, maxUint256],
+      }),
+    );
+  }
+  const trade = (tokenIn: Address, tokenOut: Address, amountIn: bigint, fees: { maxPriorityFeePerGas?: bigint } = {}) =>
+    wallet.writeContract({
+      address: t.dex.v3.router,
+      abi: swapRouter02Abi,
+      functionName: "exactInput",
+      args: [
+        {
+          path: encodePath("v3", [{ tokenIn, tokenOut, fee }]),
+          recipient: whale.address,
+          amountIn,
+          amountOutMinimum: 0n,
+        },
+      ],
+      ...(fees.maxPriorityFeePerGas
+        ? {
+            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+            maxFeePerGas: fees.maxPriorityFeePerGas * 2n,
+            gas: 1_000_000n,
+          } // an estimate on the pending state can run short
+        : {}),
+    });
+  return {
+    buyW: (amountIn: bigint, fees?: { maxPriorityFeePerGas?: bigint }) => trade(t.m, t.w, amountIn, fees),
+    async restore() {
+      const bought = await tokenBalance(network, t.w, whale.address);
+      if (bought > 0n) await mined(network, await trade(t.w, t.m, bought));
+    },
+  };
+}
+
 describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle)", () => {
   for (const network of NETWORK_NAMES) {
     // Each route kind the devnet seeded as the best for one pair: V3 direct and two-hop, V2 direct and two-hop.
@@ -178,35 +227,9 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     const body = await settleBody(quote, owner);
 
     // The front-runner buys W with M on the V3 pool the UserOp routes through.
-    const whale = await freshPayer(network, { tokens: 100_000n * t.unit });
-    const whaleWallet = t.c.walletFor(whale.key);
-    const v3 = (tokenIn: Address, tokenOut: Address, amountIn: bigint) =>
-      whaleWallet.writeContract({
-        address: t.dex.v3.router,
-        abi: swapRouter02Abi,
-        functionName: "exactInput",
-        args: [
-          {
-            path: encodePath("v3", [{ tokenIn, tokenOut, fee: quote.route[0].fee }]),
-            recipient: whale.address,
-            amountIn,
-            amountOutMinimum: 0n,
-          },
-        ],
-      });
-    for (const token of [t.m, t.w]) {
-      await mined(
-        network,
-        await whaleWallet.writeContract({
-          address: token,
-          abi: erc20Abi,
-          functionName: "approve",
-          args: [t.dex.v3.router, maxUint256],
-        }),
-      );
-    }
+    const whale = await v3Whale(network, quote.route[0].fee);
     const deposit = await paymasterDeposit(network);
-    await mined(network, await v3(t.m, t.w, 20_000n * t.unit));
+    await mined(network, await whale.buyW(20_000n * t.unit));
     try {
       const settled = await service.post("/wallet/swap/settle", body);
       expectRefusal(settled, 400, "payment_verification_error");
@@ -239,14 +262,70 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
       expect(BigInt(again.body.buyAmount)).toBeLessThan(BigInt(quote.minBuyAmount));
       expect(again.body.userOp).toBeUndefined();
     } finally {
-      // The price back where it was (about: the pool keeps the fees) for the tests after this one.
-      await mined(network, await v3(t.w, t.m, await tokenBalance(network, t.w, whale.address)));
+      await whale.restore();
     }
     const retried = await service.post("/wallet/swap/settle", body);
     expect(retried.status).toBe(200);
     expect(BigInt(retried.body.swap.buyAmount)).toBeGreaterThanOrEqual(BigInt(quote.minBuyAmount));
     expect(await tokenBalance(network, t.w, recipient)).toBe(BigInt(retried.body.swap.buyAmount));
     expect(await tokenBalance(network, t.m, wallet)).toBe(0n);
+  });
+
+  test("a front-running trade mined before the UserOp, after settle's check: the UserOp reverts, the wallet keeps sellAmount, the recipient gets nothing", async () => {
+    const network = "bsc";
+    const t = tokensOf(network);
+    const sellAmount = 50n * t.unit;
+    const { owner, wallet } = await walletHolding(network, t.m, sellAmount);
+    const recipient = randomAddress();
+    const verified = await service.post(
+      "/wallet/swap/verify",
+      verifyBody(network, wallet, { sellToken: t.m, buyToken: t.w, sellAmount, slippageBps: 10, recipient }),
+    );
+    expect(verified.body).toMatchObject({ isValid: true, route: [{ kind: "v3" }] });
+    const quote = verified.body;
+    const body = await settleBody(quote, owner);
+    const whale = await v3Whale(network, quote.route[0].fee);
+
+    // Blocks stop: settle's pre-send check passes and the bundler's transaction waits in the pool, where the
+    // front-runner outbids it; both land in the next block, the front-runner first.
+    const pending = async () =>
+      Number(((await t.c.public.request({ method: "txpool_status" } as never)) as { pending: string }).pending);
+    await t.c.test.setAutomine(false);
+    let settling: Promise<{ status: number; body: any }> | undefined;
+    try {
+      settling = service.post("/wallet/swap/settle", body);
+      const deadline = Date.now() + 15_000;
+      while ((await pending()) === 0) {
+        if (Date.now() > deadline) throw new Error("the bundler sent nothing");
+        await Bun.sleep(25);
+      }
+      await whale.buyW(20_000n * t.unit, { maxPriorityFeePerGas: 1_000n * 10n ** 9n });
+      await t.c.test.mine({ blocks: 1 });
+    } finally {
+      await t.c.test.setAutomine(true);
+    }
+    try {
+      const settled = await settling;
+      expectRefusal(settled, 500, "blockchain_error");
+      expect(settled.body.message).toBe("the UserOp reverted on-chain");
+      expect(settled.body.details.status).toBe("reverted");
+      // The whole batch reverted: no approval left, nothing moved, nothing stuck in the relayer.
+      expect(await tokenBalance(network, t.m, wallet)).toBe(sellAmount);
+      expect(await tokenBalance(network, t.w, recipient)).toBe(0n);
+      expect(
+        await t.c.public.readContract({
+          address: t.m,
+          abi: erc20Abi,
+          functionName: "allowance",
+          args: [wallet, t.c.info.relayer],
+        }),
+      ).toBe(0n);
+      await relayerHoldsNothing(network);
+      // A repeat answers the stored result and sends nothing.
+      expect((await service.post("/wallet/swap/settle", body)).body).toEqual(settled.body);
+    } finally {
+      await whale.restore();
+    }
   });
 
   describe("refusals, with no balance moved", () => {
