@@ -1,7 +1,8 @@
-import { type Address, isAddressEqual } from "viem";
+import { type Address, type Hex, isAddressEqual, toFunctionSelector } from "viem";
+import { verifyHash } from "viem/actions";
 import type { NetworkRuntime } from "../chain/networks";
 import type { PaymentRules } from "../payments/payment-rules";
-import { eip3009TokenAbi, transferWithAuthorizationTypes } from "./eip3009";
+import { eip3009TokenAbi, transferWithAuthorizationDigest } from "./eip3009";
 import type { X402Refusal } from "./reasons";
 import type { X402Eip3009Payment } from "./wire";
 
@@ -24,10 +25,34 @@ async function domainOf(network: NetworkRuntime, payment: X402Eip3009Payment) {
   }
 }
 
+/** One eth_call at the latest block, encoded by hand (readContract re-derived the selector and the ABI each time). */
+const ethCall = (network: NetworkRuntime, to: Address, data: Hex) =>
+  network.client.request({ method: "eth_call", params: [{ to, data }, "latest"] }) as Promise<Hex>;
+const AUTHORIZATION_STATE = toFunctionSelector("authorizationState(address,bytes32)");
+const BALANCE_OF = toFunctionSelector("balanceOf(address)");
+const addressWord = (address: Address) => address.slice(2).toLowerCase().padStart(64, "0");
+
+/** The token's answer as one 32-byte word; anything else (no code at the address, say) is an error. */
+function wordOf(result: Hex): bigint {
+  if (typeof result !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(result)) throw new Error("not a 32-byte answer");
+  return BigInt(result);
+}
+
+/** Whether the authorization's nonce is used or canceled, and the payer's balance: two calls, one JSON-RPC batch. */
+async function tokenState(network: NetworkRuntime, token: Address, auth: X402Eip3009Payment["authorization"]) {
+  const [used, balance] = await Promise.all([
+    ethCall(network, token, `${AUTHORIZATION_STATE}${addressWord(auth.from)}${auth.nonce.slice(2)}`),
+    ethCall(network, token, `${BALANCE_OF}${addressWord(auth.from)}`),
+  ]);
+  return { used: wordOf(used) !== 0n, balance: wordOf(balance) };
+}
+
 /**
  * The checks of x402's `exact` EIP-3009 facilitator, in its order, with relay402's own rules (minimum,
  * validBefore margin, denied payer, token enabled) among them; then the chain: nonce unused and balance.
- * Whether the transfer really goes through is the settle's simulation.
+ * Whether the transfer really goes through is the settle's simulation. The signature check (an eth_call: the
+ * payer may be a contract) and the token's state travel in one JSON-RPC batch, one round trip; the refusals
+ * still come in the order above.
  */
 export async function checkX402Payment(
   network: NetworkRuntime,
@@ -41,29 +66,55 @@ export async function checkX402Payment(
   const domain = await domainOf(network, payment);
   if (!domain) return refuse("missingDomain", "paymentRequirements.extra needs the token's EIP-712 name and version");
 
-  let signatureValid: boolean;
-  try {
-    signatureValid = await network.client.verifyTypedData({
-      address: auth.from,
-      domain: { ...domain, chainId: network.config.chainId, verifyingContract: requirements.asset },
-      types: transferWithAuthorizationTypes,
-      primaryType: "TransferWithAuthorization",
-      message: {
-        from: auth.from,
-        to: auth.to,
-        value: auth.value,
-        validAfter: auth.validAfter,
-        validBefore: auth.validBefore,
-        nonce: auth.nonce,
-      },
-      signature: auth.signature,
-    });
-  } catch {
-    signatureValid = false;
-  }
-  if (!signatureValid) return refuse("badSignature", "the signature does not recover to authorization.from");
-  if (!isAddressEqual(auth.to, requirements.payTo)) return refuse("recipientMismatch", "authorization.to is not payTo");
+  // viem's verifyHash: the ERC-6492 validator as an eth_call (ERC-1271 for a payer with code, else ECDSA), as
+  // verifyTypedData does after hashing the same typed data.
+  const signatureValid = verifyHash(network.client, {
+    address: auth.from,
+    hash: transferWithAuthorizationDigest(domain, network.config.chainId, requirements.asset, auth),
+    signature: auth.signature,
+  }).catch(() => false);
+  const refusal = ruleRefusal(rules, payment, now);
+  // A payment the rules refuse needs only the signature's verdict (it is answered first); else the token's state
+  // is read now, in the signature's batch. Settled here, so that a failed read is never an unhandled rejection.
+  const state = refusal
+    ? null
+    : tokenState(network, requirements.asset, auth).then(
+        (value) => ({ ok: true as const, value }),
+        () => ({ ok: false as const }),
+      );
+  if (!(await signatureValid)) return refuse("badSignature", "the signature does not recover to authorization.from");
+  if (refusal) return refusal;
 
+  const read = state ? await state : { ok: false as const };
+  if (!read.ok) return refuse("unexpectedVerify", "could not read the token's state");
+  if (read.value.used) return refuse("nonceUsed", "this authorization's nonce is already used or canceled");
+  if (read.value.balance < auth.value) return refuse("insufficientBalance", "the payer's balance is below the value");
+  return { ok: true };
+}
+
+/**
+ * Whether every check that needs no chain read passes (the token served, the domain given by the merchant, the
+ * rules after the signature's). Settle then lets the transaction's simulation stand for the chain checks: the token
+ * itself checks the signature, the nonce, the window and the balance, and only when it would revert does
+ * `checkX402Payment` run to say why (a payment refused here also gets its full answer, in x402's order).
+ */
+export function passesLocalChecks(
+  network: NetworkRuntime,
+  rules: PaymentRules,
+  payment: X402Eip3009Payment,
+  now: bigint,
+) {
+  return (
+    Boolean(network.token(payment.requirements.asset)?.eip3009) &&
+    payment.requirements.domain !== null &&
+    ruleRefusal(rules, payment, now) === null
+  );
+}
+
+/** The checks after the signature's, in x402's order with relay402's rules among them; null when all pass. */
+function ruleRefusal(rules: PaymentRules, payment: X402Eip3009Payment, now: bigint): Check | null {
+  const { authorization: auth, requirements } = payment;
+  if (!isAddressEqual(auth.to, requirements.payTo)) return refuse("recipientMismatch", "authorization.to is not payTo");
   const margin = BigInt(rules.validBeforeMarginSeconds);
   if (auth.validBefore < now + margin)
     return refuse("validBeforeMargin", `validBefore must be at least ${margin} s after now`);
@@ -76,17 +127,5 @@ export async function checkX402Payment(
     return refuse("belowMinimum", `value must be at least ${minimum} (the token's minimum payment)`);
   if (rules.isPayerDenied(auth.from))
     return refuse("payerDenied", "this payer is refused after repeated on-chain reverts");
-
-  const token = { address: requirements.asset as Address, abi: eip3009TokenAbi } as const;
-  try {
-    const [used, balance] = await Promise.all([
-      network.client.readContract({ ...token, functionName: "authorizationState", args: [auth.from, auth.nonce] }),
-      network.client.readContract({ ...token, functionName: "balanceOf", args: [auth.from] }),
-    ]);
-    if (used) return refuse("nonceUsed", "this authorization's nonce is already used or canceled");
-    if (balance < auth.value) return refuse("insufficientBalance", "the payer's balance is below the value");
-  } catch {
-    return refuse("unexpectedVerify", "could not read the token's state");
-  }
-  return { ok: true };
+  return null;
 }
