@@ -1,5 +1,6 @@
 import { type Address, encodeFunctionData, getAddress, type Hex, isAddressEqual } from "viem";
 import { erc20Abi } from "../chain/abis";
+import { isExecutionReverted } from "../chain/errors";
 import type { NetworkRuntime } from "../chain/networks";
 import type { SwapConfig } from "../config/schema";
 import type { ErrorCode } from "../errors";
@@ -104,11 +105,15 @@ export async function simulateWalletBatch(network: UserOpNetwork, wallet: Addres
     await network.runtime.client.call({ account: network.entryPoint, to: wallet, data: callData });
   } catch (error) {
     const data = revertData(error);
-    if (data === undefined) {
-      throw new ApiError("blockchain_error", "failed to simulate the swap", { reason: shortReason(error) });
+    if (data !== undefined) {
+      const [code, message] = explainRevert(data);
+      throw new SwapRefusal(code, message);
     }
-    const [code, message] = explainRevert(data);
-    throw new SwapRefusal(code, message);
+    // A node that says "reverted" without the data: still a swap that would revert, not a chain failure.
+    if (isExecutionReverted(error)) {
+      throw new SwapRefusal("payment_verification_error", `the swap would revert: ${shortReason(error)}`);
+    }
+    throw new ApiError("blockchain_error", "failed to simulate the swap", { reason: shortReason(error) });
   }
 }
 

@@ -7,8 +7,14 @@ import { erc20Abi } from "../../src/chain/abis";
 import { issuedUserOps } from "../../src/db/schema";
 import { swapRouter02Abi } from "../../src/swap/abis";
 import { encodePath } from "../../src/swap/path";
-import { type WalletSwapOrder, walletSwapCalls } from "../../src/swap/verify-wallet-swap";
+import {
+  SwapRefusal,
+  simulateWalletBatch,
+  type WalletSwapOrder,
+  walletSwapCalls,
+} from "../../src/swap/verify-wallet-swap";
 import { encodeBatchExecution } from "../../src/userops/execution";
+import { userOpNetworkOf } from "../../src/userops/user-op-network";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet } from "../support/wallet";
@@ -326,6 +332,41 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     } finally {
       await whale.restore();
     }
+  });
+
+  test("the simulation runs the wallet's batch as the EntryPoint would: a minimum the route cannot pay and a router the relayer does not whitelist are refusals, a good batch passes", async () => {
+    const network = "base";
+    const t = tokensOf(network);
+    const sellAmount = 10n * t.unit;
+    const { wallet } = await walletHolding(network, t.m, sellAmount);
+    const userOps = userOpNetworkOf(service.services.networks.get(network));
+    const order: WalletSwapOrder = {
+      sellToken: t.m,
+      buyToken: t.w,
+      sellAmount,
+      minBuyAmount: 1n,
+      recipient: wallet,
+      fee: sellAmount / 100n,
+    };
+    const v3 = { router: t.dex.v3.router, path: encodePath("v3", [{ tokenIn: t.m, tokenOut: t.w, fee: 500 }]) };
+    const simulate = (o: WalletSwapOrder, route: { router: Address; path: Hex }) =>
+      simulateWalletBatch(userOps, wallet, encodeBatchExecution(walletSwapCalls(t.c.info.relayer, o, route)));
+    await simulate(order, v3);
+    const refusal = (promise: Promise<void>) =>
+      promise.then(
+        () => null,
+        (error: unknown) => (error instanceof SwapRefusal ? [error.code, error.message] : error),
+      );
+    expect(await refusal(simulate({ ...order, minBuyAmount: 10n ** 30n }, v3))).toEqual([
+      "payment_verification_error",
+      "price moved below minBuyAmount",
+    ]);
+    expect(await refusal(simulate(order, { ...v3, router: randomAddress() }))).toEqual([
+      "payment_verification_error",
+      "the swap would revert: RouterNotWhitelisted",
+    ]);
+    // A simulation moves nothing.
+    expect(await tokenBalance(network, t.m, wallet)).toBe(sellAmount);
   });
 
   describe("refusals, with no balance moved", () => {
