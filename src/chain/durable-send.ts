@@ -54,10 +54,7 @@ export async function sendDurably(
   try {
     prepared = await network.executor.prepare(request, { simulate: options.simulate });
   } catch (error) {
-    if (error instanceof SimulationRevertedError) return { status: "would_revert", reason: error.details ?? "" };
-    // The node's own words ("insufficient funds for gas", ...) are what an operator needs here.
-    const details = error instanceof ChainError && error.details ? ` (${shortReason(error.details)})` : "";
-    return { status: "not_sent", reason: `${shortReason(error)}${details}` };
+    return unsent(error);
   }
   await journal.signed(prepared.hash, prepared.raw);
   try {
@@ -68,6 +65,29 @@ export async function sendDurably(
       return { status: "refused", hash: prepared.hash, reason: shortReason(error) };
     const hash = error instanceof ReceiptTimeoutError ? error.hash : prepared.hash;
     return { status: "unconfirmed", hash, reason: shortReason(error) };
+  }
+}
+
+type Unsent = Extract<SendOutcome, { status: "would_revert" | "not_sent" }>;
+
+function unsent(error: unknown): Unsent {
+  if (error instanceof SimulationRevertedError) return { status: "would_revert", reason: error.details ?? "" };
+  // The node's own words ("insufficient funds for gas", ...) are what an operator needs here.
+  const details = error instanceof ChainError && error.details ? ` (${shortReason(error.details)})` : "";
+  return { status: "not_sent", reason: `${shortReason(error)}${details}` };
+}
+
+/**
+ * The simulation of `sendDurably` alone (the executor's `simulate`), for a flow that reads other state before it
+ * records and sends: started in the same tick as those reads, it shares their JSON-RPC batch. Null when the
+ * transaction would go through; the flow then records it and calls `sendDurably` without `simulate`.
+ */
+export async function simulateSend(network: NetworkRuntime, request: TransactionRequest): Promise<Unsent | null> {
+  try {
+    await network.executor.simulate(request);
+    return null;
+  } catch (error) {
+    return unsent(error);
   }
 }
 

@@ -59,6 +59,13 @@ export interface Executor {
    */
   prepare(request: TransactionRequest, options?: { simulate?: boolean }): Promise<PreparedTransaction>;
   /**
+   * The simulation of `prepare`, alone: the exact transaction as an eth_call from the key `prepare` would use next,
+   * with its gas limit and the current fees, reserving nothing. For a caller that reads other state first: issued
+   * in the same tick, both travel in one JSON-RPC batch, and it then prepares without `simulate`. Throws
+   * SimulationRevertedError when it would revert, a read error when it could not be run.
+   */
+  simulate(request: TransactionRequest): Promise<void>;
+  /**
    * Broadcasts a prepared transaction and resolves with its receipt (success or reverted). Replaces it
    * with a higher fee when no receipt came after `replaceAfterMs`; throws ReceiptTimeoutError (latest
    * hash) after `receiptTimeoutMs`, RpcUnavailableError when no endpoint answered the broadcast and
@@ -138,6 +145,12 @@ export function createExecutor(config: ExecutorConfig): Executor {
     }
   }
 
+  async function simulateAlone(request: TransactionRequest): Promise<void> {
+    if (stopped) throw new ExecutorStoppedError();
+    if (!isAddress(request.to)) throw new InvalidRequestError(`invalid or wrongly checksummed address ${request.to}`);
+    await simulate(keys.peek(), request, await fees.current());
+  }
+
   async function prepare(
     request: TransactionRequest,
     options: { simulate?: boolean } = {},
@@ -200,7 +213,9 @@ export function createExecutor(config: ExecutorConfig): Executor {
         }
         // No receipt in the answer, and no verdict either: the plain broadcast below hands the node the same
         // transaction and gets its verdict ("already known" when it holds it, "nonce too low" once it is mined).
-        logger.info({ event: "tx_sync_send_fallback", hash: prepared.hash, reason: sent.reason });
+        // "busy": not sent at all, too many sync sends wait already; the plain broadcast is its first.
+        if (sent.kind === "no_receipt")
+          logger.info({ event: "tx_sync_send_fallback", hash: prepared.hash, reason: sent.reason });
       }
       await broadcast(prepared.raw);
       logger.info({ event: "tx_broadcast", hash: prepared.hash, from: prepared.from, nonce: prepared.nonce });
@@ -368,6 +383,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
   return {
     addresses: keys.addresses,
     prepare,
+    simulate: simulateAlone,
     send,
     async execute(request, hooks) {
       const prepared = await prepare(request);

@@ -39,6 +39,8 @@ export interface KeyPool {
    */
   reserve(): ExecutorKey;
   release(key: ExecutorKey): void;
+  /** The key `reserve` would pick now, without reserving it. */
+  peek(): ExecutorKey;
   byAddress(address: Address): ExecutorKey;
   /** Hands out the key's next nonce; the first call per key reads the pending count once. */
   takeNonce(key: ExecutorKey): Promise<number>;
@@ -64,7 +66,7 @@ export function createKeyPool(client: PublicClient, privateKeys: Hex[]): KeyPool
   const byLowercaseAddress = new Map(keys.map((key) => [key.account.address.toLowerCase(), key]));
   let cursor = 0;
 
-  function reserve(): ExecutorKey {
+  function pick(): number {
     // Behind a gap, a new transaction would wait until the gap is filled: use a healthy key when there is one.
     const skipGapped = keys.some((key) => !hasGap(key));
     let best: number | undefined;
@@ -74,7 +76,11 @@ export function createKeyPool(client: PublicClient, privateKeys: Hex[]): KeyPool
       if (skipGapped && hasGap(key)) continue;
       if (best === undefined || key.inFlight < (keys[best] as ExecutorKey).inFlight) best = index;
     }
-    const index = best ?? cursor;
+    return best ?? cursor;
+  }
+
+  function reserve(): ExecutorKey {
+    const index = pick();
     cursor = (index + 1) % keys.length;
     const key = keys[index] as ExecutorKey;
     key.inFlight++;
@@ -121,6 +127,7 @@ export function createKeyPool(client: PublicClient, privateKeys: Hex[]): KeyPool
     release: (key) => {
       key.inFlight = Math.max(0, key.inFlight - 1);
     },
+    peek: () => keys[pick()] as ExecutorKey,
     byAddress,
     takeNonce,
     pendingNonce,

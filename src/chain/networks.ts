@@ -41,6 +41,13 @@ export const receiptPollIntervalMs = (blockTimeMs: number) =>
 export const syncSendTimeoutMs = (blockTimeMs: number, replaceAfterMs: number, receiptTimeoutMs = replaceAfterMs) =>
   Math.min(replaceAfterMs, receiptTimeoutMs, Math.max(2_000, 4 * blockTimeMs));
 
+/**
+ * How long network fees are reused: three blocks, at least 1 s. maxFeePerGas is twice the base fee, which covers the
+ * base fee's largest rise over three full blocks (1.125³ = 1.42) with room to spare, and a transaction that still
+ * waits is bumped (replaceAfterMs). At one read a second, every settle on 1-s blocks paid its own round trip.
+ */
+export const feeCacheMs = (blockTimeMs: number) => Math.max(1_000, 3 * blockTimeMs);
+
 export function createNetworks(
   config: Config,
   logger: Logger,
@@ -70,6 +77,7 @@ export function createNetworks(
       receiptTimeoutMs: networkConfig.receiptTimeoutMs,
       replaceAfterMs: networkConfig.replaceAfterMs,
       pollIntervalMs: receiptPollIntervalMs(blockTimeMs),
+      feeCacheMs: feeCacheMs(blockTimeMs),
       syncSend,
       logger,
     });

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import type { Hex } from "viem";
+import { type Hex, keccak256 } from "viem";
 import { createLogger } from "../logger";
-import { receiptPollIntervalMs, syncSendTimeoutMs } from "./networks";
+import { feeCacheMs, receiptPollIntervalMs, syncSendTimeoutMs } from "./networks";
 import { createSyncSendClient, createSyncSender, type SyncSendMode } from "./sync-send";
 
 // A scripted JSON-RPC node (no chain): each test says what eth_sendRawTransactionSync answers.
@@ -31,6 +31,7 @@ const sender = (mode: SyncSendMode, timeoutMs = 500) =>
   createSyncSender({ client: createSyncSendClient(`http://127.0.0.1:${node.port}`, timeoutMs), mode, logger });
 
 const HASH = `0x${"ab".repeat(32)}` as Hex;
+const keccakOf = (raw: Hex) => keccak256(raw);
 const receiptOf = (hash: Hex) => ({
   blockHash: `0x${"11".repeat(32)}`,
   blockNumber: "0x10",
@@ -132,6 +133,43 @@ describe("sync send", () => {
     }
   });
 
+  test("beyond maxInFlight sync sends waiting at once, a send is not made ('busy'); once one ends, sends go again", async () => {
+    calls.length = 0;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    answer = async (call) => {
+      await held;
+      return { result: receiptOf(call.params[0] === "0x" ? HASH : (keccakOf(call.params[0] as Hex) as Hex)) };
+    };
+    const sync = createSyncSender({
+      client: createSyncSendClient(`http://127.0.0.1:${node.port}`, 2_000),
+      mode: "always",
+      logger,
+      maxInFlight: 2,
+    });
+    const raws = ["0x01", "0x02", "0x03"] as Hex[];
+    const first = raws.slice(0, 2).map((raw) => sync.send(raw, keccakOf(raw)));
+    expect(await sync.send(raws[2] as Hex, keccakOf(raws[2] as Hex))).toEqual({ kind: "busy" });
+    release();
+    for (const sent of await Promise.all(first)) expect(sent.kind).toBe("mined");
+    expect(sendsOf()).toHaveLength(2); // the busy one was never sent
+    expect((await sync.send(raws[2] as Hex, keccakOf(raws[2] as Hex))).kind).toBe("mined");
+    expect(sendsOf()).toHaveLength(3);
+  });
+
+  test("the number of sync sends in flight goes back down after failures too", async () => {
+    calls.length = 0;
+    answer = () => "down";
+    const sync = createSyncSender({
+      client: createSyncSendClient(`http://127.0.0.1:${node.port}`, 500),
+      mode: "always",
+      logger,
+      maxInFlight: 1,
+    });
+    for (let i = 0; i < 3; i++) expect((await sync.send("0x01", HASH)).kind).toBe("no_receipt");
+    expect(sendsOf()).toHaveLength(3);
+  });
+
   test('auto: "method not found" at a send turns it off for the sends after it', async () => {
     answer = (call) =>
       call.params[0] === "0x"
@@ -150,6 +188,12 @@ describe("timing from the block time", () => {
     expect(receiptPollIntervalMs(2_000)).toBe(200);
     expect(receiptPollIntervalMs(100)).toBe(25);
     expect(receiptPollIntervalMs(60_000)).toBe(1_000);
+  });
+
+  test("fees are reused for three blocks, at least 1 s", () => {
+    expect(feeCacheMs(750)).toBe(2_250);
+    expect(feeCacheMs(2_000)).toBe(6_000);
+    expect(feeCacheMs(100)).toBe(1_000);
   });
 
   test("a sync send waits four blocks, at least 2 s, never past the first fee bump or the receipt timeout", () => {

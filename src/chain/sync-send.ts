@@ -28,7 +28,14 @@ export type SyncSendResult =
    * served after all): the node may or may not hold the transaction, so the caller broadcasts it the plain way
    * and waits for its receipt as usual.
    */
-  | { kind: "no_receipt"; reason: string };
+  | { kind: "no_receipt"; reason: string }
+  /**
+   * Not sent: `maxInFlight` sync sends are waiting already. Each holds an HTTP connection until its block, and Bun's
+   * fetch runs at most 256 at once for the whole process: a burst of them would queue every other RPC call (verifies
+   * included) behind the block. The caller broadcasts the plain way; the receipt poller then asks for the receipts
+   * of everything in flight in one batch per block.
+   */
+  | { kind: "busy" };
 
 export interface SyncSender {
   /** Whether broadcasts go through eth_sendRawTransactionSync; in "auto", the first call runs the probe. */
@@ -75,16 +82,20 @@ export function createSyncSender({
   mode,
   logger,
   reprobeMs = 60_000,
+  maxInFlight = 64,
 }: {
   client: PublicClient;
   mode: SyncSendMode;
   logger: Logger;
   /** After a probe nobody answered, the next one waits this long (a dead first URL must not slow every send). */
   reprobeMs?: number;
+  /** Sync sends waiting at once; beyond, `send` answers "busy" (see SyncSendResult). */
+  maxInFlight?: number;
 }): SyncSender {
   let supported: boolean | undefined = mode === "never" ? false : mode === "always" ? true : undefined;
   let probing: Promise<boolean> | undefined;
   let unansweredAt: number | undefined;
+  let inFlight = 0;
 
   const request = (params: [Hex]) =>
     client.request({ method: "eth_sendRawTransactionSync", params } as never, { retryCount: 0 }) as Promise<unknown>;
@@ -124,7 +135,9 @@ export function createSyncSender({
       return false;
     },
     async send(raw, hash) {
+      if (inFlight >= maxInFlight) return { kind: "busy" };
       let answer: unknown;
+      inFlight++;
       try {
         answer = await request([raw]);
       } catch (error) {
@@ -134,6 +147,8 @@ export function createSyncSender({
           logger.warn({ event: "sync_send_unsupported" });
         }
         return { kind: "no_receipt", reason: shortReason(error) };
+      } finally {
+        inFlight--;
       }
       const receipt = answer ? formatTransactionReceipt(answer as RpcReceipt) : null;
       if (!receipt || receipt.transactionHash.toLowerCase() !== hash.toLowerCase())

@@ -1,5 +1,5 @@
 import type { Hex, TransactionReceipt } from "viem";
-import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send";
+import { resumeSend, type SendOutcome, sendDurably, simulateSend } from "../chain/durable-send";
 import type { NetworkRuntime } from "../chain/networks";
 import type { TransactionRequest } from "../chain/types";
 import type { Logger } from "../logger";
@@ -24,7 +24,8 @@ export type SettlementRecord = {
 };
 
 export type SettlementRecordStore = {
-  markSent(id: number, txHash: string, rawTx: string): void;
+  /** The journal write before the broadcast, synced (committed with others of the same moment: groupCommit). */
+  journalSent(id: number, txHash: string, rawTx: string): Promise<void>;
   markReplaced(id: number, txHash: string): void;
   markOutcome(id: number, outcome: SettlementOutcome): void;
   /** Drops a record whose transaction was never signed, so the authorization can be settled again. */
@@ -145,16 +146,31 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
     conclude(network, record, await resumeSend(network, record, network.config.receiptTimeoutMs));
 
   return {
-    /** Sends the record's transaction (simulated first) and concludes. */
-    async send(network: NetworkRuntime, record: R, request: TransactionRequest): Promise<SettlementVerdict> {
+    /**
+     * The send's simulation alone, before any record is claimed (no store write): null when the transaction would
+     * go through, else the verdict. A flow that starts it in the same tick as its own chain reads gets both in one
+     * round trip, then calls `send` with `simulated`.
+     */
+    async simulate(network: NetworkRuntime, request: TransactionRequest): Promise<SettlementVerdict | null> {
+      const outcome = await simulateSend(network, request);
+      return outcome && { kind: outcome.status, reason: outcome.reason };
+    },
+
+    /** Sends the record's transaction (simulated first, unless `simulated` says `simulate` just passed) and concludes. */
+    async send(
+      network: NetworkRuntime,
+      record: R,
+      request: TransactionRequest,
+      options: { simulated?: boolean } = {},
+    ): Promise<SettlementVerdict> {
       const outcome = await sendDurably(
         network,
         request,
         {
-          signed: (hash, raw) => deps.store.markSent(record.id, hash, raw),
+          signed: (hash, raw) => deps.store.journalSent(record.id, hash, raw),
           replaced: (hash) => deps.store.markReplaced(record.id, hash),
         },
-        { simulate: true },
+        { simulate: !options.simulated },
       );
       return conclude(network, record, outcome);
     },

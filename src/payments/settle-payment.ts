@@ -38,6 +38,14 @@ const revertedError = (transaction: string) =>
 
 const nonceTakenError = () => new ApiError("nonce_error", "nonce already used by a different authorization");
 
+/** The answer to a transaction that was never signed: its simulation reverted, or it could not be prepared. */
+const unsentError = (verdict: SettlementVerdict) =>
+  verdict.kind === "would_revert"
+    ? new ApiError("payment_verification_error", "the transfer would revert", { reason: verdict.reason })
+    : new ApiError("blockchain_error", "could not prepare the settlement transaction", {
+        reason: "reason" in verdict ? verdict.reason : verdict.kind,
+      });
+
 /**
  * Settles EOA authorizations exactly once per (network, payer, nonce): concurrent calls in this process
  * share one promise, and the database's unique key covers everything else (other processes, restarts).
@@ -95,11 +103,8 @@ export function createPaymentSettler(deps: SettleDeps) {
       case "rejected":
         throw nonceTakenError();
       case "would_revert":
-        throw new ApiError("payment_verification_error", "the transfer would revert", { reason: verdict.reason });
       case "not_sent":
-        throw new ApiError("blockchain_error", "could not prepare the settlement transaction", {
-          reason: verdict.reason,
-        });
+        throw unsentError(verdict);
       case "refused":
         throw new ApiError("blockchain_error", "the node refused the settlement transaction", {
           reason: verdict.reason,
@@ -134,17 +139,28 @@ export function createPaymentSettler(deps: SettleDeps) {
     }
 
     const relayer = deps.relayerFor(network);
-    const verdict = await verifyPayment(
-      {
-        relayer,
-        relayerAddress: network.config.contracts.relayer,
-        now: deps.now,
-        rules: deps.rulesFor(network),
-      },
-      authorization,
-      relayerContract,
-    );
+    const transaction = {
+      to: network.config.contracts.relayer,
+      data: relayer.transferCallData(authorization),
+      gas: BigInt(network.config.settleGasLimit),
+    };
+    // The checks' eth_call and the transaction's simulation in one JSON-RPC batch (one round trip); a failed check
+    // still wins over a failed simulation, as when the simulation came after the checks.
+    const [verdict, simulation] = await Promise.all([
+      verifyPayment(
+        {
+          relayer,
+          relayerAddress: network.config.contracts.relayer,
+          now: deps.now,
+          rules: deps.rulesFor(network),
+        },
+        authorization,
+        relayerContract,
+      ),
+      machine.simulate(network, transaction),
+    ]);
     if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage, verdict.details);
+    if (simulation) throw unsentError(simulation);
 
     const { record, created } = deps.store.claim(settlementOf(network.name, authorization));
     if (!created) {
@@ -153,11 +169,7 @@ export function createPaymentSettler(deps: SettleDeps) {
       throw pendingError(null, "this authorization is being settled; retry shortly");
     }
 
-    const sent = await machine.send(network, record, {
-      to: network.config.contracts.relayer,
-      data: relayer.transferCallData(authorization),
-      gas: BigInt(network.config.settleGasLimit),
-    });
+    const sent = await machine.send(network, record, transaction, { simulated: true });
     const settled = answer(network, record, sent);
     if (!settled) throw new ApiError("blockchain_error", "the settlement transaction was dropped; settle again");
     return settled;

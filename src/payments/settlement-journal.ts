@@ -19,6 +19,8 @@ export type SettlementStoreOf<Row, New, Key> = {
   /** Drops a record whose transaction was never sent (or never mined), so the payment can be settled again. */
   release(id: number, evenIfFailed?: boolean): void;
   markSent(id: number, txHash: string, rawTx: string): void;
+  /** `markSent` committed together with the other synced writes of this turn of the event loop (groupCommit). */
+  journalSent(id: number, txHash: string, rawTx: string): Promise<void>;
   markReplaced(id: number, txHash: string): void;
   markOutcome(id: number, outcome: SettlementOutcome): void;
   unfinished(): Row[];
@@ -41,6 +43,47 @@ export function claimRecord<Row>(
   return { record: existing, created: false };
 }
 
+type Queued = { write: () => unknown; resolve(value: unknown): void; reject(error: unknown): void };
+const groups = new WeakMap<Db, <T>(write: () => T) => Promise<T>>();
+
+/**
+ * Synced writes of one database that arrive in the same turn of the event loop share one transaction: one commit,
+ * one fsync. Each caller is answered once that commit is on disk, as after a synced write of its own, so a write
+ * that must precede a broadcast or an answer still does. At concurrency 200 every settle's journal write (and
+ * x402's success answer) was a sync of its own, run one after another on the event loop: seconds per burst.
+ * If the shared transaction fails, each write is retried alone, so one bad write fails only its own caller.
+ */
+export function groupCommit(db: Db): <T>(write: () => T) => Promise<T> {
+  const known = groups.get(db);
+  if (known) return known;
+  let queue: Queued[] = [];
+  const flush = () => {
+    const batch = queue;
+    queue = [];
+    let results: unknown[];
+    try {
+      results = db.$client.transaction(() => batch.map((item) => item.write()))();
+    } catch {
+      for (const item of batch) {
+        try {
+          item.resolve(db.$client.transaction(item.write)());
+        } catch (error) {
+          item.reject(error);
+        }
+      }
+      return;
+    }
+    for (const [index, item] of batch.entries()) item.resolve(results[index]);
+  };
+  const commit = <T>(write: () => T) =>
+    new Promise<T>((resolve, reject) => {
+      queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      if (queue.length === 1) setImmediate(flush);
+    });
+  groups.set(db, commit);
+  return commit;
+}
+
 /**
  * The state changes every settlement record goes through after its claim (the EOA, x402 and swap tables have
  * the same journal columns): each one statement, prepared once. The journal writes are synced before the broadcast
@@ -52,6 +95,7 @@ export function createSettlementJournal<Row>(
 ) {
   const t = table as typeof eoaSettlements;
   const now = () => new Date().toISOString();
+  const commit = groupCommit(db);
   const deletePending = db
     .delete(t)
     .where(and(eq(t.id, p("id")), eq(t.status, "pending")))
@@ -96,6 +140,9 @@ export function createSettlementJournal<Row>(
     /** The journal: synced before the broadcast it precedes. */
     markSent(id: number, txHash: string, rawTx: string) {
       setSent.run({ id, txHash, rawTx, time: now() });
+    },
+    async journalSent(id: number, txHash: string, rawTx: string) {
+      await commit(() => setSent.run({ id, txHash, rawTx, time: now() }));
     },
     markReplaced(id: number, txHash: string) {
       setTxHash.run({ id, txHash, time: now() });

@@ -1,11 +1,12 @@
 import { type Address, encodeFunctionData, type Hex, isAddressEqual, parseEventLogs } from "viem";
 import type { NetworkRuntime, Networks } from "../chain/networks";
+import type { TransactionRequest } from "../chain/types";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { X402Settlement } from "../db/schema";
 import { type Logger, shortReason } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../payments/authorization-settlement";
 import type { PaymentRules } from "../payments/payment-rules";
-import { checkX402Payment } from "./check-payment";
+import { checkX402Payment, passesLocalChecks } from "./check-payment";
 import { eip3009TokenAbi } from "./eip3009";
 import { x402NetworkOf } from "./networks";
 import { nonceKey, PERMIT2 } from "./permit2";
@@ -207,7 +208,7 @@ export function createX402Facilitator(deps: {
     if (outcome.kind === "refused")
       return failure(payment.wireNetwork, outcome.refusal, outcome.message, payer, outcome.transaction);
     // Concurrent callers share the outcome; the database lets exactly one of them answer success.
-    if (!deps.store.takeSuccessAnswer(outcome.record.id))
+    if (!(await deps.store.takeSuccessAnswer(outcome.record.id)))
       return failure(
         payment.wireNetwork,
         "nonceUsed",
@@ -239,6 +240,35 @@ export function createX402Facilitator(deps: {
     network,
   });
 
+  /**
+   * Every check of verify, and the transaction's simulation, before anything is recorded; null when it may be sent.
+   * A failed check wins over a failed simulation, as when the simulation came after the checks.
+   */
+  async function settleChecks(
+    network: NetworkRuntime,
+    payment: X402Payment,
+    transaction: TransactionRequest,
+  ): Promise<Outcome | null> {
+    if (payment.method === "eip3009" && passesLocalChecks(network, deps.rulesFor(network), payment, deps.now())) {
+      // The simulation is the chain's check of an EIP-3009 payment (the token checks the signature, for a contract
+      // payer too, the nonce, the window and the balance): one eth_call instead of verify's three besides it. Only
+      // a transfer that would revert runs those, to answer why.
+      const simulation = await machine.simulate(network, transaction);
+      if (!simulation) return null;
+      if (simulation.kind !== "would_revert") return notPrepared();
+      const check = await checkPayment(network, payment);
+      return check.ok ? wouldRevert(payment.method) : refused(check.refusal, check.message);
+    }
+    // Otherwise the checks' chain reads and the simulation travel in one JSON-RPC batch (one round trip).
+    const [check, simulation] = await Promise.all([
+      checkPayment(network, payment),
+      machine.simulate(network, transaction),
+    ]);
+    if (!check.ok) return refused(check.refusal, check.message);
+    if (simulation) return simulation.kind === "would_revert" ? wouldRevert(payment.method) : notPrepared();
+    return null;
+  }
+
   const sameAuthorization = (record: X402Settlement, terms: ReturnType<typeof settlementOf>["terms"]) =>
     record.signature === terms.signature &&
     record.recipient === terms.recipient.toLowerCase() &&
@@ -253,13 +283,14 @@ export function createX402Facilitator(deps: {
       deps.store.release(known.id);
     }
 
-    const check = await checkPayment(network, payment);
-    if (!check.ok) return refused(check.refusal, check.message);
+    const transaction = request();
+    const refusal = await settleChecks(network, payment, transaction);
+    if (refusal) return refusal;
 
     const { record, created } = deps.store.claim({ ...key, ...terms });
     if (!created) return refused("nonceUsed", "this payment is being settled for another request");
 
-    const verdict = await machine.send(network, record, request());
+    const verdict = await machine.send(network, record, transaction, { simulated: true });
     return (
       answer(record, verdict) ?? refused("transactionFailed", "the settlement transaction was dropped; settle again")
     );
@@ -275,6 +306,10 @@ export function createX402Facilitator(deps: {
       return refused(nonceGone(payment.method), "the nonce belongs to a different authorization");
     return answer(record, await machine.replay(network, record));
   }
+
+  const wouldRevert = (method: Method) =>
+    refused(method === "permit2" ? "permit2Simulation" : "simulationFailed", "the transfer would revert");
+  const notPrepared = () => refused("unexpectedSettle", "could not prepare the settlement transaction");
 
   /** x402's answer to a verdict; null when the payment may be settled again. */
   function answer(record: X402Settlement, verdict: SettlementVerdict): Outcome | null {
@@ -296,9 +331,9 @@ export function createX402Facilitator(deps: {
       case "rejected":
         return refused(nonceGone(method), verdict.reason);
       case "would_revert":
-        return refused(method === "permit2" ? "permit2Simulation" : "simulationFailed", "the transfer would revert");
+        return wouldRevert(method);
       case "not_sent":
-        return refused("unexpectedSettle", "could not prepare the settlement transaction");
+        return notPrepared();
       case "refused":
         return refused("transactionFailed", "the node refused the settlement transaction");
       case "pending":

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type X402Settlement, x402Settlements } from "../db/schema";
-import { claimRecord, createSettlementJournal } from "../payments/settlement-journal";
+import { claimRecord, createSettlementJournal, groupCommit } from "../payments/settlement-journal";
 
 export type X402SettlementKey = { network: string; contract: string; payer: string; nonce: string };
 export type NewX402Settlement = X402SettlementKey &
@@ -61,6 +61,7 @@ export function createX402SettlementStore(db: Db) {
     .prepare();
 
   const journal = createSettlementJournal<X402Settlement>(db, t);
+  const commit = groupCommit(db);
   const find = (key: X402SettlementKey) => findByKey.get(keyOf(key));
   return {
     find,
@@ -87,9 +88,10 @@ export function createX402SettlementStore(db: Db) {
     /**
      * True for exactly one caller per settled payment: the one whose answer may say success. Synced (with the
      * outcome before it) before that answer leaves: lost, a retry after a machine crash could be told success again.
+     * Committed with the other synced writes of the same moment (groupCommit): one fsync for a burst of answers.
      */
-    takeSuccessAnswer(id: number): boolean {
-      return takeAnswer.all({ id, time: now() }).length === 1;
+    takeSuccessAnswer(id: number): Promise<boolean> {
+      return commit(() => takeAnswer.all({ id, time: now() }).length === 1);
     },
   };
 }
