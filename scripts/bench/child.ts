@@ -8,8 +8,13 @@ export type Child = { pid: number; url: string; info: Record<string, unknown>; s
 export async function startChild(entry: string, env: Record<string, string>, timeoutMs = 90_000): Promise<Child> {
   let onReady: (message: { url: string; info?: Record<string, unknown> }) => void = () => undefined;
   const ready = new Promise<{ url: string; info?: Record<string, unknown> }>((resolve) => (onReady = resolve));
-  const child = Bun.spawn([process.execPath, entry], {
-    env: { ...process.env, ...env },
+  // BENCH_CPU_PROF_DIR=<dir>: each child writes a CPU profile (.cpuprofile and markdown) there when it stops.
+  const profile = process.env.BENCH_CPU_PROF_DIR
+    ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+    : [];
+  const child = Bun.spawn([process.execPath, ...profile, entry], {
+    // Without the bench's own raised fetch limit (vs-x402.ts): a facilitator runs with Bun's default, as in production.
+    env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: undefined, ...env },
     stdout: "inherit",
     stderr: "inherit",
     ipc: (message: { kind?: string; url?: string; info?: Record<string, unknown> }) => {
