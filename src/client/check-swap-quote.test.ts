@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Address, Hex } from "viem";
+import { SWAP_WITH_AUTHORIZATION_TYPES } from "../swap/typed-data";
 import { assertSwapQuote, type ExpectedEoaSwap, expectedSwapFee, type SwapQuote, swapFloor } from "./check-swap-quote";
 import { Relay402ClientError } from "./errors";
 
@@ -37,20 +38,7 @@ function quote(change: { message?: Record<string, unknown>; top?: Partial<SwapQu
     relayerContract: relayer,
     typedData: {
       domain: { name: "relay402", version: "1", chainId: 56, verifyingContract: relayer },
-      types: {
-        SwapWithAuthorization: [
-          { name: "from", type: "address" },
-          { name: "sellToken", type: "address" },
-          { name: "buyToken", type: "address" },
-          { name: "sellAmount", type: "uint256" },
-          { name: "minBuyAmount", type: "uint256" },
-          { name: "recipient", type: "address" },
-          { name: "fee", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
-      },
+      types: { SwapWithAuthorization: [...SWAP_WITH_AUTHORIZATION_TYPES.SwapWithAuthorization] },
       primaryType: "SwapWithAuthorization",
       message: {
         from: expected.from,

@@ -1,6 +1,7 @@
 import { type Address, decodeFunctionData, encodeFunctionData, type Hex, isAddressEqual, size, slice } from "viem";
 import { erc20Abi } from "../chain/abis";
 import { relayerSwapAbi } from "../swap/abis";
+import type { SwapOrder } from "../swap/swap-authorization";
 import { encodeBatchExecution } from "../userops/execution";
 import type { RpcUserOp } from "../userops/user-operation";
 import { assertSwapOrder, type ExpectedSwap, swapFloor } from "./check-swap-quote";
@@ -13,17 +14,7 @@ export type ExpectedWalletSwap = ExpectedSwap &
   };
 
 /** The relayer's SwapOrder a wallet swap's UserOp executes (what the owner's signature commits the wallet to). */
-export type SignedWalletSwap = {
-  order: {
-    sellToken: Address;
-    buyToken: Address;
-    sellAmount: bigint;
-    minBuyAmount: bigint;
-    recipient: Address;
-    fee: bigint;
-  };
-  route: { router: Address; path: Hex };
-};
+export type SignedWalletSwap = { order: SwapOrder; route: { router: Address; path: Hex } };
 
 /** The first and last token of a router path (V2: addresses; V3: address, fee (3 bytes), address, ...). */
 function pathEnds(kind: "v2" | "v3", path: Hex): [Address, Address] | undefined {

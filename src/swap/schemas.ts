@@ -4,6 +4,16 @@ import { SignatureField, UserOpSchema } from "../userops/schema";
 
 const UnixTime = t.Integer({ minimum: 0, maximum: 2 ** 53 - 1, description: "unix seconds" });
 const Amount = t.String({ description: "decimal integer in the token's smallest unit" });
+/** The two ways to bound a swap's output (decisions.md "Swaps"), the same for EOA and wallet swaps. */
+const SlippageBps = t.Optional(
+  t.Integer({
+    minimum: 0,
+    description: "default 50, at most 500; minBuyAmount = floor(buyAmount × (10000 − slippageBps) / 10000)",
+  }),
+);
+const MinBuyAmount = t.Optional(
+  t.String({ ...UintString, description: "the minimum output instead of slippageBps (not both)" }),
+);
 
 /** decisions.md "Swaps": slippageBps above 500 or a zero amount is checked in the use case (its own message). */
 export const SwapQuoteBodySchema = t.Object({
@@ -11,15 +21,8 @@ export const SwapQuoteBodySchema = t.Object({
   sellToken: AddressField,
   buyToken: AddressField,
   sellAmount: UintString,
-  slippageBps: t.Optional(
-    t.Integer({
-      minimum: 0,
-      description: "default 50, at most 500; minBuyAmount = floor(buyAmount × (10000 − slippageBps) / 10000)",
-    }),
-  ),
-  minBuyAmount: t.Optional(
-    t.String({ ...UintString, description: "the minimum output instead of slippageBps (not both)" }),
-  ),
+  slippageBps: SlippageBps,
+  minBuyAmount: MinBuyAmount,
   recipient: t.Optional(t.String({ ...AddressField, description: "who receives buyToken; default the payer (from)" })),
   from: t.Optional(t.String({ ...AddressField, description: "the payer; needed for mode eoa (it signs)" })),
   mode: t.Optional(
@@ -134,15 +137,8 @@ export const WalletSwapVerifyBodySchema = t.Object({
     }),
     buyToken: AddressField,
     sellAmount: t.String({ ...UintString, description: "exactly what leaves the wallet, the fee included" }),
-    slippageBps: t.Optional(
-      t.Integer({
-        minimum: 0,
-        description: "default 50, at most 500; minBuyAmount = floor(buyAmount × (10000 − slippageBps) / 10000)",
-      }),
-    ),
-    minBuyAmount: t.Optional(
-      t.String({ ...UintString, description: "the minimum output instead of slippageBps (not both)" }),
-    ),
+    slippageBps: SlippageBps,
+    minBuyAmount: MinBuyAmount,
     recipient: t.Optional(t.String({ ...AddressField, description: "who receives buyToken; default the wallet" })),
   }),
   paymentRequirements: t.Object({ network: NetworkField }),

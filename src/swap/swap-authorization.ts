@@ -3,19 +3,18 @@ import { type Address, getAddress, type Hex, maxUint256 } from "viem";
 import { ApiError } from "../errors";
 import type { SwapBodySchema } from "./schemas";
 
-/** The signed SwapWithAuthorization as the relayer's struct takes it (bigints, checksummed addresses). */
-export type SwapAuthorization = {
-  from: Address;
+/** The relayer's SwapOrder: what a swap sells, buys at least and pays to whom (a wallet's swapBatch takes it as is). */
+export type SwapOrder = {
   sellToken: Address;
   buyToken: Address;
   sellAmount: bigint;
   minBuyAmount: bigint;
   recipient: Address;
   fee: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
 };
+
+/** The signed SwapWithAuthorization as the relayer's struct takes it (bigints, checksummed addresses). */
+export type SwapAuthorization = SwapOrder & { from: Address; validAfter: bigint; validBefore: bigint; nonce: Hex };
 
 export type SwapBody = Static<typeof SwapBodySchema>;
 

@@ -20,7 +20,7 @@ import {
   swapFeeFor,
   wireRoute,
 } from "./quote-swap";
-import { uint256 } from "./swap-authorization";
+import { type SwapOrder, uint256 } from "./swap-authorization";
 import { explainRevert, PRICE_MOVED } from "./verify-swap";
 
 export type WalletSwapRequest = {
@@ -33,16 +33,6 @@ export type WalletSwapRequest = {
     minBuyAmount?: string;
     recipient?: string;
   };
-};
-
-/** The relayer's SwapOrder of a wallet swap: what swapBatch executes, paid by the wallet itself. */
-export type WalletSwapOrder = {
-  sellToken: Address;
-  buyToken: Address;
-  sellAmount: bigint;
-  minBuyAmount: bigint;
-  recipient: Address;
-  fee: bigint;
 };
 
 /** What settle needs to know about an issued wallet swap besides the UserOp (amounts as decimal strings). */
@@ -81,11 +71,7 @@ const invalid = (field: string, message: string, details: Record<string, unknown
  * the fee and approves the router for the rest itself), then `Relayer.swapBatch(order, route)`. The router call is
  * built by the relayer from the whitelisted router's kind; the path is checked there to run sellToken → buyToken.
  */
-export function walletSwapCalls(
-  relayer: Address,
-  order: WalletSwapOrder,
-  route: { router: Address; path: Hex },
-): Call[] {
+export function walletSwapCalls(relayer: Address, order: SwapOrder, route: { router: Address; path: Hex }): Call[] {
   return [
     {
       to: order.sellToken,
@@ -192,7 +178,7 @@ export async function verifyWalletSwap(
     priceImpactBps: best.priceImpactBps,
   };
   const route = { router: best.router, path: encodePath(best.route.kind, best.route.hops) };
-  const order: WalletSwapOrder = { sellToken, buyToken, sellAmount, minBuyAmount, recipient, fee };
+  const order: SwapOrder = { sellToken, buyToken, sellAmount, minBuyAmount, recipient, fee };
   const calls = walletSwapCalls(network.relayer, order, route);
   const context: WalletSwapContext = {
     sellToken,

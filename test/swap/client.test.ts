@@ -30,6 +30,7 @@ import {
 import { tokenOf } from "../../src/client/get-config";
 import { decodeBatch } from "../../src/client/user-op-batch";
 import { relayerSwapAbi } from "../../src/swap/abis";
+import type { SwapOrder } from "../../src/swap/swap-authorization";
 import { encodeBatchExecution } from "../../src/userops/execution";
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../../src/userops/user-operation";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
@@ -232,27 +233,18 @@ describe("EOA swaps through relay402/client", () => {
   });
 });
 
-type WalletOrder = {
-  sellToken: Address;
-  buyToken: Address;
-  sellAmount: bigint;
-  minBuyAmount: bigint;
-  recipient: Address;
-  fee: bigint;
-};
-
 /**
  * The proxy's rewrite of a /wallet/swap/verify answer: the swapBatch order changed (and the approve with the
  * amount), the userOpHash recomputed, so that the only thing wrong is the swap itself.
  */
 const rewriteWalletSwap =
-  (network: NetworkName, change: (order: WalletOrder) => WalletOrder) => (path: string, answer: any) => {
+  (network: NetworkName, change: (order: SwapOrder) => SwapOrder) => (path: string, answer: any) => {
     if (path !== "/wallet/swap/verify" || !answer.isValid) return answer;
     const c = chainOf(network);
     const userOp = answer.userOp as RpcUserOp;
     const [approve, swapCall] = decodeBatch(userOp.callData)!;
     const { args } = decodeFunctionData({ abi: relayerSwapAbi, data: swapCall!.data });
-    const order = change(args[0] as WalletOrder);
+    const order = change(args[0] as SwapOrder);
     const route = args[1] as { router: Address; path: Hex };
     approve!.data = encodeFunctionData({
       abi: erc20Abi,
@@ -323,7 +315,7 @@ describe("smart-wallet swaps through relay402/client", () => {
     const attacker = randomAddress();
     const sellAmount = 20n * t.unit;
     const order = { network, wallet, sellToken: t.m, buyToken: t.dai, sellAmount } as const;
-    const attacks: [string, (order: WalletOrder) => WalletOrder][] = [
+    const attacks: [string, (order: SwapOrder) => SwapOrder][] = [
       ["recipient", (o) => ({ ...o, recipient: attacker })],
       ["minBuyAmount", (o) => ({ ...o, minBuyAmount: 1n })],
       ["sellAmount", (o) => ({ ...o, sellAmount: 100n * t.unit })],

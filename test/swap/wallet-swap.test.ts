@@ -7,12 +7,8 @@ import { erc20Abi } from "../../src/chain/abis";
 import { issuedUserOps } from "../../src/db/schema";
 import { swapRouter02Abi } from "../../src/swap/abis";
 import { encodePath } from "../../src/swap/path";
-import {
-  SwapRefusal,
-  simulateWalletBatch,
-  type WalletSwapOrder,
-  walletSwapCalls,
-} from "../../src/swap/verify-wallet-swap";
+import type { SwapOrder } from "../../src/swap/swap-authorization";
+import { SwapRefusal, simulateWalletBatch, walletSwapCalls } from "../../src/swap/verify-wallet-swap";
 import { encodeBatchExecution } from "../../src/userops/execution";
 import { userOpNetworkOf } from "../../src/userops/user-op-network";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
@@ -340,7 +336,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     const sellAmount = 10n * t.unit;
     const { wallet } = await walletHolding(network, t.m, sellAmount);
     const userOps = userOpNetworkOf(service.services.networks.get(network));
-    const order: WalletSwapOrder = {
+    const order: SwapOrder = {
       sellToken: t.m,
       buyToken: t.w,
       sellAmount,
@@ -349,7 +345,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
       fee: sellAmount / 100n,
     };
     const v3 = { router: t.dex.v3.router, path: encodePath("v3", [{ tokenIn: t.m, tokenOut: t.w, fee: 500 }]) };
-    const simulate = (o: WalletSwapOrder, route: { router: Address; path: Hex }) =>
+    const simulate = (o: SwapOrder, route: { router: Address; path: Hex }) =>
       simulateWalletBatch(userOps, wallet, encodeBatchExecution(walletSwapCalls(t.c.info.relayer, o, route)));
     await simulate(order, v3);
     const refusal = (promise: Promise<void>) =>
@@ -404,7 +400,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
       await nothingMoved(wallet, recipient, sellAmount);
     });
 
-    const rewrites: [string, (order: WalletSwapOrder) => WalletSwapOrder][] = [
+    const rewrites: [string, (order: SwapOrder) => SwapOrder][] = [
       ["another recipient", (order) => ({ ...order, recipient: randomAddress() })],
       ["a lower minimum", (order) => ({ ...order, minBuyAmount: 1n })],
     ];
@@ -412,7 +408,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
       test(`a settle body rewritten to ${name} (signed by the owner): 400 naming userOp.callData, nothing sent`, async () => {
         const { t, owner, wallet, recipient, sellAmount, quote } = await issued();
         const context = JSON.parse(service.services.wallets.store.find(quote.userOpHash)?.context ?? "{}");
-        const order: WalletSwapOrder = {
+        const order: SwapOrder = {
           sellToken: t.m,
           buyToken: t.dai,
           sellAmount,
