@@ -331,6 +331,8 @@ try {
         side,
         r.rpc.roundTrips / r.ok,
       );
+      if (run === RUNS)
+        details.push(`${side}, verify: calls per verify by method: ${perMethod(r.rpc.calls, r.ok)}`);
       console.log(
         `  ${side} verify: ${r.ok}/${VERIFIES} valid in ${seconds.toFixed(1)} s; CPU: ${side} ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(r.anvilCpuMs / 1000).toFixed(1)} s ${reasons(r.outcomes)}`,
       );

@@ -1,4 +1,4 @@
-import { type Address, type Hex, isAddressEqual, toFunctionSelector } from "viem";
+import { type Address, erc6492SignatureValidatorByteCode, type Hex, isAddressEqual, toFunctionSelector } from "viem";
 import { verifyHash } from "viem/actions";
 import type { NetworkRuntime } from "../chain/networks";
 import type { PaymentRules } from "../payments/payment-rules";
@@ -31,6 +31,7 @@ const ethCall = (network: NetworkRuntime, to: Address, data: Hex) =>
 const AUTHORIZATION_STATE = toFunctionSelector("authorizationState(address,bytes32)");
 const BALANCE_OF = toFunctionSelector("balanceOf(address)");
 const addressWord = (address: Address) => address.slice(2).toLowerCase().padStart(64, "0");
+const word = (value: bigint) => value.toString(16).padStart(64, "0");
 
 /** The token's answer as one 32-byte word; anything else (no code at the address, say) is an error. */
 function wordOf(result: Hex): bigint {
@@ -45,6 +46,33 @@ async function tokenState(network: NetworkRuntime, token: Address, auth: X402Eip
     ethCall(network, token, `${BALANCE_OF}${addressWord(auth.from)}`),
   ]);
   return { used: wordOf(used) !== 0n, balance: wordOf(balance) };
+}
+
+/**
+ * The deployless ERC-6492 validator call of viem's verifyHash for a 65-byte signature: the validator's creation code,
+ * then its constructor's arguments abi.encode(address signer, bytes32 hash, bytes signature) (check-payment.test.ts
+ * compares it with viem's encodeDeployData).
+ */
+export const erc6492ValidatorCall = (from: Address, hash: Hex, signature: Hex): Hex =>
+  `${erc6492SignatureValidatorByteCode}${addressWord(from)}${hash.slice(2)}${word(0x60n)}${word(65n)}${signature.slice(2)}${"0".repeat(62)}`;
+
+/**
+ * viem's verifyHash, as verifyTypedData runs it after hashing the typed data: the ERC-6492 validator's creation code
+ * as an eth_call (ERC-1271 for a payer with code, else ECDSA). For a plain 65-byte signature the call data is built
+ * here (viem encoded the validator's 6 KB of code and tested for wrapped signatures by throwing: a sixth of a
+ * verify's CPU). Any answer but "valid" is asked again of verifyHash itself, so every refusal is its own verdict.
+ */
+async function signatureCheck(network: NetworkRuntime, from: Address, hash: Hex, signature: Hex): Promise<boolean> {
+  if (BigInt(from) === 0n) return false; // as verifyHash: no signature is valid for the zero address
+  if (/^0x[0-9a-fA-F]{130}$/.test(signature)) {
+    const data = erc6492ValidatorCall(from, hash, signature);
+    const answer = await network.client.request({ method: "eth_call", params: [{ data } as never, "latest"] }).then(
+      (value) => value as unknown,
+      () => null,
+    );
+    if (typeof answer === "string" && /^0x0*1$/.test(answer)) return true;
+  }
+  return verifyHash(network.client, { address: from, hash, signature }).catch(() => false);
 }
 
 /**
@@ -66,13 +94,12 @@ export async function checkX402Payment(
   const domain = await domainOf(network, payment);
   if (!domain) return refuse("missingDomain", "paymentRequirements.extra needs the token's EIP-712 name and version");
 
-  // viem's verifyHash: the ERC-6492 validator as an eth_call (ERC-1271 for a payer with code, else ECDSA), as
-  // verifyTypedData does after hashing the same typed data.
-  const signatureValid = verifyHash(network.client, {
-    address: auth.from,
-    hash: transferWithAuthorizationDigest(domain, network.config.chainId, requirements.asset, auth),
-    signature: auth.signature,
-  }).catch(() => false);
+  const signatureValid = signatureCheck(
+    network,
+    auth.from,
+    transferWithAuthorizationDigest(domain, network.config.chainId, requirements.asset, auth),
+    auth.signature,
+  );
   const refusal = ruleRefusal(rules, payment, now);
   // A payment the rules refuse needs only the signature's verdict (it is answered first); else the token's state
   // is read now, in the signature's batch. Settled here, so that a failed read is never an unhandled rejection.
