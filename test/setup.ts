@@ -5,6 +5,10 @@ import { afterAll } from "bun:test";
 import { rmSync } from "node:fs";
 
 afterAll(async () => {
+  // The run's PostgreSQL (test/support/postgres.ts), if a test file started one.
+  await (globalThis as { relay402TestPostgres?: { stop(): Promise<void> } }).relay402TestPostgres
+    ?.stop()
+    .catch(() => undefined);
   const started = (globalThis as { relay402TestDevnet?: { devnet: { stop(): Promise<void> }; dir: string } })
     .relay402TestDevnet;
   if (!started) return;

@@ -1,0 +1,223 @@
+import { sql } from "drizzle-orm";
+import { bigint, boolean, index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+
+// The PostgreSQL twin of src/db/schema.ts (SQLite): the same tables, columns, keys and indexes, column by column,
+// so a store's PostgreSQL adapter reads and writes the rows its SQLite adapter does. What each table and column
+// means is documented there; test/db/postgres-schema.test.ts compares the two migrated databases' catalogs.
+//
+// Types: SQLite's INTEGER is 64-bit, so every integer column is `bigint` here (unix seconds, block numbers and
+// ids outgrow `integer` in 2038 or on a busy chain), read as a JS number like bun:sqlite's; integer booleans are
+// `boolean`; text stays `text` (enums are checked by the code, as on SQLite). Ids are identities (by default, so
+// rows copied from a SQLite file keep their ids).
+
+const int = (name: string) => bigint(name, { mode: "number" });
+const id = () => int("id").primaryKey().generatedByDefaultAsIdentity();
+const settlementStatus = ["pending", "sent", "success", "reverted", "failed", "rejected"] as const;
+
+export const eoaSettlements = pgTable(
+  "eoa_settlements",
+  {
+    id: id(),
+    network: text("network").notNull(),
+    payer: text("payer").notNull(),
+    nonce: text("nonce").notNull(),
+    token: text("token").notNull(),
+    recipient: text("recipient").notNull(),
+    amount: text("amount").notNull(),
+    validAfter: int("valid_after").notNull(),
+    validBefore: int("valid_before").notNull(),
+    signature: text("signature").notNull(),
+    status: text("status", { enum: settlementStatus }).notNull(),
+    txHash: text("tx_hash"),
+    rawTx: text("raw_tx"),
+    blockNumber: int("block_number"),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce)],
+);
+
+export type EoaSettlement = typeof eoaSettlements.$inferSelect;
+
+export const issuedUserOps = pgTable(
+  "issued_user_ops",
+  {
+    userOpHash: text("user_op_hash").primaryKey(),
+    network: text("network").notNull(),
+    kind: text("kind", { enum: ["payment", "deployment", "incognito", "swap"] }).notNull(),
+    sender: text("sender").notNull(),
+    owner: text("owner").notNull(),
+    userOp: text("user_op").notNull(),
+    context: text("context").notNull(),
+    status: text("status", { enum: ["issued", "sending", "success", "failed"] }).notNull(),
+    txHash: text("tx_hash"),
+    result: text("result"),
+    expiresAt: int("expires_at").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [
+    index("issued_user_ops_recent").on(table.network, table.sender, table.status, table.kind, table.expiresAt),
+    index("issued_user_ops_expiry").on(table.status, table.expiresAt),
+    // An incognito spend's pending UserOps by nullifier (src/incognito/pending-spends.ts; SQLite's json_extract).
+    index("issued_user_ops_nullifier")
+      .on(sql`(${table.context}::jsonb ->> 'nullifierHash')`)
+      .where(sql`${table.kind} = 'incognito'`),
+  ],
+);
+
+export const deploymentBatches = pgTable("deployment_batches", {
+  id: id(),
+  batchKey: text("batch_key").notNull().unique(),
+  network: text("network").notNull(),
+  flow: text("flow", { enum: ["eoa", "wallet"] }).notNull(),
+  owner: text("owner").notNull(),
+  payer: text("payer").notNull(),
+  token: text("token").notNull(),
+  feeRecipient: text("fee_recipient").notNull(),
+  deploymentFee: text("deployment_fee").notNull(),
+  fundingRequested: boolean("funding_requested").notNull(),
+  feeAuthorization: text("fee_authorization"),
+  userOpHash: text("user_op_hash"),
+  signedUserOp: text("signed_user_op"),
+  paymentStatus: text("payment_status", { enum: ["pending", "sending", "success", "failed"] }).notNull(),
+  paymentTxHash: text("payment_tx_hash"),
+  paymentError: text("payment_error"),
+  result: text("result"),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export const deploymentWallets = pgTable(
+  "deployment_wallets",
+  {
+    id: id(),
+    batchId: int("batch_id")
+      .notNull()
+      .references(() => deploymentBatches.id),
+    position: int("position").notNull(),
+    network: text("network").notNull(),
+    owner: text("owner").notNull(),
+    walletAddress: text("wallet_address").notNull(),
+    salt: text("salt").notNull(),
+    reserved: boolean("reserved").notNull(),
+    deploymentStatus: text("deployment_status", {
+      enum: ["pending", "sending", "sent", "success", "failed", "abandoned"],
+    }).notNull(),
+    deploymentTxHash: text("deployment_tx_hash"),
+    deploymentRawTx: text("deployment_raw_tx"),
+    deploymentError: text("deployment_error"),
+    deploymentAttempts: int("deployment_attempts").notNull().default(0),
+    deploymentRetryAfter: int("deployment_retry_after"),
+    fundingRequested: boolean("funding_requested").notNull(),
+    fundingAmount: text("funding_amount").notNull(),
+    fundingAuthorization: text("funding_authorization"),
+    fundingStatus: text("funding_status", {
+      enum: ["none", "pending", "sending", "sent", "success", "failed", "abandoned"],
+    }).notNull(),
+    fundingTxHash: text("funding_tx_hash"),
+    fundingRawTx: text("funding_raw_tx"),
+    fundingError: text("funding_error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [
+    // A wallet is in at most one reserved batch per network: a partial unique index, as on SQLite.
+    uniqueIndex("deployment_wallets_reserved").on(table.network, table.walletAddress).where(sql`${table.reserved}`),
+    index("deployment_wallets_owner").on(table.owner),
+    index("deployment_wallets_batch").on(table.batchId),
+  ],
+);
+
+export const denyCounters = pgTable(
+  "deny_counters",
+  {
+    network: text("network").notNull(),
+    kind: text("kind", { enum: ["payer", "owner"] }).notNull(),
+    address: text("address").notNull(),
+    reverts: int("reverts").notNull(),
+    lastRevertAt: int("last_revert_at").notNull(),
+    lastReason: text("last_reason").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.network, table.kind, table.address] })],
+);
+
+export const x402Settlements = pgTable(
+  "x402_settlements",
+  {
+    id: id(),
+    network: text("network").notNull(),
+    contract: text("contract").notNull(),
+    payer: text("payer").notNull(),
+    nonce: text("nonce").notNull(),
+    recipient: text("recipient").notNull(),
+    amount: text("amount").notNull(),
+    validAfter: int("valid_after").notNull(),
+    validBefore: int("valid_before").notNull(),
+    signature: text("signature").notNull(),
+    status: text("status", { enum: settlementStatus }).notNull(),
+    successAnswered: boolean("success_answered").notNull().default(false),
+    txHash: text("tx_hash"),
+    rawTx: text("raw_tx"),
+    blockNumber: int("block_number"),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    token: text("token"),
+  },
+  (table) => [
+    uniqueIndex("x402_settlements_authorization").on(table.network, table.contract, table.payer, table.nonce),
+  ],
+);
+
+export const incognitoLeaves = pgTable(
+  "incognito_leaves",
+  {
+    network: text("network").notNull(),
+    pool: text("pool").notNull(),
+    leafIndex: int("leaf_index").notNull(),
+    commitment: text("commitment").notNull(),
+    root: text("root").notNull(),
+    blockNumber: int("block_number").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.network, table.pool, table.leafIndex] })],
+);
+
+export const incognitoSync = pgTable(
+  "incognito_sync",
+  {
+    network: text("network").notNull(),
+    pool: text("pool").notNull(),
+    nextBlock: int("next_block").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.network, table.pool] })],
+);
+
+export const swapSettlements = pgTable(
+  "swap_settlements",
+  {
+    id: id(),
+    network: text("network").notNull(),
+    payer: text("payer").notNull(),
+    nonce: text("nonce").notNull(),
+    sellToken: text("sell_token").notNull(),
+    buyToken: text("buy_token").notNull(),
+    sellAmount: text("sell_amount").notNull(),
+    minBuyAmount: text("min_buy_amount").notNull(),
+    recipient: text("recipient").notNull(),
+    fee: text("fee").notNull(),
+    validAfter: int("valid_after").notNull(),
+    validBefore: int("valid_before").notNull(),
+    signature: text("signature").notNull(),
+    status: text("status", { enum: settlementStatus }).notNull(),
+    txHash: text("tx_hash"),
+    rawTx: text("raw_tx"),
+    blockNumber: int("block_number"),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce)],
+);
