@@ -17,6 +17,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ENTRY_POINT_V07, MULTICALL3 } from "../../src/chain/addresses";
+import { knownSwapNetwork } from "../../src/swap/known-routers";
 import { altoArtifact, entryPointArtifact, forgeArtifact } from "./artifacts";
 import { relayerSwapSetupCalls } from "./dex";
 import { devnetKeys } from "./keys";
@@ -116,7 +117,11 @@ export async function deployBundlerSimulations(
 export const TEST_TOKEN_MINT = { usdt: parseEther("1000000"), usdc: 1_000_000n * 10n ** 6n };
 
 /** Deploys relay402's contracts (same addresses on every chain and run) and prepares them for use. */
-export async function deployContracts(rpcUrl: string, chain: Chain): Promise<DeployedContracts> {
+export async function deployContracts(
+  rpcUrl: string,
+  chain: Chain,
+  options: { forked?: boolean } = {},
+): Promise<DeployedContracts> {
   const clients = clientsFor(rpcUrl, chain);
   const ownerAddress = clients.owner.address;
   const signer = privateKeyToAccount(devnetKeys.paymasterSigner).address;
@@ -176,7 +181,8 @@ export async function deployContracts(rpcUrl: string, chain: Chain): Promise<Dep
       data: encodeFunctionData({ abi: parseAbi(["function deposit() payable"]), functionName: "deposit" }),
       value: parseEther("1000"),
     },
-    ...relayerSwapSetupCalls(relayer),
+    // A fork whitelists the chain's real routers (src/swap/known-routers.ts) instead of the devnet DEX.
+    ...relayerSwapSetupCalls(relayer, options.forked ? knownSwapNetwork(chain.id) : undefined),
   ];
   const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
   for (const key of devnetKeys.payers) {

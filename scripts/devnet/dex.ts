@@ -22,6 +22,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../../src/chain/abis";
+import type { NetworkName } from "../../src/config/schema";
 import {
   positionManagerAbi,
   quoterV2Abi,
@@ -30,6 +31,7 @@ import {
   v2RouterAbi,
   wrappedNativeAbi,
 } from "../../src/swap/abis";
+import { KNOWN_SWAP, knownSwapNetwork } from "../../src/swap/known-routers";
 import { forgeArtifact } from "./artifacts";
 import { CREATE2_DEPLOYER } from "./deploy";
 import { devnetKeys } from "./keys";
@@ -104,6 +106,14 @@ const ARTIFACTS = {
   mixedRouteQuoter: "swap-router-contracts/artifacts/contracts/lens/MixedRouteQuoterV1.sol/MixedRouteQuoterV1.json",
   swapRouter02: "swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json",
 } as const;
+
+/**
+ * keccak256 of the pair's and the pool's creation code in the npm artifacts: the init-code hashes the routers
+ * and src/swap compute addresses with, on the devnet and on every chain Uniswap deployed these builds to.
+ */
+export function uniswapInitCodeHashes(): { v2: Hex; v3: Hex } {
+  return { v2: keccak256(uniswapArtifact(ARTIFACTS.v2Pair)), v3: keccak256(uniswapArtifact(ARTIFACTS.v3Pool)) };
+}
 
 const constructorArgs = (types: string[], values: unknown[]) =>
   encodeAbiParameters(
@@ -193,25 +203,86 @@ export function devnetDex(): ReturnType<typeof plan> {
 }
 
 /**
- * The relayer's side of swaps, sent with its other setup calls by the owner: the DAI whitelist, both routers
- * with the call kind the relayer builds for each, and the fee recipient of swap fees.
+ * The relayer's side of swaps, sent with its other setup calls by the owner: the sellable token's whitelist,
+ * both routers with the call kind the relayer builds for each, and the fee recipient of swap fees. On the
+ * devnet: DAI and the Uniswap routers deployed here. On a fork of `forkOf`: the chain's wrapped native token
+ * (the one token payers can get there, by wrapping their gas) and its real routers (src/swap/known-routers.ts).
  */
-export function relayerSwapSetupCalls(relayer: Address): { to: Address; data: Hex }[] {
-  const { dex, dai } = devnetDex();
+export function relayerSwapSetupCalls(relayer: Address, forkOf?: NetworkName): { to: Address; data: Hex }[] {
   const feeRecipient = privateKeyToAccount(devnetKeys.feeRecipient).address;
   const call = (data: Hex) => ({ to: relayer, data });
-  return [
+  const whitelist = (token: Address) =>
     call(
       encodeFunctionData({
         abi: parseAbi(["function setTokenWhitelisted(address token, bool allowed)"]),
         functionName: "setTokenWhitelisted",
-        args: [dai, true],
+        args: [token, true],
       }),
-    ),
-    call(encodeFunctionData({ abi: relayerSwapAbi, functionName: "setRouter", args: [dex.v2.router, ROUTER_KIND.v2] })),
-    call(encodeFunctionData({ abi: relayerSwapAbi, functionName: "setRouter", args: [dex.v3.router, ROUTER_KIND.v3] })),
-    call(encodeFunctionData({ abi: relayerSwapAbi, functionName: "setFeeRecipient", args: [feeRecipient] })),
+    );
+  const setRouter = (router: Address, kind: number) =>
+    call(encodeFunctionData({ abi: relayerSwapAbi, functionName: "setRouter", args: [router, kind] }));
+  const setFeeRecipient = call(
+    encodeFunctionData({ abi: relayerSwapAbi, functionName: "setFeeRecipient", args: [feeRecipient] }),
+  );
+  if (forkOf) {
+    const known = KNOWN_SWAP[forkOf];
+    return [
+      whitelist(known.wrappedNative.address),
+      ...known.swap.routers.map((router) => setRouter(router.address, ROUTER_KIND[router.kind])),
+      setFeeRecipient,
+    ];
+  }
+  const { dex, dai } = devnetDex();
+  return [
+    whitelist(dai),
+    setRouter(dex.v2.router, ROUTER_KIND.v2),
+    setRouter(dex.v3.router, ROUTER_KIND.v3),
+    setFeeRecipient,
   ];
+}
+
+/** Wrapped native token every payer holds on a fork (wrapped and sent by the DEX deployer at start). */
+export const FORK_PAYER_WRAPPED = parseEther("10");
+
+/**
+ * A fork's side of deployDex: nothing is deployed (the real routers are used), each payer gets
+ * FORK_PAYER_WRAPPED of the wrapped native token (deposited by the DEX deployer, then sent), and the token is
+ * listed beside the network's own so the service accepts it as a sell token.
+ */
+async function forkWrappedNative(
+  rpcUrl: string,
+  chain: Chain,
+): Promise<Record<string, { address: Address; decimals: number; eip3009: boolean }>> {
+  const network = knownSwapNetwork(chain.id);
+  if (!network) return {};
+  const { symbol, address, decimals } = KNOWN_SWAP[network].wrappedNative;
+  const transport = http(rpcUrl);
+  const account = privateKeyToAccount(devnetKeys.dexDeployer);
+  const publicClient = createPublicClient({ chain, transport });
+  const wallet = createWalletClient({ chain, transport, account });
+  const payers = devnetKeys.payers.map((key) => privateKeyToAccount(key).address);
+  await createTestClient({ chain, transport, mode: "anvil" }).setBalance({
+    address: account.address,
+    value: parseEther("100000"),
+  });
+  const calls = [
+    {
+      to: address,
+      value: FORK_PAYER_WRAPPED * BigInt(payers.length),
+      data: encodeFunctionData({ abi: wrappedNativeAbi, functionName: "deposit" }),
+    },
+    ...payers.map((payer) => ({
+      to: address,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [payer, FORK_PAYER_WRAPPED] }),
+    })),
+  ];
+  // One after the other: the transfers need the deposit, and a fork's node estimates gas against its state.
+  for (const call of calls) {
+    const hash = await wallet.sendTransaction(call);
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 30_000 });
+    if (receipt.status !== "success") throw new Error(`fork setup transaction ${hash} reverted`);
+  }
+  return { [symbol]: { address, decimals, eip3009: false } };
 }
 
 function sqrt(value: bigint): bigint {
@@ -277,7 +348,8 @@ function v3PoolCalls(
 /**
  * Deploys the DEX, DAI and the wrapped native token, seeds the pools and mints DAI to the payers. Runs beside
  * deployContracts with a key of its own (no shared nonces); only the pools with the payment token wait for
- * `paymentToken` (deployed there). Nothing is deployed on a fork: forked networks use the real routers.
+ * `paymentToken` (deployed there). Nothing is deployed on a fork: forked networks use the real routers, and
+ * the payers get the wrapped native token instead of DAI.
  */
 export async function deployDex(
   rpcUrl: string,
@@ -286,14 +358,14 @@ export async function deployDex(
 ): Promise<{ dex?: DevnetDex; tokens: Record<string, { address: Address; decimals: number; eip3009: boolean }> }> {
   // Handled here so that a failed deployContracts is reported once, by whoever awaits it first.
   options.paymentToken.catch(() => {});
-  if (options.forked) return { tokens: {} };
+  if (options.forked) return { tokens: await forkWrappedNative(rpcUrl, chain) };
 
   // The routers only work with the published pair and pool: refuse to start with anything else.
-  for (const [artifact, expected] of [
-    [ARTIFACTS.v2Pair, UNISWAP_V2_INIT_CODE_HASH],
-    [ARTIFACTS.v3Pool, UNISWAP_V3_INIT_CODE_HASH],
+  const published = uniswapInitCodeHashes();
+  for (const [artifact, hash, expected] of [
+    [ARTIFACTS.v2Pair, published.v2, UNISWAP_V2_INIT_CODE_HASH],
+    [ARTIFACTS.v3Pool, published.v3, UNISWAP_V3_INIT_CODE_HASH],
   ] as const) {
-    const hash = keccak256(uniswapArtifact(artifact));
     if (hash !== expected) throw new Error(`${artifact} hashes to ${hash}, the routers expect ${expected}`);
   }
 

@@ -1,5 +1,6 @@
 import { CONFIG_DEFAULTS, NETWORK_DEFAULTS, validateConfig } from "../../src/config/load";
 import type { Config, ConfigInput, NetworkConfigInput } from "../../src/config/schema";
+import { knownSwapConfig, knownSwapNetwork } from "../../src/swap/known-routers";
 import type { DevnetDex } from "./dex";
 import { devnetKeys } from "./keys";
 import type { DevnetManifest, DevnetNetwork } from "./start";
@@ -31,6 +32,17 @@ function swapConfig(dex: DevnetDex): NonNullable<NetworkConfigInput["swap"]> {
   };
 }
 
+/**
+ * A network's swaps: the devnet DEX when one was deployed; on a fork, the forked chain's real routers
+ * (PancakeSwap on bsc, Uniswap on base: src/swap/known-routers.ts), of which nothing is deployed. The start's
+ * swap wiring check then reads them on the forked chain.
+ */
+function networkSwapConfig(network: DevnetNetwork): Pick<NetworkConfigInput, "swap"> {
+  if (network.dex) return { swap: swapConfig(network.dex) };
+  const known = network.forked ? knownSwapNetwork(network.chainId) : undefined;
+  return known ? { swap: knownSwapConfig(known) } : {};
+}
+
 /** Fees used on the devnet: 0.5% with a floor, and a flat deployment fee per wallet. */
 function networkConfig(network: DevnetNetwork): NetworkConfigInput {
   return {
@@ -60,7 +72,7 @@ function networkConfig(network: DevnetNetwork): NetworkConfigInput {
       swapFeeBps: 30,
       swapMinFee: (10n ** BigInt(token.decimals) / 100n).toString(),
     })),
-    ...(network.dex ? { swap: swapConfig(network.dex) } : {}),
+    ...networkSwapConfig(network),
     feeRecipient: network.feeRecipient,
     executorKeys: [...devnetKeys.executors],
     paymasterSignerKey: devnetKeys.paymasterSigner,

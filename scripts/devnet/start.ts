@@ -33,6 +33,8 @@ export type DevnetNetwork = {
   tokens: Record<string, DevnetToken>;
   /** Uniswap V2/V3 deployed by scripts/devnet/dex.ts; absent on a fork (the real routers come from config). */
   dex?: DevnetDex;
+  /** Set on a fork of the real chain: swaps use its real routers (src/swap/known-routers.ts). */
+  forked?: true;
 };
 /** The manifest written to `.devnet/devnet.json` (shape fixed by decisions.md). */
 export type DevnetManifest = {
@@ -106,11 +108,12 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
     pollingInterval: 100,
   } as Parameters<typeof Instance.alto>[0]);
   running.push(alto);
-  const contractsDeployed = deployContracts(rpcUrl, chain);
+  const forked = Boolean(options.forkUrls?.[network]);
+  const contractsDeployed = deployContracts(rpcUrl, chain, { forked });
   const [contracts, swaps] = await Promise.all([
     contractsDeployed,
     deployDex(rpcUrl, chain, {
-      forked: Boolean(options.forkUrls?.[network]),
+      forked,
       paymentToken: contractsDeployed.then((c) =>
         network === "bsc" ? { address: c.usdt, decimals: 18 } : { address: c.usdc, decimals: 6 },
       ),
@@ -136,6 +139,7 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
     feeRecipient: privateKeyToAccount(devnetKeys.feeRecipient).address,
     tokens: { ...token, ...swaps.tokens },
     dex: swaps.dex,
+    ...(forked ? { forked: true as const } : {}),
   };
   return networkManifest;
 }
