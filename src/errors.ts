@@ -42,6 +42,7 @@ export const ERROR_STATUS = {
   funding_error: 500,
   blockchain_error: 500,
   internal_error: 500,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -6,12 +6,15 @@ import type { DenyCounters } from "./deny/deny-counters";
 import { createSqliteDenyCounters } from "./deny/sqlite-deny-counters";
 import { createDeployments, type Deployments } from "./deploy/deployments";
 import { createIncognito, type Incognito } from "./incognito/incognito";
+import { createDrain, type Drain } from "./lifecycle/drain";
 import type { Logger } from "./logger";
+import { createServiceGauges, type ServiceGauges } from "./metrics/service-gauges";
 import { type PaymentRules, paymentRulesFor } from "./payments/payment-rules";
 import { createPayments, type Payments } from "./payments/payments";
 import { createRelayerPort, type RelayerPort } from "./payments/relayer-port";
 import { createPaymentSettler, type PaymentSettler } from "./payments/settle-payment";
 import { createSettlementStore, type SettlementStore } from "./payments/settlement-store";
+import { readBalances } from "./status/balances";
 import { clientConfig } from "./status/client-config";
 import { checkHealth } from "./status/health";
 import type { Status } from "./status/routes";
@@ -50,6 +53,10 @@ export type Services = {
   now(): bigint;
   /** Deletes issued UserOps that expired unsettled (every minute; `run` on demand). */
   issuedPurge: { run(): Promise<number> };
+  /** Graceful shutdown: work in flight, and whether new settles are refused (src/lifecycle/drain.ts). */
+  drain: Drain;
+  /** The gauges /metrics reads at scrape time (balances, in-flight transactions, drain state). */
+  gauges: ServiceGauges;
   stop(): void;
 };
 
@@ -67,6 +74,7 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
     return port;
   };
   const now = () => BigInt(Math.floor(Date.now() / 1000));
+  const drain = createDrain();
   const store = createSettlementStore(db);
   const deny = createSqliteDenyCounters(db, {
     afterReverts: config.denyAfterReverts,
@@ -153,6 +161,8 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
     paymentRulesFor: (network) => paymentRulesFor(network, deny),
     now,
     issuedPurge,
+    drain,
+    gauges: createServiceGauges({ networks, drain, readBalances }),
     stop() {
       issuedPurge.stop();
       incognito.stop();

@@ -44,6 +44,8 @@ export interface ExecutorConfig {
   logger?: Logger;
   /** How long network fees are reused; 1 s by default. */
   feeCacheMs?: number;
+  /** Called with the time from each transaction's first broadcast to its receipt (the receipt-lag metric). */
+  onReceipt?(lagMs: number): void;
   /** Nonce gap repair: first pause between rounds (500 ms), its ceiling (10 s), periodic re-sync (30 s). */
   gapRetryMs?: number;
   gapRetryMaxMs?: number;
@@ -80,6 +82,8 @@ export interface Executor {
   waitForReceipt(hash: Hex, timeoutMs: number): Promise<TransactionReceipt | null>;
   /** Re-broadcasts a raw signed transaction, ignoring "already known" and "nonce too low". */
   rebroadcast(raw: Hex): Promise<void>;
+  /** Per key: transactions prepared whose send has not ended (the in-flight metric). */
+  inFlight(): { address: Address; count: number }[];
   stop(): void;
 }
 
@@ -256,6 +260,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
       const alreadyMined = await broadcastFirst(prepared, key);
       if (!alreadyMined && stopped) throw new ExecutorStoppedError();
       const receipt = alreadyMined ?? (await awaitMined(prepared, key, hooks, knownBlock, broadcastAt));
+      config.onReceipt?.(Date.now() - broadcastAt);
       key.minedThrough = Math.max(key.minedThrough, prepared.nonce + 1);
       return receipt;
     } finally {
@@ -391,6 +396,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
     },
     waitForReceipt,
     rebroadcast,
+    inFlight: () => keys.keys.map((key) => ({ address: key.account.address, count: key.inFlight })),
     stop() {
       stopped = true;
       repair.stop();

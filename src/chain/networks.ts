@@ -3,6 +3,7 @@ import type { Config, NetworkConfig, NetworkName, TokenConfig } from "../config/
 import { NETWORKS } from "../config/schema";
 import { ApiError } from "../errors";
 import type { Logger } from "../logger";
+import { observeReceiptLag } from "../metrics/metrics";
 import { createExecutor, type Executor } from "./executor";
 import { createChainClient } from "./rpc";
 import { createSyncSendClient, createSyncSender } from "./sync-send";
@@ -80,6 +81,7 @@ export function createNetworks(
       feeCacheMs: feeCacheMs(blockTimeMs),
       syncSend,
       logger,
+      onReceipt: (lagMs) => observeReceiptLag(name, lagMs),
     });
     const tokens = new Map(networkConfig.tokens.map((token) => [token.address.toLowerCase(), token]));
     runtimes.set(name, {

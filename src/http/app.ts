@@ -2,23 +2,59 @@ import { Elysia, ValidationError } from "elysia";
 import { deployRoutes } from "../deploy/routes";
 import { ApiError } from "../errors";
 import { incognitoRoutes } from "../incognito/routes";
+import { DRAIN_RETRY_AFTER_SECONDS } from "../lifecycle/drain";
 import { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "../limits";
+import { httpRequests, settleDuration } from "../metrics/metrics";
 import { paymentRoutes } from "../payments/routes";
 import type { Services } from "../services";
 import { statusRoutes } from "../status/routes";
 import { swapRoutes } from "../swap/routes";
 import { walletRoutes } from "../wallets/routes";
 import { x402Routes } from "../x402/routes";
+import { isX402Body } from "../x402/wire";
 import { adminGuard, isAdminRequest } from "./admin-guard";
 import { envelope } from "./errors";
 import { bodyNestedTooDeep } from "./limits";
+import { metricsRoutes } from "./metrics";
 import { apiDocs } from "./openapi";
 import { createRateLimiter, isMerchantRequest, rateLimitKey } from "./rate-limit";
 
-type RequestMeta = { id: string; start: number; ip: string };
+type RequestMeta = {
+  id: string;
+  start: number;
+  ip: string;
+  /** The settle flow of a route that sends (the settle metric's label), and the end of its drain count. */
+  flow?: string;
+  endWork?: () => void;
+};
 
-/** x402 clients read /supported at start (and retry it on 429): it answers from config, so it is never limited. */
-const RATE_LIMIT_EXEMPT_PATHS = new Set(["/supported", "/api/v1/supported"]);
+/**
+ * x402 clients read /supported at start (and retry it on 429): it answers from config, so it is never limited.
+ * /metrics needs the admin key and is read from the cache: a monitoring scrape is never told to slow down.
+ */
+const RATE_LIMIT_EXEMPT_PATHS = new Set(["/supported", "/api/v1/supported", "/metrics", "/api/v1/metrics"]);
+
+/**
+ * The POST routes that may send a transaction or a UserOp, by flow: refused while the service drains, counted until
+ * they answer (a graceful shutdown waits for them), and timed by the settle histogram. `/settle` is `x402` for an
+ * x402 body.
+ */
+const SENDING_FLOWS: Record<string, string> = {
+  "/settle": "eoa",
+  "/wallet/settle": "wallet",
+  "/swap/settle": "swap",
+  "/wallet/swap/settle": "wallet_swap",
+  "/wallet/incognito/settle": "incognito",
+  "/deploy/settle": "deploy",
+  "/deploy/wallet/settle": "deploy_wallet",
+  "/wallet/claim": "claim",
+};
+
+function sendingFlow(request: Request): string | undefined {
+  if (request.method !== "POST") return undefined;
+  const path = new URL(request.url).pathname.replace(/^\/api\/v1(?=\/)/, "").replace(/(?<=.)\/$/, "");
+  return SENDING_FLOWS[path];
+}
 
 /** Turns a schema failure into `validation_error` naming the first offending field. */
 function validationError(error: ValidationError): ApiError {
@@ -76,6 +112,7 @@ export function createApp(services: Services) {
       .use(walletRoutes(services.wallets))
       .use(incognitoRoutes(services.incognito))
       .use(swapRoutes(services.swaps))
+      .use(metricsRoutes(services))
       .use(deployRoutes(services.deployments, adminGuard(config.adminApiKey)));
 
   return new Elysia()
@@ -83,8 +120,17 @@ export function createApp(services: Services) {
     .onRequest(async ({ request, set, server }) => {
       const id = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
       const ip = clientIp(request, server, config.trustProxy);
-      meta.set(request, { id, start: performance.now(), ip });
+      const info: RequestMeta = { id, start: performance.now(), ip, flow: sendingFlow(request) };
+      meta.set(request, info);
       set.headers["x-request-id"] = id;
+      if (info.flow && services.drain.draining) {
+        throw new ApiError(
+          "service_unavailable",
+          "the service is shutting down and takes no new settles; retry shortly",
+          { retryAfterSeconds: DRAIN_RETRY_AFTER_SECONDS },
+          { "retry-after": String(DRAIN_RETRY_AFTER_SECONDS) },
+        );
+      }
 
       if (await bodyTooLarge(request)) {
         throw new ApiError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`, {
@@ -112,6 +158,8 @@ export function createApp(services: Services) {
           limit: MAX_BODY_DEPTH,
         });
       }
+      // Counted from here until its answer: a graceful shutdown waits for it (src/lifecycle/drain.ts).
+      if (info.flow) info.endWork = services.drain.begin();
     })
     .onError(({ code, error, set, request }) => {
       let apiError: ApiError;
@@ -132,15 +180,23 @@ export function createApp(services: Services) {
       for (const [name, value] of Object.entries(apiError.headers ?? {})) set.headers[name] = value;
       return envelope(apiError, config.docsBaseUrl);
     })
-    .onAfterResponse(({ request, set, route }) => {
-      if (!config.logRequests) return;
+    .onAfterResponse(({ request, set, route, body }) => {
       const info = meta.get(request);
+      const status = typeof set.status === "number" ? set.status : 200;
+      // The route pattern, never the raw path: label values stay bounded whatever clients ask for.
+      httpRequests.inc({ route: route || "unmatched", method: request.method, status: String(status) });
+      if (info?.flow) {
+        info.endWork?.();
+        const flow = info.flow === "eoa" && isX402Body(body) ? "x402" : info.flow;
+        settleDuration.observe({ flow, status: String(status) }, (performance.now() - info.start) / 1000);
+      }
+      if (!config.logRequests) return;
       logger.info({
         event: "request",
         requestId: info?.id,
         method: request.method,
         route: route || new URL(request.url).pathname,
-        status: typeof set.status === "number" ? set.status : 200,
+        status,
         latencyMs: info ? Math.round((performance.now() - info.start) * 100) / 100 : undefined,
         ip: info?.ip,
       });

@@ -1,19 +1,8 @@
 import { formatEther } from "viem";
-import { entryPointAbi } from "../chain/abis";
-import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime } from "../chain/networks";
 import { isDatabaseHealthy } from "../db/open";
 import type { Services } from "../services";
-
-const multicallAbi = [
-  {
-    type: "function",
-    name: "getEthBalance",
-    stateMutability: "view",
-    inputs: [{ name: "addr", type: "address" }],
-    outputs: [{ name: "balance", type: "uint256" }],
-  },
-] as const;
+import { readBalances } from "./balances";
 
 async function bundlerUp(url: string): Promise<boolean> {
   try {
@@ -35,26 +24,8 @@ async function networkHealth(network: NetworkRuntime) {
     client.getBlockNumber({ cacheTime: 0 }).catch(() => null),
     bundlerUp(config.bundlerUrl),
     // Executor balances and the paymaster deposit in one round trip.
-    client
-      .multicall({
-        multicallAddress: MULTICALL3,
-        allowFailure: false,
-        contracts: [
-          ...executor.addresses.map(
-            (address) =>
-              ({ address: MULTICALL3, abi: multicallAbi, functionName: "getEthBalance", args: [address] }) as const,
-          ),
-          {
-            address: config.contracts.entryPoint,
-            abi: entryPointAbi,
-            functionName: "balanceOf",
-            args: [config.contracts.paymaster],
-          } as const,
-        ],
-      })
-      .catch(() => null),
+    readBalances(network),
   ]);
-  const deposit = balances?.at(-1);
   return {
     chainId: config.chainId,
     blockNumber: block === null ? null : Number(block),
@@ -65,9 +36,9 @@ async function networkHealth(network: NetworkRuntime) {
     privacyPool: config.contracts.privacyPool ?? null,
     executors: executor.addresses.map((address, i) => ({
       address,
-      balance: balances ? formatEther(balances[i] as bigint) : null,
+      balance: balances ? formatEther(balances.executors[i]?.balance as bigint) : null,
     })),
-    paymasterDeposit: deposit === undefined ? null : formatEther(deposit as bigint),
+    paymasterDeposit: balances ? formatEther(balances.paymasterDeposit) : null,
     swap: swapHealth(network),
   };
 }
@@ -81,7 +52,8 @@ function swapHealth(network: NetworkRuntime) {
 
 /**
  * ok: everything answers · degraded: some chain or bundler does not, or a network's configured swaps are
- * unavailable (reason in networks.<name>.swap) · down: no chain or no database.
+ * unavailable (reason in networks.<name>.swap) · down: no chain or no database · draining: a graceful shutdown
+ * is under way (new settles are refused).
  */
 export async function checkHealth(services: Services) {
   const entries = await Promise.all(
@@ -91,6 +63,13 @@ export async function checkHealth(services: Services) {
   const database = isDatabaseHealthy(services.db) ? ("ok" as const) : ("down" as const);
   const rpcUp = entries.filter(([, n]) => n.rpc === "ok").length;
   const allUp = entries.every(([, n]) => n.rpc === "ok" && n.bundler === "ok" && n.swap?.status !== "unavailable");
-  const status = database === "down" || rpcUp === 0 ? "down" : allUp ? "ok" : "degraded";
+  // Draining first: a load balancer must stop sending to an instance that is shutting down, whatever else holds.
+  const status = services.drain.draining
+    ? "draining"
+    : database === "down" || rpcUp === 0
+      ? "down"
+      : allUp
+        ? "ok"
+        : "degraded";
   return { status, version: services.version, networks, database } as const;
 }

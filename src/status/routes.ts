@@ -15,11 +15,15 @@ export function statusRoutes(status: Status) {
       "/health",
       async ({ set }) => {
         const health = await status.health();
-        if (health.status === "down") set.status = 503;
+        // Draining is 503 too: a load balancer's health check takes the instance out of rotation.
+        if (health.status === "down" || health.status === "draining") set.status = 503;
         return health;
       },
       {
-        detail: { tags: ["Utility"], summary: "Service, chain, bundler and database health (503 when down)" },
+        detail: {
+          tags: ["Utility"],
+          summary: "Service, chain, bundler and database health (503 when down or draining)",
+        },
         response: { 200: HealthSchema, 503: HealthSchema },
       },
     )

@@ -92,7 +92,7 @@ const Up = t.Union([t.Literal("ok"), t.Literal("down")]);
 const Ether = t.Union([t.String({ description: "ether units, decimal" }), t.Null()]);
 
 export const HealthSchema = t.Object({
-  status: t.Union([t.Literal("ok"), t.Literal("degraded"), t.Literal("down")]),
+  status: t.Union([t.Literal("ok"), t.Literal("degraded"), t.Literal("down"), t.Literal("draining")]),
   version: t.String(),
   networks: t.Record(
     t.String(),
