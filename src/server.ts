@@ -22,9 +22,12 @@ export async function startServer(config: Config, options: { silent?: boolean } 
   const app = createApp(services);
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES * 2 });
   logger.info({ event: "started", port: app.server?.port, networks: services.networks.enabled, mode: config.mode });
-  void reconcileSettlements(services);
-  void services.x402.reconcile();
-  void services.swaps.reconcile();
+  // Reconciliation sends too: a shutdown right after the start waits for it like for a settle.
+  const { drain } = services;
+  void drain.track(reconcileSettlements(services));
+  void drain.track(services.x402.reconcile());
+  void drain.track(services.swaps.reconcile());
+  let stopping: Promise<{ finished: boolean; left: number }> | undefined;
   return {
     app,
     services,
@@ -32,6 +35,29 @@ export async function startServer(config: Config, options: { silent?: boolean } 
     async stop() {
       await app.stop();
       services.stop();
+    },
+    /**
+     * Graceful shutdown: new settles and claims answer 503 with Retry-After and /health says draining, while the
+     * server keeps listening; settles and reconciliations in flight get `timeoutMs` to finish; then the server
+     * closes, indexers and pollers stop, the executors stop waiting for receipts and the database closes. What
+     * was still in flight stays sent in its record and is resumed by the next start's reconciliation.
+     */
+    shutdown(timeoutMs: number = config.shutdownTimeoutMs) {
+      stopping ??= (async () => {
+        drain.start();
+        logger.info({ event: "shutdown_started", inFlight: drain.active, timeoutMs });
+        const finished = await drain.idle(timeoutMs);
+        const left = drain.active;
+        if (!finished) logger.warn({ event: "shutdown_timeout", inFlight: left });
+        // Answers already produced are still being written: close gracefully, and cut what is left after a second
+        // (only requests past the timeout, whose records the next start resumes).
+        const closed = app.stop(false).then(() => true);
+        if (!(await Promise.race([closed, Bun.sleep(1_000).then(() => false)]))) await app.server?.stop(true);
+        services.stop();
+        logger.info({ event: "shutdown_complete", finished, left });
+        return { finished, left };
+      })();
+      return stopping;
     },
   };
 }

@@ -23,6 +23,7 @@ export const CONFIG_DEFAULTS = {
   trustProxy: false,
   paymasterValiditySeconds: 600,
   logRequests: true,
+  shutdownTimeoutMs: 25_000,
   denyAfterReverts: 3,
   denyWindowSeconds: 86_400,
 } as const;
@@ -58,6 +59,7 @@ function applyEnv(raw: Json, env: Env): Json {
   set("adminApiKey", env.ADMIN_API_KEY);
   set("rateLimitPerMinute", env.RATE_LIMIT_PER_MINUTE === undefined ? undefined : Number(env.RATE_LIMIT_PER_MINUTE));
   set("trustProxy", env.TRUST_PROXY === undefined ? undefined : env.TRUST_PROXY === "true");
+  set("shutdownTimeoutMs", env.SHUTDOWN_TIMEOUT_MS === undefined ? undefined : Number(env.SHUTDOWN_TIMEOUT_MS));
   // Comma-separated; replaces the file's list (like the executor keys), so a key can be rotated without the file.
   set("merchantApiKeys", list(env.MERCHANT_API_KEYS));
 

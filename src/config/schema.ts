@@ -193,6 +193,12 @@ export const ConfigSchema = T.Object({
   trustProxy: T.Boolean(),
   paymasterValiditySeconds: T.Integer({ minimum: 30 }),
   logRequests: T.Boolean(),
+  /**
+   * Graceful shutdown (SIGTERM, SIGINT): how long in-flight settles may take to finish before the process exits
+   * anyway (what is still sent then is resumed by the next start's reconciliation). Keep it under the grace period
+   * of whatever stops the process (Kubernetes: 30 s).
+   */
+  shutdownTimeoutMs: T.Integer({ minimum: 0 }),
   /** Payers and wallet owners are refused once this many of their settlements reverted on-chain within the window. */
   denyAfterReverts: T.Integer({ minimum: 1 }),
   /** A payer's or owner's revert count is forgotten this long after its last revert. */

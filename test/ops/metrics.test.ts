@@ -56,7 +56,7 @@ function parseExposition(text: string): Sample[] {
 const matches = (sample: Sample, name: string, labels: Record<string, string>) =>
   sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value);
 
-function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+function total(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
   return samples.filter((s) => matches(s, name, labels)).reduce((sum, s) => sum + Number(s.value), 0);
 }
 
@@ -102,7 +102,7 @@ describe("GET /metrics", () => {
     const after = await scrape();
 
     const delta = (name: string, labels: Record<string, string>) =>
-      valueOf(after, name, labels) - valueOf(before, name, labels);
+      total(after, name, labels) - total(before, name, labels);
     expect(delta("relay402_http_requests_total", { route: "/settle", method: "POST", status: "200" })).toBe(1);
     expect(delta("relay402_settle_duration_seconds_count", { flow: "eoa", status: "200" })).toBe(1);
     expect(delta("relay402_settle_duration_seconds_bucket", { flow: "eoa", status: "200", le: "+Inf" })).toBe(1);
@@ -121,9 +121,7 @@ describe("GET /metrics", () => {
     );
     const counts = buckets.map((s) => Number(s.value));
     expect(counts).toEqual([...counts].sort((a, b) => a - b));
-    expect(counts.at(-1)).toBe(
-      valueOf(after, "relay402_settle_duration_seconds_count", { flow: "eoa", status: "200" }),
-    );
+    expect(counts.at(-1)).toBe(total(after, "relay402_settle_duration_seconds_count", { flow: "eoa", status: "200" }));
   });
 
   test("in-flight transactions per key: a settle waiting for its block counts on its key, and its receipt lag is observed", async () => {
@@ -136,7 +134,7 @@ describe("GET /metrics", () => {
       let inFlight = 0;
       for (let attempt = 0; attempt < 100 && inFlight === 0; attempt++) {
         await Bun.sleep(50);
-        inFlight = valueOf(await scrape(), "relay402_executor_in_flight_transactions", { network });
+        inFlight = total(await scrape(), "relay402_executor_in_flight_transactions", { network });
       }
       expect(inFlight).toBe(1);
       const perKey = (await scrape()).filter((s) =>
@@ -152,15 +150,15 @@ describe("GET /metrics", () => {
     }
     expect((await settle).status).toBe(200);
     const after = await scrape();
-    expect(valueOf(after, "relay402_executor_in_flight_transactions", { network })).toBe(0);
+    expect(total(after, "relay402_executor_in_flight_transactions", { network })).toBe(0);
     const lagCount =
-      valueOf(after, "relay402_receipt_lag_seconds_count", { network }) -
-      valueOf(before, "relay402_receipt_lag_seconds_count", { network });
+      total(after, "relay402_receipt_lag_seconds_count", { network }) -
+      total(before, "relay402_receipt_lag_seconds_count", { network });
     expect(lagCount).toBe(1);
     // The transaction waited at least the 600 ms the chain did not mine.
     const lagSum =
-      valueOf(after, "relay402_receipt_lag_seconds_sum", { network }) -
-      valueOf(before, "relay402_receipt_lag_seconds_sum", { network });
+      total(after, "relay402_receipt_lag_seconds_sum", { network }) -
+      total(before, "relay402_receipt_lag_seconds_sum", { network });
     expect(lagSum).toBeGreaterThanOrEqual(0.6);
   });
 });
@@ -189,9 +187,9 @@ describe("balances in /metrics", () => {
           args: [chain.info.paymaster],
         }),
       );
-      expect(valueOf(samples, "relay402_balances_read_ok", { network: name })).toBe(1);
+      expect(total(samples, "relay402_balances_read_ok", { network: name })).toBe(1);
     }
-    expect(valueOf(samples, "relay402_draining")).toBe(0);
+    expect(total(samples, "relay402_draining")).toBe(0);
   });
 
   test("scrapes within the cache window share one chain read per network", async () => {
