@@ -63,7 +63,7 @@ describe("PostgreSQL settlement claim", () => {
     expect(results.filter((result) => result.created)).toHaveLength(1);
     // Every loser got the winner's record, not a copy or nothing.
     const winner = results.find((result) => result.created)?.record;
-    expect(new Set(results.map((result) => result.record.id))).toEqual(new Set([winner?.id]));
+    expect(new Set(results.map((result) => result.record.id))).toEqual(new Set([winner?.id ?? -1]));
     expect(winner?.status).toBe("pending");
     expect(await count(`nonce = '${one.nonce}'`)).toBe(1);
     // The claims really ran on many connections at once, not one after another on one.
