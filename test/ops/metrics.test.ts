@@ -124,6 +124,25 @@ describe("GET /metrics", () => {
     expect(counts.at(-1)).toBe(total(after, "relay402_settle_duration_seconds_count", { flow: "eoa", status: "200" }));
   });
 
+  test("each settle route is its own flow; an x402 body on /settle is x402, not eoa", async () => {
+    const before = await scrape();
+    // Refused bodies still count: x402 answers in its own shape (200), the others with the envelope (400).
+    const x402 = await service.post("/settle", { x402Version: 2, paymentPayload: {}, paymentRequirements: {} });
+    expect(x402.status).toBe(200);
+    expect((await service.post("/wallet/settle", { userOp: {} })).status).toBe(400);
+    expect((await service.post("/api/v1/swap/settle", {})).status).toBe(400);
+    const after = await scrape();
+    const delta = (labels: Record<string, string>) =>
+      total(after, "relay402_settle_duration_seconds_count", labels) -
+      total(before, "relay402_settle_duration_seconds_count", labels);
+    expect(delta({ flow: "x402", status: "200" })).toBe(1);
+    expect(delta({ flow: "eoa" })).toBe(0);
+    expect(delta({ flow: "wallet", status: "400" })).toBe(1);
+    expect(delta({ flow: "swap", status: "400" })).toBe(1);
+    // Reads are not settles.
+    expect(after.some((s) => s.name.startsWith("relay402_settle_duration") && s.labels.flow === undefined)).toBe(false);
+  });
+
   test("in-flight transactions per key: a settle waiting for its block counts on its key, and its receipt lag is observed", async () => {
     const body = await readyPayment(2n * unit);
     const before = await scrape();
