@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { TransformDecodeError, Value } from "@sinclair/typebox/value";
 import { Relay402Error } from "../errors";
+import { databaseOf, POSTGRES_NOT_AVAILABLE } from "./database";
 import { CHAIN_IDS, type Config, type ConfigInput, ConfigSchema, NETWORKS } from "./schema";
 
 /** A configuration that cannot run: the message names the field, never its value. */
@@ -56,6 +57,7 @@ function applyEnv(raw: Json, env: Env): Json {
   set("port", env.PORT === undefined ? undefined : Number(env.PORT));
   set("host", env.HOST);
   set("databasePath", env.DATABASE_PATH);
+  set("databaseUrl", env.DATABASE_URL || undefined);
   set("adminApiKey", env.ADMIN_API_KEY);
   set("rateLimitPerMinute", env.RATE_LIMIT_PER_MINUTE === undefined ? undefined : Number(env.RATE_LIMIT_PER_MINUTE));
   set("trustProxy", env.TRUST_PROXY === undefined ? undefined : env.TRUST_PROXY === "true");
@@ -135,6 +137,7 @@ export function validateConfig(candidate: unknown): Config {
   if (!config.networks.bsc && !config.networks.base) {
     throw new ConfigError("invalid config: networks (configure bsc, base or both)");
   }
+  if (databaseOf(config).kind === "postgres") throw new ConfigError(POSTGRES_NOT_AVAILABLE);
   return config;
 }
 

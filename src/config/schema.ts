@@ -185,6 +185,8 @@ export const ConfigSchema = T.Object({
   host: T.String({ minLength: 1 }),
   port: T.Integer({ minimum: 0, maximum: 65535 }),
   databasePath: T.String({ minLength: 1 }),
+  /** PostgreSQL instead of the SQLite file (src/config/database.ts); never echoed: it may hold a password. */
+  databaseUrl: T.Optional(T.String({ pattern: "^postgres(ql)?://[^\\s/]+/[^\\s]+$" })),
   adminApiKey: T.String({ minLength: 16 }),
   masterSaltPrefix: T.String({ minLength: 1 }),
   docsBaseUrl: Url,

@@ -1,0 +1,90 @@
+// DATABASE_URL (databaseUrl): absent means the SQLite file as before; a postgres:// or postgresql:// URL selects
+// PostgreSQL, which this version refuses to start on (its stores are not there yet); anything else is a bad value.
+// The URL may hold a password: no message quotes it.
+import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { generatePrivateKey } from "viem/accounts";
+import { databaseOf, POSTGRES_NOT_AVAILABLE } from "../../src/config/database";
+import { ConfigError, loadConfig } from "../../src/config/load";
+
+const key = generatePrivateKey();
+const baseEnv = {
+  ADMIN_API_KEY: "a-production-admin-key-000",
+  BSC_RPC_URLS: "http://127.0.0.1:1",
+  BSC_BUNDLER_URL: "http://127.0.0.1:3",
+  BSC_EXECUTOR_KEYS: key,
+  BSC_PAYMASTER_SIGNER_KEY: key,
+};
+const file = join(import.meta.dir, "fixtures", "bsc.json");
+const password = "s3cret-db-password";
+
+function refusal(env: Record<string, string>, overrides?: Record<string, unknown>): string {
+  try {
+    loadConfig({ env: { ...baseEnv, ...env }, file, overrides });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("the config was accepted");
+}
+
+describe("DATABASE_URL", () => {
+  test("absent (or empty): the SQLite file of databasePath, as before", () => {
+    const config = loadConfig({ env: { ...baseEnv, DATABASE_PATH: "data/x.sqlite" }, file });
+    expect(config.databaseUrl).toBeUndefined();
+    expect(databaseOf(config)).toEqual({ kind: "sqlite", path: "data/x.sqlite" });
+    expect(databaseOf(loadConfig({ env: { ...baseEnv, DATABASE_URL: "" }, file }))).toEqual({
+      kind: "sqlite",
+      path: "data/relay402.sqlite",
+    });
+  });
+
+  test("a postgres:// or postgresql:// URL selects PostgreSQL, and the start is refused with the reason", () => {
+    for (const url of [
+      `postgres://relay402:${password}@db.internal:5432/relay402`,
+      `postgresql://relay402:${password}@127.0.0.1/relay402?sslmode=require`,
+    ]) {
+      expect(databaseOf({ databasePath: "data/relay402.sqlite", databaseUrl: url })).toEqual({ kind: "postgres", url });
+      const message = refusal({ DATABASE_URL: url });
+      expect(message).toBe(POSTGRES_NOT_AVAILABLE);
+      expect(message).toContain("PostgreSQL stores are not available yet in this version");
+      expect(message).not.toContain(password);
+    }
+    // The file's databaseUrl is the same setting.
+    expect(refusal({}, { databaseUrl: `postgres://u:${password}@h/db` })).toBe(POSTGRES_NOT_AVAILABLE);
+  });
+
+  test("any other URL is a bad value naming the field, never quoting it", () => {
+    for (const url of [
+      `mysql://root:${password}@127.0.0.1/relay402`,
+      `sqlite://data/${password}.sqlite`,
+      `postgres://u:${password}@host-without-database`,
+      `postgres://u:${password}@h/db with space`,
+    ]) {
+      const message = refusal({ DATABASE_URL: url });
+      expect(message).toContain("databaseUrl");
+      expect(message).not.toBe(POSTGRES_NOT_AVAILABLE);
+      expect(message).not.toContain(password);
+    }
+  });
+
+  test("the service binary exits 1 with the reason, without a stack trace or the URL", () => {
+    const bun = join(import.meta.dir, "..", "..", "node_modules", ".bin", "bun");
+    const result = spawnSync(bun, ["src/main.ts"], {
+      cwd: join(import.meta.dir, "..", ".."),
+      env: {
+        PATH: process.env.PATH,
+        ...baseEnv,
+        RELAY402_CONFIG: file,
+        DATABASE_URL: `postgres://relay402:${password}@127.0.0.1:1/relay402`,
+      },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("PostgreSQL stores are not available yet in this version");
+    expect(result.stderr + result.stdout).not.toContain(password);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
