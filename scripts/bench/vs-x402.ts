@@ -331,8 +331,7 @@ try {
         side,
         r.rpc.roundTrips / r.ok,
       );
-      if (run === RUNS)
-        details.push(`${side}, verify: calls per verify by method: ${perMethod(r.rpc.calls, r.ok)}`);
+      if (run === RUNS) details.push(`${side}, verify: calls per verify by method: ${perMethod(r.rpc.calls, r.ok)}`);
       console.log(
         `  ${side} verify: ${r.ok}/${VERIFIES} valid in ${seconds.toFixed(1)} s; CPU: ${side} ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(r.anvilCpuMs / 1000).toFixed(1)} s ${reasons(r.outcomes)}`,
       );
@@ -492,6 +491,7 @@ try {
           blocks.set(receipt.blockNumber, (blocks.get(receipt.blockNumber) ?? 0) + 1);
       if (run === RUNS)
         details.push(
+          `relay402 burst: ${(r.rpc.roundTrips / BURST).toFixed(2)} round trips per settle; calls per settle by method: ${perMethod(r.rpc.calls, BURST)}`,
           `relay402 burst, settlements per block: ${[...blocks]
             .sort(([a], [b]) => (a < b ? -1 : 1))
             .map(([, n]) => n)
