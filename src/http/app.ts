@@ -23,8 +23,9 @@ type RequestMeta = {
   id: string;
   start: number;
   ip: string;
-  /** The settle flow of a route that sends (the settle metric's label), and the end of its drain count. */
+  /** The settle flow of a route that sends (the settle metric's label), its path, and the end of its drain count. */
   flow?: string;
+  path?: string;
   endWork?: () => void;
 };
 
@@ -50,10 +51,12 @@ const SENDING_FLOWS: Record<string, string> = {
   "/wallet/claim": "claim",
 };
 
-function sendingFlow(request: Request): string | undefined {
+/** The flow of a sending route and its path (a fixed path, so a bounded label even before routing). */
+function sendingRoute(request: Request): { flow: string; path: string } | undefined {
   if (request.method !== "POST") return undefined;
-  const path = new URL(request.url).pathname.replace(/^\/api\/v1(?=\/)/, "").replace(/(?<=.)\/$/, "");
-  return SENDING_FLOWS[path];
+  const path = new URL(request.url).pathname.replace(/(?<=.)\/$/, "");
+  const flow = SENDING_FLOWS[path.replace(/^\/api\/v1(?=\/)/, "")];
+  return flow ? { flow, path } : undefined;
 }
 
 /** Turns a schema failure into `validation_error` naming the first offending field. */
@@ -120,7 +123,8 @@ export function createApp(services: Services) {
     .onRequest(async ({ request, set, server }) => {
       const id = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
       const ip = clientIp(request, server, config.trustProxy);
-      const info: RequestMeta = { id, start: performance.now(), ip, flow: sendingFlow(request) };
+      const sending = sendingRoute(request);
+      const info: RequestMeta = { id, start: performance.now(), ip, flow: sending?.flow, path: sending?.path };
       meta.set(request, info);
       set.headers["x-request-id"] = id;
       if (info.flow && services.drain.draining) {
@@ -183,8 +187,9 @@ export function createApp(services: Services) {
     .onAfterResponse(({ request, set, route, body }) => {
       const info = meta.get(request);
       const status = typeof set.status === "number" ? set.status : 200;
-      // The route pattern, never the raw path: label values stay bounded whatever clients ask for.
-      httpRequests.inc({ route: route || "unmatched", method: request.method, status: String(status) });
+      // The route pattern, never the raw path: label values stay bounded whatever clients ask for. A request refused
+      // before routing (429, 413, 503 while draining) has no pattern: a sending route's fixed path, else "unmatched".
+      httpRequests.inc({ route: route || info?.path || "unmatched", method: request.method, status: String(status) });
       if (info?.flow) {
         info.endWork?.();
         const flow = info.flow === "eoa" && isX402Body(body) ? "x402" : info.flow;

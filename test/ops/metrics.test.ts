@@ -182,6 +182,24 @@ describe("GET /metrics", () => {
   });
 });
 
+test("a request refused before routing (429) counts under its sending route's path, any other under unmatched", async () => {
+  const service = services.start({ rateLimitPerMinute: 1 });
+  const key = { "x-admin-api-key": service.config.adminApiKey };
+  const scrape = async () => {
+    await Bun.sleep(5);
+    return parseExposition((await service.get("/metrics", key)).body as string);
+  };
+  const before = await scrape();
+  expect((await service.post("/settle", {})).status).toBe(400);
+  expect((await service.post("/settle", {})).status).toBe(429);
+  expect((await service.get(`/wallet/${randomAddress()}`)).status).toBe(429);
+  const after = await scrape();
+  const delta = (labels: Record<string, string>) =>
+    total(after, "relay402_http_requests_total", labels) - total(before, "relay402_http_requests_total", labels);
+  expect(delta({ route: "/settle", method: "POST", status: "429" })).toBe(1);
+  expect(delta({ route: "unmatched", method: "GET", status: "429" })).toBe(1);
+});
+
 describe("balances in /metrics", () => {
   test("executor balances and the paymaster deposit equal the chain's, per network", async () => {
     // A service of its own: its balance cache is empty, so this scrape reads the chain now.
