@@ -127,14 +127,6 @@ export function createApp(services: Services) {
       const info: RequestMeta = { id, start: performance.now(), ip, flow: sending?.flow, path: sending?.path };
       meta.set(request, info);
       set.headers["x-request-id"] = id;
-      if (info.flow && services.drain.draining) {
-        throw new ApiError(
-          "service_unavailable",
-          "the service is shutting down and takes no new settles; retry shortly",
-          { retryAfterSeconds: DRAIN_RETRY_AFTER_SECONDS },
-          { "retry-after": String(DRAIN_RETRY_AFTER_SECONDS) },
-        );
-      }
 
       if (await bodyTooLarge(request)) {
         throw new ApiError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`, {
@@ -162,8 +154,19 @@ export function createApp(services: Services) {
           limit: MAX_BODY_DEPTH,
         });
       }
-      // Counted from here until its answer: a graceful shutdown waits for it (src/lifecycle/drain.ts).
-      if (info.flow) info.endWork = services.drain.begin();
+      if (info.flow) {
+        // Checked last, after the awaits above, and counted in the same turn: a settle either counts as work a
+        // drain waits for, or is refused; none can slip in once the drain found nothing left (src/lifecycle/drain.ts).
+        if (services.drain.draining) {
+          throw new ApiError(
+            "service_unavailable",
+            "the service is shutting down and takes no new settles; retry shortly",
+            { retryAfterSeconds: DRAIN_RETRY_AFTER_SECONDS },
+            { "retry-after": String(DRAIN_RETRY_AFTER_SECONDS) },
+          );
+        }
+        info.endWork = services.drain.begin();
+      }
     })
     .onError(({ code, error, set, request }) => {
       let apiError: ApiError;

@@ -6,6 +6,7 @@ import type { Address, Hex } from "viem";
 import { relayerAbi } from "../../src/chain/abis";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { startTestService } from "../support/service";
 import { type ServiceProcess, startServiceProcess } from "./service-process";
 
 const network = "bsc" as const;
@@ -77,6 +78,41 @@ async function expectPaidOnce(list: Payment[]) {
     expect(await authorizationUsed(payment)).toBe(true);
   }
 }
+
+test("while draining, every route that may send is 503 with Retry-After (root and /api/v1); reads and verifies still answer", async () => {
+  const service = startTestService();
+  try {
+    service.services.drain.start();
+    const sending = [
+      "/settle",
+      "/wallet/settle",
+      "/swap/settle",
+      "/wallet/swap/settle",
+      "/wallet/incognito/settle",
+      "/deploy/settle",
+      "/deploy/wallet/settle",
+      "/wallet/claim",
+    ];
+    for (const path of [...sending, ...sending.map((p) => `/api/v1${p}`)]) {
+      const refused = await service.post(path, {});
+      expect([path, refused.status, refused.headers.get("retry-after"), refused.body.code]).toEqual([
+        path,
+        503,
+        "5",
+        "service_unavailable",
+      ]);
+    }
+    expect(service.services.drain.active).toBe(0);
+    const health = await service.get("/health");
+    expect([health.status, health.body.status]).toEqual([503, "draining"]);
+    // Not a settle: answered as ever (an empty body is a validation error, not a refusal to work).
+    expect((await service.post("/verify", {})).status).toBe(400);
+    expect((await service.post("/deploy/quote", {})).status).toBe(400);
+    expect((await service.get("/config")).status).toBe(200);
+  } finally {
+    service.stop();
+  }
+});
 
 describe("graceful shutdown of the service process", () => {
   test("SIGTERM with settles in flight: they finish, new settles get 503, /health says draining, exit 0", async () => {
