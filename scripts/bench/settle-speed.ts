@@ -6,8 +6,6 @@
 // The facilitator runs in a child process of its own (this file with `--service`), so that its CPU time and its
 // event loop are measured without the load generator's signing and HTTP client, nor the RPC counting proxy.
 import "../../src/production-env";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eoaPaymentBody } from "./eoa-payment-body";
 
@@ -73,13 +71,9 @@ async function bench() {
   const { createPublicClient, createTestClient, createWalletClient, http } = await import("viem");
   const { generatePrivateKey, privateKeyToAccount } = await import("viem/accounts");
   const { erc20Abi } = await import("../../src/chain/abis");
-  const { encodeConfig } = await import("../../src/config/load");
   const { startRpcCounter } = await import("./rpc-counter");
-  const { buildContracts } = await import("../devnet/build");
+  const { benchServiceConfig, startBenchDevnet } = await import("./bench-devnet");
   const { devnetChain } = await import("../devnet/chain");
-  const { freePort } = await import("../devnet/ports");
-  const { configFromManifest } = await import("../devnet/service-config");
-  const { startDevnet } = await import("../devnet/start");
 
   const percentile = (values: number[], p: number) => {
     const sorted = [...values].sort((a, b) => a - b);
@@ -87,25 +81,12 @@ async function bench() {
   };
   const ms = (value: number) => `${value.toFixed(1)} ms`;
 
-  buildContracts();
-  const dir = mkdtempSync(join(tmpdir(), "relay402-settle-speed-"));
-  const devnet = await startDevnet({ dir, quiet: true });
+  const cleanups: (() => unknown)[] = [];
+  const { devnet, dir } = await startBenchDevnet("settle-speed", cleanups);
   const network = devnet.manifest.networks.bsc;
   const counter = startRpcCounter(network.rpcUrl);
-  const manifest = {
-    ...devnet.manifest,
-    service: `http://127.0.0.1:${await freePort()}`,
-    networks: { ...devnet.manifest.networks, bsc: { ...network, rpcUrl: counter.url } },
-  };
-  const config = encodeConfig(
-    configFromManifest(manifest, {
-      databasePath: join(dir, "bench.sqlite"),
-      rateLimitPerMinute: 10_000_000,
-      logRequests: false,
-    }),
-  );
-  // Only bsc: the base network's own polling would not be counted, but it would cost the child CPU.
-  delete (config.networks as Record<string, unknown>).base;
+  cleanups.push(() => counter.stop());
+  const config = await benchServiceConfig(devnet.manifest, "bsc", counter.url, join(dir, "bench.sqlite"));
 
   let onMessage: (message: Message) => void = () => undefined;
   const child = Bun.spawn([process.execPath, import.meta.path, "--service"], {
@@ -212,8 +193,6 @@ async function bench() {
     child.send("stop");
     await Promise.race([child.exited, Bun.sleep(5000)]);
     if (child.exitCode === null) child.kill();
-    counter.stop();
-    await devnet.stop();
-    rmSync(dir, { recursive: true, force: true });
+    for (const cleanup of cleanups.reverse()) await cleanup();
   }
 }

@@ -11,8 +11,7 @@
 // The service runs in a child process of its own (relay402-process.ts), so the latency is not the load
 // generator's and its RPC calls are the only ones the proxy sees.
 import "../../src/production-env";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type Address,
@@ -27,15 +26,11 @@ import {
 } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi, factoryAbi } from "../../src/chain/abis";
-import { encodeConfig } from "../../src/config/load";
 import { swapRouter02Abi, v2RouterAbi } from "../../src/swap/abis";
 import { encodePath } from "../../src/swap/path";
 import { createBundler } from "../../src/userops/bundler";
-import { buildContracts } from "../devnet/build";
 import { devnetChain } from "../devnet/chain";
-import { freePort } from "../devnet/ports";
-import { configFromManifest } from "../devnet/service-config";
-import { startDevnet } from "../devnet/start";
+import { benchServiceConfig, type Cleanups, progress, startBenchDevnet } from "./bench-devnet";
 import { type Child, startChild } from "./child";
 import { startRpcCounter } from "./rpc-counter";
 import { median, percentile } from "./stats";
@@ -51,18 +46,12 @@ type Quote = { fee: string; buyAmount: string; minBuyAmount: string; route: Hop[
 
 const randomAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
-const began = performance.now();
-/** Progress on stderr, so that a phase that fails or hangs is named. */
-const step = (what: string) => console.error(`[${((performance.now() - began) / 1000).toFixed(1)} s] ${what}`);
+const step = progress();
 
-const cleanups: (() => unknown)[] = [];
+const cleanups: Cleanups = [];
 try {
   step("building contracts, starting the devnet");
-  buildContracts();
-  const dir = mkdtempSync(join(tmpdir(), "relay402-bench-swap-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const devnet = await startDevnet({ dir, quiet: true });
-  cleanups.push(() => devnet.stop());
+  const { devnet, dir } = await startBenchDevnet("bench-swap", cleanups);
   const network = devnet.manifest.networks.bsc;
   const dex = network.dex;
   const dai = network.tokens.DAI?.address as Address | undefined;
@@ -72,20 +61,8 @@ try {
 
   const counter = startRpcCounter(network.rpcUrl);
   cleanups.push(() => counter.stop());
-  const manifest = {
-    ...devnet.manifest,
-    service: `http://127.0.0.1:${await freePort()}`,
-    networks: { ...devnet.manifest.networks, bsc: { ...network, rpcUrl: counter.url } },
-  };
-  const config = encodeConfig(
-    configFromManifest(manifest, {
-      databasePath: join(dir, "bench.sqlite"),
-      rateLimitPerMinute: 10_000_000,
-      logRequests: false,
-    }),
-  ) as { networks: Record<string, { contracts: Record<string, unknown> }> };
-  // Only bsc, and no privacy pool: base's pollers and the leaf indexer's 5-s reads would be counted per quote.
-  delete config.networks.base;
+  const config = await benchServiceConfig(devnet.manifest, "bsc", counter.url, join(dir, "bench.sqlite"));
+  // No privacy pool: the leaf indexer's 5-s reads would be counted per quote.
   delete config.networks.bsc!.contracts.privacyPool;
 
   step("devnet up; starting the service");

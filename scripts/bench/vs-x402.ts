@@ -7,8 +7,7 @@
 //
 // Not a test: figures on a shared machine are indicative; compare the columns with each other.
 import "../../src/production-env";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { x402Client } from "@x402/core/client";
@@ -26,14 +25,10 @@ import {
 } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../../src/chain/abis";
-import { encodeConfig } from "../../src/config/load";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/payments/typed-data";
-import { buildContracts } from "../devnet/build";
 import { devnetChain } from "../devnet/chain";
 import { DEVNET_MNEMONIC } from "../devnet/keys";
-import { freePort } from "../devnet/ports";
-import { configFromManifest } from "../devnet/service-config";
-import { startDevnet } from "../devnet/start";
+import { benchServiceConfig, type Cleanups, progress, startBenchDevnet } from "./bench-devnet";
 import { type Child, startChild } from "./child";
 import { drive, type Outcome, postJson } from "./load";
 import { cpuMsOf, peakRssMiBOf } from "./proc";
@@ -93,7 +88,7 @@ function record(key: string, row: Row, side: Side, value: number) {
   samples.set(key, entry);
 }
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
+const cleanups: Cleanups = [];
 let cleaning: Promise<void> | null = null;
 const cleanUp = () => {
   cleaning ??= (async () => {
@@ -109,17 +104,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
     void cleanUp().finally(() => process.exit(130));
   });
 
-const began = performance.now();
-/** Progress on stderr, so that a phase that fails or hangs is named. */
-const step = (what: string) => console.error(`[${((performance.now() - began) / 1000).toFixed(1)} s] ${what}`);
+const step = progress();
 
 try {
   step("building contracts, starting the devnet");
-  buildContracts();
-  const dir = mkdtempSync(join(tmpdir(), "relay402-vs-x402-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const devnet = await startDevnet({ dir, quiet: true });
-  cleanups.push(() => devnet.stop());
+  const { devnet, dir } = await startBenchDevnet("vs-x402", cleanups);
   const network = devnet.manifest.networks.base;
   const usdc = network.tokens.USDC?.address as Address;
 
@@ -133,20 +122,7 @@ try {
   cleanups.push(() => counters.relay402.stop());
   cleanups.push(() => counters.reference.stop());
 
-  const manifest = {
-    ...devnet.manifest,
-    service: `http://127.0.0.1:${await freePort()}`,
-    networks: { ...devnet.manifest.networks, base: { ...network, rpcUrl: counters.relay402.url } },
-  };
-  const config = encodeConfig(
-    configFromManifest(manifest, {
-      databasePath: join(dir, "relay402.sqlite"),
-      rateLimitPerMinute: 10_000_000,
-      logRequests: false,
-    }),
-  );
-  // Only base: bsc's pollers would cost the child CPU that no figure here is about.
-  delete (config.networks as Record<string, unknown>).bsc;
+  const config = await benchServiceConfig(devnet.manifest, "base", counters.relay402.url, join(dir, "relay402.sqlite"));
 
   const referenceKey = toHex(
     mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: REFERENCE_KEY_INDEX }).getHdKey().privateKey as Uint8Array,
