@@ -36,7 +36,7 @@ export function metricsRoutes(services: Services) {
         tags: ["Utility"],
         summary: "Prometheus metrics (admin key, as x-admin-api-key or Authorization: Bearer)",
         description:
-          "Text exposition format 0.0.4: relay402_http_requests_total, relay402_settle_duration_seconds, relay402_receipt_lag_seconds, relay402_executor_in_flight_transactions, relay402_executor_balance_wei, relay402_paymaster_deposit_wei, relay402_balances_read_ok, relay402_draining, relay402_work_in_flight.",
+          "Text exposition format 0.0.4: relay402_http_requests_total, relay402_settle_duration_seconds, relay402_receipt_lag_seconds, relay402_userop_receipt_lag_seconds, relay402_executor_in_flight_transactions, relay402_executor_balance_wei, relay402_paymaster_deposit_wei, relay402_balances_read_ok, relay402_draining, relay402_work_in_flight.",
       },
     },
   );

@@ -26,6 +26,17 @@ export const receiptLag = processMetrics.histogram(
   "Time from an executor transaction's broadcast to its receipt, by network",
 );
 
+/** Sponsored UserOps: handed to the bundler to the UserOp's outcome read from the chain. */
+export const userOpReceiptLag = processMetrics.histogram(
+  "relay402_userop_receipt_lag_seconds",
+  "Time from handing a sponsored UserOp to the bundler to its execution on-chain, by network",
+);
+
+/** Called by the UserOp kernel when a UserOp it sent has its outcome. */
+export function observeUserOpReceiptLag(network: string, milliseconds: number): void {
+  userOpReceiptLag.observe({ network }, milliseconds / 1000);
+}
+
 /** Called by the executor with each receipt it got for a transaction it broadcast. */
 export function observeReceiptLag(network: string, milliseconds: number): void {
   receiptLag.observe({ network }, milliseconds / 1000);

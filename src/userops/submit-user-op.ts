@@ -3,6 +3,7 @@ import { entryPointAbi } from "../chain/abis";
 import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
+import { observeUserOpReceiptLag } from "../metrics/metrics";
 import { BundlerRejectedError, BundlerTimeoutError, UserOpAlreadyKnownError } from "./bundler";
 import { type IssuedUserOpStore, issuedAt } from "./issued-user-op-store";
 import type { LocatedUserOp } from "./locate-issued-user-op";
@@ -63,6 +64,7 @@ export async function sendIssuedUserOp(
     const outcome = await outcomeByBundlerHint(source, hash);
     if (outcome) return executed(outcome);
   }
+  const sentAt = Date.now();
   try {
     await network.bundler.send(op);
   } catch (error) {
@@ -86,6 +88,7 @@ export async function sendIssuedUserOp(
   }
   const outcome = await waitForUserOpOutcome(source, hash, network.runtime.config.receiptTimeoutMs);
   if (!outcome) throw pending("no receipt for the UserOp in time");
+  observeUserOpReceiptLag(network.runtime.name, Date.now() - sentAt);
   return executed(outcome);
 }
 

@@ -3,6 +3,7 @@ import { entryPointAbi } from "../../src/chain/abis";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress } from "../support/chain";
 import { trackServices } from "../support/service";
+import { deployFundedWallet, settleBody, units, verifyBody } from "../wallets/support";
 
 const services = trackServices();
 afterAll(() => services.stopAll());
@@ -141,6 +142,26 @@ describe("GET /metrics", () => {
     expect(delta({ flow: "swap", status: "400" })).toBe(1);
     // Reads are not settles.
     expect(after.some((s) => s.name.startsWith("relay402_settle_duration") && s.labels.flow === undefined)).toBe(false);
+  });
+
+  test("a smart-wallet settle is flow wallet, and its UserOp's receipt lag is observed", async () => {
+    const { owner, wallet } = await deployFundedWallet(network, units(network, 10n));
+    const verified = await service.post(
+      "/wallet/verify",
+      verifyBody(network, wallet, [{ to: randomAddress(), amount: units(network, 1n) }]),
+    );
+    expect(verified.status).toBe(200);
+    const before = await scrape();
+    const settled = await service.post("/wallet/settle", await settleBody(verified.body, owner));
+    expect(settled.status).toBe(200);
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string>) =>
+      total(after, name, labels) - total(before, name, labels);
+    expect(delta("relay402_settle_duration_seconds_count", { flow: "wallet", status: "200" })).toBe(1);
+    expect(delta("relay402_userop_receipt_lag_seconds_count", { network })).toBe(1);
+    expect(delta("relay402_userop_receipt_lag_seconds_sum", { network })).toBeGreaterThan(0);
+    // The bundler sent it, not an executor.
+    expect(delta("relay402_receipt_lag_seconds_count", { network })).toBe(0);
   });
 
   test("in-flight transactions per key: a settle waiting for its block counts on its key, and its receipt lag is observed", async () => {
