@@ -15,6 +15,7 @@ import {
 } from "./errors";
 import { createFeeOracle } from "./gas-price";
 import { createKeyPool, type ExecutorKey, markRefused } from "./key-pool";
+import type { NewHeads } from "./new-heads";
 import { createNonceRepair } from "./nonce-repair";
 import { createReceiptPoller, fetchReceipt } from "./receipt-poller";
 import type { SyncSender } from "./sync-send";
@@ -36,6 +37,12 @@ export interface ExecutorConfig {
   replaceAfterMs: number;
   /** Pause between eth_blockNumber reads while a transaction waits for its receipt (see receipt-poller.ts). */
   pollIntervalMs: number;
+  /**
+   * New blocks pushed over a WebSocket (new-heads.ts): receipts are asked for when a block arrives, and
+   * eth_blockNumber is polled only while the subscription is down or silent for `newHeadsStaleAfterMs`.
+   */
+  newHeads?: NewHeads;
+  newHeadsStaleAfterMs?: number;
   /**
    * Broadcasts through eth_sendRawTransactionSync (EIP-7966) when it says it is enabled, taking the receipt from
    * the answer; without it, or when the call gives no receipt, the plain broadcast and the poller as before.
@@ -92,7 +99,13 @@ export function createExecutor(config: ExecutorConfig): Executor {
   const logger = config.logger ?? createLogger({ silent: true });
   const keys = createKeyPool(client, config.privateKeys);
   const fees = createFeeOracle({ client, maxFeePerGasCap: config.maxFeePerGasCap, ttlMs: config.feeCacheMs, logger });
-  const poller = createReceiptPoller({ client, pollIntervalMs, logger });
+  const poller = createReceiptPoller({
+    client,
+    pollIntervalMs,
+    logger,
+    ...(config.newHeads ? { heads: config.newHeads } : {}),
+    ...(config.newHeadsStaleAfterMs ? { headsStaleAfterMs: config.newHeadsStaleAfterMs } : {}),
+  });
   const stopHandlers = new Set<() => void>();
   let stopped = false;
   const repair = createNonceRepair({

@@ -5,6 +5,7 @@ import { ApiError } from "../errors";
 import type { Logger } from "../logger";
 import { observeReceiptLag } from "../metrics/metrics";
 import { createExecutor, type Executor } from "./executor";
+import { createNewHeads, type NewHeads } from "./new-heads";
 import { createChainClient } from "./rpc";
 import { createSyncSendClient, createSyncSender } from "./sync-send";
 
@@ -49,12 +50,19 @@ export const syncSendTimeoutMs = (blockTimeMs: number, replaceAfterMs: number, r
  */
 export const feeCacheMs = (blockTimeMs: number) => Math.max(1_000, 3 * blockTimeMs);
 
+/**
+ * With a newHeads subscription, how long without a head before the receipt poller reads eth_blockNumber again: three
+ * blocks, at least 1 s (a socket that is open but silent must not stall receipts for longer).
+ */
+export const newHeadsStaleAfterMs = (blockTimeMs: number) => Math.max(1_000, 3 * blockTimeMs);
+
 export function createNetworks(
   config: Config,
   logger: Logger,
   swapUnavailable: Partial<Record<NetworkName, string>> = {},
 ): Networks {
   const runtimes = new Map<NetworkName, NetworkRuntime>();
+  const subscriptions: NewHeads[] = [];
   for (const name of NETWORKS) {
     const networkConfig = config.networks[name];
     if (!networkConfig) continue;
@@ -70,6 +78,11 @@ export function createNetworks(
     });
     // Probed once, now, so that the first settle does not pay for the question.
     void syncSend.enabled();
+    // One newHeads subscription per network, opened now and kept; the poller polls whenever it is down.
+    const newHeads = networkConfig.wsUrl
+      ? createNewHeads({ url: networkConfig.wsUrl, network: name, logger })
+      : undefined;
+    if (newHeads) subscriptions.push(newHeads);
     const executor = createExecutor({
       client,
       chainId: networkConfig.chainId,
@@ -78,6 +91,7 @@ export function createNetworks(
       receiptTimeoutMs: networkConfig.receiptTimeoutMs,
       replaceAfterMs: networkConfig.replaceAfterMs,
       pollIntervalMs: receiptPollIntervalMs(blockTimeMs),
+      ...(newHeads ? { newHeads, newHeadsStaleAfterMs: newHeadsStaleAfterMs(blockTimeMs) } : {}),
       feeCacheMs: feeCacheMs(blockTimeMs),
       syncSend,
       logger,
@@ -109,6 +123,7 @@ export function createNetworks(
     all: () => [...runtimes.values()],
     stop() {
       for (const runtime of runtimes.values()) runtime.executor.stop();
+      for (const newHeads of subscriptions) newHeads.stop();
     },
   };
 }

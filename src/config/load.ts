@@ -74,6 +74,7 @@ function applyEnv(raw: Json, env: Env): Json {
     const network: Json = { ...NETWORK_DEFAULTS, chainId: CHAIN_IDS[name], ...(current ?? {}) };
     if (rpcUrls) network.rpcUrls = rpcUrls;
     if (env[`${prefix}_BUNDLER_URL`]) network.bundlerUrl = env[`${prefix}_BUNDLER_URL`];
+    if (env[`${prefix}_WS_URL`]) network.wsUrl = env[`${prefix}_WS_URL`];
     const executorKeys = list(env[`${prefix}_EXECUTOR_KEYS`]);
     if (executorKeys) network.executorKeys = executorKeys;
     if (env[`${prefix}_PAYMASTER_SIGNER_KEY`]) network.paymasterSignerKey = env[`${prefix}_PAYMASTER_SIGNER_KEY`];

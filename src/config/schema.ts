@@ -164,6 +164,11 @@ const NetworkFields = T.Object({
    * first RPC URL once at start whether it serves the method, "always" and "never" skip the question.
    */
   sendRawTransactionSync: T.Optional(T.Union([T.Literal("auto"), T.Literal("always"), T.Literal("never")])),
+  /**
+   * A WebSocket JSON-RPC URL of the same chain: receipts are asked for when eth_subscribe("newHeads") pushes a block,
+   * instead of polling eth_blockNumber (which takes over while the socket is down). Never logged (it may hold a key).
+   */
+  wsUrl: T.Optional(T.String({ pattern: "^wss?://[^\\s]+$" })),
   /** x402 facilitator bodies on /verify and /settle (scheme exact: EIP-3009 tokens, and any token with Permit2); off when absent. */
   x402: T.Optional(T.Object({ enabled: T.Boolean() })),
   /** Swaps through whitelisted DEX routers; off when absent. */
