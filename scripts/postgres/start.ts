@@ -34,6 +34,11 @@ export type Postgres = {
   createDatabase(name: string): Promise<string>;
   /** Stops the server (fast shutdown: open sessions are ended) and removes its folder. */
   stop(): Promise<void>;
+  /**
+   * Stops it without awaiting anything, for an exit handler: SIGQUIT (PostgreSQL's immediate shutdown, no
+   * checkpoint into the folder removed next), a blocking wait of at most 5 s for the pid, then the folder.
+   */
+  stopNow(): void;
 };
 
 export type PostgresOptions = {
@@ -46,15 +51,31 @@ export type PostgresOptions = {
    * (the default, `durable: false`). A cluster kept for development can ask for durable commits.
    */
   durable?: boolean;
+  /**
+   * The server does not keep this process alive once started (tests: the process ends when its work does, and an
+   * exit handler calls `stopNow`). Default false: a script that only runs the server stays up with it.
+   */
+  unref?: boolean;
 };
 
+/** A zombie (ended, not yet reaped: a child of a parent that died) counts as gone. */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return true; // no /proc: trust the signal
+  }
+}
+
+/** Waits (blocking, for exit handlers) until `pid` is gone, at most `ms`. */
+function waitForExit(pid: number, ms: number): void {
+  const until = Date.now() + ms;
+  while (isAlive(pid) && Date.now() < until) Bun.sleepSync(20);
 }
 
 /**
@@ -150,6 +171,11 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     throw error;
   }
 
+  if (options.unref) {
+    server.unref();
+    for (const stream of [server.stdout, server.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
+  }
+
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
     url,
@@ -167,6 +193,13 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
     stop,
+    stopNow() {
+      if (!exited && isAlive(pid)) {
+        process.kill(pid, "SIGQUIT");
+        waitForExit(pid, 5_000);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -186,7 +219,10 @@ export function stopLeftovers(): void {
       };
       if (isAlive(owner)) continue;
       // SIGQUIT: immediate shutdown, the folder is removed next.
-      if (server && isAlive(server)) process.kill(server, "SIGQUIT");
+      if (server && isAlive(server)) {
+        process.kill(server, "SIGQUIT");
+        waitForExit(server, 5_000);
+      }
       rmSync(dir, { recursive: true, force: true });
     } catch {
       // No owner file yet (a start in progress) or a folder of another user: not ours to judge.

@@ -2,7 +2,6 @@
 // imports this module, on a free port in a temporary folder; each test file takes a database of its own
 // (`createTestDatabase`). The preload (test/setup.ts) stops it after the last file; an exit handler stops it by pid
 // if the process ends another way, and a server left by a process that was killed is stopped by the next start.
-import { rmSync } from "node:fs";
 import { type Postgres, startPostgres, stopLeftovers } from "../../scripts/postgres/start";
 
 /** Where the run's PostgreSQL is kept, so that the preload can stop it without importing (and starting) it. */
@@ -10,16 +9,10 @@ export const postgresHolder = globalThis as { relay402TestPostgres?: Postgres };
 
 if (!postgresHolder.relay402TestPostgres) {
   stopLeftovers();
-  const postgres = await startPostgres({ quiet: true });
+  const postgres = await startPostgres({ quiet: true, unref: true });
   postgresHolder.relay402TestPostgres = postgres;
-  process.once("exit", () => {
-    // Nothing can be awaited here: SIGQUIT is PostgreSQL's immediate shutdown (no checkpoint into the folder
-    // that is removed next). A no-op when afterAll stopped it already.
-    try {
-      process.kill(postgres.pid, "SIGQUIT");
-    } catch {}
-    rmSync(postgres.dir, { recursive: true, force: true });
-  });
+  // Nothing can be awaited here; a no-op when the preload's afterAll stopped it already.
+  process.once("exit", () => postgres.stopNow());
 }
 
 let databases = 0;
