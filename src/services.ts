@@ -1,6 +1,7 @@
 import { createNetworks, type NetworkRuntime, type Networks } from "./chain/networks";
 import type { Wiring } from "./chain/wiring-check";
 import type { Config } from "./config/schema";
+import { asAsync } from "./db/async-port";
 import { type Db, openDatabase } from "./db/open";
 import type { DenyCounters } from "./deny/deny-counters";
 import { createSqliteDenyCounters } from "./deny/sqlite-deny-counters";
@@ -82,7 +83,7 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
     now: () => Number(now()),
   });
   const settler = createPaymentSettler({
-    store,
+    store: asAsync(store),
     relayerFor,
     rulesFor: (network) => paymentRulesFor(network, deny),
     now,
@@ -126,7 +127,7 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
   });
   const x402 = createX402Facilitator({
     networks,
-    store: createX402SettlementStore(db),
+    store: asAsync(createX402SettlementStore(db)),
     rulesFor: (network) => paymentRulesFor(network, deny),
     now,
     logger,

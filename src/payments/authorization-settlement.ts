@@ -23,13 +23,18 @@ export type SettlementRecord = {
   error: string | null;
 };
 
+/**
+ * The part of a settlement store the machine writes, as an async port (src/db/async-port.ts): the SQLite stores
+ * through `asAsync`, the PostgreSQL ones as they are. Every call is awaited, so an outcome is stored before the
+ * verdict it belongs to is answered, on either database.
+ */
 export type SettlementRecordStore = {
-  /** The journal write before the broadcast, synced (committed with others of the same moment: groupCommit). */
+  /** The journal write before the broadcast, durable when it answers (SQLite: committed with others of the same moment, groupCommit). */
   journalSent(id: number, txHash: string, rawTx: string): Promise<void>;
-  markReplaced(id: number, txHash: string): void;
-  markOutcome(id: number, outcome: SettlementOutcome): void;
+  markReplaced(id: number, txHash: string): Promise<void>;
+  markOutcome(id: number, outcome: SettlementOutcome): Promise<void>;
   /** Drops a record whose transaction was never signed, so the authorization can be settled again. */
-  release(id: number): void;
+  release(id: number): Promise<void>;
 };
 
 /** What the chain says of an authorization our own transaction did not execute. */
@@ -67,8 +72,8 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
   /** Told of every settlement that reverted on-chain through the payer's doing (not a foreign execution). */
   onPayerRevert?(network: NetworkRuntime, payer: string): void;
 }) {
-  const settled = (record: R, txHash: string, blockNumber: number): SettlementVerdict => {
-    deps.store.markOutcome(record.id, { status: "success", txHash, blockNumber });
+  const settled = async (record: R, txHash: string, blockNumber: number): Promise<SettlementVerdict> => {
+    await deps.store.markOutcome(record.id, { status: "success", txHash, blockNumber });
     return { kind: "settled", txHash, blockNumber };
   };
 
@@ -91,14 +96,14 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
     }
     if (judged.paid) return settled(record, judged.paid.transactionHash, Number(judged.paid.blockNumber));
     if (judged.usedBy) {
-      deps.store.markOutcome(record.id, { status: "rejected", error: judged.usedBy });
+      await deps.store.markOutcome(record.id, { status: "rejected", error: judged.usedBy });
       return { kind: "rejected", reason: judged.usedBy };
     }
     if (!reverted) {
-      deps.store.markOutcome(record.id, { status: "failed", error: "transaction dropped" });
+      await deps.store.markOutcome(record.id, { status: "failed", error: "transaction dropped" });
       return { kind: "dropped" };
     }
-    deps.store.markOutcome(record.id, {
+    await deps.store.markOutcome(record.id, {
       status: "reverted",
       txHash: reverted.transactionHash,
       blockNumber: Number(reverted.blockNumber),
@@ -119,11 +124,11 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
         return fromChain(network, record, null);
       case "would_revert":
       case "not_sent":
-        deps.store.release(record.id);
+        await deps.store.release(record.id);
         return { kind: outcome.status, reason: outcome.reason };
       case "refused":
         // The node refused it, so it can never be mined: the authorization may be settled again.
-        deps.store.markOutcome(record.id, { status: "failed", error: outcome.reason });
+        await deps.store.markOutcome(record.id, { status: "failed", error: outcome.reason });
         return { kind: "refused", reason: outcome.reason };
       case "unconfirmed":
         deps.logger.warn({
@@ -205,7 +210,7 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
     async reconcile(network: NetworkRuntime, record: R): Promise<SettlementVerdict | null> {
       if (record.status === "sent") return resume(network, record);
       if (!(await deps.chain.nonceUsed(network, record))) {
-        deps.store.release(record.id);
+        await deps.store.release(record.id);
         return null;
       }
       return fromChain(network, record, null);

@@ -2,19 +2,18 @@ import type { Networks } from "../chain/networks";
 import { ApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
 import type { PaymentSettler } from "./settle-payment";
-import type { SettlementStore } from "./settlement-store";
 
 /**
  * After a restart, finishes the records left pending or sent by the previous process, through the same
- * settler (and the same durable sender) as /settle: what the chain says is what gets recorded.
+ * settler (and the same durable sender) as /settle: what the chain says is what gets recorded. The records are the
+ * settler's own store's (SQLite or PostgreSQL), so none is reconciled through a settler of another database.
  */
 export async function reconcileSettlements(deps: {
-  store: SettlementStore;
   networks: Networks;
   settler: PaymentSettler;
   logger: Logger;
 }): Promise<void> {
-  for (const record of deps.store.unfinished()) {
+  for (const record of await deps.settler.unfinished()) {
     if (!deps.networks.enabled.includes(record.network as never)) continue;
     const network = deps.networks.get(record.network);
     try {

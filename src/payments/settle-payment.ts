@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
+import type { Async } from "../db/async-port";
 import type { EoaSettlement } from "../db/schema";
 import { ApiError } from "../errors";
 import type { Logger } from "../logger";
@@ -21,7 +22,8 @@ export type SettleResponse = {
 };
 
 export type SettleDeps = {
-  store: SettlementStore;
+  /** The EOA settlement store as an async port: SQLite's through asAsync, or PostgreSQL's. */
+  store: Async<SettlementStore>;
   relayerFor(network: NetworkRuntime): RelayerPort;
   rulesFor(network: NetworkRuntime): PaymentRules;
   now: () => bigint;
@@ -47,8 +49,9 @@ const unsentError = (verdict: SettlementVerdict) =>
       });
 
 /**
- * Settles EOA authorizations exactly once per (network, payer, nonce): concurrent calls in this process
- * share one promise, and the database's unique key covers everything else (other processes, restarts).
+ * Settles EOA authorizations exactly once per (network, payer, nonce): the database's unique key decides (the
+ * claim is one statement, so other requests, processes and instances awaiting in between change nothing);
+ * concurrent calls in this process share one promise only to save the work.
  * The record's state machine is the shared one (authorization-settlement.ts, on the durable sender); this
  * file supplies how the relayer tells a payment and turns verdicts into answers.
  */
@@ -131,11 +134,12 @@ export function createPaymentSettler(deps: SettleDeps) {
 
   async function run(network: NetworkRuntime, authorization: Authorization, relayerContract: string) {
     const key = { network: network.name, payer: authorization.from, nonce: authorization.nonce };
-    const known = deps.store.find(key);
+    const known = await deps.store.find(key);
     if (known) {
       const replayed = await replay(network, known, authorization);
       if (replayed) return replayed;
-      deps.store.release(known.id, true);
+      // Only a record never sent (or never mined) is dropped; the claim below decides who settles it again.
+      await deps.store.release(known.id, true);
     }
 
     const relayer = deps.relayerFor(network);
@@ -162,7 +166,7 @@ export function createPaymentSettler(deps: SettleDeps) {
     if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage, verdict.details);
     if (simulation) throw unsentError(simulation);
 
-    const { record, created } = deps.store.claim(settlementOf(network.name, authorization));
+    const { record, created } = await deps.store.claim(settlementOf(network.name, authorization));
     if (!created) {
       const replayed = await replay(network, record, authorization);
       if (replayed) return replayed;
@@ -176,6 +180,8 @@ export function createPaymentSettler(deps: SettleDeps) {
   }
 
   return {
+    /** The records of this settler's store left pending or sent (by this process before a restart, or another). */
+    unfinished: () => deps.store.unfinished(),
     settle(network: NetworkRuntime, authorization: Authorization, relayerContract: string): Promise<SettleResponse> {
       // The signature is part of the key: a different authorization reusing the nonce must not share this result.
       const key = `${network.name}:${authorization.from.toLowerCase()}:${authorization.nonce}:${authorization.signature}`;

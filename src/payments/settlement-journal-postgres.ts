@@ -1,17 +1,11 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Async } from "../db/async-port";
 import type { PgDb } from "../db/postgres/open";
 import type { eoaSettlements, swapSettlements, x402Settlements } from "../db/postgres/schema";
 import type { SettlementOutcome, SettlementStoreOf } from "./settlement-journal";
 
-/**
- * A store port whose every method answers a promise: what a store on a database server is. The PostgreSQL adapters
- * implement `Async<the SQLite store's port>`, so the two stay the same interface but for the awaits.
- */
-export type Async<Port> = {
-  [Method in keyof Port]: Port[Method] extends (...args: infer Args) => infer Result
-    ? (...args: Args) => Promise<Awaited<Result>>
-    : Port[Method];
-};
+/** The port type lives in src/db/async-port.ts (the flows take it); re-exported for the adapters. */
+export type { Async } from "../db/async-port";
 
 export type AsyncSettlementStoreOf<Row, New, Key> = Async<SettlementStoreOf<Row, New, Key>>;
 

@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
+import type { Async } from "../db/async-port";
 import type { SwapSettlement } from "../db/schema";
 import { ApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
@@ -62,7 +63,8 @@ const isSameSwap = (args: Record<string, unknown>, record: SwapSettlement) =>
  * minBuyAmount is the floor the relayer enforces.
  */
 export function createSwapSettler(deps: {
-  store: SwapSettlementStore;
+  /** SQLite's store through asAsync, or PostgreSQL's: every call awaited, the claim one statement. */
+  store: Async<SwapSettlementStore>;
   logger: Logger;
   onPayerRevert?(network: NetworkRuntime, payer: string): void;
 }) {
@@ -164,11 +166,11 @@ export function createSwapSettler(deps: {
   async function run(context: SwapVerifyContext, auth: SwapAuthorization, signature: Hex, relayerContract: string) {
     const { network } = context;
     const key = { network: network.name, payer: auth.from, nonce: auth.nonce };
-    const known = deps.store.find(key);
+    const known = await deps.store.find(key);
     if (known) {
       const replayed = await replay(network, known, auth, signature);
       if (replayed) return replayed;
-      deps.store.release(known.id, true);
+      await deps.store.release(known.id, true);
     }
 
     const verdict = await verifySwap(context, auth, signature, relayerContract);
@@ -179,7 +181,7 @@ export function createSwapSettler(deps: {
       });
     }
 
-    const { record, created } = deps.store.claim(swapSettlementOf(network.name, auth, signature));
+    const { record, created } = await deps.store.claim(swapSettlementOf(network.name, auth, signature));
     if (!created) {
       const replayed = await replay(network, record, auth, signature);
       if (replayed) return replayed;
@@ -201,7 +203,7 @@ export function createSwapSettler(deps: {
      * settle): one never signed is released while its nonce is unused, else the chain decides; one sent is resumed.
      */
     async reconcile(networks: { enabled: readonly string[]; get(name: string): NetworkRuntime }): Promise<void> {
-      for (const record of deps.store.unfinished()) {
+      for (const record of await deps.store.unfinished()) {
         if (!networks.enabled.includes(record.network)) continue;
         const network = networks.get(record.network);
         const key = `${record.network}:${record.payer}:${record.nonce}:${record.signature}`;

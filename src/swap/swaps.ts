@@ -1,5 +1,6 @@
 import type { Static } from "elysia";
 import type { NetworkRuntime, Networks } from "../chain/networks";
+import { asAsync } from "../db/async-port";
 import type { Db } from "../db/open";
 import type { DenyCounters } from "../deny/deny-counters";
 import type { Logger } from "../logger";
@@ -30,7 +31,7 @@ export function createSwaps(deps: {
 }) {
   const store = createSwapSettlementStore(deps.db);
   const settler = createSwapSettler({
-    store,
+    store: asAsync(store),
     logger: deps.logger,
     onPayerRevert: (network, payer) => deps.deny.recordRevert(network.name, "payer", payer, "swap reverted"),
   });

@@ -2,6 +2,7 @@ import { type Address, encodeFunctionData, type Hex, isAddressEqual, parseEventL
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import type { TransactionRequest } from "../chain/types";
 import { createSingleFlight } from "../concurrency/single-flight";
+import type { Async } from "../db/async-port";
 import type { X402Settlement } from "../db/schema";
 import { type Logger, shortReason } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../payments/authorization-settlement";
@@ -107,7 +108,8 @@ const authorizationUsed = (network: NetworkRuntime, record: X402Settlement) =>
 
 export function createX402Facilitator(deps: {
   networks: Networks;
-  store: X402SettlementStore;
+  /** SQLite's store through asAsync, or PostgreSQL's: every call awaited, the claim one statement. */
+  store: Async<X402SettlementStore>;
   rulesFor(network: NetworkRuntime): PaymentRules;
   now: () => bigint;
   logger: Logger;
@@ -276,18 +278,18 @@ export function createX402Facilitator(deps: {
 
   async function run(network: NetworkRuntime, payment: X402Payment): Promise<Outcome> {
     const { key, terms, request } = settlementOf(network, payment);
-    const known = deps.store.find(key);
+    const known = await deps.store.find(key);
     if (known) {
       const replayed = await replay(network, known, payment);
       if (replayed) return replayed;
-      deps.store.release(known.id);
+      await deps.store.release(known.id);
     }
 
     const transaction = request();
     const refusal = await settleChecks(network, payment, transaction);
     if (refusal) return refusal;
 
-    const { record, created } = deps.store.claim({ ...key, ...terms });
+    const { record, created } = await deps.store.claim({ ...key, ...terms });
     if (!created) return refused("nonceUsed", "this payment is being settled for another request");
 
     const verdict = await machine.send(network, record, transaction, { simulated: true });
@@ -354,7 +356,7 @@ export function createX402Facilitator(deps: {
    * released while its nonce is unused, else the chain decides. A later settle then answers from the record.
    */
   async function reconcile(): Promise<void> {
-    for (const record of deps.store.unfinished()) {
+    for (const record of await deps.store.unfinished()) {
       if (!deps.networks.enabled.includes(record.network as never)) continue;
       const network = deps.networks.get(record.network);
       const key = `${record.network}:${record.contract}:${record.payer}:${record.nonce}:${record.signature}`;
