@@ -110,3 +110,9 @@ export function toBroadcastError(hash: Hex, error: unknown): ChainError {
   if (nodeAnswered(error)) return new BroadcastRejectedError(hash, { details: shortText(error), cause: error });
   return new RpcUnavailableError({ details: shortText(error), cause: error });
 }
+
+/** The node refused the request's parameters (JSON-RPC -32602), e.g. an eth_call block override it does not take. */
+export function isInvalidParams(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  return error.walk((cause) => (cause as { code?: unknown }).code === -32602) !== null;
+}

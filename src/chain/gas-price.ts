@@ -11,7 +11,14 @@ export interface FeeOracle {
    * network fee if higher. Null when the cap leaves no room for a bump the node would accept.
    */
   replacementFor(previous: Fees): Promise<Fees | null>;
+  /**
+   * The latest block as of the last fee read (read in the same batch, so at most `ttlMs` old): what a simulation on
+   * "latest" takes its next block's time and number from. Undefined before the first read.
+   */
+  latestHead(): BlockHead | undefined;
 }
+
+export type BlockHead = { number: bigint; timestamp: bigint };
 
 export interface FeeOracleConfig {
   client: PublicClient;
@@ -25,19 +32,27 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 
 type FeeHistory = { baseFeePerGas: `0x${string}`[] };
+type RpcHead = { number: `0x${string}`; timestamp: `0x${string}` } | null;
 
 export function createFeeOracle({ client, maxFeePerGasCap, ttlMs = 1_000, logger }: FeeOracleConfig): FeeOracle {
   let cached: { fees: Fees; at: number } | undefined;
   let inflight: Promise<Fees> | undefined;
+  let head: BlockHead | undefined;
 
   async function fetchNetworkFees(): Promise<Fees> {
-    // baseFeePerGas[last] of a one-block history is the next block's base fee; two calls, batched.
-    const [history, priority] = await Promise.all([
+    // baseFeePerGas[last] of a one-block history is the next block's base fee; with the latest block's head (for
+    // latestHead), three calls, batched.
+    const [history, priority, latest] = await Promise.all([
       client.request({ method: "eth_feeHistory", params: ["0x1", "latest", []] }) as Promise<FeeHistory>,
       client.request({ method: "eth_maxPriorityFeePerGas" }),
+      client.request({ method: "eth_getBlockByNumber", params: ["latest", false] }) as Promise<RpcHead>,
     ]).catch((error) => {
       throw toReadError(error);
     });
+    if (latest) {
+      const next = { number: hexToBigInt(latest.number), timestamp: hexToBigInt(latest.timestamp) };
+      if (!head || next.number >= head.number) head = next;
+    }
     const nextBaseFee = hexToBigInt(history.baseFeePerGas.at(-1) ?? "0x0");
     const maxPriorityFeePerGas = hexToBigInt(priority);
     return { maxFeePerGas: nextBaseFee * 2n + maxPriorityFeePerGas, maxPriorityFeePerGas };
@@ -82,5 +97,5 @@ export function createFeeOracle({ client, maxFeePerGasCap, ttlMs = 1_000, logger
     return { maxFeePerGas, maxPriorityFeePerGas: min(maxPriorityFeePerGas, maxFeePerGas) };
   }
 
-  return { current, replacementFor };
+  return { current, replacementFor, latestHead: () => head };
 }
