@@ -221,3 +221,16 @@ export const swapSettlements = pgTable(
   },
   (table) => [uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce)],
 );
+
+export const keyLeases = pgTable(
+  "key_leases",
+  {
+    network: text("network").notNull(),
+    address: text("address").notNull(),
+    holder: text("holder").notNull(),
+    expiresAt: int("expires_at").notNull(),
+    heartbeatAt: int("heartbeat_at").notNull(),
+    takenFrom: text("taken_from"),
+  },
+  (table) => [primaryKey({ columns: [table.network, table.address] })],
+);

@@ -1,5 +1,9 @@
 // Generated SQL from `drizzle-kit generate --config drizzle.postgres.config.ts`, imported as text so that
 // `bun build --compile` embeds it. Add each new migration here, in order.
 import m0000 from "./0000_initial.sql" with { type: "text" };
+import m0001 from "./0001_key_leases.sql" with { type: "text" };
 
-export const POSTGRES_MIGRATIONS: { name: string; sql: string }[] = [{ name: "0000_initial", sql: m0000 }];
+export const POSTGRES_MIGRATIONS: { name: string; sql: string }[] = [
+  { name: "0000_initial", sql: m0000 },
+  { name: "0001_key_leases", sql: m0001 },
+];
