@@ -191,13 +191,15 @@ describe("receipts driven by a newHeads subscription (anvil, 1-s blocks)", () =>
     expect(http.counts.get("eth_blockNumber") ?? 0).toBe(polled);
   }, 40_000);
 
-  test("a socket that stays open but goes silent does not stall receipts", async () => {
+  test("a socket that stays open but goes silent does not stall receipts, and is opened again", async () => {
     // A socket that subscribes and then never pushes a head (a stalled provider): after three blocks without a head,
     // the poller reads eth_blockNumber again.
+    let connections = 0;
     const server = Bun.serve<undefined>({
       port: 0,
       hostname: "127.0.0.1",
       fetch(request, srv) {
+        connections += 1;
         return srv.upgrade(request, { data: undefined }) ? undefined : new Response("no", { status: 400 });
       },
       websocket: {
@@ -215,6 +217,9 @@ describe("receipts driven by a newHeads subscription (anvil, 1-s blocks)", () =>
     expect(receipt.status).toBe("success");
     expect(http.counts.get("eth_blockNumber") ?? 0).toBeGreaterThan(0);
     expect(Date.now() - started).toBeLessThan(6_000);
+    // Two blocks came, polled, that the socket never pushed: it is opened again.
+    for (let round = 0; round < 4 && connections < 2; round++) await executor.execute(transfer);
+    await until(() => connections >= 2, 2_000);
   }, 20_000);
 });
 

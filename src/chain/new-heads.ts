@@ -5,8 +5,9 @@ import type { Logger } from "../logger";
  * it, receipts are asked for when a block arrives instead of reading eth_blockNumber every tenth of a block. One
  * subscription per network, opened at start. A socket that closes, fails to open or answers the subscription with
  * an error is opened again after a backoff (250 ms doubling to 10 s); meanwhile `live` is false and the poller
- * polls, so a dead socket never stalls receipts. The URL is never logged: a provider's WebSocket URL often
- * carries its API key.
+ * polls, so a dead socket never stalls receipts. One that stays open but goes silent is polled around by the
+ * poller, which restarts it once its polls see blocks the socket did not push. The URL is never logged: a
+ * provider's WebSocket URL often carries its API key.
  */
 export interface NewHeads {
   /** Subscribed: heads are expected from the socket. */
@@ -17,6 +18,8 @@ export interface NewHeads {
   onHead(listener: (blockNumber: bigint) => void): () => void;
   /** Called when `live` changes. */
   onLive(listener: (live: boolean) => void): () => void;
+  /** Closes the socket and opens a new one (after the backoff): for a socket that is open but pushes nothing. */
+  restart(reason: string): void;
   stop(): void;
 }
 
@@ -158,6 +161,9 @@ export function createNewHeads({
     onLive(listener) {
       liveListeners.add(listener);
       return () => liveListeners.delete(listener);
+    },
+    restart(reason) {
+      if (socket) drop(socket, reason);
     },
     stop() {
       stopped = true;

@@ -61,6 +61,8 @@ export function createReceiptPoller({
   let latestBlock: bigint | undefined;
   /** When the subscription last proved itself: it came up, or a head arrived. */
   let pushedAt = 0;
+  /** The last head pushed by the current socket. */
+  let lastPushedBlock: bigint | undefined;
 
   const pushing = () => heads?.live === true && Date.now() - pushedAt < headsStaleAfterMs;
 
@@ -104,7 +106,17 @@ export function createReceiptPoller({
   }
 
   async function poll() {
-    await readBlockNumber();
+    const blockNumber = await readBlockNumber();
+    // Polling although the subscription says it is up: it was silent for headsStaleAfterMs. Two blocks past the last
+    // head it pushed (or past the first poll, when it pushed none), it is broken: open a new socket. (One block could
+    // be a head still on its way.)
+    if (heads?.live) {
+      if (lastPushedBlock === undefined) lastPushedBlock = blockNumber;
+      else if (blockNumber > lastPushedBlock + 1n) {
+        heads.restart("blocks arrive but the socket pushes none");
+        lastPushedBlock = undefined;
+      }
+    }
     await check();
   }
 
@@ -168,11 +180,13 @@ export function createReceiptPoller({
     unsubscribe.push(
       heads.onHead((blockNumber) => {
         pushedAt = Date.now();
+        lastPushedBlock = blockNumber;
         seen(blockNumber);
         if (watched.size > 0) checkNow();
       }),
       heads.onLive((live) => {
         if (live) pushedAt = Date.now();
+        lastPushedBlock = undefined;
         reschedule();
       }),
     );
