@@ -163,8 +163,15 @@ export function createPaymentSettler(deps: SettleDeps) {
       ),
       machine.simulate(network, transaction),
     ]);
-    if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage, verdict.details);
-    if (simulation) throw unsentError(simulation);
+    if (!verdict.isValid || simulation) {
+      // Another request (another instance) may have claimed and settled it since the find above, which is why the
+      // chain now shows its nonce used: its record answers, as it would have had this request come a moment later.
+      const claimed = await deps.store.find(key);
+      const replayed = claimed && (await replay(network, claimed, authorization));
+      if (replayed) return replayed;
+      if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage, verdict.details);
+      if (simulation) throw unsentError(simulation);
+    }
 
     const { record, created } = await deps.store.claim(settlementOf(network.name, authorization));
     if (!created) {

@@ -175,6 +175,10 @@ export function createSwapSettler(deps: {
 
     const verdict = await verifySwap(context, auth, signature, relayerContract);
     if (!verdict.isValid) {
+      // Another request (another instance) may have claimed and settled it since the find above: its record answers.
+      const claimed = await deps.store.find(key);
+      const replayed = claimed && (await replay(network, claimed, auth, signature));
+      if (replayed) return replayed;
       throw new ApiError(verdict.invalidReason, verdict.invalidMessage, {
         ...verdict.details,
         ...(verdict.buyAmount !== undefined ? { buyAmount: verdict.buyAmount.toString() } : {}),
