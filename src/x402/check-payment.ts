@@ -2,6 +2,7 @@ import { type Address, erc6492SignatureValidatorByteCode, type Hex, isAddressEqu
 import { verifyHash } from "viem/actions";
 import type { NetworkRuntime } from "../chain/networks";
 import type { PaymentRules } from "../payments/payment-rules";
+import { type CallBatcher, createCallBatcher } from "./call-batch";
 import { eip3009TokenAbi, transferWithAuthorizationDigest } from "./eip3009";
 import type { X402Refusal } from "./reasons";
 import type { X402Eip3009Payment } from "./wire";
@@ -25,9 +26,27 @@ async function domainOf(network: NetworkRuntime, payment: X402Eip3009Payment) {
   }
 }
 
-/** One eth_call at the latest block, encoded by hand (readContract re-derived the selector and the ABI each time). */
-const ethCall = (network: NetworkRuntime, to: Address, data: Hex) =>
-  network.client.request({ method: "eth_call", params: [{ to, data }, "latest"] }) as Promise<Hex>;
+/** Each network's batcher of the verify's eth_calls (src/x402/call-batch.ts), to its first RPC URL. */
+const batchers = new WeakMap<NetworkRuntime, CallBatcher>();
+const RPC_TIMEOUT_MS = 10_000; // the network client's (src/chain/rpc.ts)
+
+/**
+ * One eth_call at the latest block, encoded by hand (readContract re-derived the selector and the ABI each time),
+ * in the verify's own batch; if that gives no answer, through viem's client (its failover, its error).
+ */
+function ethCall(network: NetworkRuntime, to: Address | undefined, data: Hex): Promise<Hex> {
+  let batcher = batchers.get(network);
+  if (!batcher) {
+    batcher = createCallBatcher(network.config.rpcUrls[0] as string, RPC_TIMEOUT_MS);
+    batchers.set(network, batcher);
+  }
+  const viaClient = () =>
+    network.client.request({
+      method: "eth_call",
+      params: [(to === undefined ? { data } : { to, data }) as never, "latest"],
+    }) as Promise<Hex>;
+  return batcher(to, data).catch(viaClient);
+}
 const AUTHORIZATION_STATE = toFunctionSelector("authorizationState(address,bytes32)");
 const BALANCE_OF = toFunctionSelector("balanceOf(address)");
 const addressWord = (address: Address) => address.slice(2).toLowerCase().padStart(64, "0");
@@ -66,7 +85,7 @@ async function signatureCheck(network: NetworkRuntime, from: Address, hash: Hex,
   if (BigInt(from) === 0n) return false; // as verifyHash: no signature is valid for the zero address
   if (/^0x[0-9a-fA-F]{130}$/.test(signature)) {
     const data = erc6492ValidatorCall(from, hash, signature);
-    const answer = await network.client.request({ method: "eth_call", params: [{ data } as never, "latest"] }).then(
+    const answer = await ethCall(network, undefined, data).then(
       (value) => value as unknown,
       () => null,
     );

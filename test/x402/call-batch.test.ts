@@ -1,0 +1,112 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { encodeFunctionData, erc20Abi, type Hex } from "viem";
+import { createCallBatcher } from "../../src/x402/call-batch";
+import { chainOf, freshPayer, randomAddress } from "../support/chain";
+import { jsonRpcProxy } from "../support/json-rpc-proxy";
+import { baseRequirements, listeningService, x402Buyer } from "./support";
+
+const base = chainOf("base");
+const token = base.token.address;
+
+/** A pass-through to the devnet that counts HTTP requests and the calls in each. */
+function countingNode() {
+  const batches: number[] = [];
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const body = await request.text();
+      const parsed = JSON.parse(body);
+      batches.push(Array.isArray(parsed) ? parsed.length : 1);
+      const answer = await fetch(base.info.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      return new Response(await answer.text(), { headers: { "content-type": "application/json" } });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, batches, stop: () => server.stop(true) };
+}
+
+const node = countingNode();
+const down = jsonRpcProxy(base.info.rpcUrl);
+down.state.down = true;
+afterAll(() => {
+  node.stop();
+  down.stop();
+});
+
+const balanceCall = (holder: Hex) => encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [holder] });
+
+describe("the verify's eth_call batcher", () => {
+  test("calls made in one turn go out as one JSON-RPC batch and each gets the node's own answer", async () => {
+    const payers = await Promise.all([freshPayer("base", { tokens: 7n }), freshPayer("base", { tokens: 11n })]);
+    const call = createCallBatcher(node.url, 10_000);
+    const before = node.batches.length;
+    const holders = [payers[0].address, payers[1].address, randomAddress()];
+    const answers = await Promise.all(holders.map((holder) => call(token, balanceCall(holder))));
+    expect(node.batches.slice(before)).toEqual([3]);
+    const viaViem = await Promise.all(
+      holders.map((holder) =>
+        base.public.request({ method: "eth_call", params: [{ to: token, data: balanceCall(holder) }, "latest"] }),
+      ),
+    );
+    expect(answers).toEqual(viaViem as Hex[]);
+    expect(answers.map((answer) => BigInt(answer))).toEqual([7n, 11n, 0n]);
+  });
+
+  test("a call the node answers with an error rejects, and the others of its batch still get their answers", async () => {
+    const call = createCallBatcher(node.url, 10_000);
+    const holder = randomAddress();
+    const [good, bad] = await Promise.allSettled([
+      call(token, balanceCall(holder)),
+      call(token, "0xdeadbeef"), // no such function: the token reverts
+    ]);
+    expect(good).toEqual({ status: "fulfilled", value: `0x${"0".repeat(64)}` });
+    expect(bad.status).toBe("rejected");
+  });
+
+  test("an unreachable or failing node rejects every call (the caller then asks viem's client)", async () => {
+    const failing = createCallBatcher(down.url, 10_000);
+    const results = await Promise.allSettled([
+      failing(token, balanceCall(randomAddress())),
+      failing(undefined, "0x00"),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(["rejected", "rejected"]);
+    const closed = createCallBatcher("http://127.0.0.1:9", 2_000);
+    await expect(closed(token, balanceCall(randomAddress()))).rejects.toBeDefined();
+  });
+
+  test("refuses to write anything but hex into the batch", async () => {
+    const call = createCallBatcher(node.url, 10_000);
+    const before = node.batches.length;
+    await expect(call(token, '0x00"},"latest"],"method":"eth_sendRawTransaction' as Hex)).rejects.toThrow("not hex");
+    await expect(call('0x0"' as Hex, "0x00")).rejects.toThrow("not hex");
+    await Bun.sleep(20);
+    expect(node.batches.length).toBe(before);
+  });
+});
+
+describe("x402 /verify when the network's first RPC URL is down", () => {
+  // The batcher asks only the first URL; its calls then go through viem's client, which fails over to the second.
+  const service = listeningService({}, (config) => {
+    const network = config.networks.base as { rpcUrls: string[] };
+    network.rpcUrls = [down.url, ...network.rpcUrls];
+  });
+  afterAll(() => service.stop());
+
+  test("a valid payment is valid, a payer without the funds is refused as before", async () => {
+    const buyer = await x402Buyer();
+    const requirements = baseRequirements(1_000n);
+    const payment = await buyer.pay(requirements);
+    const facilitator = service.facilitator();
+    expect(await facilitator.verify(payment, requirements)).toMatchObject({ isValid: true, payer: buyer.address });
+    const poor = await x402Buyer({ tokens: 0n });
+    const unpaid = await poor.pay(requirements);
+    expect(await facilitator.verify(unpaid, requirements)).toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_exact_evm_insufficient_balance",
+    });
+  });
+});
