@@ -16,7 +16,16 @@ type Pending = { json: string; resolve(value: Hex): void; reject(error: unknown)
  * viem's client, whose transport fails over to the network's other URLs and whose error is the one it answered with
  * before. So a verdict never depends on this path, only its cost.
  */
-export function createCallBatcher(url: string, timeoutMs: number) {
+export function createCallBatcher(rpcUrl: string, timeoutMs: number) {
+  // Credentials in the URL go in an Authorization header, as viem's http transport sends them.
+  const parsed = new URL(rpcUrl);
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (parsed.username || parsed.password) {
+    headers.authorization = `Basic ${btoa(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`)}`;
+    parsed.username = "";
+    parsed.password = "";
+  }
+  const url = parsed.toString();
   let queue: Pending[] = [];
   let nextId = 1;
 
@@ -31,7 +40,7 @@ export function createCallBatcher(url: string, timeoutMs: number) {
     try {
       const response = await fetch(url, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers,
         body: `[${parts.join(",")}]`,
         signal: AbortSignal.timeout(timeoutMs),
       });

@@ -11,6 +11,7 @@ const token = base.token.address;
 /** A pass-through to the devnet that counts HTTP requests and the calls in each. */
 function countingNode() {
   const batches: number[] = [];
+  const authorizations: (string | null)[] = [];
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -18,6 +19,7 @@ function countingNode() {
       const body = await request.text();
       const parsed = JSON.parse(body);
       batches.push(Array.isArray(parsed) ? parsed.length : 1);
+      authorizations.push(request.headers.get("authorization"));
       const answer = await fetch(base.info.rpcUrl, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -26,7 +28,13 @@ function countingNode() {
       return new Response(await answer.text(), { headers: { "content-type": "application/json" } });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, batches, stop: () => server.stop(true) };
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    port: server.port,
+    batches,
+    authorizations,
+    stop: () => server.stop(true),
+  };
 }
 
 const node = countingNode();
@@ -76,6 +84,12 @@ describe("the verify's eth_call batcher", () => {
     expect(results.map((result) => result.status)).toEqual(["rejected", "rejected"]);
     const closed = createCallBatcher("http://127.0.0.1:9", 2_000);
     await expect(closed(token, balanceCall(randomAddress()))).rejects.toBeDefined();
+  });
+
+  test("credentials in the URL are sent as Basic authorization, as viem's transport sends them", async () => {
+    const call = createCallBatcher(`http://relay:p%40ss@127.0.0.1:${node.port}`, 10_000);
+    expect(BigInt(await call(token, balanceCall(randomAddress())))).toBe(0n);
+    expect(node.authorizations.at(-1)).toBe(`Basic ${btoa("relay:p@ss")}`);
   });
 
   test("refuses to write anything but hex into the batch", async () => {
