@@ -71,7 +71,15 @@ export function createCallBatcher(rpcUrl: string, timeoutMs: number) {
   return function call(to: Address | undefined, data: Hex): Promise<Hex> {
     return new Promise<Hex>((resolve, reject) => {
       const params = to === undefined ? `[{"data":"${data}"},"latest"]` : `[{"to":"${to}","data":"${data}"},"latest"]`;
-      if (!/^0x[0-9a-fA-F]*$/.test(data) || (to !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(to)))
+      // The data goes into the JSON text as it is, so a quote or a backslash could end its string: refused. A test
+      // of every character for hex cost 10 µs for the validator's 3 KB; anything else not hex is the node's to
+      // refuse (an error answer, and the call is asked again through viem's client).
+      if (
+        !data.startsWith("0x") ||
+        data.includes('"') ||
+        data.includes("\\") ||
+        (to !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(to))
+      )
         return reject(new Error("not hex"));
       if (queue.length === 0) setTimeout(flush, 0);
       queue.push({ json: `"method":"eth_call","params":${params}`, resolve, reject });

@@ -92,11 +92,13 @@ describe("the verify's eth_call batcher", () => {
     expect(node.authorizations.at(-1)).toBe(`Basic ${btoa("relay:p@ss")}`);
   });
 
-  test("refuses to write anything but hex into the batch", async () => {
+  test("refuses to write a quote or a backslash into the batch's JSON, or a 'to' that is not an address", async () => {
     const call = createCallBatcher(node.url, 10_000);
     const before = node.batches.length;
     await expect(call(token, '0x00"},"latest"],"method":"eth_sendRawTransaction' as Hex)).rejects.toThrow("not hex");
     await expect(call('0x0"' as Hex, "0x00")).rejects.toThrow("not hex");
+    await expect(call(token, "0x00\\u0022" as Hex)).rejects.toThrow("not hex");
+    await expect(call(token, "00" as Hex)).rejects.toThrow("not hex");
     await Bun.sleep(20);
     expect(node.batches.length).toBe(before);
   });
