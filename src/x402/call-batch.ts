@@ -67,25 +67,30 @@ export function createCallBatcher(rpcUrl: string, timeoutMs: number) {
     if (batch.length > 0) void send(batch);
   };
 
-  /** eth_call at the latest block; `to` undefined for a deployless call (creation code as data). */
-  return function call(to: Address | undefined, data: Hex): Promise<Hex> {
-    return new Promise<Hex>((resolve, reject) => {
-      const params = to === undefined ? `[{"data":"${data}"},"latest"]` : `[{"to":"${to}","data":"${data}"},"latest"]`;
-      // The data goes into the JSON text as it is, so a quote or a backslash could end its string: refused. A test
-      // of every character for hex cost 10 µs for the validator's 3 KB; anything else not hex is the node's to
-      // refuse (an error answer, and the call is asked again through viem's client).
-      if (
-        !data.startsWith("0x") ||
-        data.includes('"') ||
-        data.includes("\\") ||
-        (to !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(to))
-      )
-        return reject(new Error("not hex"));
+  const enqueue = (json: string) =>
+    new Promise<Hex>((resolve, reject) => {
       if (queue.length === 0) setTimeout(flush, 0);
-      queue.push({ json: `"method":"eth_call","params":${params}`, resolve, reject });
+      queue.push({ json, resolve, reject });
       if (queue.length >= MAX_BATCH) flush();
     });
-  };
+
+  /** eth_call at the latest block; `to` undefined for a deployless call (creation code as data). */
+  function call(to: Address | undefined, data: Hex): Promise<Hex> {
+    // The data goes into the JSON text as it is, so a quote or a backslash could end its string: refused. A test
+    // of every character for hex cost 10 µs for the validator's 3 KB; anything else not hex is the node's to
+    // refuse (an error answer, and the call is asked again through viem's client).
+    if (
+      !data.startsWith("0x") ||
+      data.includes('"') ||
+      data.includes("\\") ||
+      (to !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(to))
+    )
+      return Promise.reject(new Error("not hex"));
+    const params = to === undefined ? `[{"data":"${data}"},"latest"]` : `[{"to":"${to}","data":"${data}"},"latest"]`;
+    return enqueue(`"method":"eth_call","params":${params}`);
+  }
+
+  return { call };
 }
 
 export type CallBatcher = ReturnType<typeof createCallBatcher>;

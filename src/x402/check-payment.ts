@@ -34,18 +34,22 @@ const RPC_TIMEOUT_MS = 10_000; // the network client's (src/chain/rpc.ts)
  * One eth_call at the latest block, encoded by hand (readContract re-derived the selector and the ABI each time),
  * in the verify's own batch; if that gives no answer, through viem's client (its failover, its error).
  */
-function ethCall(network: NetworkRuntime, to: Address | undefined, data: Hex): Promise<Hex> {
+function batcherOf(network: NetworkRuntime): CallBatcher {
   let batcher = batchers.get(network);
   if (!batcher) {
     batcher = createCallBatcher(network.config.rpcUrls[0] as string, RPC_TIMEOUT_MS);
     batchers.set(network, batcher);
   }
+  return batcher;
+}
+
+function ethCall(network: NetworkRuntime, to: Address | undefined, data: Hex): Promise<Hex> {
   const viaClient = () =>
     network.client.request({
       method: "eth_call",
       params: [(to === undefined ? { data } : { to, data }) as never, "latest"],
     }) as Promise<Hex>;
-  return batcher(to, data).catch(viaClient);
+  return batcherOf(network).call(to, data).catch(viaClient);
 }
 const AUTHORIZATION_STATE = toFunctionSelector("authorizationState(address,bytes32)");
 const BALANCE_OF = toFunctionSelector("balanceOf(address)");
@@ -75,15 +79,40 @@ async function tokenState(network: NetworkRuntime, token: Address, auth: X402Eip
 export const erc6492ValidatorCall = (from: Address, hash: Hex, signature: Hex): Hex =>
   `${erc6492SignatureValidatorByteCode}${addressWord(from)}${hash.slice(2)}${word(0x60n)}${word(65n)}${signature.slice(2)}${"0".repeat(62)}`;
 
+/** The ecrecover precompile. */
+const ECRECOVER = "0x0000000000000000000000000000000000000001";
+
+/**
+ * Whether ECDSA recovery of a 65-byte signature gives the payer, asked of the node's ecrecover precompile (hash, v as a
+ * word, r, s; it answers nothing for a v other than 27 or 28) in the verify's batch. When it does, viem's verifyHash
+ * answers valid whatever the validator finds (recovery is its last resort after the validator's false or revert), so
+ * this is its verdict for far less: the validator made the node parse and run 3 KB of creation code on every verify,
+ * as much of the node's CPU as a verify took of relay402's. Anything else (another signer, v of 0 or 1, no answer)
+ * is false here and the validator and verifyHash decide, as before.
+ */
+async function recoversToPayer(network: NetworkRuntime, from: Address, hash: Hex, signature: Hex): Promise<boolean> {
+  const v = signature.slice(130, 132);
+  const recovered = await batcherOf(network)
+    .call(ECRECOVER, `${hash}${"0".repeat(62)}${v}${signature.slice(2, 130)}` as Hex)
+    .catch(() => null);
+  return (
+    typeof recovered === "string" &&
+    recovered.length === 66 &&
+    `0x${recovered.slice(26)}`.toLowerCase() === from.toLowerCase()
+  );
+}
+
 /**
  * viem's verifyHash, as verifyTypedData runs it after hashing the typed data: the ERC-6492 validator's creation code
- * as an eth_call (ERC-1271 for a payer with code, else ECDSA). For a plain 65-byte signature the call data is built
- * here (viem encoded the validator's 6 KB of code and tested for wrapped signatures by throwing: a sixth of a
- * verify's CPU). Any answer but "valid" is asked again of verifyHash itself, so every refusal is its own verdict.
+ * as an eth_call (ERC-1271 for a payer with code, else ECDSA), then ECDSA recovery. A 65-byte signature that recovers
+ * to the payer is valid at once (recoversToPayer); else the validator's call data is built here (viem encoded the
+ * validator's 6 KB of code and tested for wrapped signatures by throwing: a sixth of a verify's CPU). Any answer but
+ * "valid" is asked again of verifyHash itself, so every refusal is its own verdict.
  */
 async function signatureCheck(network: NetworkRuntime, from: Address, hash: Hex, signature: Hex): Promise<boolean> {
   if (BigInt(from) === 0n) return false; // as verifyHash: no signature is valid for the zero address
   if (/^0x[0-9a-fA-F]{130}$/.test(signature)) {
+    if (await recoversToPayer(network, from, hash, signature)) return true;
     const data = erc6492ValidatorCall(from, hash, signature);
     const answer = await ethCall(network, undefined, data).then(
       (value) => value as unknown,

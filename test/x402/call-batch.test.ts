@@ -50,7 +50,7 @@ const balanceCall = (holder: Hex) => encodeFunctionData({ abi: erc20Abi, functio
 describe("the verify's eth_call batcher", () => {
   test("calls made in one turn go out as one JSON-RPC batch and each gets the node's own answer", async () => {
     const payers = await Promise.all([freshPayer("base", { tokens: 7n }), freshPayer("base", { tokens: 11n })]);
-    const call = createCallBatcher(node.url, 10_000);
+    const call = createCallBatcher(node.url, 10_000).call;
     const before = node.batches.length;
     const holders = [payers[0].address, payers[1].address, randomAddress()];
     const answers = await Promise.all(holders.map((holder) => call(token, balanceCall(holder))));
@@ -65,7 +65,7 @@ describe("the verify's eth_call batcher", () => {
   });
 
   test("a call the node answers with an error rejects, and the others of its batch still get their answers", async () => {
-    const call = createCallBatcher(node.url, 10_000);
+    const call = createCallBatcher(node.url, 10_000).call;
     const holder = randomAddress();
     const [good, bad] = await Promise.allSettled([
       call(token, balanceCall(holder)),
@@ -76,24 +76,24 @@ describe("the verify's eth_call batcher", () => {
   });
 
   test("an unreachable or failing node rejects every call (the caller then asks viem's client)", async () => {
-    const failing = createCallBatcher(down.url, 10_000);
+    const failing = createCallBatcher(down.url, 10_000).call;
     const results = await Promise.allSettled([
       failing(token, balanceCall(randomAddress())),
       failing(undefined, "0x00"),
     ]);
     expect(results.map((result) => result.status)).toEqual(["rejected", "rejected"]);
-    const closed = createCallBatcher("http://127.0.0.1:9", 2_000);
+    const closed = createCallBatcher("http://127.0.0.1:9", 2_000).call;
     await expect(closed(token, balanceCall(randomAddress()))).rejects.toBeDefined();
   });
 
   test("credentials in the URL are sent as Basic authorization, as viem's transport sends them", async () => {
-    const call = createCallBatcher(`http://relay:p%40ss@127.0.0.1:${node.port}`, 10_000);
+    const call = createCallBatcher(`http://relay:p%40ss@127.0.0.1:${node.port}`, 10_000).call;
     expect(BigInt(await call(token, balanceCall(randomAddress())))).toBe(0n);
     expect(node.authorizations.at(-1)).toBe(`Basic ${btoa("relay:p@ss")}`);
   });
 
   test("refuses to write a quote or a backslash into the batch's JSON, or a 'to' that is not an address", async () => {
-    const call = createCallBatcher(node.url, 10_000);
+    const call = createCallBatcher(node.url, 10_000).call;
     const before = node.batches.length;
     await expect(call(token, '0x00"},"latest"],"method":"eth_sendRawTransaction' as Hex)).rejects.toThrow("not hex");
     await expect(call('0x0"' as Hex, "0x00")).rejects.toThrow("not hex");
@@ -124,5 +124,68 @@ describe("x402 /verify when the network's first RPC URL is down", () => {
       isValid: false,
       invalidReason: "invalid_exact_evm_insufficient_balance",
     });
+  });
+});
+
+describe("x402 /verify's signature check: the ecrecover precompile first, the ERC-6492 validator when it does not give the payer", () => {
+  const rpc = jsonRpcProxy(base.info.rpcUrl);
+  const service = listeningService({}, (config) => {
+    (config.networks.base as { rpcUrls: string[] }).rpcUrls = [rpc.url];
+  });
+  afterAll(() => {
+    service.stop();
+    rpc.stop();
+  });
+  // Runtime code answering every call with isValidSignature's magic value 0x1626ba7e, or with 0xffffffff.
+  const ACCEPTS_ALL = "0x631626ba7e60e01b60005260206000f3";
+  const REFUSES_ALL = "0x63ffffffff60e01b60005260206000f3";
+  const ethCallCount = () => rpc.counts.get("eth_call") ?? 0;
+
+  const verifyCounting = async (payment: unknown, requirements: ReturnType<typeof baseRequirements>) => {
+    const before = ethCallCount();
+    const answer = await service.facilitator().verify(payment as never, requirements);
+    return { answer, ethCalls: ethCallCount() - before };
+  };
+
+  test("a payer's own signature: valid from the precompile and the token's two reads, no validator call", async () => {
+    const buyer = await x402Buyer();
+    const requirements = baseRequirements(1_000n);
+    const { answer, ethCalls } = await verifyCounting(await buyer.pay(requirements), requirements);
+    expect(answer).toMatchObject({ isValid: true, payer: buyer.address });
+    expect(ethCalls).toBe(3);
+  });
+
+  test("another key's signature is refused after the validator's call (and viem's)", async () => {
+    const buyer = await x402Buyer();
+    const other = await x402Buyer();
+    const requirements = baseRequirements(1_000n);
+    const signed = await other.pay(requirements);
+    // The other key's authorization, claimed for the buyer.
+    const payload = signed.payload as { authorization: { from: string } };
+    payload.authorization.from = buyer.address;
+    const { answer, ethCalls } = await verifyCounting(signed, requirements);
+    expect(answer).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_signature" });
+    expect(ethCalls).toBeGreaterThan(1);
+  });
+
+  test("a payer with code that accepts any signature (ERC-1271): another key's signature is valid through the validator", async () => {
+    const buyer = await x402Buyer();
+    const other = await x402Buyer();
+    await base.test.setCode({ address: buyer.address, bytecode: ACCEPTS_ALL });
+    const requirements = baseRequirements(1_000n);
+    const signed = await other.pay(requirements);
+    (signed.payload as { authorization: { from: string } }).authorization.from = buyer.address;
+    const { answer, ethCalls } = await verifyCounting(signed, requirements);
+    expect(answer).toMatchObject({ isValid: true, payer: buyer.address });
+    expect(ethCalls).toBe(4); // the precompile (another signer), the validator, the token's two reads
+  });
+
+  test("a payer with code that refuses every signature: its own key's signature is valid, as viem's verifyHash finds it", async () => {
+    // The validator answers false, and verifyHash then recovers the payer from the signature: valid before this change too.
+    const buyer = await x402Buyer();
+    await base.test.setCode({ address: buyer.address, bytecode: REFUSES_ALL });
+    const requirements = baseRequirements(1_000n);
+    const { answer } = await verifyCounting(await buyer.pay(requirements), requirements);
+    expect(answer).toMatchObject({ isValid: true, payer: buyer.address });
   });
 });
