@@ -2,6 +2,8 @@ import type { Address, Hex } from "viem";
 
 /** As viem's http transport: a batch is sent once the event loop turns, at most this many calls in it. */
 const MAX_BATCH = 1000;
+/** How long the URL is skipped after a batch failed as a whole. */
+const SKIP_AFTER_FAILURE_MS = 10_000;
 
 type Pending = { json: string; resolve(value: Hex): void; reject(error: unknown): void };
 
@@ -27,6 +29,12 @@ export function createCallBatcher(rpcUrl: string, timeoutMs: number) {
   }
   const url = parsed.toString();
   let queue: Pending[] = [];
+  /**
+   * Until when the URL is skipped after a batch failed as a whole (unreachable, timed out, not 2xx, no batch answer):
+   * meanwhile calls reject at once and go straight through viem's client, so a dead or silent first URL costs a verify
+   * viem's own failover once, not a wait here first.
+   */
+  let skipUntil = 0;
   let nextId = 1;
 
   async function send(batch: Pending[]) {
@@ -57,6 +65,7 @@ export function createCallBatcher(rpcUrl: string, timeoutMs: number) {
       }
       for (const call of ids.values()) call.reject(new Error("no answer in the batch"));
     } catch (error) {
+      skipUntil = Date.now() + SKIP_AFTER_FAILURE_MS;
       for (const call of ids.values()) call.reject(error);
     }
   }
@@ -69,6 +78,7 @@ export function createCallBatcher(rpcUrl: string, timeoutMs: number) {
 
   const enqueue = (json: string) =>
     new Promise<Hex>((resolve, reject) => {
+      if (Date.now() < skipUntil) return reject(new Error("the URL failed recently"));
       if (queue.length === 0) setTimeout(flush, 0);
       queue.push({ json, resolve, reject });
       if (queue.length >= MAX_BATCH) flush();

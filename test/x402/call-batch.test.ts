@@ -86,6 +86,20 @@ describe("the verify's eth_call batcher", () => {
     await expect(closed(token, balanceCall(randomAddress()))).rejects.toBeDefined();
   });
 
+  test("after a batch failed as a whole the URL is skipped: calls reject at once, without a request", async () => {
+    const dead = jsonRpcProxy(base.info.rpcUrl);
+    try {
+      dead.state.down = true;
+      const call = createCallBatcher(dead.url, 10_000).call;
+      await expect(call(token, balanceCall(randomAddress()))).rejects.toThrow("HTTP 503");
+      dead.state.down = false; // back, but skipped for a while
+      await expect(call(token, balanceCall(randomAddress()))).rejects.toThrow("failed recently");
+      expect(dead.counts.get("eth_call") ?? 0).toBe(0);
+    } finally {
+      dead.stop();
+    }
+  });
+
   test("credentials in the URL are sent as Basic authorization, as viem's transport sends them", async () => {
     const call = createCallBatcher(`http://relay:p%40ss@127.0.0.1:${node.port}`, 10_000).call;
     expect(BigInt(await call(token, balanceCall(randomAddress())))).toBe(0n);
