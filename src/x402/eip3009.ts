@@ -1,5 +1,4 @@
 import { type Address, type Hex, keccak256, parseAbi, toHex } from "viem";
-import { keccak256Hex } from "./keccak";
 
 /** EIP-3009 on the token itself (FiatToken v2.2's packed-signature overload) and ERC-5267's domain read. */
 export const eip3009TokenAbi = parseAbi([
@@ -55,7 +54,7 @@ function domainSeparator(domain: { name: string; version: string }, chainId: num
  * The EIP-712 digest of a TransferWithAuthorization on the token's domain, as viem's hashTypedData computes it
  * (src/x402/eip3009.test.ts compares the two): two keccaks per payment and the domain separator computed once per
  * token and domain, where hashTypedData validated and hashed both type strings on every call (a fifth of a verify's
- * CPU); both with keccak256Hex (src/x402/keccak.ts), twice as fast as viem's keccak256 here.
+ * CPU).
  */
 export function transferWithAuthorizationDigest(
   domain: { name: string; version: string },
@@ -63,8 +62,8 @@ export function transferWithAuthorizationDigest(
   token: Address,
   message: { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex },
 ): Hex {
-  const struct = keccak256Hex(
+  const struct = keccak256(
     `0x${TRANSFER_TYPE_HASH}${addressWord(message.from)}${addressWord(message.to)}${word(message.value)}${word(message.validAfter)}${word(message.validBefore)}${message.nonce.slice(2).toLowerCase()}`,
   ).slice(2);
-  return keccak256Hex(`0x1901${domainSeparator(domain, chainId, token)}${struct}`);
+  return keccak256(`0x1901${domainSeparator(domain, chainId, token)}${struct}`);
 }
