@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { ServerWebSocket } from "bun";
 import { Instance } from "prool";
 import { type Address, type Hex, type PublicClient, parseEther, parseGwei, toHex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { freePort } from "../../scripts/devnet/ports";
+import { webSocketProxy } from "../../test/support/ws-proxy";
 import { createLogger } from "../logger";
 import { createExecutor, type Executor } from "./executor";
 import { createNewHeads, type NewHeads } from "./new-heads";
@@ -69,54 +69,6 @@ function countingProxy() {
   return { url: `http://127.0.0.1:${server.port}`, counts };
 }
 
-/** A WebSocket proxy to anvil that can be cut (every socket closed, new ones refused) and restored. */
-function socketProxy() {
-  const state = { down: false };
-  const clients = new Set<ServerWebSocket<{ upstream: WebSocket; queue: string[] }>>();
-  const server = Bun.serve<{ upstream: WebSocket; queue: string[] }>({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(request, srv) {
-      if (state.down) return new Response("down", { status: 503 });
-      const upstream = new WebSocket(`ws://127.0.0.1:${port}`);
-      if (srv.upgrade(request, { data: { upstream, queue: [] } })) return undefined;
-      upstream.close();
-      return new Response("not a WebSocket request", { status: 400 });
-    },
-    websocket: {
-      open(socket) {
-        clients.add(socket);
-        const { upstream, queue } = socket.data;
-        upstream.onopen = () => {
-          for (const message of queue.splice(0)) upstream.send(message);
-        };
-        upstream.onmessage = (event) => socket.send(String(event.data));
-        upstream.onclose = () => socket.close();
-      },
-      message(socket, message) {
-        const { upstream, queue } = socket.data;
-        if (upstream.readyState === WebSocket.OPEN) upstream.send(String(message));
-        else queue.push(String(message));
-      },
-      close(socket) {
-        clients.delete(socket);
-        socket.data.upstream.close();
-      },
-    },
-  });
-  cleanups.push(() => server.stop(true));
-  return {
-    url: `ws://127.0.0.1:${server.port}`,
-    cut() {
-      state.down = true;
-      for (const socket of clients) socket.close();
-    },
-    restore() {
-      state.down = false;
-    },
-  };
-}
-
 async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -172,7 +124,7 @@ describe("receipts driven by a newHeads subscription (anvil, 1-s blocks)", () =>
   }, 30_000);
 
   test("a socket that dies falls back to polling, transactions still get their receipts, and it comes back", async () => {
-    const sockets = socketProxy();
+    const sockets = webSocketProxy(`ws://127.0.0.1:${port}`, cleanups);
     const { http, heads, executor } = setUp(sockets.url, 70, 4);
     await until(() => heads.live);
 

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import type { ServerWebSocket } from "bun";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
 import { jsonRpcProxy } from "../support/json-rpc-proxy";
 import { trackServices } from "../support/service";
+import { webSocketProxy } from "../support/ws-proxy";
 
 // Settles on bsc with networks.bsc.wsUrl set: receipts are asked for when the node pushes a new head over
 // eth_subscribe("newHeads") (anvil serves WebSocket on its HTTP port), not by polling eth_blockNumber. The sync send
@@ -20,53 +20,6 @@ afterAll(() => {
 const c = chainOf("bsc");
 const unit = 10n ** BigInt(c.token.decimals);
 const nodeWsUrl = c.info.rpcUrl.replace(/^http/, "ws");
-
-type Link = { upstream: WebSocket; queue: string[] };
-
-/** A WebSocket proxy to the devnet node that can be cut: every socket closed and new ones refused. */
-function socketProxy() {
-  const state = { down: false };
-  const clients = new Set<ServerWebSocket<Link>>();
-  const server = Bun.serve<Link>({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(request, srv) {
-      if (state.down) return new Response("down", { status: 503 });
-      const upstream = new WebSocket(nodeWsUrl);
-      if (srv.upgrade(request, { data: { upstream, queue: [] } })) return undefined;
-      upstream.close();
-      return new Response("not a WebSocket request", { status: 400 });
-    },
-    websocket: {
-      open(socket) {
-        clients.add(socket);
-        const { upstream, queue } = socket.data;
-        upstream.onopen = () => {
-          for (const message of queue.splice(0)) upstream.send(message);
-        };
-        upstream.onmessage = (event) => socket.send(String(event.data));
-        upstream.onclose = () => socket.close();
-      },
-      message(socket, message) {
-        const { upstream, queue } = socket.data;
-        if (upstream.readyState === WebSocket.OPEN) upstream.send(String(message));
-        else queue.push(String(message));
-      },
-      close(socket) {
-        clients.delete(socket);
-        socket.data.upstream.close();
-      },
-    },
-  });
-  stops.push(() => server.stop(true));
-  return {
-    url: `ws://127.0.0.1:${server.port}`,
-    cut() {
-      state.down = true;
-      for (const socket of clients) socket.close();
-    },
-  };
-}
 
 function serviceWith(wsUrl: string) {
   const proxy = jsonRpcProxy(c.info.rpcUrl);
@@ -132,7 +85,7 @@ describe("bsc: receipts driven by a newHeads subscription (wsUrl)", () => {
 
   test("a socket that dies: the poller falls back to eth_blockNumber and the settles complete", async () => {
     const payments = await readyPayments(4);
-    const sockets = socketProxy();
+    const sockets = webSocketProxy(nodeWsUrl, stops);
     const { proxy, service } = serviceWith(sockets.url);
     const responses = await onOneSecondBlocks(async () => {
       await Bun.sleep(1_500);
