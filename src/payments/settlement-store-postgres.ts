@@ -12,8 +12,8 @@ import type { NewSettlement, SettlementKey } from "./settlement-store";
 /**
  * The EOA settlement store of settlement-store.ts on PostgreSQL, for several instances on one database: the same
  * port with promises, the same rows (the SQLite row type: the two schemas are one, test/db/postgres-schema.test.ts).
- * Not wired into the service yet: the flows await nothing between a find and a claim today, and each must be made
- * safe with an async store before it gets one (README, "Several instances (in progress)").
+ * The settlement flows take this async port (the SQLite store through asAsync); the service does not select
+ * PostgreSQL yet, since its other stores have no adapter (README, "Several instances (in progress)").
  */
 export type AsyncSettlementStore = AsyncSettlementStoreOf<EoaSettlement, NewSettlement, SettlementKey>;
 
