@@ -88,3 +88,53 @@ export function createSettlementJournalPostgres<Row>(db: PgDb, table: Settlement
     },
   };
 }
+
+type PayerNonceKey = { network: string; payer: string; nonce: string };
+
+/**
+ * A settlement store keyed by (network, payer, nonce) on PostgreSQL (the EOA payments and EOA swaps): find by the
+ * key, the claim one `INSERT … ON CONFLICT DO NOTHING RETURNING` on it (claimRecordAsync), and the shared journal.
+ * Payer and nonce are stored lower-cased, as the SQLite stores do.
+ */
+export function createPayerNonceStorePostgres<Row, New extends PayerNonceKey>(
+  db: PgDb,
+  table: typeof eoaSettlements | typeof swapSettlements,
+): AsyncSettlementStoreOf<Row, New, PayerNonceKey> {
+  const t = table as typeof eoaSettlements;
+  const keyOf = (key: PayerNonceKey) => ({
+    network: key.network,
+    payer: key.payer.toLowerCase(),
+    nonce: key.nonce.toLowerCase(),
+  });
+  const find = (key: PayerNonceKey): Promise<Awaited<Row> | undefined> => {
+    const { network, payer, nonce } = keyOf(key);
+    return db
+      .select()
+      .from(t)
+      .where(and(eq(t.network, network), eq(t.payer, payer), eq(t.nonce, nonce)))
+      .then(([row]) => row as Awaited<Row> | undefined);
+  };
+  return {
+    find,
+    claim: (settlement) =>
+      claimRecordAsync(
+        async () => {
+          const time = new Date().toISOString();
+          const [row] = await db
+            .insert(t)
+            .values({
+              ...(settlement as unknown as typeof t.$inferInsert),
+              ...keyOf(settlement),
+              status: "pending",
+              createdAt: time,
+              updatedAt: time,
+            })
+            .onConflictDoNothing({ target: [t.network, t.payer, t.nonce] })
+            .returning();
+          return row as Awaited<Row> | undefined;
+        },
+        () => find(settlement),
+      ),
+    ...createSettlementJournalPostgres<Row>(db, table),
+  };
+}

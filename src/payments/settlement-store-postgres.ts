@@ -1,12 +1,7 @@
-import { and, eq } from "drizzle-orm";
 import type { PgDb } from "../db/postgres/open";
 import { eoaSettlements } from "../db/postgres/schema";
 import type { EoaSettlement } from "../db/schema";
-import {
-  type AsyncSettlementStoreOf,
-  claimRecordAsync,
-  createSettlementJournalPostgres,
-} from "./settlement-journal-postgres";
+import { type AsyncSettlementStoreOf, createPayerNonceStorePostgres } from "./settlement-journal-postgres";
 import type { NewSettlement, SettlementKey } from "./settlement-store";
 
 /**
@@ -17,37 +12,6 @@ import type { NewSettlement, SettlementKey } from "./settlement-store";
  */
 export type AsyncSettlementStore = AsyncSettlementStoreOf<EoaSettlement, NewSettlement, SettlementKey>;
 
-const keyOf = (key: SettlementKey) => ({
-  network: key.network,
-  payer: key.payer.toLowerCase(),
-  nonce: key.nonce.toLowerCase(),
-});
-
 export function createSettlementStorePostgres(db: PgDb): AsyncSettlementStore {
-  const t = eoaSettlements;
-  const find = async (key: SettlementKey) => {
-    const { network, payer, nonce } = keyOf(key);
-    const [row] = await db
-      .select()
-      .from(t)
-      .where(and(eq(t.network, network), eq(t.payer, payer), eq(t.nonce, nonce)));
-    return row;
-  };
-  return {
-    find,
-    claim: (settlement) =>
-      claimRecordAsync(
-        async () => {
-          const time = new Date().toISOString();
-          const [row] = await db
-            .insert(t)
-            .values({ ...settlement, ...keyOf(settlement), status: "pending", createdAt: time, updatedAt: time })
-            .onConflictDoNothing({ target: [t.network, t.payer, t.nonce] })
-            .returning();
-          return row;
-        },
-        () => find(settlement),
-      ),
-    ...createSettlementJournalPostgres<EoaSettlement>(db, t),
-  };
+  return createPayerNonceStorePostgres<EoaSettlement, NewSettlement>(db, eoaSettlements);
 }
