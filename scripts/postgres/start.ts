@@ -5,7 +5,19 @@
 // (async-exit-hook takes over SIGINT, SIGTERM and uncaught exceptions) and it keeps the server's pid private;
 // under Bun a child outlives a crashed parent, so the pid must be ours to record and stop.
 import { spawn, spawnSync } from "node:child_process";
-import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import { SQL } from "bun";
@@ -94,9 +106,35 @@ function runAs(): { uid?: number; gid?: number } {
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
+/**
+ * As root the binaries run as `postgres`, which must be able to reach them: a checkout below a folder only root may
+ * enter (`mktemp -d` makes 0700 folders) is out of its reach. Then they run from a copy in the temporary folder,
+ * made once per version (staged, then renamed into place, so that processes starting together never see half of it).
+ */
+function reachableBinaries(user: { uid?: number; gid?: number }): string {
+  if (user.uid === undefined) return binaries;
+  if (spawnSync(join(binaries, "pg_ctl"), ["--version"], user).status === 0) return binaries;
+  const native = join(binaries, "..");
+  const { version } = JSON.parse(readFileSync(join(native, "..", "package.json"), "utf8")) as { version: string };
+  // Not TEMP_PREFIX: the sweep of dead clusters' folders must not take it.
+  const copy = join(tmpdir(), `relay402-pgbin-${version}`);
+  if (!existsSync(join(copy, "bin", "postgres"))) {
+    const staging = mkdtempSync(join(tmpdir(), "relay402-pgbin-staging-"));
+    cpSync(native, staging, { recursive: true, verbatimSymlinks: true });
+    chmodSync(staging, 0o755);
+    try {
+      renameSync(staging, copy);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another process put its copy in place first
+    }
+  }
+  return join(copy, "bin");
+}
+
 /** Starts a new PostgreSQL cluster; everything it started is stopped by `stop()`, also when the start fails. */
 export async function startPostgres(options: PostgresOptions = {}): Promise<Postgres> {
   const user = runAs();
+  const bin = reachableBinaries(user);
   const dir = options.dir ? resolve(options.dir) : mkdtempSync(join(tmpdir(), TEMP_PREFIX));
   mkdirSync(dir, { recursive: true });
   if (user.uid !== undefined && user.gid !== undefined) chownSync(dir, user.uid, user.gid);
@@ -106,7 +144,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   };
 
   const init = spawnSync(
-    join(binaries, "initdb"),
+    join(bin, "initdb"),
     [`--pgdata=${data}`, "--username=postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"],
     { ...user, encoding: "utf8", env: { ...process.env, LC_ALL: "C" } },
   );
@@ -123,15 +161,11 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     "max_connections=200",
     ...(options.durable ? [] : ["fsync=off", "synchronous_commit=off", "full_page_writes=off"]),
   ];
-  const server = spawn(
-    join(binaries, "postgres"),
-    ["-D", data, "-p", String(port), ...settings.flatMap((s) => ["-c", s])],
-    {
-      ...user,
-      env: { ...process.env, LC_ALL: "C" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const server = spawn(join(bin, "postgres"), ["-D", data, "-p", String(port), ...settings.flatMap((s) => ["-c", s])], {
+    ...user,
+    env: { ...process.env, LC_ALL: "C" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const pid = server.pid ?? 0;
   // Who started it: a server whose owner is gone is a leftover (stopLeftovers).
   writeFileSync(join(dir, "owner.json"), JSON.stringify({ owner: process.pid, server: pid }));
