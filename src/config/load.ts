@@ -27,6 +27,7 @@ export const CONFIG_DEFAULTS = {
   shutdownTimeoutMs: 25_000,
   denyAfterReverts: 3,
   denyWindowSeconds: 86_400,
+  keyLeaseMs: 15_000,
 } as const;
 
 export const NETWORK_DEFAULTS = {
@@ -62,6 +63,8 @@ function applyEnv(raw: Json, env: Env): Json {
   set("rateLimitPerMinute", env.RATE_LIMIT_PER_MINUTE === undefined ? undefined : Number(env.RATE_LIMIT_PER_MINUTE));
   set("trustProxy", env.TRUST_PROXY === undefined ? undefined : env.TRUST_PROXY === "true");
   set("shutdownTimeoutMs", env.SHUTDOWN_TIMEOUT_MS === undefined ? undefined : Number(env.SHUTDOWN_TIMEOUT_MS));
+  set("keyLeaseMs", env.KEY_LEASE_MS === undefined ? undefined : Number(env.KEY_LEASE_MS));
+  set("keyLeasesPerInstance", env.KEY_LEASES_PER_INSTANCE ? Number(env.KEY_LEASES_PER_INSTANCE) : undefined);
   // Comma-separated; replaces the file's list (like the executor keys), so a key can be rotated without the file.
   set("merchantApiKeys", list(env.MERCHANT_API_KEYS));
 

@@ -211,6 +211,13 @@ export const ConfigSchema = T.Object({
   /** A payer's or owner's revert count is forgotten this long after its last revert. */
   denyWindowSeconds: T.Integer({ minimum: 1 }),
   networks: T.Object({ bsc: T.Optional(NetworkConfigSchema), base: T.Optional(NetworkConfigSchema) }),
+  /**
+   * Executor key leases (several instances on one database, src/chain/key-leases.ts): how long an instance holds a
+   * key without renewing it (renewed every third), so how long a dead instance's keys wait before another takes them.
+   */
+  keyLeaseMs: T.Integer({ minimum: 1_000 }),
+  /** How many of each network's executor keys one instance leases; absent: all of them. */
+  keyLeasesPerInstance: T.Optional(T.Integer({ minimum: 1 })),
   /** Keys merchants send as `x-api-key`: a request carrying one is not held to the per-IP rate limit. */
   merchantApiKeys: T.Optional(T.Array(T.String({ minLength: 16 }))),
 });
