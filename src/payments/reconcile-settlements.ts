@@ -1,5 +1,6 @@
 import type { Networks } from "../chain/networks";
 import { ApiError } from "../errors";
+import { everyRecord, type RecordFilter } from "../lifecycle/orphans";
 import { type Logger, shortReason } from "../logger";
 import type { PaymentSettler } from "./settle-payment";
 
@@ -12,9 +13,12 @@ export async function reconcileSettlements(deps: {
   networks: Networks;
   settler: PaymentSettler;
   logger: Logger;
+  /** Which records to take (several instances: only other instances' orphans, src/lifecycle/orphans.ts). */
+  which?: RecordFilter;
 }): Promise<void> {
+  const which = deps.which ?? everyRecord;
   for (const record of await deps.settler.unfinished()) {
-    if (!deps.networks.enabled.includes(record.network as never)) continue;
+    if (!deps.networks.enabled.includes(record.network as never) || !(await which(record))) continue;
     const network = deps.networks.get(record.network);
     try {
       const settled = await deps.settler.reconcile(network, record);

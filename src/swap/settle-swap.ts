@@ -4,6 +4,7 @@ import { createSingleFlight } from "../concurrency/single-flight";
 import type { Async } from "../db/async-port";
 import type { SwapSettlement } from "../db/schema";
 import { ApiError } from "../errors";
+import { everyRecord, type RecordFilter } from "../lifecycle/orphans";
 import { type Logger, shortReason } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../payments/authorization-settlement";
 import { relayerSwapAbi } from "./abis";
@@ -66,7 +67,7 @@ export function createSwapSettler(deps: {
   /** SQLite's store through asAsync, or PostgreSQL's: every call awaited, the claim one statement. */
   store: Async<SwapSettlementStore>;
   logger: Logger;
-  onPayerRevert?(network: NetworkRuntime, payer: string): void;
+  onPayerRevert?(network: NetworkRuntime, payer: string): Promise<void> | void;
 }) {
   const once = createSingleFlight();
 
@@ -206,9 +207,12 @@ export function createSwapSettler(deps: {
      * After a restart, finishes the records a previous process left pending or sent (the same machine as
      * settle): one never signed is released while its nonce is unused, else the chain decides; one sent is resumed.
      */
-    async reconcile(networks: { enabled: readonly string[]; get(name: string): NetworkRuntime }): Promise<void> {
+    async reconcile(
+      networks: { enabled: readonly string[]; get(name: string): NetworkRuntime },
+      which: RecordFilter = everyRecord,
+    ): Promise<void> {
       for (const record of await deps.store.unfinished()) {
-        if (!networks.enabled.includes(record.network)) continue;
+        if (!networks.enabled.includes(record.network) || !(await which(record))) continue;
         const network = networks.get(record.network);
         const key = `${record.network}:${record.payer}:${record.nonce}:${record.signature}`;
         try {

@@ -3,9 +3,10 @@ import type { NetworkRuntime, Networks } from "../chain/networks";
 import { asAsync } from "../db/async-port";
 import type { Db } from "../db/open";
 import type { DenyCounters } from "../deny/deny-counters";
+import type { RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";
 import type { RelayerPort } from "../payments/relayer-port";
-import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
+import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
 import { userOpNetworkOf } from "../userops/user-op-network";
 import { quoteSwap, swapNetwork } from "./quote-swap";
@@ -26,7 +27,7 @@ export function createSwaps(deps: {
   now: () => bigint;
   logger: Logger;
   /** Smart-wallet swaps are UserOps of the kernel: issued in the store every wallet flow shares. */
-  issued: IssuedUserOpStore;
+  issued: AsyncIssuedUserOpStore;
   paymasterValiditySeconds: number;
 }) {
   const store = createSwapSettlementStore(deps.db);
@@ -54,7 +55,7 @@ export function createSwaps(deps: {
   return {
     store,
     /** Finishes the swap settlements a previous process left unfinished (called once at start). */
-    reconcile: () => settler.reconcile(deps.networks),
+    reconcile: (which?: RecordFilter) => settler.reconcile(deps.networks, which),
     quote(body: Static<typeof SwapQuoteBodySchema>) {
       return quoteSwap(
         { networks: deps.networks, now: deps.now, domainOf: (network) => deps.relayerFor(network).domain() },

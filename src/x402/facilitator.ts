@@ -4,6 +4,7 @@ import type { TransactionRequest } from "../chain/types";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { Async } from "../db/async-port";
 import type { X402Settlement } from "../db/schema";
+import { everyRecord, type RecordFilter } from "../lifecycle/orphans";
 import { type Logger, shortReason } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../payments/authorization-settlement";
 import type { PaymentRules } from "../payments/payment-rules";
@@ -113,7 +114,7 @@ export function createX402Facilitator(deps: {
   rulesFor(network: NetworkRuntime): PaymentRules;
   now: () => bigint;
   logger: Logger;
-  onPayerRevert?(network: NetworkRuntime, payer: Address, reason: string): void;
+  onPayerRevert?(network: NetworkRuntime, payer: Address, reason: string): Promise<void> | void;
 }) {
   const once = createSingleFlight();
 
@@ -251,7 +252,10 @@ export function createX402Facilitator(deps: {
     payment: X402Payment,
     transaction: TransactionRequest,
   ): Promise<Outcome | null> {
-    if (payment.method === "eip3009" && passesLocalChecks(network, deps.rulesFor(network), payment, deps.now())) {
+    if (
+      payment.method === "eip3009" &&
+      (await passesLocalChecks(network, deps.rulesFor(network), payment, deps.now()))
+    ) {
       // The simulation is the chain's check of an EIP-3009 payment (the token checks the signature, for a contract
       // payer too, the nonce, the window and the balance): one eth_call instead of verify's three besides it. Only
       // a transfer that would revert runs those, to answer why.
@@ -355,9 +359,9 @@ export function createX402Facilitator(deps: {
    * After a restart, finishes the records the previous process left: one sent is resumed, one never signed is
    * released while its nonce is unused, else the chain decides. A later settle then answers from the record.
    */
-  async function reconcile(): Promise<void> {
+  async function reconcile(which: RecordFilter = everyRecord): Promise<void> {
     for (const record of await deps.store.unfinished()) {
-      if (!deps.networks.enabled.includes(record.network as never)) continue;
+      if (!deps.networks.enabled.includes(record.network as never) || !(await which(record))) continue;
       const network = deps.networks.get(record.network);
       const key = `${record.network}:${record.contract}:${record.payer}:${record.nonce}:${record.signature}`;
       try {

@@ -1,0 +1,148 @@
+import { recoverTransactionAddress, type TransactionSerialized } from "viem";
+import type { KeyLeaseStore } from "../chain/key-lease-store";
+import { type Logger, shortReason } from "../logger";
+
+/** What every unfinished record (EOA, x402, swap settlement; a deployment step) tells about who may own it. */
+export type UnfinishedRecord = {
+  network: string;
+  status: string;
+  rawTx: string | null;
+  /** ISO time of the record's last write. */
+  updatedAt: string;
+};
+
+/** Which unfinished records a reconciliation may take: all of them, or only another instance's orphans. */
+export type RecordFilter = (record: UnfinishedRecord) => Promise<boolean>;
+
+export const everyRecord: RecordFilter = async () => true;
+
+/** The executor address that signed a record's transaction (null when nothing was signed or it cannot be read). */
+export async function senderOf(rawTx: string | null): Promise<string | null> {
+  if (!rawTx) return null;
+  try {
+    return (await recoverTransactionAddress({ serializedTransaction: rawTx as TransactionSerialized })).toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+export type OrphanPolicy = {
+  /**
+   * A record nobody wrote for this long has no live owner: a settle moves its record from pending to sent within
+   * one prepare (fees, nonce, signature), and resolves a sent one within its receipt timeout, then leaves it sent
+   * for a retry or a reconciliation to finish.
+   */
+  staleMs: number;
+  /** Executor addresses (lower case) of the network whose lease another live instance holds now. */
+  leasedByOthers(network: string): Promise<Set<string>>;
+  /** Executor addresses whose lease this instance took over from a dead holder: their sent records are orphans at once. */
+  takenOver?: ReadonlySet<string>;
+  /** Unix ms. */
+  now?: () => number;
+};
+
+/**
+ * With several instances on one database, the unfinished records another instance is still working on must be left
+ * to it: one sent whose key a live instance leases is that instance's (it awaits the receipt, or resumes it on a
+ * retry); one pending may be in its prepare. An orphan is a sent record whose signing key no live instance
+ * leases, a sent one of a key this instance took over, or any record untouched for `staleMs`.
+ */
+export function orphansOnly(policy: OrphanPolicy): RecordFilter {
+  const now = policy.now ?? Date.now;
+  const leased = new Map<string, Promise<Set<string>>>();
+  return async (record) => {
+    const sender = await senderOf(record.rawTx);
+    if (sender && policy.takenOver?.has(sender)) return true;
+    if (now() - Date.parse(record.updatedAt) < policy.staleMs) return false;
+    if (record.status !== "sent" || !sender) return true;
+    let others = leased.get(record.network);
+    if (!others) {
+      others = policy.leasedByOthers(record.network);
+      leased.set(record.network, others);
+    }
+    return !(await others).has(sender);
+  };
+}
+
+/** The key_leases rows that serve as named locks: network "_lock", the lock's name as the "address". */
+const LOCK_NETWORK = "_lock";
+
+/**
+ * Runs `work` while holding a named lock shared by every instance on the database (a lease row, so a holder that
+ * dies frees it after `ttlMs`); answers false at once, without running it, when another instance holds it.
+ * Reconciliation of another instance's work runs under one, so two instances never resume the same records.
+ */
+export async function underDatabaseLock(
+  leases: KeyLeaseStore,
+  lock: { name: string; holder: string; ttlMs: number },
+  work: () => Promise<void>,
+): Promise<boolean> {
+  if (!(await leases.take(LOCK_NETWORK, lock.name, lock.holder, lock.ttlMs))) return false;
+  try {
+    await work();
+  } finally {
+    await leases.release(LOCK_NETWORK, lock.name, lock.holder);
+  }
+  return true;
+}
+
+/** Addresses of the network with an unexpired lease of a holder other than `me` (read once per sweep). */
+export async function leasedByOthers(leases: KeyLeaseStore, network: string, me: string): Promise<Set<string>> {
+  const now = Date.now();
+  const rows = await leases.leases(network);
+  // expiresAt is the database's clock; a margin of a second covers the difference between the two clocks' reads.
+  return new Set(
+    rows.filter((row) => row.holder !== me && row.expiresAt + 1_000 > now).map((row) => row.address.toLowerCase()),
+  );
+}
+
+export type OrphanSweeper = {
+  /** One sweep under the lock now (at start, after a takeover); false when another instance was sweeping. */
+  sweep(takenOver?: ReadonlySet<string>): Promise<boolean>;
+  stop(): void;
+};
+
+/**
+ * Periodically, under the database lock, reconciles the orphans of other instances: what a crashed instance left
+ * pending or sent is finished by exactly one of the others, through the same reconciliations as a restart.
+ */
+export function startOrphanSweeper(deps: {
+  leases: KeyLeaseStore;
+  instanceId: string;
+  intervalMs: number;
+  staleMs: number;
+  /** Longest a sweep may take (a resumed transaction waits for its receipt): the lock's lifetime. */
+  lockTtlMs: number;
+  /** Runs every reconciliation with the filter. */
+  reconcile(filter: RecordFilter): Promise<void>;
+  logger: Logger;
+}): OrphanSweeper {
+  let stopped = false;
+  const sweep = async (takenOver?: ReadonlySet<string>) => {
+    if (stopped) return false;
+    const filter = orphansOnly({
+      staleMs: deps.staleMs,
+      takenOver,
+      leasedByOthers: (network) => leasedByOthers(deps.leases, network, deps.instanceId),
+    });
+    try {
+      return await underDatabaseLock(
+        deps.leases,
+        { name: "reconciliation", holder: deps.instanceId, ttlMs: deps.lockTtlMs },
+        () => deps.reconcile(filter),
+      );
+    } catch (error) {
+      deps.logger.warn({ event: "orphan_sweep_failed", reason: shortReason(error) });
+      return false;
+    }
+  };
+  const timer = setInterval(() => void sweep(), deps.intervalMs);
+  timer.unref?.();
+  return {
+    sweep,
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,123 @@
+// Which unfinished records one instance may reconcile while others run on the same PostgreSQL, and the named lock
+// reconciliations run under (a real PostgreSQL, two instances as two pools).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { KeyLeaseStore } from "../../src/chain/key-lease-store";
+import { createKeyLeaseStorePostgres } from "../../src/chain/key-lease-store-postgres";
+import { openPostgres, type PgDb } from "../../src/db/postgres/open";
+import { leasedByOthers, orphansOnly, senderOf, underDatabaseLock } from "../../src/lifecycle/orphans";
+import { createTestDatabase } from "../support/postgres";
+
+const ours = privateKeyToAccount(generatePrivateKey());
+const theirs = privateKeyToAccount(generatePrivateKey());
+const unleased = privateKeyToAccount(generatePrivateKey());
+
+const signed = (account: typeof ours) =>
+  account.signTransaction({
+    chainId: 56,
+    type: "eip1559",
+    to: account.address,
+    nonce: 0,
+    gas: 21_000n,
+    maxFeePerGas: 1n,
+    maxPriorityFeePerGas: 1n,
+  });
+
+const pools: PgDb[] = [];
+let a: KeyLeaseStore;
+let b: KeyLeaseStore;
+
+beforeAll(async () => {
+  const url = await createTestDatabase("orphans");
+  for (let i = 0; i < 2; i++) pools.push(await openPostgres(url, { max: 3 }));
+  [a, b] = pools.map(createKeyLeaseStorePostgres) as [KeyLeaseStore, KeyLeaseStore];
+});
+afterAll(async () => {
+  for (const pool of pools) await pool.$client.close();
+});
+
+describe("orphansOnly", () => {
+  test("a record is an orphan only when no live instance may still be working on it", async () => {
+    const now = Date.parse("2026-11-26T12:00:00Z");
+    const old = new Date(now - 60_000).toISOString();
+    const fresh = new Date(now - 1_000).toISOString();
+    const filter = orphansOnly({
+      staleMs: 30_000,
+      now: () => now,
+      leasedByOthers: async () => new Set([theirs.address.toLowerCase()]),
+      takenOver: new Set([ours.address.toLowerCase()]),
+    });
+    const record = async (status: string, updatedAt: string, account?: typeof ours) => ({
+      network: "bsc",
+      status,
+      updatedAt,
+      rawTx: account ? await signed(account) : null,
+    });
+    // Pending: in someone's prepare until it is stale.
+    expect(await filter(await record("pending", fresh))).toBe(false);
+    expect(await filter(await record("pending", old))).toBe(true);
+    // Sent: its key's live holder resolves it, however old.
+    expect(await filter(await record("sent", old, theirs))).toBe(false);
+    expect(await filter(await record("sent", old, unleased))).toBe(true);
+    expect(await filter(await record("sent", fresh, unleased))).toBe(false);
+    // A key taken over from a dead holder: its records are ours to resolve at once.
+    expect(await filter(await record("sent", fresh, ours))).toBe(true);
+  });
+
+  test("senderOf reads the signer of a raw transaction, null for nothing or garbage", async () => {
+    expect(await senderOf(await signed(theirs))).toBe(theirs.address.toLowerCase());
+    expect(await senderOf(null)).toBeNull();
+    expect(await senderOf("0x1234")).toBeNull();
+  });
+});
+
+describe("on PostgreSQL", () => {
+  test("leasedByOthers lists live leases of other holders only", async () => {
+    await a.take("bsc", theirs.address, "instance-a", 60_000);
+    await b.take("bsc", ours.address, "instance-b", 60_000);
+    await a.take("bsc", unleased.address, "instance-a", 1);
+    await Bun.sleep(1_100); // past the one-second allowance for the clocks
+    const seenByB = await leasedByOthers(b, "bsc", "instance-b");
+    expect([...seenByB]).toEqual([theirs.address.toLowerCase()]);
+  });
+
+  test("the named lock runs the work of one instance at a time and frees it after", async () => {
+    let running = 0;
+    let most = 0;
+    const ran: string[] = [];
+    const work = (who: string) => async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await Bun.sleep(200);
+      ran.push(who);
+      running -= 1;
+    };
+    const [first, second] = await Promise.all([
+      underDatabaseLock(a, { name: "reconciliation", holder: "instance-a", ttlMs: 10_000 }, work("a")),
+      underDatabaseLock(b, { name: "reconciliation", holder: "instance-b", ttlMs: 10_000 }, work("b")),
+    ]);
+    expect(most).toBe(1);
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    expect(ran).toHaveLength(1);
+    // Released: the other one gets it now.
+    expect(await underDatabaseLock(b, { name: "reconciliation", holder: "instance-b", ttlMs: 10_000 }, work("b"))).toBe(
+      true,
+    );
+  });
+
+  test("a lock whose holder died (never released) is free after its ttl, and a failed work still releases it", async () => {
+    expect(await a.take("_lock", "crashy", "instance-a", 300)).toBeDefined();
+    expect(await underDatabaseLock(b, { name: "crashy", holder: "instance-b", ttlMs: 5_000 }, async () => {})).toBe(
+      false,
+    );
+    await Bun.sleep(400);
+    await expect(
+      underDatabaseLock(b, { name: "crashy", holder: "instance-b", ttlMs: 5_000 }, async () => {
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await underDatabaseLock(a, { name: "crashy", holder: "instance-a", ttlMs: 5_000 }, async () => {})).toBe(
+      true,
+    );
+  });
+});
