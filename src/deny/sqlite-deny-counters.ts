@@ -1,11 +1,12 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { denyCounters } from "../db/schema";
-import type { DenyCounters, DenyKind, DenyPolicy } from "./deny-counters";
+import { type DenyCounters, type DenyKind, type DenyPolicy, deniedBy } from "./deny-counters";
 
 /**
  * Deny counters in the service's SQLite database: one row per (network, kind, address). A revert more
- * than `windowSeconds` after the previous one starts the count again at 1.
+ * than `windowSeconds` after the previous one starts the count again at 1. Each statement runs in the call, as
+ * bun:sqlite does; only the answer arrives as a promise (the port is async for PostgreSQL's sake).
  */
 export function createSqliteDenyCounters(db: Db, policy: DenyPolicy): DenyCounters {
   // Read on every verify and settle: prepared once (building the query each time was a tenth of a verify's CPU).
@@ -25,30 +26,37 @@ export function createSqliteDenyCounters(db: Db, policy: DenyPolicy): DenyCounte
 
   return {
     recordRevert(network, kind, address, reason) {
-      // One statement, so concurrent settlements of one payer never lose a count.
-      db.insert(denyCounters)
-        .values({
-          network,
-          kind,
-          address: address.toLowerCase(),
-          reverts: 1,
-          lastRevertAt: policy.now(),
-          lastReason: reason,
-        })
-        .onConflictDoUpdate({
-          target: [denyCounters.network, denyCounters.kind, denyCounters.address],
-          set: {
-            reverts: sql`CASE WHEN ${denyCounters.lastRevertAt} + ${policy.windowSeconds} <= excluded.last_revert_at THEN 1 ELSE ${denyCounters.reverts} + 1 END`,
-            lastRevertAt: sql`max(${denyCounters.lastRevertAt}, excluded.last_revert_at)`,
-            lastReason: sql`excluded.last_reason`,
-          },
-        })
-        .run();
+      try {
+        // One statement, so concurrent settlements of one payer never lose a count.
+        db.insert(denyCounters)
+          .values({
+            network,
+            kind,
+            address: address.toLowerCase(),
+            reverts: 1,
+            lastRevertAt: policy.now(),
+            lastReason: reason,
+          })
+          .onConflictDoUpdate({
+            target: [denyCounters.network, denyCounters.kind, denyCounters.address],
+            set: {
+              reverts: sql`CASE WHEN ${denyCounters.lastRevertAt} + ${policy.windowSeconds} <= excluded.last_revert_at THEN 1 ELSE ${denyCounters.reverts} + 1 END`,
+              lastRevertAt: sql`max(${denyCounters.lastRevertAt}, excluded.last_revert_at)`,
+              lastReason: sql`excluded.last_reason`,
+            },
+          })
+          .run();
+        return Promise.resolve();
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
     isDenied(network, kind, address) {
-      const counter = row(network, kind, address);
-      if (!counter || counter.reverts < policy.afterReverts) return false;
-      return policy.now() < counter.lastRevertAt + policy.windowSeconds;
+      try {
+        return Promise.resolve(deniedBy(policy, row(network, kind, address)));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
   };
 }

@@ -69,8 +69,11 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
   logger: Logger;
   /** Prefix of this flow's log events. */
   event: string;
-  /** Told of every settlement that reverted on-chain through the payer's doing (not a foreign execution). */
-  onPayerRevert?(network: NetworkRuntime, payer: string): void;
+  /**
+   * Told of every settlement that reverted on-chain through the payer's doing (not a foreign execution); awaited
+   * (the deny counters are in the database), after the record is marked reverted.
+   */
+  onPayerRevert?(network: NetworkRuntime, payer: string): Promise<void> | void;
 }) {
   const settled = async (record: R, txHash: string, blockNumber: number): Promise<SettlementVerdict> => {
     await deps.store.markOutcome(record.id, { status: "success", txHash, blockNumber });
@@ -109,7 +112,7 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
       blockNumber: Number(reverted.blockNumber),
       error: "reverted",
     });
-    deps.onPayerRevert?.(network, record.payer);
+    await deps.onPayerRevert?.(network, record.payer);
     return { kind: "reverted", txHash: reverted.transactionHash };
   }
 

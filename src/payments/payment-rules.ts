@@ -10,7 +10,8 @@ export type PaymentRules = {
   validBeforeMarginSeconds: number;
   /** Smallest accepted value of a payment in `token` (at least 1: a zero value moves nothing but costs a settle). */
   minPaymentValue(token: Address): bigint;
-  isPayerDenied(payer: Address): boolean;
+  /** Asks the deny counters (the database): a promise. */
+  isPayerDenied(payer: Address): Promise<boolean>;
 };
 
 export function paymentRulesFor(network: NetworkRuntime, deny: DenyCounters): PaymentRules {
@@ -24,8 +25,15 @@ export function paymentRulesFor(network: NetworkRuntime, deny: DenyCounters): Pa
   };
 }
 
-/** The first rule the authorization breaks (its message), or null. Run after the relayer's checks passed. */
-export function brokenPaymentRule(rules: PaymentRules, authorization: Authorization, now: bigint): string | null {
+/**
+ * The first rule the authorization breaks (its message), or null. Run after the relayer's checks passed. The
+ * database is asked last, only when every other rule passed.
+ */
+export async function brokenPaymentRule(
+  rules: PaymentRules,
+  authorization: Authorization,
+  now: bigint,
+): Promise<string | null> {
   if (authorization.value === 0n) return "value must be above zero";
   const minimum = rules.minPaymentValue(authorization.token);
   if (authorization.value < minimum) return `value must be at least ${minimum} (the token's minimum payment)`;
@@ -33,6 +41,6 @@ export function brokenPaymentRule(rules: PaymentRules, authorization: Authorizat
   if (authorization.validBefore < now + margin) {
     return `authorization expires too soon: validBefore must be at least ${margin} s after now`;
   }
-  if (rules.isPayerDenied(authorization.from)) return PAYER_DENIED_MESSAGE;
+  if (await rules.isPayerDenied(authorization.from)) return PAYER_DENIED_MESSAGE;
   return null;
 }

@@ -29,7 +29,7 @@ export type SettleDeps = {
   now: () => bigint;
   logger: Logger;
   /** Told of every settlement that reverted on-chain through the payer's doing (not a foreign execution). */
-  onPayerRevert?(network: NetworkRuntime, payer: Address, reason: string): void;
+  onPayerRevert?(network: NetworkRuntime, payer: Address, reason: string): Promise<void> | void;
 };
 
 const pendingError = (transaction: string | null, message: string) =>

@@ -63,7 +63,7 @@ export async function verifyPayment(
     throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
   }
   if (check.status === AUTHORIZATION_STATUS.ok) {
-    const broken = brokenPaymentRule(context.rules, authorization, now);
+    const broken = await brokenPaymentRule(context.rules, authorization, now);
     if (broken) return { isValid: false, invalidReason: "payment_verification_error", invalidMessage: broken };
     return { isValid: true, payer: authorization.from };
   }

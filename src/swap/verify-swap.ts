@@ -57,7 +57,7 @@ export type SwapVerifyContext = {
   swap: SwapConfig;
   now: () => bigint;
   domain(): Promise<RelayerDomain>;
-  isPayerDenied(payer: Address): boolean;
+  isPayerDenied(payer: Address): Promise<boolean>;
 };
 
 /** The relayer call of this swap through `route` (built here: the relayer never takes caller calldata). */
@@ -152,7 +152,7 @@ export async function verifySwap(
     });
   }
   if (auth.fee >= auth.sellAmount) return refuse("payment_verification_error", "fee must be below sellAmount");
-  if (context.isPayerDenied(payer)) {
+  if (await context.isPayerDenied(payer)) {
     return refuse("payment_verification_error", "payer refused: too many of its settlements reverted on-chain");
   }
 

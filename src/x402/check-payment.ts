@@ -148,7 +148,13 @@ export async function checkX402Payment(
     transferWithAuthorizationDigest(domain, network.config.chainId, requirements.asset, auth),
     auth.signature,
   );
-  const refusal = ruleRefusal(rules, payment, now);
+  let refusal: Check | null;
+  try {
+    refusal = await ruleRefusal(rules, payment, now);
+  } catch (error) {
+    signatureValid.catch(() => undefined); // the database failed: the signature's verdict is not awaited
+    throw error;
+  }
   // A payment the rules refuse needs only the signature's verdict (it is answered first); else the token's state
   // is read now, in the signature's batch. Settled here, so that a failed read is never an unhandled rejection.
   const state = refusal
@@ -173,21 +179,24 @@ export async function checkX402Payment(
  * itself checks the signature, the nonce, the window and the balance, and only when it would revert does
  * `checkX402Payment` run to say why (a payment refused here also gets its full answer, in x402's order).
  */
-export function passesLocalChecks(
+export async function passesLocalChecks(
   network: NetworkRuntime,
   rules: PaymentRules,
   payment: X402Eip3009Payment,
   now: bigint,
-) {
+): Promise<boolean> {
   return (
     Boolean(network.token(payment.requirements.asset)?.eip3009) &&
     payment.requirements.domain !== null &&
-    ruleRefusal(rules, payment, now) === null
+    (await ruleRefusal(rules, payment, now)) === null
   );
 }
 
-/** The checks after the signature's, in x402's order with relay402's rules among them; null when all pass. */
-function ruleRefusal(rules: PaymentRules, payment: X402Eip3009Payment, now: bigint): Check | null {
+/**
+ * The checks after the signature's, in x402's order with relay402's rules among them; null when all pass. The
+ * denied payer, last, is the only one that asks the database.
+ */
+async function ruleRefusal(rules: PaymentRules, payment: X402Eip3009Payment, now: bigint): Promise<Check | null> {
   const { authorization: auth, requirements } = payment;
   if (!isAddressEqual(auth.to, requirements.payTo)) return refuse("recipientMismatch", "authorization.to is not payTo");
   const margin = BigInt(rules.validBeforeMarginSeconds);
@@ -200,7 +209,7 @@ function ruleRefusal(rules: PaymentRules, payment: X402Eip3009Payment, now: bigi
   const minimum = rules.minPaymentValue(requirements.asset);
   if (auth.value < minimum)
     return refuse("belowMinimum", `value must be at least ${minimum} (the token's minimum payment)`);
-  if (rules.isPayerDenied(auth.from))
+  if (await rules.isPayerDenied(auth.from))
     return refuse("payerDenied", "this payer is refused after repeated on-chain reverts");
   return null;
 }

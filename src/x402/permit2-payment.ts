@@ -116,7 +116,7 @@ export async function checkPermit2Payment(
   const minimum = rules.minPaymentValue(requirements.asset);
   if (permit.amount < minimum)
     return refuse("permit2InvalidAmount", `the amount must be at least ${minimum} (the token's minimum payment)`);
-  if (rules.isPayerDenied(permit.from))
+  if (await rules.isPayerDenied(permit.from))
     return refuse("payerDenied", "this payer is refused after repeated on-chain reverts");
 
   if (!(await permit2Served(network)))

@@ -194,11 +194,11 @@ for (const network of NETWORK_NAMES) {
         close: () => db.$client.close(),
       };
     };
-    const recordReverts = (kind: "payer" | "owner", address: Address, clock: () => number) => {
+    const recordReverts = async (kind: "payer" | "owner", address: Address, clock: () => number) => {
       const { counters, close } = countersAt(clock);
       try {
         for (let i = 0; i < service.config.denyAfterReverts; i++) {
-          counters.recordRevert(network, kind, address, "settlement reverted");
+          await counters.recordRevert(network, kind, address, "settlement reverted");
         }
       } finally {
         close();
@@ -211,11 +211,11 @@ for (const network of NETWORK_NAMES) {
       // One revert short of the threshold: still served.
       const { counters, close } = countersAt(now);
       for (let i = 1; i < service.config.denyAfterReverts; i++)
-        counters.recordRevert(network, "payer", payer.address, "x");
+        await counters.recordRevert(network, "payer", payer.address, "x");
       close();
       expect((await service.post("/verify", body)).body).toEqual({ isValid: true, payer: payer.address });
 
-      service.services.deny.recordRevert(network, "payer", payer.address, "settlement reverted");
+      await service.services.deny.recordRevert(network, "payer", payer.address, "settlement reverted");
       const before = await executorState(network);
       expectInvalid(await service.post("/verify", body), /payer refused after repeated failed settlements/);
       // Needs the settler to pass the network's rules to verifyPayment (see report).
@@ -224,15 +224,15 @@ for (const network of NETWORK_NAMES) {
       expect(await authorizationUsed(network, body)).toBe(false);
       // Per network: the same payer is served on the other one.
       const other = network === "bsc" ? "base" : "bsc";
-      expect(service.services.deny.isDenied(other, "payer", payer.address)).toBe(false);
+      expect(await service.services.deny.isDenied(other, "payer", payer.address)).toBe(false);
     });
 
     test("the refusal decays denyWindowSeconds after the last revert", async () => {
       const payer = await readyPayer(network);
       const body = await signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) });
-      recordReverts("payer", payer.address, () => now() - DAY - 60);
+      await recordReverts("payer", payer.address, () => now() - DAY - 60);
       expect((await service.post("/verify", body)).body).toEqual({ isValid: true, payer: payer.address });
-      recordReverts("payer", payer.address, () => now() - DAY + 600);
+      await recordReverts("payer", payer.address, () => now() - DAY + 600);
       expectInvalid(await service.post("/verify", body), /payer refused/);
     });
 
@@ -258,7 +258,7 @@ for (const network of NETWORK_NAMES) {
       const admin = { "x-admin-api-key": service.config.adminApiKey };
       expect((await service.post("/wallet/verify", walletVerify)).status).toBe(200);
 
-      recordReverts("owner", owner.address, now);
+      await recordReverts("owner", owner.address, now);
       for (const response of [
         await service.post("/wallet/verify", walletVerify),
         await service.post("/deploy/wallet/verify", deployVerify, admin),
@@ -271,7 +271,7 @@ for (const network of NETWORK_NAMES) {
         });
       }
       // An owner is not a payer: the same address as an EOA payer is judged on its own count.
-      expect(service.services.deny.isDenied(network, "payer", owner.address)).toBe(false);
+      expect(await service.services.deny.isDenied(network, "payer", owner.address)).toBe(false);
     });
   });
 }

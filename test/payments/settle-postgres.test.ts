@@ -8,9 +8,8 @@ import { privateKeyToAccount } from "viem/accounts";
 import { devnetKeys } from "../../scripts/devnet/keys";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import { createNetworks, type NetworkRuntime } from "../../src/chain/networks";
-import { openDatabase } from "../../src/db/open";
 import { openPostgres } from "../../src/db/postgres/open";
-import { createSqliteDenyCounters } from "../../src/deny/sqlite-deny-counters";
+import { createPostgresDenyCounters } from "../../src/deny/postgres-deny-counters";
 import { ApiError } from "../../src/errors";
 import { createLogger } from "../../src/logger";
 import { parseAuthorization } from "../../src/payments/authorization";
@@ -54,10 +53,9 @@ async function startInstance(keyIndex: number) {
   }
   const logger = createLogger({ silent: true });
   const db = await openPostgres(url, { max: 8 });
-  const sqlite = openDatabase(":memory:");
   const networks = createNetworks(config, logger);
   const now = () => BigInt(Math.floor(Date.now() / 1000));
-  const deny = createSqliteDenyCounters(sqlite, {
+  const deny = createPostgresDenyCounters(db, {
     afterReverts: config.denyAfterReverts,
     windowSeconds: config.denyWindowSeconds,
     now: () => Number(now()),
@@ -112,7 +110,6 @@ async function startInstance(keyIndex: number) {
       if (stopped) return;
       stopped = true;
       networks.stop();
-      sqlite.$client.close();
       await db.$client.close();
     },
   };

@@ -97,7 +97,7 @@ for (const network of NETWORK_NAMES) {
       expectRefusal(verified, 500, "blockchain_error");
       expect(verified.body.details.reason).toMatch(/callGasLimit .* above the cap of 2000000/);
       expect(verified.body.userOp).toBeUndefined();
-      expect(service.services.wallets.store.recentIssued(network, wallet, "payment", 0)).toEqual([]);
+      expect(await service.services.wallets.store.recentIssued(network, wallet, "payment", 0)).toEqual([]);
       expect(await paymasterDeposit(network)).toBe(depositBefore);
     });
 
@@ -116,7 +116,7 @@ for (const network of NETWORK_NAMES) {
       );
       expectRefusal(verified, 500, "blockchain_error");
       expect(verified.body.details.reason).toMatch(/maxFeePerGas 200 gwei, above the cap/);
-      expect(service.services.wallets.store.recentIssued(network, wallet, "payment", 0)).toEqual([]);
+      expect(await service.services.wallets.store.recentIssued(network, wallet, "payment", 0)).toEqual([]);
 
       const deployVerify = await service.post(
         "/deploy/wallet/verify",
@@ -135,7 +135,7 @@ for (const network of NETWORK_NAMES) {
         adminHeaders(service),
       );
       expectRefusal(deployVerify, 500, "blockchain_error");
-      expect(service.services.wallets.store.recentIssued(network, wallet, "deployment", 0)).toEqual([]);
+      expect(await service.services.wallets.store.recentIssued(network, wallet, "deployment", 0)).toEqual([]);
     });
 
     test("a receipt naming another transaction is no payment: settle reports no success, nothing moved", async () => {
@@ -217,8 +217,8 @@ for (const network of NETWORK_NAMES) {
       // The revert counted once against the owner: the threshold's remaining reverts make it refused.
       const { deny } = service.services;
       for (let i = 1; i < service.config.denyAfterReverts; i++)
-        deny.recordRevert(network, "owner", owner.address, "test");
-      expect(deny.isDenied(network, "owner", owner.address)).toBe(true);
+        await deny.recordRevert(network, "owner", owner.address, "test");
+      expect(await deny.isDenied(network, "owner", owner.address)).toBe(true);
     });
 
     test("a wallet drained between verify and settle: 400 on balance, nothing sent, and it settles once refilled", async () => {

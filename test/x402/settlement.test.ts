@@ -59,7 +59,7 @@ describe("relay402's own rules, in x402's reason codes", () => {
   test("a denied payer: invalid_payload", async () => {
     const buyer = await x402Buyer();
     for (let i = 0; i < service.config.denyAfterReverts; i++)
-      service.services.deny.recordRevert("base", "payer", buyer.address, "test");
+      await service.services.deny.recordRevert("base", "payer", buyer.address, "test");
     const requirements = baseRequirements(price);
     const payment = await buyer.pay(requirements);
     expect(await refusal(x402Body(payment, requirements))).toMatchObject({ invalidReason: "invalid_payload" });
