@@ -21,6 +21,7 @@ import { checkHealth } from "./status/health";
 import type { Status } from "./status/routes";
 import { createSwaps, type Swaps } from "./swap/swaps";
 import { startIssuedUserOpPurge } from "./userops/issued-user-op-purge";
+import { createIssuedUserOpStore } from "./userops/issued-user-op-store";
 import { VERSION } from "./version";
 import { createWalletPayments, type WalletPayments } from "./wallets/wallet-payments";
 import { createX402Facilitator, type X402Facilitator } from "./x402/facilitator";
@@ -91,7 +92,7 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
     onPayerRevert: (network, payer, reason) => deny.recordRevert(network.name, "payer", payer, reason),
   });
   const wallets = createWalletPayments({
-    db,
+    store: asAsync(createIssuedUserOpStore(db)),
     networks,
     deny,
     paymasterValiditySeconds: config.paymasterValiditySeconds,

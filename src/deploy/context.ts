@@ -10,7 +10,7 @@ import { paymentRulesFor } from "../payments/payment-rules";
 import type { RelayerPort } from "../payments/relayer-port";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
-import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
+import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import { userOpNetworkOf } from "../userops/user-op-network";
 import type { StepDeps } from "./chain-steps";
 import { type DeploymentStore, type NewBatch, type NewWallet, WalletReservedError } from "./deployment-store";
@@ -22,7 +22,7 @@ export type DeployDeps = {
   store: DeploymentStore;
   settler: PaymentSettler;
   settlements: SettlementStore;
-  issued: IssuedUserOpStore;
+  issued: AsyncIssuedUserOpStore;
   relayerFor(network: NetworkRuntime): RelayerPort;
   deny: DenyCounters;
   now(): bigint;

@@ -6,7 +6,7 @@ import { type Logger, shortReason } from "../logger";
 import { type Authorization, authorizationFromJson } from "../payments/authorization";
 import type { PaymentSettler } from "../payments/settle-payment";
 import type { SettlementStore } from "../payments/settlement-store";
-import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
+import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import type { UserOpOutcome } from "../userops/outcome";
 import { sendIssuedUserOp } from "../userops/submit-user-op";
 import type { UserOpNetwork } from "../userops/user-op-network";
@@ -18,7 +18,7 @@ export type FeePaymentDeps = {
   store: DeploymentStore;
   settler: PaymentSettler;
   settlements: SettlementStore;
-  issued: IssuedUserOpStore;
+  issued: AsyncIssuedUserOpStore;
   logger: Logger;
   /** Counts sponsored fee UserOps that reverted against the paying wallet's owner. */
   deny: Pick<DenyCounters, "recordRevert">;
@@ -89,7 +89,7 @@ export async function payFeeByUserOp(
   if (batch.paymentStatus === "success") return;
   const hash = batch.userOpHash as Hex;
   const op = JSON.parse(batch.signedUserOp ?? "null") as RpcUserOp;
-  const record = deps.issued.find(hash);
+  const record = await deps.issued.find(hash);
   if (record?.status === "failed") {
     return paymentFailed(deps, batch, ApiError.fromStored(JSON.parse(record.result ?? "null")), record.txHash);
   }
@@ -116,7 +116,7 @@ export async function payFeeByUserOp(
   const txHash = outcome.transactionHash.toLowerCase();
   // The fundings travelled in the same UserOp: recorded with the payment, in one transaction.
   deps.store.paidWithFundings(batch.id, txHash);
-  deps.issued.finish(hash, { status: "success", txHash, result: { batchId: batch.id, txHash } });
+  await deps.issued.finish(hash, { status: "success", txHash, result: { batchId: batch.id, txHash } });
 }
 
 /**
@@ -138,7 +138,7 @@ async function assertPayerStillCovers(
     });
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== "validation_error") throw error;
-    deps.issued.finish(batch.userOpHash as string, { status: "failed", result: error.toStored() });
+    await deps.issued.finish(batch.userOpHash as string, { status: "failed", result: error.toStored() });
     paymentFailed(deps, batch, error, null);
   }
 }

@@ -101,7 +101,7 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
   const { network: name, deployment } = body.paymentRequirements;
   const network = ctx.networks.get(name);
   const wallet = userOpNetworkOf(network);
-  const located = locateIssuedUserOp(
+  const located = await locateIssuedUserOp(
     { store: ctx.issued, now: Number(ctx.now()) },
     [wallet],
     "deployment",

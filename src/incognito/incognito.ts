@@ -4,7 +4,7 @@ import type { Db } from "../db/open";
 import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
-import type { IssuedUserOpStore } from "../userops/issued-user-op-store";
+import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
 import { userOpNetworkOf } from "../userops/user-op-network";
 import { type CircuitFiles, createCircuitFiles } from "./circuit-files";
@@ -25,7 +25,7 @@ const SYNC_INTERVAL_MS = 5_000;
 export function createIncognito(deps: {
   db: Db;
   networks: Networks;
-  store: IssuedUserOpStore;
+  store: AsyncIssuedUserOpStore;
   deny: DenyCounters;
   paymasterValiditySeconds: number;
   logger: Logger;
@@ -74,7 +74,7 @@ export function createIncognito(deps: {
       const common = { network, store: deps.store, deny: deps.deny, validitySeconds: deps.paymasterValiditySeconds };
       return request.incognitoData.type === "shield"
         ? verifyShield(common, request)
-        : verifyUnshield({ ...common, db: deps.db, verificationKey: circuit.verificationKey, withLock, now }, request);
+        : verifyUnshield({ ...common, verificationKey: circuit.verificationKey, withLock, now }, request);
     },
     settle: (request: UserOpSettleRequest) => settle(request),
     /** A page of the pool's leaves, after reading the chain's newest (from the database alone if the chain fails). */

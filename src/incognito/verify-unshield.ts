@@ -1,12 +1,10 @@
 import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256 } from "viem";
-import type { Db } from "../db/open";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
 import { unshieldMinimumFee } from "./fees";
 import type { IncognitoNetwork } from "./incognito-network";
 import { fieldToHex } from "./notes";
-import { pendingSpendOf } from "./pending-spends";
 import { privacyPoolAbi } from "./pool-abi";
 import { asPoolRefusal } from "./pool-reverts";
 import { type PublicSignals, type SolidityProof, verifyUnshield as verifyProof } from "./proof";
@@ -21,14 +19,13 @@ export type UnshieldContext = {
   feeAmount: string;
   recipient: Address;
   root: Hex;
-  /** Lowercase 0x hex: looked up by pendingSpendOf. */
+  /** Lowercase 0x hex: looked up by the issued store's pendingSpend. */
   nullifierHash: Hex;
   changeCommitment: Hex;
 };
 
 export type UnshieldDeps = IssueUserOpDeps & {
   network: IncognitoNetwork;
-  db: Db;
   verificationKey: () => Promise<unknown>;
   /** Serialises verifies of one nullifier, so that the pending-spend check and the issue are one step. */
   withLock: <T>(key: string, task: () => Promise<T>) => Promise<T>;
@@ -144,7 +141,7 @@ export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoReque
     }),
   };
   const issued = await deps.withLock(`${runtime.name}:${context.nullifierHash}`, async () => {
-    const pending = pendingSpendOf(deps.db, runtime.name, context.nullifierHash, deps.now());
+    const pending = await deps.store.pendingSpend(runtime.name, context.nullifierHash, deps.now());
     if (pending) {
       throw invalid("nullifierHash", "an unshield of this note was already issued and may still be settled", {
         userOpHash: pending.userOpHash,

@@ -1,5 +1,5 @@
 import { type Logger, shortReason } from "../logger";
-import type { IssuedUserOpStore } from "./issued-user-op-store";
+import type { AsyncIssuedUserOpStore } from "./issued-user-op-store";
 
 export const PURGE_INTERVAL_MS = 60_000;
 /** An expired UserOp keeps answering "expired, call verify again" this long before it is forgotten. */
@@ -13,7 +13,7 @@ export const PURGE_MAX_PER_RUN = 100_000;
  * Issued UserOps nobody settled are never read again once expired: without this, every /wallet/verify would leave
  * a row behind for ever. Runs every minute until `stop()`; `run()` is the same work, on demand.
  */
-export function startIssuedUserOpPurge(deps: { store: IssuedUserOpStore; logger: Logger; now: () => number }) {
+export function startIssuedUserOpPurge(deps: { store: AsyncIssuedUserOpStore; logger: Logger; now: () => number }) {
   let running: Promise<number> | undefined;
   let stopped = false;
 
@@ -21,7 +21,7 @@ export function startIssuedUserOpPurge(deps: { store: IssuedUserOpStore; logger:
     const before = deps.now() - PURGE_GRACE_SECONDS;
     let purged = 0;
     while (!stopped && purged < PURGE_MAX_PER_RUN) {
-      const deleted = deps.store.purgeExpired(before, Math.min(PURGE_BATCH, PURGE_MAX_PER_RUN - purged));
+      const deleted = await deps.store.purgeExpired(before, Math.min(PURGE_BATCH, PURGE_MAX_PER_RUN - purged));
       purged += deleted;
       if (deleted < PURGE_BATCH) break;
       await new Promise((resolve) => setImmediate(resolve));

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { asAsync } from "../db/async-port";
 import { openDatabase } from "../db/open";
 import { PURGE_BATCH, PURGE_GRACE_SECONDS, startIssuedUserOpPurge } from "./issued-user-op-purge";
 import { createIssuedUserOpStore, type NewIssuedUserOp, RECENT_ISSUED_LIMIT } from "./issued-user-op-store";
@@ -11,7 +12,7 @@ const store = createIssuedUserOpStore(db);
 const lines: Record<string, unknown>[] = [];
 const logger = { info: (f: Record<string, unknown>) => lines.push(f), warn: () => {}, error: () => {} };
 const NOW = 1_800_000_000;
-const purge = startIssuedUserOpPurge({ store, logger, now: () => NOW });
+const purge = startIssuedUserOpPurge({ store: asAsync(store), logger, now: () => NOW });
 afterAll(() => {
   purge.stop();
   db.$client.close();

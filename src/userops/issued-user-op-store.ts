@@ -1,4 +1,5 @@
-import { and, desc, eq, gt, inArray, lt } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
+import type { Async } from "../db/async-port";
 import type { Db } from "../db/open";
 import { type IssuedUserOp, issuedUserOps } from "../db/schema";
 
@@ -10,7 +11,14 @@ export type NewIssuedUserOp = Pick<
 /** How many of a sender's issued UserOps a settle that matches none compares with to name the changed field. */
 export const RECENT_ISSUED_LIMIT = 20;
 
-/** What verify issued and what settle made of it; SQLite here, any store with atomic updates would do. */
+/** An issued unshield UserOp that spends a nullifier (IssuedUserOpStore.pendingSpend). */
+export type PendingSpend = { userOpHash: string; expiresAt: number };
+
+/**
+ * What verify issued and what settle made of it. This is the synchronous SQLite store; the flows take its async
+ * port (`AsyncIssuedUserOpStore`: asAsync over this one, or issued-user-op-store-postgres.ts). Every state change
+ * is one statement, so instances sharing one database never both claim a UserOp.
+ */
 export type IssuedUserOpStore = {
   /** Records an issue; issuing the very same UserOp again (same hash) keeps the first record. */
   issue(record: NewIssuedUserOp): void;
@@ -30,7 +38,18 @@ export type IssuedUserOpStore = {
   /** sending → issued: nothing reached the bundler, the UserOp may be settled again. */
   release(userOpHash: string): void;
   finish(userOpHash: string, outcome: { status: "success" | "failed"; txHash?: string | null; result: unknown }): void;
+  /**
+   * The issued unshield UserOp that already spends this nullifier (lowercase 0x hex) on a network, if any: one
+   * that may still execute (issued or being sent, before its paymaster data expires at `now`, unix seconds; after
+   * that the EntryPoint refuses it) or that did. Two sponsored spends of one note would both pass verify, and the
+   * paymaster would pay for the second one's revert. A failed one (reverted, rejected) or an expired one leaves
+   * the note spendable again. Read off the partial index issued_user_ops_nullifier (incognito rows only).
+   */
+  pendingSpend(network: string, nullifierHash: string, now: number): PendingSpend | undefined;
 };
+
+/** The port the flows take: every method answers a promise. */
+export type AsyncIssuedUserOpStore = Async<IssuedUserOpStore>;
 
 export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
   const now = () => new Date().toISOString();
@@ -101,6 +120,23 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
         .where(eq(issuedUserOps.userOpHash, userOpHash))
         .run();
     },
+    pendingSpend: (network, nullifierHash, nowSeconds) =>
+      db
+        .select({ userOpHash: issuedUserOps.userOpHash, expiresAt: issuedUserOps.expiresAt })
+        .from(issuedUserOps)
+        .where(
+          and(
+            eq(issuedUserOps.network, network),
+            eq(issuedUserOps.kind, "incognito"),
+            // The indexed expression of 0008_incognito_leaves.sql, written the same way.
+            sql`json_extract(${issuedUserOps.context}, '$.nullifierHash') = ${nullifierHash.toLowerCase()}`,
+            or(
+              eq(issuedUserOps.status, "success"),
+              and(inArray(issuedUserOps.status, ["issued", "sending"]), gt(issuedUserOps.expiresAt, nowSeconds)),
+            ),
+          ),
+        )
+        .get(),
   };
 }
 

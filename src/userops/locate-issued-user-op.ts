@@ -1,7 +1,7 @@
 import type { Hex } from "viem";
 import type { IssuedUserOp } from "../db/schema";
 import { ApiError } from "../errors";
-import type { IssuedUserOpStore } from "./issued-user-op-store";
+import type { AsyncIssuedUserOpStore } from "./issued-user-op-store";
 import { checkOwnerSignature, differingFields } from "./user-op-match";
 import type { UserOpNetwork } from "./user-op-network";
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "./user-operation";
@@ -17,23 +17,23 @@ const invalid = (field: string, message: string, details: Record<string, unknown
  * matches none is refused naming what changed against the newest issues to its sender (a bounded look), or as
  * unknown. `issuedBy` names the verify endpoint in the messages.
  */
-export function locateIssuedUserOp(
-  deps: { store: IssuedUserOpStore; now: number },
+export async function locateIssuedUserOp(
+  deps: { store: AsyncIssuedUserOpStore; now: number },
   networks: readonly UserOpNetwork[],
   kind: IssuedUserOp["kind"],
   op: RpcUserOp,
   issuedBy: string,
-): LocatedUserOp {
+): Promise<LocatedUserOp> {
   const unpacked = fromRpcUserOp(op);
   for (const network of networks) {
     const hash = userOpHash(unpacked, network.runtime.config.chainId, network.entryPoint);
-    const record = deps.store.find(hash);
+    const record = await deps.store.find(hash);
     // Other kinds have settle routes of their own, with their own records.
     if (record?.kind === kind && record.network === network.runtime.name) return { network, hash, record };
   }
   let closest: string[] | undefined;
   for (const network of networks) {
-    for (const issued of deps.store.recentIssued(network.runtime.name, op.sender, kind, deps.now)) {
+    for (const issued of await deps.store.recentIssued(network.runtime.name, op.sender, kind, deps.now)) {
       const fields = differingFields(JSON.parse(issued.userOp), op);
       if (!closest || fields.length < closest.length) closest = fields;
     }

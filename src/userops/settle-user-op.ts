@@ -39,7 +39,7 @@ export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow
   const once = createSingleFlight();
 
   async function send(located: LocatedUserOp, signature: Hex): Promise<Response> {
-    const record = deps.store.find(located.hash) ?? located.record;
+    const record = (await deps.store.find(located.hash)) ?? located.record;
     if (record.status === "success") return JSON.parse(record.result ?? "null") as Response;
     if (record.status === "failed") throw ApiError.fromStored(JSON.parse(record.result ?? "null") as StoredApiError);
     const current = { ...located, record };
@@ -56,13 +56,13 @@ export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow
         }),
     );
     const response = flow.respond(current, outcome);
-    deps.store.finish(located.hash, { status: "success", txHash: outcome.transactionHash, result: response });
+    await deps.store.finish(located.hash, { status: "success", txHash: outcome.transactionHash, result: response });
     return response;
   }
 
   return async function settle(request: UserOpSettleRequest): Promise<Response> {
     const now = deps.now();
-    const located = locateIssuedUserOp(
+    const located = await locateIssuedUserOp(
       { store: deps.store, now },
       deps.networks(),
       flow.kind,

@@ -5,7 +5,7 @@ import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { observeUserOpReceiptLag } from "../metrics/metrics";
 import { BundlerRejectedError, BundlerTimeoutError, UserOpAlreadyKnownError } from "./bundler";
-import { type IssuedUserOpStore, issuedAt } from "./issued-user-op-store";
+import { type AsyncIssuedUserOpStore, issuedAt } from "./issued-user-op-store";
 import type { LocatedUserOp } from "./locate-issued-user-op";
 import {
   findUserOpTransaction,
@@ -20,7 +20,7 @@ import type { UserOpNetwork } from "./user-op-network";
 import type { RpcUserOp } from "./user-operation";
 
 export type SubmitDeps = {
-  store: IssuedUserOpStore;
+  store: AsyncIssuedUserOpStore;
   /** Counts sponsored UserOps that reverted against their wallet's owner. */
   deny: Pick<DenyCounters, "recordRevert">;
 };
@@ -47,20 +47,20 @@ export async function sendIssuedUserOp(
     client: network.runtime.client,
     entryPoint: network.entryPoint,
   };
-  const fail = (error: ApiError, txHash: Hex | null = null): never => {
-    deps.store.finish(hash, { status: "failed", txHash, result: error.toStored() });
+  const fail = async (error: ApiError, txHash: Hex | null = null): Promise<never> => {
+    await deps.store.finish(hash, { status: "failed", txHash, result: error.toStored() });
     throw error;
   };
   // In flight, unknown or never delivered: the claim stays, and a later settle resumes.
   const pending = (reason: string) =>
     new ApiError("blockchain_error", `${reason}; retry settle shortly`, { userOpHash: hash, status: "pending" });
-  const executed = (outcome: UserOpOutcome): UserOpOutcome => {
+  const executed = async (outcome: UserOpOutcome): Promise<UserOpOutcome> => {
     if (outcome.success) return outcome;
     deps.deny.recordRevert(network.runtime.name, "owner", record.owner, `sponsored ${record.kind} UserOp reverted`);
     return fail(reverted(outcome.transactionHash), outcome.transactionHash);
   };
 
-  if (!deps.store.claim(hash)) {
+  if (!(await deps.store.claim(hash))) {
     const outcome = await outcomeByBundlerHint(source, hash);
     if (outcome) return executed(outcome);
   }

@@ -1,7 +1,6 @@
 import type { Networks } from "../chain/networks";
-import type { Db } from "../db/open";
 import type { DenyCounters } from "../deny/deny-counters";
-import { createIssuedUserOpStore, type IssuedUserOpStore } from "../userops/issued-user-op-store";
+import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
 import { userOpNetworkOf } from "../userops/user-op-network";
 import { createWalletPaymentSettler } from "./settle-wallet-payment";
@@ -9,12 +8,13 @@ import { verifyWalletPayment, type WalletVerifyRequest } from "./verify-wallet-p
 
 /** Smart-wallet payments: the service object behind /wallet/verify and /wallet/settle. */
 export function createWalletPayments(deps: {
-  db: Db;
+  /** The issued UserOps every wallet flow shares (the service hands it on to incognito, swaps and deployments). */
+  store: AsyncIssuedUserOpStore;
   networks: Networks;
   deny: DenyCounters;
   paymasterValiditySeconds: number;
 }) {
-  const store: IssuedUserOpStore = createIssuedUserOpStore(deps.db);
+  const store = deps.store;
   const settle = createWalletPaymentSettler({
     networks: () => deps.networks.all().map(userOpNetworkOf),
     store,

@@ -334,7 +334,7 @@ describe("deployment faults, injected on the devnet", () => {
         if (!minedBeforeRestart) {
           // The bundler still holds the UserOp: its outcome is unknown, so nothing is given up or released.
           expect(batchOf(second, flow.payer)).toMatchObject({ paymentStatus: "sending", result: null });
-          expect(issuedStatus(second, flow.hash)).toBe("sending");
+          expect(await issuedStatus(second, flow.hash)).toBe("sending");
           expect(rowsOf(second, flow.payer).every((row) => row.reserved)).toBe(true);
           await mine();
         }
@@ -346,7 +346,7 @@ describe("deployment faults, injected on the devnet", () => {
       if (minedBeforeRestart) {
         // Reconciled from the UserOp receipt: the fee and the fundings (same UserOp) are paid, nothing deployed yet.
         expect(batchOf(second, flow.payer)).toMatchObject({ paymentStatus: "success" });
-        expect(issuedStatus(second, flow.hash)).toBe("success");
+        expect(await issuedStatus(second, flow.hash)).toBe("success");
         const listed = await second.get(`/wallet/${flow.owner}`);
         expect(listed.status).toBe(200);
         for (const info of listed.body.sub) {
@@ -361,7 +361,7 @@ describe("deployment faults, injected on the devnet", () => {
         new Set(flow.wallets.map((w) => w.address)),
       );
       expect(batchOf(second, flow.payer)).toMatchObject({ paymentStatus: "success" });
-      expect(issuedStatus(second, flow.hash)).toBe("success");
+      expect(await issuedStatus(second, flow.hash)).toBe("success");
       await expectChargedOnce(flow, funding, before);
       expect((await second.post("/wallet/claim", { payerAddress: flow.payer })).status).toBe(404);
 
@@ -445,7 +445,7 @@ describe("deployment faults, injected on the devnet", () => {
       details: { status: "pending", userOpHash: flow.hash },
     });
     expect(batchOf(cut, flow.payer)).toMatchObject({ paymentStatus: "sending", paymentTxHash: null, result: null });
-    expect(issuedStatus(cut, flow.hash)).toBe("sending");
+    expect(await issuedStatus(cut, flow.hash)).toBe("sending");
     expect(await entryPointNonce(flow.payer)).toBe(before.nonce);
     cut.stop();
 
@@ -453,7 +453,7 @@ describe("deployment faults, injected on the devnet", () => {
     const second = start({ databasePath: first.databasePath });
     await second.services.deployments.reconciled;
     expect(batchOf(second, flow.payer)).toMatchObject({ paymentStatus: "success" });
-    expect(issuedStatus(second, flow.hash)).toBe("success");
+    expect(await issuedStatus(second, flow.hash)).toBe("success");
     expect(await entryPointNonce(flow.payer)).toBe(before.nonce + 1n);
     expect(rowsOf(second, flow.payer).every((row) => row.reserved && row.fundingStatus === "success")).toBe(true);
 

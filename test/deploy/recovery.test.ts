@@ -117,7 +117,7 @@ describe("deployment recovery, on the devnet", () => {
       paymentTxHash: paidBy.toLowerCase(),
       result: null,
     });
-    expect(issuedStatus(second, flow.hash)).toBe("success");
+    expect(await issuedStatus(second, flow.hash)).toBe("success");
     expect(rowsOf(second, flow.payer).every((row) => row.reserved && row.fundingStatus === "success")).toBe(true);
 
     // Still paid for: a second fee for the same wallets is refused.
@@ -170,7 +170,7 @@ describe("deployment recovery, on the devnet", () => {
     const blockerOp = { sender: randomOwner(), nonce: "0x0" };
     const blockerHash = randomSalt();
     // Its UserOp was claimed (maybe sent) before the crash: resuming it asks the bundler first.
-    first.services.wallets.store.issue({
+    await first.services.wallets.store.issue({
       userOpHash: blockerHash,
       network,
       kind: "deployment",
@@ -180,7 +180,7 @@ describe("deployment recovery, on the devnet", () => {
       context: "{}",
       expiresAt: Math.floor(Date.now() / 1000) + 600,
     });
-    first.services.wallets.store.claim(blockerHash);
+    await first.services.wallets.store.claim(blockerHash);
     const blocker = store.create(
       {
         batchKey: `wallet:${network}:${randomSalt()}`,

@@ -154,4 +154,5 @@ export const userOpSubmitted = (network: NetworkName, hash: Hex) => async () => 
 /** Runtime code that reverts every call: swapped in with anvil_setCode to make a contract fail for a moment. */
 export const REVERTING_CODE: Hex = "0x60006000fd";
 
-export const issuedStatus = (service: Service, hash: Hex) => service.services.wallets.store.find(hash)?.status;
+export const issuedStatus = async (service: Service, hash: Hex) =>
+  (await service.services.wallets.store.find(hash))?.status;

@@ -208,7 +208,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
         // One execution: the transaction holds this UserOp's swap, and the record names it.
         const receipt = await t.c.public.getTransactionReceipt({ hash: settled.txHash as Hex });
         expect(receipt.status).toBe("success");
-        expect(service.services.wallets.store.find(quote.userOpHash)?.txHash).toBe(settled.txHash);
+        expect((await service.services.wallets.store.find(quote.userOpHash))?.txHash).toBe(settled.txHash);
       });
     }
   }
@@ -240,7 +240,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
       expect(await paymasterDeposit(network)).toBe(deposit);
       expect(await tokenBalance(network, t.m, wallet)).toBe(sellAmount);
       expect(await tokenBalance(network, t.w, recipient)).toBe(0n);
-      expect(service.services.wallets.store.find(quote.userOpHash)?.status).toBe("issued");
+      expect((await service.services.wallets.store.find(quote.userOpHash))?.status).toBe("issued");
 
       // The same order asked again now: 200 isValid false, and nothing issued.
       const again = await service.post(
@@ -407,7 +407,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     for (const [name, rewrite] of rewrites) {
       test(`a settle body rewritten to ${name} (signed by the owner): 400 naming userOp.callData, nothing sent`, async () => {
         const { t, owner, wallet, recipient, sellAmount, quote } = await issued();
-        const context = JSON.parse(service.services.wallets.store.find(quote.userOpHash)?.context ?? "{}");
+        const context = JSON.parse((await service.services.wallets.store.find(quote.userOpHash))?.context ?? "{}");
         const order: SwapOrder = {
           sellToken: t.m,
           buyToken: t.dai,
@@ -470,7 +470,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
       for (const [body, field] of cases) {
         expectRefusal(await service.post("/wallet/swap/verify", body), 400, "validation_error", field);
       }
-      expect(service.services.wallets.store.recentIssued(network, wallet, "swap", 0)).toEqual([]);
+      expect(await service.services.wallets.store.recentIssued(network, wallet, "swap", 0)).toEqual([]);
       expect(await tokenBalance(network, t.m, wallet)).toBe(sellAmount);
     });
   });

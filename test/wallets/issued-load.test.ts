@@ -64,7 +64,7 @@ describe("issued UserOps under load (one sender, 50,000 rows)", () => {
       verifyBody(network, wallet, [{ to, amount: units(network, 1n) }]),
     );
     expect(verified.status).toBe(200);
-    const record = service.services.wallets.store.find(verified.body.userOpHash);
+    const record = await service.services.wallets.store.find(verified.body.userOpHash);
     expect(record).toBeDefined();
     // Older than the real one and still unexpired: nothing the purge may take, all of them candidates before the fix.
     insertIssued(ATTACK_ROWS, {
@@ -129,14 +129,14 @@ describe("issued UserOps under load (one sender, 50,000 rows)", () => {
       longAgo,
       issued.verified.userOpHash.toLowerCase(),
     ]);
-    expect(service.services.wallets.store.find(issued.verified.userOpHash)?.expiresAt).toBe(longAgo);
+    expect((await service.services.wallets.store.find(issued.verified.userOpHash))?.expiresAt).toBe(longAgo);
 
     expect(await service.services.issuedPurge.run()).toBe(EXPIRED_ROWS);
     expect(
       countRows("sender = ? AND expires_at < ? AND status = 'issued'", issued.wallet.toLowerCase(), longAgo + 1),
     ).toBe(0);
     expect(countRows("sender = ? AND status = 'issued'", issued.wallet.toLowerCase())).toBe(ATTACK_ROWS);
-    expect(service.services.wallets.store.find(issued.verified.userOpHash)?.status).toBe("success");
+    expect((await service.services.wallets.store.find(issued.verified.userOpHash))?.status).toBe("success");
 
     const replay = await service.post("/wallet/settle", body);
     expect(replay.status).toBe(200);
