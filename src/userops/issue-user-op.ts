@@ -4,13 +4,13 @@ import { assertOwnerNotDenied, type DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { type Call, encodeBatchExecution } from "./execution";
-import type { IssuedUserOpStore } from "./issued-user-op-store";
+import type { AsyncIssuedUserOpStore } from "./issued-user-op-store";
 import { buildSponsoredUserOp } from "./sponsor";
 import type { UserOpNetwork } from "./user-op-network";
 import { type RpcUserOp, toRpcUserOp, userOpHash } from "./user-operation";
 import { readWalletState, type WalletState } from "./wallet-state";
 
-export type IssueUserOpDeps = { store: IssuedUserOpStore; deny: DenyCounters; validitySeconds: number };
+export type IssueUserOpDeps = { store: AsyncIssuedUserOpStore; deny: DenyCounters; validitySeconds: number };
 
 export type IssueUserOpRequest = {
   network: UserOpNetwork;
@@ -100,7 +100,7 @@ export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpReq
   }
   const hash = userOpHash(sponsored.userOp, network.runtime.config.chainId, network.entryPoint);
   const userOp = toRpcUserOp(sponsored.userOp);
-  deps.store.issue({
+  await deps.store.issue({
     userOpHash: hash,
     network: name,
     kind: request.kind,
