@@ -16,7 +16,7 @@ export const adminHeaders = (service: Service) => ({ "x-admin-api-key": service.
 
 /** A client of the EOA flow: quote, then sign the fee and one funding payload per wallet. */
 export async function eoaDeployment(
-  service: Service,
+  service: { post(path: string, body: unknown): Promise<{ status: number; body: any }> },
   options: {
     network: NetworkName;
     salts: Hex[];

@@ -24,11 +24,12 @@ export type ServiceProcess = {
 
 /**
  * The service as production runs it: `bun src/main.ts` in a process of its own, its config from a file
- * (RELAY402_CONFIG), on the test devnet with the given SQLite file. Resolves once /health answers.
+ * (RELAY402_CONFIG), on the test devnet with the given SQLite file or PostgreSQL database. Resolves once /health
+ * answers.
  */
 export async function startServiceProcess(
   dir: string,
-  overrides: Partial<ConfigInput> & { databasePath: string },
+  overrides: Partial<ConfigInput> & ({ databasePath: string } | { databaseUrl: string }),
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const config = encodeConfig(configFromManifest(getTestDevnet().devnet.manifest, { port, ...overrides }));

@@ -1,0 +1,246 @@
+// Several instances on one PostgreSQL: three service processes (`bun src/main.ts`, as production runs them) on one
+// database and one devnet, each leasing one of the devnet's three executor keys. The chain's balances judge.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Address, Hex } from "viem";
+import { relayerAbi } from "../../src/chain/abis";
+import { eoaDeployment, randomSalt } from "../deploy/support";
+import { signedPayment } from "../support/authorization";
+import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { createTestDatabase } from "../support/postgres";
+import { type ServiceProcess, startServiceProcess } from "./service-process";
+
+const network = "bsc" as const;
+const c = chainOf(network);
+const unit = 10n ** BigInt(c.token.decimals);
+const dir = mkdtempSync(join(tmpdir(), "relay402-instances-"));
+const KEY_LEASE_MS = 3_000;
+let databaseUrl = "";
+const started: ServiceProcess[] = [];
+
+beforeAll(async () => {
+  databaseUrl = await createTestDatabase("instances");
+});
+afterEach(async () => {
+  await c.test.setAutomine(true);
+});
+afterAll(async () => {
+  for (const service of started.splice(0)) await service.kill();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function startInstances(count: number): Promise<ServiceProcess[]> {
+  // One after the other: each takes the key lease the previous ones left free.
+  const instances: ServiceProcess[] = [];
+  for (let i = 0; i < count; i++) {
+    const instance = await startServiceProcess(dir, {
+      databaseUrl,
+      keyLeaseMs: KEY_LEASE_MS,
+      keyLeasesPerInstance: 1,
+      logRequests: false,
+      rateLimitPerMinute: 1_000_000,
+    });
+    started.push(instance);
+    instances.push(instance);
+  }
+  return instances;
+}
+
+async function stopInstances(instances: ServiceProcess[]) {
+  for (const instance of instances) {
+    instance.child.kill("SIGTERM");
+    await instance.exited;
+  }
+}
+
+const post = async (instance: ServiceProcess, path: string, body: unknown, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${instance.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+};
+
+type Payment = Awaited<ReturnType<typeof signedPayment>> & { to: Address; value: bigint };
+
+async function fundedPayer(total: bigint) {
+  const payer = await freshPayer(network, { tokens: total });
+  await approveRelayer(network, payer.key, total);
+  return payer;
+}
+
+async function payments(payer: { key: Hex }, values: bigint[]): Promise<Payment[]> {
+  return Promise.all(
+    values.map(async (value) => {
+      const to = randomAddress();
+      return { ...(await signedPayment({ network, key: payer.key, to, value })), to, value };
+    }),
+  );
+}
+
+const authorizationUsed = (payer: Address, payment: Payment) =>
+  c.public.readContract({
+    address: c.info.relayer,
+    abi: relayerAbi,
+    functionName: "authorizationState",
+    args: [payer, payment.paymentPayload.payload.authorization.nonce as Hex],
+  });
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await Bun.sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function poolPending(): Promise<number> {
+  const status = (await c.public.request({ method: "txpool_status" as never })) as { pending: Hex | number };
+  return Number(status.pending);
+}
+
+describe("three instances on one PostgreSQL", () => {
+  test("each instance leases a key of its own, and /health says so", async () => {
+    const instances = await startInstances(3);
+    try {
+      const held = await Promise.all(
+        instances.map(async (instance) => {
+          const health = (await (await fetch(`${instance.url}/health`)).json()) as any;
+          expect(health.status).toBe("ok");
+          return health.networks[network].executorKeys.held as string[];
+        }),
+      );
+      expect(held.map((keys) => keys.length)).toEqual([1, 1, 1]);
+      expect(new Set(held.flat()).size).toBe(3);
+    } finally {
+      await stopInstances(instances);
+    }
+  }, 60_000);
+
+  test("one authorization sent to all three at once: one transaction, the payee paid once", async () => {
+    const instances = await startInstances(3);
+    try {
+      const payer = await fundedPayer(10n * unit);
+      const [payment] = (await payments(payer, [3n * unit])) as [Payment];
+      const answers = await Promise.all(instances.map((instance) => post(instance, "/settle", payment)));
+      const settled = answers.filter((answer) => answer.status === 200);
+      expect(settled.length).toBeGreaterThanOrEqual(1);
+      // Any other answer is "being settled; retry shortly", never a second transaction.
+      for (const answer of answers.filter((a) => a.status !== 200)) {
+        expect(answer.body).toMatchObject({ code: "blockchain_error", details: { status: "pending" } });
+      }
+      expect(new Set(settled.map((answer) => answer.body.transaction)).size).toBe(1);
+      // Asked again, every instance answers the one transaction.
+      const again = await Promise.all(instances.map((instance) => post(instance, "/settle", payment)));
+      expect(again.map((answer) => [answer.status, answer.body.transaction])).toEqual(
+        instances.map(() => [200, settled[0]?.body.transaction]),
+      );
+      expect(await tokenBalance(network, c.token.address, payment.to)).toBe(3n * unit);
+      expect(await tokenBalance(network, c.token.address, payer.address)).toBe(7n * unit);
+    } finally {
+      await stopInstances(instances);
+    }
+  }, 60_000);
+
+  test("300 distinct settles spread over the three: 300 successes, no nonce error", async () => {
+    const instances = await startInstances(3);
+    try {
+      const values = Array.from({ length: 300 }, (_, i) => BigInt(i + 1));
+      const total = values.reduce((sum, value) => sum + value, 0n);
+      const payer = await fundedPayer(total);
+      const list = await payments(payer, values);
+      const answers = await Promise.all(
+        list.map((payment, i) => post(instances[i % 3] as ServiceProcess, "/settle", payment)),
+      );
+      const failures = answers.filter((answer) => answer.status !== 200);
+      expect(failures.map((answer) => answer.body)).toEqual([]);
+      expect(new Set(answers.map((answer) => answer.body.transaction)).size).toBe(300);
+      for (const payment of list) expect(await tokenBalance(network, c.token.address, payment.to)).toBe(payment.value);
+      expect(await tokenBalance(network, c.token.address, payer.address)).toBe(0n);
+      const logs = instances.map((instance) => instance.output()).join("\n");
+      expect(logs).not.toMatch(/nonce too low|nonce_gap|replacement transaction underpriced/i);
+    } finally {
+      await stopInstances(instances);
+    }
+  }, 120_000);
+
+  test("an instance killed with settlements in flight: another finishes each exactly once", async () => {
+    const instances = await startInstances(3);
+    const [doomed, ...survivors] = instances as [ServiceProcess, ...ServiceProcess[]];
+    try {
+      const values = [1n, 2n, 3n].map((v) => v * unit);
+      const payer = await fundedPayer(6n * unit);
+      const list = await payments(payer, values);
+      await c.test.setAutomine(false);
+      const answers = list.map((payment) => post(doomed, "/settle", payment).catch(() => null));
+      await until(async () => (await poolPending()) === list.length, "the settles' transactions in the mempool");
+      doomed.child.kill("SIGKILL");
+      await doomed.exited;
+      await Promise.all(answers);
+      // The node forgets them too: only the records' signed transactions can finish these payments now.
+      await c.public.request({ method: "anvil_dropAllTransactions" as never });
+      await c.test.setAutomine(true);
+      for (const payment of list) expect(await authorizationUsed(payer.address, payment)).toBe(false);
+
+      // The dead instance's key lease expires; a survivor takes the key over and first resolves its records.
+      await until(
+        async () =>
+          (await Promise.all(list.map((payment) => authorizationUsed(payer.address, payment)))).every(Boolean),
+        "a survivor to finish the dead instance's settlements",
+        30_000,
+      );
+      const survivorLogs = survivors.map((instance) => instance.output()).join("\n");
+      expect(survivorLogs).toContain("key_lease_takeover_resolved");
+      for (const [i, payment] of list.entries()) {
+        const again = await post(survivors[i % 2] as ServiceProcess, "/settle", payment);
+        expect(again.status).toBe(200);
+        expect(again.body).toMatchObject({ success: true });
+        expect(await tokenBalance(network, c.token.address, payment.to)).toBe(payment.value);
+      }
+      expect(await tokenBalance(network, c.token.address, payer.address)).toBe(0n);
+    } finally {
+      await stopInstances(survivors);
+    }
+  }, 90_000);
+
+  test("a deployment batch settled on one instance and claimed on the others: one fee, every wallet", async () => {
+    const instances = await startInstances(3);
+    const [first, ...others] = instances as [ServiceProcess, ...ServiceProcess[]];
+    try {
+      const admin = { "x-admin-api-key": first.adminApiKey };
+      const client = {
+        post: (path: string, body: unknown, headers?: Record<string, string>) => post(first, path, body, headers),
+      };
+      const salts = [randomSalt(), randomSalt(), randomSalt()];
+      const flow = await eoaDeployment(client, { network, salts, funding: salts.map(() => unit) });
+      const recipientBefore = await tokenBalance(network, c.token.address, c.info.feeRecipient);
+      const verify = await post(first, "/deploy/verify", flow.body, admin);
+      expect(verify.status).toBe(200);
+      const settle = post(first, "/deploy/settle", { ...flow.body, wallets: verify.body.wallets }, admin);
+      const claims = others.map((instance) =>
+        post(instance, "/wallet/claim", { network, payerAddress: flow.payer.address }, admin),
+      );
+      const settled = await settle;
+      await Promise.all(claims);
+      expect(settled.status).toBe(200);
+      expect(settled.body).toMatchObject({ paymentSuccess: true, deploymentSuccess: true, fundingSuccess: true });
+      // Claimed again on the others after the settle: nothing left to do, nothing charged.
+      for (const instance of others) {
+        const claim = await post(instance, "/wallet/claim", { network, payerAddress: flow.payer.address }, admin);
+        expect(claim.status).toBe(200);
+      }
+      expect(await tokenBalance(network, c.token.address, c.info.feeRecipient)).toBe(recipientBefore + flow.fee);
+      expect(await tokenBalance(network, c.token.address, flow.payer.address)).toBe(1000n * unit - flow.total);
+      for (const wallet of flow.wallets) {
+        expect(((await c.public.getCode({ address: wallet.address })) ?? "0x") !== "0x").toBe(true);
+        expect(await tokenBalance(network, c.token.address, wallet.address)).toBe(unit);
+      }
+    } finally {
+      await stopInstances(instances);
+    }
+  }, 90_000);
+});
