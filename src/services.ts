@@ -5,6 +5,7 @@ import { asAsync } from "./db/async-port";
 import { type Db, openDatabase } from "./db/open";
 import type { DenyCounters } from "./deny/deny-counters";
 import { createSqliteDenyCounters } from "./deny/sqlite-deny-counters";
+import { createDeploymentStore } from "./deploy/deployment-store";
 import { createDeployments, type Deployments } from "./deploy/deployments";
 import { createIncognito, type Incognito } from "./incognito/incognito";
 import { createDrain, type Drain } from "./lifecycle/drain";
@@ -109,10 +110,10 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
   const issuedPurge = startIssuedUserOpPurge({ store: wallets.store, logger, now: () => Number(now()) });
   const deployments = createDeployments({
     config,
-    db,
+    store: asAsync(createDeploymentStore(db)),
     networks,
     settler,
-    settlements: store,
+    settlements: asAsync(store),
     issued: wallets.store,
     relayerFor,
     deny,

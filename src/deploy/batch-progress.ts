@@ -40,11 +40,11 @@ export async function advanceBatch(deps: StepDeps, batch: DeploymentBatch, waitM
   };
 
   const now = Number(deps.now());
-  let rows = deps.store.walletsOf(batch.id);
+  let rows = await deps.store.walletsOf(batch.id);
   const counted = (outcomes: StepOutcome[]) => countFailedAttempts(deps, rows, outcomes, now);
   report(
     "deployments",
-    counted(
+    await counted(
       await resolveSent(
         deps,
         "deployment",
@@ -53,15 +53,15 @@ export async function advanceBatch(deps: StepDeps, batch: DeploymentBatch, waitM
       ),
     ),
   );
-  const toDeploy = leased(
+  const toDeploy = await leased(
     deps,
     "deployment",
     rows.filter((row) => RETRYABLE.has(row.deploymentStatus)),
     now,
   );
-  if (toDeploy.length > 0) report("deployments", counted(await deploySimulated(deps, toDeploy)));
+  if (toDeploy.length > 0) report("deployments", await counted(await deploySimulated(deps, toDeploy)));
 
-  rows = deps.store.walletsOf(batch.id);
+  rows = await deps.store.walletsOf(batch.id);
   const fundable = rows.filter(
     (row) => row.fundingRequested && row.fundingAuthorization && row.deploymentStatus === "success",
   );
@@ -74,7 +74,7 @@ export async function advanceBatch(deps: StepDeps, batch: DeploymentBatch, waitM
       waitMs,
     ),
   );
-  const toFund = leased(
+  const toFund = await leased(
     deps,
     "funding",
     fundable.filter((row) => RETRYABLE.has(row.fundingStatus)),
@@ -94,14 +94,14 @@ export async function advanceBatch(deps: StepDeps, batch: DeploymentBatch, waitM
   return attempts;
 }
 
-function leased(
+async function leased(
   deps: StepDeps,
   phase: "deployment" | "funding",
   rows: DeploymentWallet[],
   nowSeconds: number,
-): DeploymentWallet[] {
+): Promise<DeploymentWallet[]> {
   const ids = new Set(
-    deps.store.lease(
+    await deps.store.lease(
       phase,
       rows.map((row) => row.id),
       nowSeconds,
@@ -120,23 +120,25 @@ function countFailedAttempts(
   rows: DeploymentWallet[],
   outcomes: StepOutcome[],
   nowSeconds: number,
-): StepOutcome[] {
+): Promise<StepOutcome[]> {
   const policy = {
     maxAttempts: deps.network.config.deployMaxAttempts,
     backoffSeconds: deps.network.config.deployRetryBackoffSeconds,
   };
-  return outcomes.map((outcome) => {
-    const row = rows.find((candidate) => candidate.walletAddress === outcome.walletAddress.toLowerCase());
-    if (outcome.ok || !outcome.txHash || !row) return outcome;
-    const counted = deps.store.countFailedAttempt(row.id, policy, nowSeconds);
-    if (counted.abandoned) {
-      deps.logger.warn({
-        event: "deployment_abandoned",
-        network: deps.network.name,
-        wallet: row.walletAddress,
-        reason: counted.reason,
-      });
-    }
-    return counted.abandoned ? { ...outcome, reason: counted.reason ?? "abandoned" } : outcome;
-  });
+  return Promise.all(
+    outcomes.map(async (outcome) => {
+      const row = rows.find((candidate) => candidate.walletAddress === outcome.walletAddress.toLowerCase());
+      if (outcome.ok || !outcome.txHash || !row) return outcome;
+      const counted = await deps.store.countFailedAttempt(row.id, policy, nowSeconds);
+      if (counted.abandoned) {
+        deps.logger.warn({
+          event: "deployment_abandoned",
+          network: deps.network.name,
+          wallet: row.walletAddress,
+          reason: counted.reason,
+        });
+      }
+      return counted.abandoned ? { ...outcome, reason: counted.reason ?? "abandoned" } : outcome;
+    }),
+  );
 }

@@ -19,7 +19,7 @@ import type { PaymentRules } from "../payments/payment-rules";
 import { isSameUse, type RelayerPort } from "../payments/relayer-port";
 import { verifyPayment } from "../payments/verify-payment";
 import { deployedAddresses } from "./addresses";
-import type { DeploymentStore, Phase } from "./deployment-store";
+import type { AsyncDeploymentStore, Phase } from "./deployment-store";
 
 /** Gas per factory call through Multicall3 (createAccount measures ~96k) and the multicall's own overhead. */
 const CREATE_ACCOUNT_GAS = 160_000n;
@@ -28,7 +28,7 @@ const MULTICALL_OVERHEAD_GAS = 60_000n;
 export type StepOutcome = { walletAddress: string; ok: boolean; txHash: string | null; reason?: string };
 
 export type StepDeps = {
-  store: DeploymentStore;
+  store: AsyncDeploymentStore;
   network: NetworkRuntime;
   relayer: RelayerPort;
   rules: PaymentRules;
@@ -110,13 +110,19 @@ async function record(
   } else {
     verdicts = await Promise.all(rows.map((row) => fundingOnChain(deps, row, receipt)));
   }
-  return rows.map((row, i) => {
-    const verdict = verdicts[i] as Verdict;
-    const ok = verdict.status === "success";
-    const rowTx = verdict.txHash ?? txHash;
-    deps.store.markOutcome(phase, row.id, { status: verdict.status, txHash: rowTx, error: verdict.reason ?? null });
-    return { walletAddress: row.walletAddress, ok, txHash: rowTx, reason: verdict.reason };
-  });
+  return Promise.all(
+    rows.map(async (row, i) => {
+      const verdict = verdicts[i] as Verdict;
+      const ok = verdict.status === "success";
+      const rowTx = verdict.txHash ?? txHash;
+      await deps.store.markOutcome(phase, row.id, {
+        status: verdict.status,
+        txHash: rowTx,
+        error: verdict.reason ?? null,
+      });
+      return { walletAddress: row.walletAddress, ok, txHash: rowTx, reason: verdict.reason };
+    }),
+  );
 }
 
 /** Maps what the durable sender reports for a step's transaction to its rows. */
@@ -137,14 +143,14 @@ async function conclude(
     case "would_revert":
     case "not_sent": {
       const reason = `could not send the transaction: ${outcome.reason}`;
-      for (const row of rows) deps.store.markOutcome(phase, row.id, { status: "failed", error: reason });
+      for (const row of rows) await deps.store.markOutcome(phase, row.id, { status: "failed", error: reason });
       return all(null, reason);
     }
     case "refused": {
       // The node refused it, so it can never be mined: the rows are retryable by a claim, with a new transaction.
       const reason = `the node refused the transaction (${outcome.reason}); claim again later`;
       deps.logger.warn({ event: "deployment_step_refused", phase, network: deps.network.name, reason: outcome.reason });
-      deps.store.markRefused(phase, ids, reason);
+      await deps.store.markRefused(phase, ids, reason);
       return all(null, reason);
     }
     case "unconfirmed":
@@ -220,20 +226,20 @@ export async function fundWallets(deps: StepDeps, rows: DeploymentWallet[]): Pro
   const outcomes: StepOutcome[] = [];
   const payable: DeploymentWallet[] = [];
   const used: DeploymentWallet[] = [];
-  rows.forEach((row, i) => {
+  for (const [i, row] of rows.entries()) {
     const check = checks[i];
     if (check?.isValid) {
       payable.push(row);
-      return;
+      continue;
     }
     if (check && !check.isValid && "invalidReason" in check && check.invalidReason === "nonce_error") {
       used.push(row); // someone used the nonce: the chain tells whether it was this funding
-      return;
+      continue;
     }
     const reason = `funding payload no longer valid: ${check && !check.isValid ? check.invalidMessage : "unknown"}`;
-    deps.store.markOutcome("funding", row.id, { status: "failed", error: reason });
+    await deps.store.markOutcome("funding", row.id, { status: "failed", error: reason });
     outcomes.push({ walletAddress: row.walletAddress, ok: false, txHash: null, reason });
-  });
+  }
   if (used.length > 0) outcomes.push(...(await record(deps, "funding", used, null, null)));
   if (payable.length === 0) return outcomes;
   const data = aggregate(

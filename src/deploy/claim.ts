@@ -12,9 +12,9 @@ import type { SettlingContext } from "./settle-batch";
 type ClaimBody = Static<typeof ClaimBodySchema>;
 
 /** A batch a claim may touch: its fee is paid (or was sent and awaits its outcome) and something is left. */
-function claimable(ctx: DeployContext, batch: DeploymentBatch): boolean {
-  if (batch.paymentStatus === "sending") return batch.flow === "wallet" || feeWasSent(ctx.feeDeps, batch);
-  return batch.paymentStatus === "success" && hasPendingWork(ctx.store.walletsOf(batch.id));
+async function claimable(ctx: DeployContext, batch: DeploymentBatch): Promise<boolean> {
+  if (batch.paymentStatus === "sending") return batch.flow === "wallet" || (await feeWasSent(ctx.feeDeps, batch));
+  return batch.paymentStatus === "success" && hasPendingWork(await ctx.store.walletsOf(batch.id));
 }
 
 /**
@@ -33,9 +33,10 @@ export function claimDeployments(ctx: SettlingContext, body: ClaimBody) {
   };
   return ctx.once(`claim:${JSON.stringify(scope)}`, async () => {
     await ctx.ready;
-    const inScope = ctx.store.batchesFor(scope);
-    const batches = inScope.filter((batch) => claimable(ctx, batch));
-    if (batches.length === 0) throw nothingPending(ctx, inScope, "no pending deployments for these parameters");
+    const inScope = await ctx.store.batchesFor(scope);
+    const verdicts = await Promise.all(inScope.map((batch) => claimable(ctx, batch)));
+    const batches = inScope.filter((_, i) => verdicts[i]);
+    if (batches.length === 0) throw await nothingPending(ctx, inScope, "no pending deployments for these parameters");
     const networks = [...new Set(batches.map((batch) => batch.network))];
     if (networks.length > 1) {
       throw new ApiError(
@@ -49,7 +50,7 @@ export function claimDeployments(ctx: SettlingContext, body: ClaimBody) {
     const skipped = { abandoned: [] as Failure[], waiting: [] as Failure[], retryAfter: Number.POSITIVE_INFINITY };
     for (const { id } of batches) {
       await ctx.withLock(`batch:${id}`, async () => {
-        let batch = ctx.store.batch(id) as DeploymentBatch;
+        let batch = (await ctx.store.batch(id)) as DeploymentBatch;
         if (batch.paymentStatus === "sending") {
           try {
             await ctx.pay(batch);
@@ -58,11 +59,12 @@ export function claimDeployments(ctx: SettlingContext, body: ClaimBody) {
             ctx.logger.warn({ event: "claim_payment_unresolved", batchId: id, reason: shortReason(error) });
             return;
           }
-          batch = ctx.store.batch(id) as DeploymentBatch;
+          batch = (await ctx.store.batch(id)) as DeploymentBatch;
         }
-        if (batch.paymentStatus !== "success" || !hasPendingWork(ctx.store.walletsOf(id))) return;
+        const rows = await ctx.store.walletsOf(id);
+        if (batch.paymentStatus !== "success" || !hasPendingWork(rows)) return;
         const runtime = ctx.networks.get(batch.network);
-        noteSkipped(skipped, ctx.store.walletsOf(id), Number(ctx.now()));
+        noteSkipped(skipped, rows, Number(ctx.now()));
         const result = await advanceBatch(ctx.stepDeps(runtime), batch, runtime.config.receiptTimeoutMs);
         attempts.deployments.successful.push(...result.deployments.successful);
         attempts.deployments.failed.push(...result.deployments.failed);
@@ -97,10 +99,15 @@ export function claimDeployments(ctx: SettlingContext, body: ClaimBody) {
           },
         );
       }
-      throw nothingPending(ctx, inScope, "no pending deployments for these parameters (another claim completed them)");
+      throw await nothingPending(
+        ctx,
+        inScope,
+        "no pending deployments for these parameters (another claim completed them)",
+      );
     }
     if (successes === 0) {
-      const retryable = batches.some((batch) => hasPendingWork(ctx.store.walletsOf(batch.id)));
+      const rowsOf = await Promise.all(batches.map((batch) => ctx.store.walletsOf(batch.id)));
+      const retryable = rowsOf.some((rows) => hasPendingWork(rows));
       const message = retryable
         ? "every retry failed; the payment stays valid, claim again later"
         : "every retry failed and nothing is left to retry: the failed wallets will not be deployed";
@@ -137,10 +144,10 @@ function noteSkipped(
 }
 
 /** The 404 of a claim with nothing to send; wallets that will never be deployed are listed with their reason. */
-function nothingPending(ctx: DeployContext, batches: DeploymentBatch[], message: string): ApiError {
-  const failedWallets = batches
-    .filter((batch) => batch.paymentStatus === "success")
-    .flatMap((batch) => ctx.store.walletsOf(batch.id))
+async function nothingPending(ctx: DeployContext, batches: DeploymentBatch[], message: string): Promise<ApiError> {
+  const paid = batches.filter((batch) => batch.paymentStatus === "success");
+  const failedWallets = (await Promise.all(paid.map((batch) => ctx.store.walletsOf(batch.id))))
+    .flat()
     .filter((row) => row.deploymentStatus === "abandoned")
     .map((row) => ({ address: getAddress(row.walletAddress), reason: row.deploymentError ?? "abandoned" }));
   return new ApiError("not_found", message, failedWallets.length > 0 ? { failedWallets } : undefined);

@@ -2,6 +2,7 @@ import type { NetworkRuntime, Networks } from "../chain/networks";
 import { createKeyedLock } from "../concurrency/keyed-lock";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { Config } from "../config/schema";
+import type { Async } from "../db/async-port";
 import type { DeploymentBatch } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
@@ -13,15 +14,17 @@ import type { SettlementStore } from "../payments/settlement-store";
 import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import { userOpNetworkOf } from "../userops/user-op-network";
 import type { StepDeps } from "./chain-steps";
-import { type DeploymentStore, type NewBatch, type NewWallet, WalletReservedError } from "./deployment-store";
+import { type AsyncDeploymentStore, type NewBatch, type NewWallet, WalletReservedError } from "./deployment-store";
 import { type FeePaymentDeps, payFeeByAuthorization, payFeeByUserOp } from "./fee-payment";
 
 export type DeployDeps = {
   config: Config;
   networks: Networks;
-  store: DeploymentStore;
+  /** The deployment store as an async port: SQLite's through asAsync, or PostgreSQL's. */
+  store: AsyncDeploymentStore;
   settler: PaymentSettler;
-  settlements: SettlementStore;
+  /** The EOA settlement store (the fee's record), as the settler's. */
+  settlements: Async<SettlementStore>;
   issued: AsyncIssuedUserOpStore;
   relayerFor(network: NetworkRuntime): RelayerPort;
   deny: DenyCounters;
@@ -51,9 +54,9 @@ export function createDeployContext(deps: DeployDeps) {
     deny: deps.deny,
   };
 
-  function createBatch(batch: NewBatch, wallets: NewWallet[]): DeploymentBatch {
+  async function createBatch(batch: NewBatch, wallets: NewWallet[]): Promise<DeploymentBatch> {
     try {
-      return deps.store.create(batch, wallets);
+      return await deps.store.create(batch, wallets);
     } catch (error) {
       if (error instanceof WalletReservedError) {
         throw new ApiError("validation_error", error.message, {
@@ -61,8 +64,8 @@ export function createDeployContext(deps: DeployDeps) {
           wallet: error.walletAddress,
         });
       }
-      // Another process created the same batch between our read and insert.
-      const existing = deps.store.findBatch(batch.batchKey);
+      // Another request or instance created the same batch between our read and insert (its batch_key is unique).
+      const existing = await deps.store.findBatch(batch.batchKey);
       if (existing) return existing;
       throw error;
     }

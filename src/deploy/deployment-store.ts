@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import type { Async } from "../db/async-port";
 import type { Db } from "../db/open";
 import { type DeploymentBatch, type DeploymentWallet, deploymentBatches, deploymentWallets } from "../db/schema";
 
@@ -59,6 +60,14 @@ export type DeploymentStore = {
   /** Rows a dead process leased but never sent (updated before `before`) go back to pending: nothing reached the chain. */
   unleaseAll(before: string): void;
 };
+
+/**
+ * The port the deployment flows take: every method answers a promise. SQLite's store through `asAsync`
+ * (`asAsync(createDeploymentStore(db))`), PostgreSQL's is deployment-store-postgres.ts. A flow awaits each call, so
+ * another request can run between two of them: whatever must not race is one call here (`create` with its
+ * reservations, `lease`, `countFailedAttempt`), one statement or one transaction in each adapter.
+ */
+export type AsyncDeploymentStore = Async<DeploymentStore>;
 
 /** A wallet that another live batch already reserved (refused: "already paid for"). */
 export class WalletReservedError extends Error {
@@ -125,7 +134,9 @@ export function createDeploymentStore(db: Db): DeploymentStore {
           .returning()
           .get();
         wallets.forEach((wallet, position) => {
-          // One connection: the read inside the transaction sees its own inserts.
+          // One connection and a synchronous transaction: nothing runs between this read and the insert, and the
+          // read sees the batch's own inserts. (The partial unique index deployment_wallets_reserved would refuse a
+          // second reservation anyway; PostgreSQL's adapter lets that index decide, as several connections race.)
           if (reservation(newBatch.network, wallet.walletAddress)) throw new WalletReservedError(wallet.walletAddress);
           tx.insert(deploymentWallets)
             .values({

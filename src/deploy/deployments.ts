@@ -1,8 +1,6 @@
 import type { Static } from "elysia";
-import type { Db } from "../db/open";
 import { claimDeployments } from "./claim";
 import { createDeployContext, type DeployDeps } from "./context";
-import { createDeploymentStore } from "./deployment-store";
 import { settleEoaDeployment, verifyEoaDeployment } from "./eoa-flow";
 import { masterWallet, walletsOfOwner } from "./queries";
 import { quoteDeployment } from "./quote";
@@ -19,11 +17,12 @@ import { createBatchSettler, type SettlingContext } from "./settle-batch";
 import { settleWalletDeployment, verifyWalletDeployment } from "./wallet-flow";
 
 /**
- * Wallet deployment: the service object behind /deploy/*, /wallet/:owner and /wallet/claim. Creating it
+ * Wallet deployment: the service object behind /deploy/*, /wallet/:owner and /wallet/claim, on the deployment
+ * store it is given (`asAsync(createDeploymentStore(db))` on SQLite, or PostgreSQL's adapter). Creating it
  * starts the reconciliation of what a previous process left open; batches are touched only after it.
  */
-export function createDeployments(deps: Omit<DeployDeps, "store"> & { db: Db }) {
-  const base = createDeployContext({ ...deps, store: createDeploymentStore(deps.db) });
+export function createDeployments(deps: DeployDeps) {
+  const base = createDeployContext(deps);
   const reconciled = reconcileDeployments(base, new Date().toISOString()).catch((error) =>
     deps.logger.error({ event: "deployment_reconcile_failed", reason: String(error) }),
   );

@@ -61,9 +61,9 @@ export async function settleEoaDeployment(ctx: SettlingContext, body: Static<typ
   return ctx.once(batchKey, async () => {
     // Start-up reconciliation may still drop or resolve this very batch: look it up only once it is done.
     await ctx.ready;
-    const known = ctx.store.findBatch(batchKey);
+    const known = await ctx.store.findBatch(batchKey);
     if (known) {
-      const recorded = ctx.store.walletsOf(known.id).map((row) => row.walletAddress);
+      const recorded = (await ctx.store.walletsOf(known.id)).map((row) => row.walletAddress);
       const same =
         known.owner === plan.owner.toLowerCase() && recorded.join() === plan.wallets.map((w) => w.toLowerCase()).join();
       if (!same)
@@ -74,7 +74,7 @@ export async function settleEoaDeployment(ctx: SettlingContext, body: Static<typ
     }
     const verdict = await checkBatch(ctx, { network, plan, payments }, body.paymentRequirements.relayerContract);
     if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage);
-    const batch = ctx.createBatch(
+    const batch = await ctx.createBatch(
       ...batchOf(
         plan,
         {

@@ -1,4 +1,5 @@
 import type { Address, Hex } from "viem";
+import type { Async } from "../db/async-port";
 import type { DeploymentBatch } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
@@ -12,12 +13,12 @@ import { sendIssuedUserOp } from "../userops/submit-user-op";
 import type { UserOpNetwork } from "../userops/user-op-network";
 import type { RpcUserOp } from "../userops/user-operation";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
-import type { DeploymentStore } from "./deployment-store";
+import type { AsyncDeploymentStore } from "./deployment-store";
 
 export type FeePaymentDeps = {
-  store: DeploymentStore;
+  store: AsyncDeploymentStore;
   settler: PaymentSettler;
-  settlements: SettlementStore;
+  settlements: Async<SettlementStore>;
   issued: AsyncIssuedUserOpStore;
   logger: Logger;
   /** Counts sponsored fee UserOps that reverted against the paying wallet's owner. */
@@ -31,8 +32,13 @@ const pending = (message: string, details: Record<string, unknown>) =>
   new ApiError("blockchain_error", message, { ...details, status: "pending" });
 
 /** The fee was not taken: the batch keeps its failure and frees its wallets for a new batch. */
-function paymentFailed(deps: FeePaymentDeps, batch: DeploymentBatch, error: ApiError, txHash: string | null): never {
-  deps.store.failPayment(batch.id, {
+async function paymentFailed(
+  deps: FeePaymentDeps,
+  batch: DeploymentBatch,
+  error: ApiError,
+  txHash: string | null,
+): Promise<never> {
+  await deps.store.failPayment(batch.id, {
     txHash: txHash?.toLowerCase() ?? null,
     error: error.message,
     result: { error: error.toStored() },
@@ -50,10 +56,14 @@ export async function payFeeByAuthorization(
   batch: DeploymentBatch,
 ): Promise<void> {
   if (batch.paymentStatus === "success") return;
-  deps.store.setPayment(batch.id, { status: "sending" });
+  await deps.store.setPayment(batch.id, { status: "sending" });
   try {
     const response = await deps.settler.settle(wallet.runtime, feeAuthorizationOf(batch), wallet.relayer);
-    deps.store.setPayment(batch.id, { status: "success", txHash: response.transaction.toLowerCase(), error: null });
+    await deps.store.setPayment(batch.id, {
+      status: "success",
+      txHash: response.transaction.toLowerCase(),
+      error: null,
+    });
   } catch (error) {
     const apiError =
       error instanceof ApiError
@@ -62,17 +72,17 @@ export async function payFeeByAuthorization(
     const txHash = (apiError.details?.transaction as string | undefined) ?? null;
     if (apiError.code === "blockchain_error") {
       // Outcome unknown: the batch stays `sending`; a later settle, claim or restart resolves it.
-      if (txHash) deps.store.setPayment(batch.id, { status: "sending", txHash: txHash.toLowerCase() });
+      if (txHash) await deps.store.setPayment(batch.id, { status: "sending", txHash: txHash.toLowerCase() });
       throw pending(apiError.message, { paymentTxHash: txHash, reason: apiError.details?.reason });
     }
-    paymentFailed(deps, batch, apiError, txHash);
+    await paymentFailed(deps, batch, apiError, txHash);
   }
 }
 
 /** Whether the EOA fee of a batch left `sending` by a crash ever reached the chain. */
-export function feeWasSent(deps: FeePaymentDeps, batch: DeploymentBatch): boolean {
+export async function feeWasSent(deps: FeePaymentDeps, batch: DeploymentBatch): Promise<boolean> {
   const fee = feeAuthorizationOf(batch);
-  const record = deps.settlements.find({ network: batch.network, payer: fee.from, nonce: fee.nonce });
+  const record = await deps.settlements.find({ network: batch.network, payer: fee.from, nonce: fee.nonce });
   return record !== undefined && record.status !== "pending" && record.status !== "failed";
 }
 
@@ -94,7 +104,7 @@ export async function payFeeByUserOp(
     return paymentFailed(deps, batch, ApiError.fromStored(JSON.parse(record.result ?? "null")), record.txHash);
   }
   if (!record || record.status === "issued") await assertPayerStillCovers(deps, wallet, batch, op);
-  deps.store.setPayment(batch.id, { status: "sending" });
+  await deps.store.setPayment(batch.id, { status: "sending" });
   let outcome: UserOpOutcome;
   try {
     if (!record) throw new ApiError("userop_error", "the fee UserOp expired before it was sent", { userOpHash: hash });
@@ -115,7 +125,7 @@ export async function payFeeByUserOp(
   }
   const txHash = outcome.transactionHash.toLowerCase();
   // The fundings travelled in the same UserOp: recorded with the payment, in one transaction.
-  deps.store.paidWithFundings(batch.id, txHash);
+  await deps.store.paidWithFundings(batch.id, txHash);
   await deps.issued.finish(hash, { status: "success", txHash, result: { batchId: batch.id, txHash } });
 }
 
@@ -129,7 +139,10 @@ async function assertPayerStillCovers(
   batch: DeploymentBatch,
   op: RpcUserOp,
 ) {
-  const fundings = deps.store.walletsOf(batch.id).reduce((sum, row) => sum + BigInt(row.fundingAmount ?? "0"), 0n);
+  const fundings = (await deps.store.walletsOf(batch.id)).reduce(
+    (sum, row) => sum + BigInt(row.fundingAmount ?? "0"),
+    0n,
+  );
   try {
     await assertBalanceStillCovers(wallet.runtime.client, {
       wallet: op.sender,
@@ -139,6 +152,6 @@ async function assertPayerStillCovers(
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== "validation_error") throw error;
     await deps.issued.finish(batch.userOpHash as string, { status: "failed", result: error.toStored() });
-    paymentFailed(deps, batch, error, null);
+    await paymentFailed(deps, batch, error, null);
   }
 }

@@ -4,7 +4,7 @@ import type { TokenConfig } from "../config/schema";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { deployedAddresses, walletAddresses } from "./addresses";
-import type { DeploymentStore, NewBatch, NewWallet } from "./deployment-store";
+import type { AsyncDeploymentStore, NewBatch, NewWallet } from "./deployment-store";
 
 export type DeploymentRequest = { ownerAddress: string; salts: string[]; token: string };
 
@@ -63,10 +63,14 @@ export async function planDeployment(
 }
 
 /** A fee is taken once per wallet: refuse a wallet that is deployed already or reserved by a paid (or paying) batch. */
-export async function assertDeployable(plan: DeploymentPlan, store: DeploymentStore, field: string): Promise<void> {
+export async function assertDeployable(
+  plan: DeploymentPlan,
+  store: AsyncDeploymentStore,
+  field: string,
+): Promise<void> {
+  const reservations = await Promise.all(plan.wallets.map((wallet) => store.reservation(plan.network.name, wallet)));
   plan.wallets.forEach((wallet, i) => {
-    const reservation = store.reservation(plan.network.name, wallet);
-    if (reservation) {
+    if (reservations[i]) {
       throw new ApiError(
         "validation_error",
         `wallet ${wallet} (salt ${plan.salts[i]}) is already paid for by an earlier deployment`,

@@ -7,10 +7,10 @@ import type { DeployContext } from "./context";
 import { type WalletInfo, walletInfo } from "./responses";
 
 /** GET /wallet/:owner: the owner's wallets of live batches, the master wallet apart. */
-export function walletsOfOwner(ctx: DeployContext, owner: string, network?: string) {
+export async function walletsOfOwner(ctx: DeployContext, owner: string, network?: string) {
   if (network) ctx.networks.get(network);
   const salt = masterSalt(ctx.config.masterSaltPrefix, owner);
-  const infos = ctx.store.walletsOfOwner(owner, network).map(({ batch, wallet }) => walletInfo(batch, wallet));
+  const infos = (await ctx.store.walletsOfOwner(owner, network)).map(({ batch, wallet }) => walletInfo(batch, wallet));
   if (infos.length === 0) throw new ApiError("not_found", `no wallets for owner ${getAddress(owner)}`);
   return { master: infos.filter((info) => info.salt === salt), sub: infos.filter((info) => info.salt !== salt) };
 }
@@ -31,7 +31,7 @@ export async function masterWallet(ctx: DeployContext, owner: string) {
       reason: shortReason(error),
     });
   }
-  const records = ctx.store.walletsOfOwner(ownerAddress).filter(({ wallet }) => wallet.salt === salt);
+  const records = (await ctx.store.walletsOfOwner(ownerAddress)).filter(({ wallet }) => wallet.salt === salt);
   const deployments = Object.fromEntries(
     NETWORKS.map((name) => {
       const found = records.find(({ wallet }) => wallet.network === name);

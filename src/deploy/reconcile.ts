@@ -11,12 +11,13 @@ import { feeWasSent } from "./fee-payment";
  * What is still to do is left to /wallet/claim.
  */
 export async function reconcileDeployments(ctx: DeployContext, startedAt: string): Promise<void> {
-  const { batches, wallets } = ctx.store.unfinished(startedAt);
+  const { batches, wallets } = await ctx.store.unfinished(startedAt);
   for (const batch of batches) {
     try {
-      const neverSent = batch.paymentStatus === "pending" || (batch.flow === "eoa" && !feeWasSent(ctx.feeDeps, batch));
+      const neverSent =
+        batch.paymentStatus === "pending" || (batch.flow === "eoa" && !(await feeWasSent(ctx.feeDeps, batch)));
       if (neverSent) {
-        ctx.store.discard(batch.id);
+        await ctx.store.discard(batch.id);
         ctx.logger.info({ event: "deployment_discarded", batchId: batch.id, reason: "fee never sent" });
         continue;
       }
@@ -25,7 +26,7 @@ export async function reconcileDeployments(ctx: DeployContext, startedAt: string
       ctx.logger.warn({ event: "deployment_payment_unresolved", batchId: batch.id, reason: shortReason(error) });
     }
   }
-  ctx.store.unleaseAll(startedAt);
+  await ctx.store.unleaseAll(startedAt);
   const sent = (phase: "deployment" | "funding") =>
     wallets.filter((row) => (phase === "deployment" ? row.deploymentStatus : row.fundingStatus) === "sent");
   for (const phase of ["deployment", "funding"] as const) {

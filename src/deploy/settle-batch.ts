@@ -21,7 +21,7 @@ export function createBatchSettler(ctx: DeployContext, ready: Promise<void>) {
   return (batchId: number): Promise<DeploySettleResponse> =>
     ctx.withLock(`batch:${batchId}`, async () => {
       await ready;
-      const batch = ctx.store.batch(batchId);
+      const batch = await ctx.store.batch(batchId);
       // Dropped since it was looked up (start-up reconciliation discards a batch whose fee never left).
       if (!batch) {
         throw new ApiError("blockchain_error", "this deployment was reset meanwhile; settle again", {
@@ -32,15 +32,15 @@ export function createBatchSettler(ctx: DeployContext, ready: Promise<void>) {
       await ctx.pay(batch);
       const runtime = ctx.networks.get(batch.network);
       await advanceBatch(ctx.stepDeps(runtime), batch, runtime.config.receiptTimeoutMs);
-      const rows = ctx.store.walletsOf(batchId);
-      const response = settleResponse(ctx.store.batch(batchId) as DeploymentBatch, rows);
+      const rows = await ctx.store.walletsOf(batchId);
+      const response = settleResponse((await ctx.store.batch(batchId)) as DeploymentBatch, rows);
       const outcome = settleOutcome(response, rows);
       if (outcome.ok) {
-        ctx.store.saveResult(batchId, { response });
+        await ctx.store.saveResult(batchId, { response });
         return response;
       }
       // An unconfirmed step is no outcome yet: answered, not stored, so a later settle reports the real one.
-      if (outcome.final) ctx.store.saveResult(batchId, { error: outcome.error.toStored() });
+      if (outcome.final) await ctx.store.saveResult(batchId, { error: outcome.error.toStored() });
       throw outcome.error;
     });
 }

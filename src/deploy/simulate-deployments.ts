@@ -84,8 +84,12 @@ export function describeRevert(data: Hex): string {
  */
 export async function deploySimulated(deps: StepDeps, rows: DeploymentWallet[]): Promise<StepOutcome[]> {
   const factory = deps.network.config.contracts.factory;
-  const notSent = (row: DeploymentWallet, status: "failed" | "abandoned", reason: string): StepOutcome => {
-    deps.store.markOutcome("deployment", row.id, { status, error: reason });
+  const notSent = async (
+    row: DeploymentWallet,
+    status: "failed" | "abandoned",
+    reason: string,
+  ): Promise<StepOutcome> => {
+    await deps.store.markOutcome("deployment", row.id, { status, error: reason });
     return { walletAddress: row.walletAddress, ok: false, txHash: null, reason };
   };
   let verdicts: DeploymentVerdict[];
@@ -93,11 +97,11 @@ export async function deploySimulated(deps: StepDeps, rows: DeploymentWallet[]):
     verdicts = await simulateDeployments(deps.network.client, factory, rows);
   } catch (error) {
     const reason = `could not simulate the factory calls (${shortReason(error)}); claim again later`;
-    return rows.map((row) => notSent(row, "failed", reason));
+    return Promise.all(rows.map((row) => notSent(row, "failed", reason)));
   }
   const outcomes: StepOutcome[] = [];
   const sendable: DeploymentWallet[] = [];
-  rows.forEach((row, i) => {
+  for (const [i, row] of rows.entries()) {
     const verdict = verdicts[i] ?? { ok: false, deterministic: false, reason: "factory call not simulated" };
     if (verdict.ok) {
       sendable.push(row);
@@ -108,11 +112,11 @@ export async function deploySimulated(deps: StepDeps, rows: DeploymentWallet[]):
         wallet: row.walletAddress,
         reason: verdict.reason,
       });
-      outcomes.push(notSent(row, "abandoned", verdict.reason));
+      outcomes.push(await notSent(row, "abandoned", verdict.reason));
     } else {
-      outcomes.push(notSent(row, "failed", `${verdict.reason} in simulation; not sent, claim again later`));
+      outcomes.push(await notSent(row, "failed", `${verdict.reason} in simulation; not sent, claim again later`));
     }
-  });
+  }
   if (sendable.length > 0) outcomes.push(...(await deployWallets(deps, sendable)));
   return outcomes;
 }

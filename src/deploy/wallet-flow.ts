@@ -117,7 +117,7 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
   return ctx.once(batchKey, async () => {
     // Start-up reconciliation may still drop or resolve this very batch: look it up only once it is done.
     await ctx.ready;
-    const known = ctx.store.findBatch(batchKey);
+    const known = await ctx.store.findBatch(batchKey);
     if (known) return ctx.settleBatch(known.id);
     if (record.status !== "issued") throw invalid("userOp", `this UserOp was already settled (${record.status})`);
     await assertSignedByOwner(located, signature, Number(ctx.now()));
@@ -129,7 +129,7 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
     }
     assertSameWallets(walletEntries(plan, amounts), body.wallets);
     await assertDeployable(plan, ctx.store, FIELD);
-    const batch = ctx.createBatch(
+    const batch = await ctx.createBatch(
       ...batchOf(
         plan,
         {

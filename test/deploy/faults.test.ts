@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Address, Hex } from "viem";
 import { erc20Abi } from "../../src/chain/abis";
+import { createDeploymentStore } from "../../src/deploy/deployment-store";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
@@ -29,10 +30,12 @@ afterAll(async () => {
   tracked.stopAll();
 });
 
-const batchOf = (service: Service, payer: Address) => service.services.deployments.store.batchesFor({ payer })[0];
+/** The service's deployment records, read synchronously from its SQLite file (the service's store is async). */
+const recordsOf = (service: Service) => createDeploymentStore(service.services.db);
+const batchOf = (service: Service, payer: Address) => recordsOf(service).batchesFor({ payer })[0];
 const rowsOf = (service: Service, payer: Address) => {
   const batch = batchOf(service, payer);
-  return batch ? service.services.deployments.store.walletsOf(batch.id) : [];
+  return batch ? recordsOf(service).walletsOf(batch.id) : [];
 };
 const settlementOf = (service: Service, payer: Address) =>
   service.services.db.$client

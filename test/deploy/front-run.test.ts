@@ -30,8 +30,8 @@ const feeSent = (service: Service, network: Network, payload: Payload) => async 
 
 /** True once a step's transaction of the payer's batch is recorded as sent and the node holds it. */
 const stepSent = (service: Service, network: Network, payer: Address, phase: "deployment" | "funding") => async () => {
-  const batch = service.services.deployments.store.batchesFor({ payer })[0];
-  const rows = batch ? service.services.deployments.store.walletsOf(batch.id) : [];
+  const batch = (await service.services.deployments.store.batchesFor({ payer }))[0];
+  const rows = batch ? await service.services.deployments.store.walletsOf(batch.id) : [];
   const row = rows.find((r) => (phase === "deployment" ? r.deploymentStatus : r.fundingStatus) === "sent");
   return (
     !!row && (await inMempool(network, (phase === "deployment" ? row.deploymentTxHash : row.fundingTxHash) as Hex))
@@ -114,10 +114,11 @@ for (const network of NETWORK_NAMES) {
       expect(await tokenBalance(network, c.token.address, first)).toBe(0n);
       expect(await tokenBalance(network, c.token.address, second)).toBe(unit);
       expect(await tokenBalance(network, c.token.address, accomplice)).toBe(1n);
-      const batch = service.services.deployments.store.batchesFor({ payer: flow.payer.address })[0];
-      const row = service.services.deployments.store
-        .walletsOf(batch?.id ?? -1)
-        .find((r) => r.walletAddress.toLowerCase() === first.toLowerCase());
+      const records = service.services.deployments.store;
+      const batch = (await records.batchesFor({ payer: flow.payer.address }))[0];
+      const row = (await records.walletsOf(batch?.id ?? -1)).find(
+        (r) => r.walletAddress.toLowerCase() === first.toLowerCase(),
+      );
       expect(row?.fundingStatus).toBe("abandoned");
       expect(row?.fundingError).toBe("nonce used by a different authorization");
 

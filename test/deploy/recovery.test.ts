@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { type Address, type Hex, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
+import { createDeploymentStore } from "../../src/deploy/deployment-store";
 import { chainOf, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
 import {
@@ -29,10 +30,12 @@ afterAll(async () => {
 });
 
 const unitOf = (network: NetworkName) => 10n ** BigInt(chainOf(network).token.decimals);
-const batchOf = (service: Service, payer: Address) => service.services.deployments.store.batchesFor({ payer })[0];
+/** The service's deployment records, read synchronously from its SQLite file (the service's store is async). */
+const recordsOf = (service: Service) => createDeploymentStore(service.services.db);
+const batchOf = (service: Service, payer: Address) => recordsOf(service).batchesFor({ payer })[0];
 const rowsOf = (service: Service, payer: Address) => {
   const batch = batchOf(service, payer);
-  return batch ? service.services.deployments.store.walletsOf(batch.id) : [];
+  return batch ? recordsOf(service).walletsOf(batch.id) : [];
 };
 const hasCode = async (network: NetworkName, address: Address) =>
   ((await chainOf(network).public.getCode({ address })) ?? "0x").length > 2;
@@ -181,7 +184,7 @@ describe("deployment recovery, on the devnet", () => {
       expiresAt: Math.floor(Date.now() / 1000) + 600,
     });
     await first.services.wallets.store.claim(blockerHash);
-    const blocker = store.create(
+    const blocker = await store.create(
       {
         batchKey: `wallet:${network}:${randomSalt()}`,
         network,
@@ -206,7 +209,7 @@ describe("deployment recovery, on the devnet", () => {
         },
       ],
     );
-    store.setPayment(blocker.id, { status: "sending" });
+    await store.setPayment(blocker.id, { status: "sending" });
 
     const flow = await eoaDeployment(first, { network, salts: [randomSalt(), randomSalt()] });
     const verify = await first.post("/deploy/verify", flow.body, adminHeaders(first));
