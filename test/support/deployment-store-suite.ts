@@ -1,0 +1,419 @@
+// The deployment store's behaviour (src/deploy/deployment-store.ts's port), written once and run on each database:
+// test/deploy/deployment-store-sqlite.test.ts (asAsync over the SQLite store) and deployment-store-postgres.test.ts.
+// Every "instance" is a connection (pool) of its own to one real database; nothing of the store is mocked. The races
+// are many concurrent calls from several instances: each reservation, lease and count must be decided exactly once.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import {
+  type AsyncDeploymentStore,
+  type NewBatch,
+  type NewWallet,
+  WalletReservedError,
+} from "../../src/deploy/deployment-store";
+
+export type DeploymentStoreDatabase = {
+  /** A new connection (pool) to the shared database: one instance's store. */
+  connect(): Promise<{ store: AsyncDeploymentStore; close(): Promise<void> }>;
+};
+
+const INSTANCES = 4;
+
+let counter = 0;
+const unique = () => ++counter;
+const hex = (n: number, bytes: number) => `0x${n.toString(16).padStart(bytes * 2, "0")}`;
+/** A fresh wallet address (mixed case on purpose: the store keeps addresses lower-cased). */
+const wallet = () => `0xAbCd${(unique() * 7919 + Math.floor(Math.random() * 1e6)).toString(16).padStart(36, "0")}`;
+
+const newBatch = (overrides: Partial<NewBatch> = {}): NewBatch => ({
+  batchKey: `test:${process.pid}:${unique()}:${Math.random()}`,
+  network: "base",
+  flow: "eoa",
+  owner: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+  payer: `0xf39fd6e51aad88f6f4ce6ab8827279cfff${hex(unique(), 3).slice(2)}`,
+  token: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+  feeRecipient: "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc",
+  deploymentFee: "20000",
+  fundingRequested: true,
+  feeAuthorization: '{"from":"0x0"}',
+  userOpHash: null,
+  signedUserOp: null,
+  ...overrides,
+});
+
+const newWallet = (address = wallet(), funded = true): NewWallet => ({
+  walletAddress: address,
+  salt: hex(unique(), 32),
+  fundingRequested: funded,
+  fundingAmount: funded ? "1000000" : "0",
+  fundingAuthorization: funded ? '{"nonce":"0x1"}' : null,
+});
+
+const settled = <T>(promises: Promise<T>[]) => Promise.allSettled(promises);
+const fulfilled = <T>(results: PromiseSettledResult<T>[]) =>
+  results.filter((r): r is PromiseFulfilledResult<T> => r.status === "fulfilled").map((r) => r.value);
+const rejected = <T>(results: PromiseSettledResult<T>[]) =>
+  results.filter((r): r is PromiseRejectedResult => r.status === "rejected").map((r) => r.reason as unknown);
+
+export function deploymentStoreSuite(database: DeploymentStoreDatabase) {
+  let instances: { store: AsyncDeploymentStore; close(): Promise<void> }[] = [];
+  let store: AsyncDeploymentStore;
+  const pick = (i: number) => (instances[i % instances.length] as { store: AsyncDeploymentStore }).store;
+
+  beforeAll(async () => {
+    instances = [];
+    for (let i = 0; i < INSTANCES; i++) instances.push(await database.connect());
+    store = pick(0);
+  });
+  afterAll(async () => {
+    for (const instance of instances) await instance.close();
+  });
+
+  test("create records the batch and reserves its wallets (lower-cased, in order); every read finds them", async () => {
+    const addresses = [wallet(), wallet(), wallet()];
+    const batch = await store.create(newBatch(), [
+      newWallet(addresses[0]),
+      newWallet(addresses[1], false),
+      newWallet(addresses[2]),
+    ]);
+    expect(batch).toMatchObject({
+      paymentStatus: "pending",
+      paymentTxHash: null,
+      result: null,
+      fundingRequested: true,
+    });
+    expect(typeof batch.id).toBe("number");
+    expect(await store.batch(batch.id)).toEqual(batch);
+    expect(await store.findBatch(batch.batchKey)).toEqual(batch);
+    const rows = await store.walletsOf(batch.id);
+    expect(rows.map((row) => row.walletAddress)).toEqual(addresses.map((a) => a.toLowerCase()));
+    expect(rows.map((row) => row.position)).toEqual([0, 1, 2]);
+    expect(rows.map((row) => row.fundingStatus)).toEqual(["pending", "none", "pending"]);
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        batchId: batch.id,
+        network: "base",
+        owner: batch.owner,
+        reserved: true,
+        deploymentStatus: "pending",
+        deploymentAttempts: 0,
+        deploymentRetryAfter: null,
+      });
+    }
+    const reservation = await pick(1).reservation("base", (addresses[1] as string).toUpperCase().replace("0X", "0x"));
+    expect(reservation?.id).toBe(rows[1]?.id as number);
+    expect(await store.reservation("bsc", addresses[1] as string)).toBeUndefined();
+    // A claim's scope is matched lower-cased (the flows store the payer lower-cased).
+    expect((await store.batchesFor({ payer: batch.payer.toUpperCase().replace("0X", "0x") })).map((b) => b.id)).toEqual(
+      [batch.id],
+    );
+    const owned = await store.walletsOfOwner(batch.owner.toUpperCase().replace("0X", "0x"), "base");
+    expect(owned.filter(({ batch: b }) => b.id === batch.id).map(({ wallet: w }) => w.id)).toEqual(
+      rows.map((row) => row.id),
+    );
+    expect(await store.walletsOfOwner(batch.owner, "bsc")).toEqual([]);
+  });
+
+  test("a wallet reserved by a live batch refuses a second batch with WalletReservedError, leaving nothing of it", async () => {
+    const taken = wallet();
+    const free = wallet();
+    const first = await store.create(newBatch(), [newWallet(taken)]);
+    const second = newBatch();
+    const error = await pick(1)
+      .create(second, [newWallet(free), newWallet(taken)])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WalletReservedError);
+    expect((error as WalletReservedError).walletAddress).toBe(taken);
+    expect(await store.findBatch(second.batchKey)).toBeUndefined();
+    expect(await store.reservation("base", free)).toBeUndefined();
+    expect((await store.reservation("base", taken))?.batchId).toBe(first.id);
+    // Another network is another wallet.
+    const elsewhere = await store.create(newBatch({ network: "bsc" }), [newWallet(taken)]);
+    expect((await store.reservation("bsc", taken))?.batchId).toBe(elsewhere.id);
+  });
+
+  test("a failed payment frees the wallets: a new batch reserves them; the failure is the stored result", async () => {
+    const address = wallet();
+    const first = await store.create(newBatch(), [newWallet(address)]);
+    await store.failPayment(first.id, { txHash: "0xdead", error: "fee refused", result: { error: { code: "x" } } });
+    expect(await store.batch(first.id)).toMatchObject({
+      paymentStatus: "failed",
+      paymentTxHash: "0xdead",
+      paymentError: "fee refused",
+      result: JSON.stringify({ error: { code: "x" } }),
+    });
+    expect((await store.walletsOf(first.id)).every((row) => !row.reserved)).toBe(true);
+    expect(await store.reservation("base", address)).toBeUndefined();
+    const second = await pick(2).create(newBatch(), [newWallet(address)]);
+    expect((await store.reservation("base", address))?.batchId).toBe(second.id);
+  });
+
+  test("the same batch key created twice: the second create throws (not a reservation) and the first stays", async () => {
+    const batch = newBatch();
+    const first = await store.create(batch, [newWallet()]);
+    const error = await pick(1)
+      .create(batch, [newWallet()])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(WalletReservedError);
+    expect(await store.findBatch(batch.batchKey)).toEqual(first);
+  });
+
+  test("race: 24 batches from 4 instances reserving the same wallet at once -> exactly one, the others WalletReservedError", async () => {
+    const contested = wallet();
+    const batches = Array.from({ length: 24 }, () => newBatch());
+    const results = await settled(
+      batches.map((batch, i) => pick(i).create(batch, [newWallet(), newWallet(contested), newWallet()])),
+    );
+    const winners = fulfilled(results);
+    expect(winners).toHaveLength(1);
+    const errors = rejected(results);
+    expect(errors).toHaveLength(23);
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(WalletReservedError);
+      expect((error as WalletReservedError).walletAddress).toBe(contested);
+    }
+    const winner = winners[0] as { id: number; batchKey: string };
+    expect((await store.reservation("base", contested))?.batchId).toBe(winner.id);
+    // The losers left nothing: no batch, and their other wallets are free.
+    for (const batch of batches) {
+      const found = await store.findBatch(batch.batchKey);
+      if (batch.batchKey === winner.batchKey) expect(found?.id).toBe(winner.id);
+      else expect(found).toBeUndefined();
+    }
+    expect((await store.walletsOf(winner.id)).filter((row) => row.reserved)).toHaveLength(3);
+  });
+
+  test("race: batches sharing wallets in different orders, 20 rounds -> one wins each round, never a deadlock", async () => {
+    for (let round = 0; round < 20; round++) {
+      const shared = Array.from({ length: 8 }, () => wallet());
+      const orders = [shared, [...shared].reverse(), [...shared.slice(4), ...shared.slice(0, 4)]];
+      const results = await settled(
+        orders.map((order, i) =>
+          pick(round + i).create(
+            newBatch(),
+            order.map((address) => newWallet(address)),
+          ),
+        ),
+      );
+      expect(fulfilled(results)).toHaveLength(1);
+      const errors = rejected(results);
+      expect(errors).toHaveLength(2);
+      for (const error of errors) expect(error).toBeInstanceOf(WalletReservedError);
+    }
+  });
+
+  test("race: 8 distinct batches from 4 instances at once, disjoint wallets -> all 8 recorded", async () => {
+    const results = await settled(
+      Array.from({ length: 8 }, (_, i) => pick(i).create(newBatch(), [newWallet(), newWallet()])),
+    );
+    expect(fulfilled(results)).toHaveLength(8);
+  });
+
+  test("lease: pending|failed -> sending once; sent, success and leased rows are not leased again", async () => {
+    const batch = await store.create(newBatch(), [newWallet(), newWallet(), newWallet(), newWallet()]);
+    const ids = (await store.walletsOf(batch.id)).map((row) => row.id);
+    const [a, b, c, d] = ids as [number, number, number, number];
+    const now = Math.floor(Date.now() / 1000);
+    expect((await store.lease("deployment", [a, b], now)).sort((x, y) => x - y)).toEqual([a, b].sort((x, y) => x - y));
+    expect(await store.lease("deployment", [a, b], now)).toEqual([]);
+    await store.markSent("deployment", [a], "0xaa", "0xraw");
+    await store.markOutcome("deployment", b, { status: "failed", txHash: "0xbb", error: "factory call failed" });
+    await store.markOutcome("deployment", c, { status: "success", txHash: "0xcc" });
+    expect((await store.lease("deployment", ids, now)).sort((x, y) => x - y)).toEqual([b, d].sort((x, y) => x - y));
+    // The phases are leased apart: the funding of `a` is still pending.
+    expect(await store.lease("funding", [a], now)).toEqual([a]);
+    expect(await store.lease("funding", [a], now)).toEqual([]);
+    expect(await store.lease("deployment", [], now)).toEqual([]);
+    // A refused transaction can never be mined: its rows are leased again.
+    await store.markRefused("deployment", [a], "refused");
+    const row = (await store.walletsOf(batch.id)).find((r) => r.id === a);
+    expect(row).toMatchObject({
+      deploymentStatus: "failed",
+      deploymentTxHash: null,
+      deploymentRawTx: null,
+      deploymentError: "refused",
+    });
+    expect(await store.lease("deployment", [a], now)).toEqual([a]);
+  });
+
+  test("race: 4 instances lease the same 10 rows 5 times each at once -> disjoint winners covering every row", async () => {
+    const batch = await store.create(
+      newBatch(),
+      Array.from({ length: 10 }, () => newWallet()),
+    );
+    const ids = (await store.walletsOf(batch.id)).map((row) => row.id);
+    const now = Math.floor(Date.now() / 1000);
+    for (const phase of ["deployment", "funding"] as const) {
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => pick(i).lease(phase, ids, now)));
+      const won = results.flat();
+      expect(won).toHaveLength(ids.length);
+      expect(new Set(won)).toEqual(new Set(ids));
+      const rows = await store.walletsOf(batch.id);
+      expect(
+        rows.every((row) => (phase === "deployment" ? row.deploymentStatus : row.fundingStatus) === "sending"),
+      ).toBe(true);
+    }
+  });
+
+  test("countFailedAttempt: only a failed deployment counts; backoff doubles and leases wait for it; the cap abandons", async () => {
+    const batch = await store.create(newBatch(), [newWallet()]);
+    const [row] = await store.walletsOf(batch.id);
+    const id = (row as { id: number }).id;
+    const policy = { maxAttempts: 3, backoffSeconds: 60 };
+    const t0 = 1_900_000_000;
+    // Not failed: nothing counted.
+    expect(await store.countFailedAttempt(id, policy, t0)).toEqual({ abandoned: false, reason: null });
+    expect((await store.walletsOf(batch.id))[0]?.deploymentAttempts).toBe(0);
+
+    await store.markOutcome("deployment", id, { status: "failed", txHash: "0x01", error: "factory call failed" });
+    expect(await store.countFailedAttempt(id, policy, t0)).toEqual({ abandoned: false, reason: "factory call failed" });
+    expect((await store.walletsOf(batch.id))[0]).toMatchObject({
+      deploymentStatus: "failed",
+      deploymentAttempts: 1,
+      deploymentRetryAfter: t0 + 60,
+    });
+    expect(await store.lease("deployment", [id], t0 + 59)).toEqual([]);
+    expect(await store.lease("deployment", [id], t0 + 60)).toEqual([id]);
+
+    await store.markOutcome("deployment", id, { status: "failed", txHash: "0x02", error: "transaction reverted" });
+    expect(await store.countFailedAttempt(id, policy, t0 + 100)).toEqual({
+      abandoned: false,
+      reason: "transaction reverted",
+    });
+    expect((await store.walletsOf(batch.id))[0]).toMatchObject({
+      deploymentAttempts: 2,
+      deploymentRetryAfter: t0 + 100 + 120,
+    });
+    expect(await store.lease("deployment", [id], t0 + 219)).toEqual([]);
+    // The funding's lease has no backoff.
+    expect(await store.lease("funding", [id], t0)).toEqual([id]);
+    expect(await store.lease("deployment", [id], t0 + 220)).toEqual([id]);
+
+    await store.markOutcome("deployment", id, { status: "failed", txHash: "0x03", error: "factory call failed" });
+    const reason = "gave up after 3 failed deployment attempts (last: factory call failed)";
+    expect(await store.countFailedAttempt(id, policy, t0 + 300)).toEqual({ abandoned: true, reason });
+    expect((await store.walletsOf(batch.id))[0]).toMatchObject({
+      deploymentStatus: "abandoned",
+      deploymentError: reason,
+      deploymentAttempts: 3,
+      deploymentRetryAfter: null,
+    });
+    // Abandoned: never leased, never counted again.
+    expect(await store.lease("deployment", [id], t0 + 100_000)).toEqual([]);
+    expect(await store.countFailedAttempt(id, policy, t0 + 400)).toEqual({ abandoned: false, reason: null });
+  });
+
+  test("race: 16 counts of one failed deployment from 4 instances at once -> 16 attempts, none lost", async () => {
+    const batch = await store.create(newBatch(), [newWallet()]);
+    const id = ((await store.walletsOf(batch.id))[0] as { id: number }).id;
+    await store.markOutcome("deployment", id, { status: "failed", txHash: "0x01", error: "factory call failed" });
+    const policy = { maxAttempts: 100, backoffSeconds: 1 };
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => pick(i).countFailedAttempt(id, policy, 0)));
+    expect(results.every((result) => !result.abandoned)).toBe(true);
+    expect((await store.walletsOf(batch.id))[0]?.deploymentAttempts).toBe(16);
+  });
+
+  test("race: counts at the cap from 4 instances -> abandoned exactly once", async () => {
+    const batch = await store.create(newBatch(), [newWallet()]);
+    const id = ((await store.walletsOf(batch.id))[0] as { id: number }).id;
+    await store.markOutcome("deployment", id, { status: "failed", txHash: "0x01", error: "factory call failed" });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => pick(i).countFailedAttempt(id, { maxAttempts: 1, backoffSeconds: 1 }, 0)),
+    );
+    expect(results.filter((result) => result.abandoned)).toHaveLength(1);
+    expect((await store.walletsOf(batch.id))[0]).toMatchObject({
+      deploymentStatus: "abandoned",
+      deploymentAttempts: 1,
+    });
+  });
+
+  test("unfinished and unleaseAll: only what was left before the given time; leased rows back to pending, sent rows kept", async () => {
+    const old = await store.create(newBatch(), [newWallet(), newWallet(), newWallet()]);
+    const [a, b, c] = (await store.walletsOf(old.id)).map((row) => row.id) as [number, number, number];
+    const now = Math.floor(Date.now() / 1000);
+    await store.setPayment(old.id, { status: "sending" });
+    await store.lease("deployment", [a, b], now);
+    await store.markSent("deployment", [b], "0xbb", "0xraw");
+    await store.lease("funding", [c], now);
+    await Bun.sleep(5);
+    const before = new Date().toISOString();
+    await Bun.sleep(5);
+    const young = await store.create(newBatch(), [newWallet()]);
+    const [y] = (await store.walletsOf(young.id)).map((row) => row.id) as [number];
+    await store.lease("deployment", [y], now);
+
+    const left = await pick(1).unfinished(before);
+    expect(left.batches.map((batch) => batch.id)).toContain(old.id);
+    expect(left.batches.map((batch) => batch.id)).not.toContain(young.id);
+    const leftIds = left.wallets.map((row) => row.id);
+    expect(leftIds).toEqual(expect.arrayContaining([a, b, c]));
+    expect(leftIds).not.toContain(y);
+
+    await pick(2).unleaseAll(before);
+    const rows = await store.walletsOf(old.id);
+    expect(rows.map((row) => [row.deploymentStatus, row.fundingStatus])).toEqual([
+      ["pending", "pending"],
+      ["sent", "pending"],
+      ["pending", "pending"],
+    ]);
+    expect((await store.walletsOf(young.id))[0]?.deploymentStatus).toBe("sending");
+    // A paid batch with nothing in flight is not unfinished.
+    await store.setPayment(old.id, { status: "success", txHash: "0xfee", error: null });
+    await Bun.sleep(5);
+    const later = await store.unfinished(new Date().toISOString());
+    expect(later.batches.map((batch) => batch.id)).not.toContain(old.id);
+    expect(later.wallets.map((row) => row.id)).toContain(b);
+  });
+
+  test("payment, fundings, result, replacement and discard", async () => {
+    const batch = await store.create(newBatch({ flow: "wallet", userOpHash: "0xop", feeAuthorization: null }), [
+      newWallet(),
+      newWallet(undefined, false),
+    ]);
+    const [a, b] = (await store.walletsOf(batch.id)).map((row) => row.id) as [number, number];
+    await store.setPayment(batch.id, { status: "sending", txHash: "0x01" });
+    await store.setPayment(batch.id, { status: "sending" });
+    expect(await store.batch(batch.id)).toMatchObject({ paymentStatus: "sending", paymentTxHash: "0x01" });
+    await store.paidWithFundings(batch.id, "0xpaid");
+    expect(await store.batch(batch.id)).toMatchObject({
+      paymentStatus: "success",
+      paymentTxHash: "0xpaid",
+      paymentError: null,
+    });
+    const rows = await store.walletsOf(batch.id);
+    expect(rows.map((row) => [row.fundingStatus, row.fundingTxHash])).toEqual([
+      ["success", "0xpaid"],
+      ["none", null],
+    ]);
+    expect((await store.batchesFor({ paymentTxHash: "0xPAID" })).map((row) => row.id)).toEqual([batch.id]);
+
+    const now = Math.floor(Date.now() / 1000);
+    await store.lease("deployment", [a, b], now);
+    await store.markSent("deployment", [a, b], "0xd1", "0xraw1");
+    await store.markReplaced("deployment", [a, b], "0xd2");
+    expect((await store.walletsOf(batch.id)).map((row) => [row.deploymentStatus, row.deploymentTxHash])).toEqual([
+      ["sent", "0xd2"],
+      ["sent", "0xd2"],
+    ]);
+    await store.markOutcome("deployment", a, { status: "success", txHash: "0xd2" });
+    expect((await store.walletsOf(batch.id))[0]).toMatchObject({ deploymentStatus: "success", deploymentError: null });
+
+    await store.saveResult(batch.id, { response: { success: true } });
+    expect((await store.batch(batch.id))?.result).toBe(JSON.stringify({ response: { success: true } }));
+
+    const dropped = await store.create(newBatch(), [newWallet()]);
+    const droppedWallet = (await store.walletsOf(dropped.id))[0]?.walletAddress as string;
+    await pick(3).discard(dropped.id);
+    expect(await store.batch(dropped.id)).toBeUndefined();
+    expect(await store.walletsOf(dropped.id)).toEqual([]);
+    expect(await store.reservation("base", droppedWallet)).toBeUndefined();
+  });
+
+  test("batchesFor: newest first, narrowed by payer and network", async () => {
+    const payer = `0x${hex(unique(), 20).slice(2)}`;
+    const first = await store.create(newBatch({ payer }), [newWallet()]);
+    const second = await store.create(newBatch({ payer }), [newWallet()]);
+    const third = await store.create(newBatch({ payer, network: "bsc" }), [newWallet()]);
+    expect((await store.batchesFor({ payer })).map((b) => b.id)).toEqual([third.id, second.id, first.id]);
+    expect((await store.batchesFor({ payer, network: "base" })).map((b) => b.id)).toEqual([second.id, first.id]);
+  });
+}
