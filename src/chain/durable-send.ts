@@ -1,6 +1,12 @@
 import { type Hex, keccak256, parseTransaction, recoverTransactionAddress, type TransactionReceipt } from "viem";
 import { shortReason } from "../logger";
-import { BroadcastRejectedError, ChainError, ReceiptTimeoutError, SimulationRevertedError } from "./errors";
+import {
+  BroadcastRejectedError,
+  ChainError,
+  NoKeyLeaseError,
+  ReceiptTimeoutError,
+  SimulationRevertedError,
+} from "./errors";
 import type { NetworkRuntime } from "./networks";
 import { fetchReceipt } from "./receipt-poller";
 import type { TransactionRequest } from "./types";
@@ -81,12 +87,15 @@ function unsent(error: unknown): Unsent {
  * The simulation of `sendDurably` alone (the executor's `simulate`), for a flow that reads other state before it
  * records and sends: started in the same tick as those reads, it shares their JSON-RPC batch. Null when the
  * transaction would go through; the flow then records it and calls `sendDurably` without `simulate`.
+ * Throws NoKeyLeaseError when this instance holds no executor key of the network (several instances on one
+ * database): nothing is recorded yet, so the request is refused as a whole (503 with Retry-After) and may be retried.
  */
 export async function simulateSend(network: NetworkRuntime, request: TransactionRequest): Promise<Unsent | null> {
   try {
     await network.executor.simulate(request);
     return null;
   } catch (error) {
+    if (error instanceof NoKeyLeaseError) throw error;
     return unsent(error);
   }
 }

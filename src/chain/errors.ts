@@ -61,6 +61,34 @@ export class InvalidRequestError extends ChainError {
   }
 }
 
+/**
+ * Several instances on one database lease the executor keys (key-leases.ts), and this one holds none of this network's
+ * now: nothing can be signed. Thrown before anything is signed or recorded, so the request may simply be retried
+ * (the HTTP layer answers 503 `service_unavailable` with `Retry-After`), here or at another instance.
+ */
+export class NoKeyLeaseError extends ChainError {
+  /** When a retry may find a key: the next lease heartbeat (a third of the lease), at least 1 s. */
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number) {
+    super("NO_KEY_LEASE", "This instance holds no executor key lease on the network.");
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * The transaction was signed with a key whose lease this instance no longer holds (it could not renew it in time, or
+ * another instance took it over), so it is not broadcast: whoever holds the key resolves it from its journal record.
+ */
+export class KeyLeaseLostError extends ChainError {
+  readonly hash: Hex;
+  constructor(hash: Hex, from: string) {
+    super("KEY_LEASE_LOST", "The executor key's lease was lost before the broadcast.", {
+      details: `hash ${hash}, from ${from}`,
+    });
+    this.hash = hash;
+  }
+}
+
 export class UnknownSenderError extends ChainError {
   constructor(from: string) {
     super("UNKNOWN_SENDER", "The transaction's sender is not an executor key.", { details: from });

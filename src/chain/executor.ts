@@ -8,6 +8,8 @@ import {
   isExecutionReverted,
   isInvalidParams,
   isNonceTooLow,
+  KeyLeaseLostError,
+  NoKeyLeaseError,
   ReceiptTimeoutError,
   RpcUnavailableError,
   SimulationRevertedError,
@@ -15,6 +17,7 @@ import {
   toReadError,
 } from "./errors";
 import { createFeeOracle } from "./gas-price";
+import { createKeyLeases, type KeyLeases, type KeyLeasesOptions } from "./key-leases";
 import { createKeyPool, type ExecutorKey, markRefused } from "./key-pool";
 import type { NewHeads } from "./new-heads";
 import { createNonceRepair } from "./nonce-repair";
@@ -28,6 +31,13 @@ export interface SendHooks {
   /** Called with every replacement hash, awaited before that replacement is broadcast. */
   onReplaced?(hash: Hex): void | Promise<void>;
 }
+
+/**
+ * Executor key leases for several instances on one database (key-leases.ts): the store, this network's name, this
+ * instance's holder id, the lease's length and how many keys to ask for. The executor supplies the addresses and
+ * the takeover and loss hooks.
+ */
+export type ExecutorLeaseOptions = Omit<KeyLeasesOptions, "addresses" | "onTakeover" | "onLost" | "logger">;
 
 export interface ExecutorConfig {
   client: PublicClient;
@@ -58,6 +68,11 @@ export interface ExecutorConfig {
   gapRetryMs?: number;
   gapRetryMaxMs?: number;
   nonceResyncMs?: number;
+  /**
+   * Send only with the keys whose lease this instance holds (several instances on one database). Absent: every
+   * configured key is this instance's (one instance on its SQLite file), as before leases existed.
+   */
+  leases?: ExecutorLeaseOptions;
 }
 
 export interface Executor {
@@ -92,13 +107,69 @@ export interface Executor {
   rebroadcast(raw: Hex): Promise<void>;
   /** Per key: transactions prepared whose send has not ended (the in-flight metric). */
   inFlight(): { address: Address; count: number }[];
-  stop(): void;
+  /** The keys this instance may send with now: every key without leases, else the keys whose lease it holds. */
+  heldKeys(): Address[];
+  /** This network's key leases; undefined when every configured key is this instance's (no `leases` config). */
+  readonly keyLeases: KeyLeases | undefined;
+  /**
+   * Takes the first key leases (one heartbeat) and keeps renewing them; resolves at once without leases. Call it
+   * after `onKeyTakenOver` listeners are registered: a first take may already be a takeover. Until then an
+   * executor with leases holds no key, and `prepare` and `simulate` throw NoKeyLeaseError.
+   */
+  start(): Promise<void>;
+  /**
+   * Registers a listener of takeovers: a key's lease was taken from a holder whose lease expired (an instance that
+   * died). Awaited before the key is used, after its nonce bookkeeping was reset (its next nonce will be the chain's
+   * pending count): the wiring resolves the dead holder's transactions left sent from this address here. A throw
+   * leaves the key unused; the takeover is tried again at the next heartbeat. Returns the unsubscribe.
+   */
+  onKeyTakenOver(listener: (address: Address) => void | Promise<void>): () => void;
+  /**
+   * Stops: receipts are no longer awaited (the sends waiting reject with ExecutorStoppedError) and the key leases
+   * stop heartbeating; they are released (the next taker finds the keys free) unless `releaseLeases` is false, when
+   * they expire as after a crash. Resolves once the leases are released.
+   */
+  stop(options?: { releaseLeases?: boolean }): Promise<void>;
 }
 
 export function createExecutor(config: ExecutorConfig): Executor {
   const { client, chainId, receiptTimeoutMs, replaceAfterMs, pollIntervalMs } = config;
   const logger = config.logger ?? createLogger({ silent: true });
-  const keys = createKeyPool(client, config.privateKeys);
+  const leaseOptions = config.leases;
+  // A retry may find a key at the next heartbeat, a third of the lease.
+  const retryAfterSeconds = leaseOptions ? Math.max(1, Math.ceil(leaseOptions.leaseMs / 3_000)) : 0;
+  let leases: KeyLeases | undefined;
+  const keys = createKeyPool(
+    client,
+    config.privateKeys,
+    leaseOptions
+      ? {
+          usable: (key) => leases?.holds(key.account.address) ?? false,
+          noKey: () => new NoKeyLeaseError(retryAfterSeconds),
+        }
+      : {},
+  );
+  const takeoverListeners = new Set<(address: Address) => void | Promise<void>>();
+  if (leaseOptions) {
+    leases = createKeyLeases({
+      ...leaseOptions,
+      addresses: keys.addresses,
+      logger,
+      // The key is not held (not handed out) until this resolves: first its nonces restart from the chain's pending
+      // count, then the dead holder's sent transactions are resolved by the listeners.
+      async onTakeover(address) {
+        const key = keys.byAddress(address as Address);
+        keys.resetNonces(key);
+        for (const listener of [...takeoverListeners]) await listener(key.account.address);
+        keys.resetNonces(key);
+      },
+      // Another instance may send with it from now on: whatever this process knew of its nonces is stale then.
+      // Transactions in flight on it still get their receipts awaited (never replaced: see awaitMined).
+      onLost(address) {
+        keys.resetNonces(keys.byAddress(address as Address));
+      },
+    });
+  }
   const fees = createFeeOracle({ client, maxFeePerGasCap: config.maxFeePerGasCap, ttlMs: config.feeCacheMs, logger });
   const poller = createReceiptPoller({
     client,
@@ -210,13 +281,18 @@ export function createExecutor(config: ExecutorConfig): Executor {
   ): Promise<PreparedTransaction> {
     if (stopped) throw new ExecutorStoppedError();
     if (!isAddress(request.to)) throw new InvalidRequestError(`invalid or wrongly checksummed address ${request.to}`);
-    const key = keys.reserve();
+    let key = keys.reserve();
     // Every key has a gap (reserve prefers one without): try filling it now rather than at the next round.
     if (key.gaps.size > 0) repair.kick(key);
     try {
       // Fees before the nonce: a failed fee read must not burn a nonce.
       const fee = await fees.current();
       if (options.simulate) await simulate(key, request, fee);
+      if (!keys.usable(key)) {
+        // Its lease ended while the fees or the simulation were read: another held key, or NoKeyLeaseError.
+        keys.release(key);
+        key = keys.reserve();
+      }
       const nonce = await keys.takeNonce(key);
       try {
         return await sign(key, request, nonce, fee);
@@ -304,6 +380,13 @@ export function createExecutor(config: ExecutorConfig): Executor {
     if (stopped) throw new ExecutorStoppedError();
     const key = keys.byAddress(prepared.from);
     try {
+      if (!keys.usable(key)) {
+        // Signed while the lease was held, and lost since: another instance may be sending with this nonce's key
+        // now. Not broadcast; kept as unconfirmed, so the key's next holder (this one again, or the one that took
+        // it over and resolves its journal record) offers it or moves past it.
+        unconfirmed(key, prepared.nonce, prepared.raw);
+        throw new KeyLeaseLostError(prepared.hash, prepared.from);
+      }
       const knownBlock = await poller.knownBlock().catch(() => undefined);
       const broadcastAt = Date.now();
       const alreadyMined = await broadcastFirst(prepared, key);
@@ -357,6 +440,11 @@ export function createExecutor(config: ExecutorConfig): Executor {
       );
 
       const replace = async () => {
+        // A key no longer leased is not bumped: only the receipt of what was sent is awaited.
+        if (!keys.usable(key)) {
+          logger.warn({ event: "tx_replacement_skipped", reason: "key lease lost", hash: latest.hash });
+          return;
+        }
         const next = await fees.replacementFor(latest).catch(() => null);
         if (settled) return;
         if (!next) {
@@ -368,6 +456,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
           });
           return;
         }
+        if (!keys.usable(key)) return;
         const replacement = await sign(key, prepared.request, prepared.nonce, next);
         await hooks.onReplaced?.(replacement.hash);
         if (settled) return;
@@ -446,11 +535,23 @@ export function createExecutor(config: ExecutorConfig): Executor {
     waitForReceipt,
     rebroadcast,
     inFlight: () => keys.keys.map((key) => ({ address: key.account.address, count: key.inFlight })),
-    stop() {
+    heldKeys: () => keys.keys.filter(keys.usable).map((key) => key.account.address),
+    keyLeases: leases,
+    start: async () => {
+      await leases?.start();
+    },
+    onKeyTakenOver(listener) {
+      takeoverListeners.add(listener);
+      return () => {
+        takeoverListeners.delete(listener);
+      };
+    },
+    async stop({ releaseLeases = true } = {}) {
       stopped = true;
       repair.stop();
       for (const onStop of [...stopHandlers]) onStop();
       poller.stop();
+      await leases?.stop({ release: releaseLeases });
     },
   };
 }

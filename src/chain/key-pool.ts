@@ -34,13 +34,21 @@ export interface KeyPool {
   readonly addresses: Address[];
   readonly keys: readonly ExecutorKey[];
   /**
-   * Reserves the least busy key (round-robin on ties), skipping keys with a nonce gap while another key
-   * has none; pair with `release`.
+   * Reserves the least busy usable key (round-robin on ties), skipping keys with a nonce gap while another usable
+   * key has none; pair with `release`. Throws the pool's `noKey` error when no key is usable (none leased).
    */
   reserve(): ExecutorKey;
   release(key: ExecutorKey): void;
-  /** The key `reserve` would pick now, without reserving it. */
+  /** The key `reserve` would pick now, without reserving it (the same error when there is none). */
   peek(): ExecutorKey;
+  /** Whether the key may be handed out now: always without leases, else while this instance holds its lease. */
+  usable(key: ExecutorKey): boolean;
+  /**
+   * Forgets the key's nonce bookkeeping (next nonce, gaps, unconfirmed originals), so that its next nonce is read
+   * from the chain's pending count: after another holder sent with the key (a lease lost or taken over).
+   * Transactions still in flight keep their nonces and are awaited as before.
+   */
+  resetNonces(key: ExecutorKey): void;
   byAddress(address: Address): ExecutorKey;
   /** Hands out the key's next nonce; the first call per key reads the pending count once. */
   takeNonce(key: ExecutorKey): Promise<number>;
@@ -51,7 +59,14 @@ export interface KeyPool {
 
 const hasGap = (key: ExecutorKey) => key.gaps.size > 0;
 
-export function createKeyPool(client: PublicClient, privateKeys: Hex[]): KeyPool {
+export type KeyPoolOptions = {
+  /** Which keys may be handed out now (the executor key leases this instance holds); default every key. */
+  usable?: (key: ExecutorKey) => boolean;
+  /** The error `reserve` and `peek` throw when no key is usable. */
+  noKey?: () => Error;
+};
+
+export function createKeyPool(client: PublicClient, privateKeys: Hex[], options: KeyPoolOptions = {}): KeyPool {
   if (privateKeys.length === 0) throw new Error("at least one executor private key is required");
   const keys: ExecutorKey[] = privateKeys.map((privateKey) => ({
     account: privateKeyToAccount(privateKey),
@@ -65,22 +80,26 @@ export function createKeyPool(client: PublicClient, privateKeys: Hex[]): KeyPool
   }));
   const byLowercaseAddress = new Map(keys.map((key) => [key.account.address.toLowerCase(), key]));
   let cursor = 0;
+  const usable = options.usable ?? (() => true);
+  const noKey = options.noKey ?? (() => new Error("no executor key is usable"));
 
-  function pick(): number {
+  /** The index of the key to hand out; undefined when no key is usable. */
+  function pick(): number | undefined {
     // Behind a gap, a new transaction would wait until the gap is filled: use a healthy key when there is one.
-    const skipGapped = keys.some((key) => !hasGap(key));
+    const skipGapped = keys.some((key) => usable(key) && !hasGap(key));
     let best: number | undefined;
     for (let step = 0; step < keys.length; step++) {
       const index = (cursor + step) % keys.length;
       const key = keys[index] as ExecutorKey;
-      if (skipGapped && hasGap(key)) continue;
+      if (!usable(key) || (skipGapped && hasGap(key))) continue;
       if (best === undefined || key.inFlight < (keys[best] as ExecutorKey).inFlight) best = index;
     }
-    return best ?? cursor;
+    return best;
   }
 
   function reserve(): ExecutorKey {
     const index = pick();
+    if (index === undefined) throw noKey();
     cursor = (index + 1) % keys.length;
     const key = keys[index] as ExecutorKey;
     key.inFlight++;
@@ -106,7 +125,11 @@ export function createKeyPool(client: PublicClient, privateKeys: Hex[]): KeyPool
     if (key.nextNonce === undefined) {
       key.nonceLoading ??= pendingNonce(key)
         .then((nonce) => {
-          key.nextNonce ??= nonce;
+          // Above any nonce still handed out here (signed before a lease loss reset the key, not yet sent): the
+          // chain's pending count does not include a transaction the node has not seen.
+          let floor = nonce;
+          for (const outstanding of key.outstanding) floor = Math.max(floor, outstanding + 1);
+          key.nextNonce ??= floor;
         })
         .finally(() => {
           key.nonceLoading = undefined;
@@ -127,7 +150,17 @@ export function createKeyPool(client: PublicClient, privateKeys: Hex[]): KeyPool
     release: (key) => {
       key.inFlight = Math.max(0, key.inFlight - 1);
     },
-    peek: () => keys[pick()] as ExecutorKey,
+    peek: () => {
+      const index = pick();
+      if (index === undefined) throw noKey();
+      return keys[index] as ExecutorKey;
+    },
+    usable,
+    resetNonces(key) {
+      key.nextNonce = undefined;
+      key.gaps.clear();
+      key.unconfirmed.clear();
+    },
     byAddress,
     takeNonce,
     pendingNonce,

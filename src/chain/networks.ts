@@ -5,6 +5,7 @@ import { ApiError } from "../errors";
 import type { Logger } from "../logger";
 import { observeReceiptLag } from "../metrics/metrics";
 import { createExecutor, type Executor } from "./executor";
+import type { KeyLeaseStore } from "./key-lease-store";
 import { createNewHeads, type NewHeads } from "./new-heads";
 import { createChainClient } from "./rpc";
 import { createSyncSendClient, createSyncSender } from "./sync-send";
@@ -24,8 +25,18 @@ export type Networks = {
   enabled: NetworkName[];
   get(name: string): NetworkRuntime;
   all(): NetworkRuntime[];
-  stop(): void;
+  /** Takes every executor's first key leases (nothing without leases); after the takeover listeners are registered. */
+  start(): Promise<void>;
+  /** Stops the executors and subscriptions; resolves once the key leases are released. */
+  stop(): Promise<void>;
 };
+
+/**
+ * Executor key leases for several instances on one database: the executors send only with the keys this instance
+ * leases (`config.keyLeasesPerInstance` of each network's, for `config.keyLeaseMs`). On SQLite the single instance
+ * passes a fixed `instanceId`, so that after a crash it takes its own leases again at once.
+ */
+export type NetworkLeases = { store: KeyLeaseStore; instanceId: string };
 
 /**
  * How often eth_blockNumber is read while a receipt is awaited (only then: see receipt-poller.ts): a tenth of
@@ -60,6 +71,7 @@ export function createNetworks(
   config: Config,
   logger: Logger,
   swapUnavailable: Partial<Record<NetworkName, string>> = {},
+  leases?: NetworkLeases,
 ): Networks {
   const runtimes = new Map<NetworkName, NetworkRuntime>();
   const subscriptions: NewHeads[] = [];
@@ -96,6 +108,17 @@ export function createNetworks(
       syncSend,
       logger,
       onReceipt: (lagMs) => observeReceiptLag(name, lagMs),
+      ...(leases
+        ? {
+            leases: {
+              store: leases.store,
+              network: name,
+              instanceId: leases.instanceId,
+              leaseMs: config.keyLeaseMs,
+              ...(config.keyLeasesPerInstance ? { want: config.keyLeasesPerInstance } : {}),
+            },
+          }
+        : {}),
     });
     const tokens = new Map(networkConfig.tokens.map((token) => [token.address.toLowerCase(), token]));
     runtimes.set(name, {
@@ -121,9 +144,13 @@ export function createNetworks(
       return runtime;
     },
     all: () => [...runtimes.values()],
-    stop() {
-      for (const runtime of runtimes.values()) runtime.executor.stop();
+    async start() {
+      await Promise.all([...runtimes.values()].map((runtime) => runtime.executor.start()));
+    },
+    async stop() {
+      const stopped = [...runtimes.values()].map((runtime) => runtime.executor.stop());
       for (const newHeads of subscriptions) newHeads.stop();
+      await Promise.all(stopped);
     },
   };
 }

@@ -73,13 +73,14 @@ export function createNonceRepair(config: NonceRepairConfig): NonceRepair {
   async function run(key: ExecutorKey, loop: Loop): Promise<void> {
     loop.running = true;
     try {
-      while (!stopped) {
+      // A key whose lease this instance lost is another instance's to send with: no original, no filler from here.
+      while (!stopped && keys.usable(key)) {
         loop.kicked = false;
         const repaired = await repairOnce(key).catch((error: unknown) => {
           logger.warn({ event: "nonce_repair_failed", from: key.account.address, reason: shortReason(error) });
           return false;
         });
-        if (stopped || (repaired && !loop.kicked)) return;
+        if (stopped || !keys.usable(key) || (repaired && !loop.kicked)) return;
         // A kick during the round asks for another one soon; one round per `retryMs` at most.
         const backoff = Math.min(config.retryMs * 2 ** loop.attempt++, config.retryMaxMs);
         await sleep(loop, loop.kicked ? config.retryMs : backoff);
@@ -117,6 +118,7 @@ export function createNonceRepair(config: NonceRepairConfig): NonceRepair {
 
   async function fill(key: ExecutorKey, nonce: number, gap: NonceGap, pending: number): Promise<void> {
     const from = key.account.address;
+    if (!keys.usable(key)) return;
     if (gap.raw) {
       if (nonce < pending) return; // the node holds it: wait for it to be mined
       const offered = await offerOriginal(gap.raw);
@@ -133,7 +135,7 @@ export function createNonceRepair(config: NonceRepairConfig): NonceRepair {
     if (fillerIsFresh || (nonce < pending && !gap.filler)) return;
     const fee = gap.filler ? await fees.replacementFor(gap.filler) : await fees.current();
     if (!fee) return; // the fee cap leaves no room for a bump; the filler in the pool may still be mined
-    if (stopped) return;
+    if (stopped || !keys.usable(key)) return;
     gap.busy = true;
     try {
       const filler = await config.sign(key, { to: from, data: "0x", gas: 21_000n }, nonce, fee);
@@ -168,7 +170,7 @@ export function createNonceRepair(config: NonceRepairConfig): NonceRepair {
   const periodic = setInterval(() => {
     for (const key of keys.keys) {
       const busy = key.outstanding.size > 0 || key.unconfirmed.size > 0 || key.gaps.size > 0;
-      if (busy && key.nextNonce !== undefined) start(key, false);
+      if (busy && key.nextNonce !== undefined && keys.usable(key)) start(key, false);
     }
   }, config.resyncEveryMs);
   periodic.unref?.();

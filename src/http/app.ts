@@ -1,4 +1,5 @@
 import { Elysia, ValidationError } from "elysia";
+import { NoKeyLeaseError } from "../chain/errors";
 import { deployRoutes } from "../deploy/routes";
 import { ApiError } from "../errors";
 import { incognitoRoutes } from "../incognito/routes";
@@ -172,6 +173,14 @@ export function createApp(services: Services) {
       let apiError: ApiError;
       if (error instanceof ApiError) apiError = error;
       else if (error instanceof ValidationError) apiError = validationError(error);
+      else if (error instanceof NoKeyLeaseError)
+        // Nothing was recorded or signed: another instance (or this one at its next lease heartbeat) can settle it.
+        apiError = new ApiError(
+          "service_unavailable",
+          "this instance holds no executor key for the network now; retry shortly",
+          { retryAfterSeconds: error.retryAfterSeconds },
+          { "retry-after": String(error.retryAfterSeconds) },
+        );
       else if (code === "NOT_FOUND") apiError = new ApiError("not_found", "no such route");
       else if (code === "PARSE")
         apiError = new ApiError("validation_error", "request body is not valid JSON", { field: "body" });

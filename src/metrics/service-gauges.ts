@@ -50,6 +50,12 @@ export function createServiceGauges(deps: ServiceGaugeDeps) {
         ),
     );
     registry.gauge(
+      "relay402_executor_keys_held",
+      "Executor keys this instance may send with now: the keys it leases (several instances), else every configured key",
+      () =>
+        networks.map((network) => ({ labels: { network: network.name }, value: network.executor.heldKeys().length })),
+    );
+    registry.gauge(
       "relay402_executor_balance_wei",
       `Native balance of the executor key, in wei (read at most every ${cacheMs / 1000} s)`,
       () =>

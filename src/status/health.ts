@@ -40,7 +40,21 @@ async function networkHealth(network: NetworkRuntime) {
     })),
     paymasterDeposit: balances ? formatEther(balances.paymasterDeposit) : null,
     swap: swapHealth(network),
+    keyLeases: keyLeaseHealth(network),
   };
+}
+
+/**
+ * null: the executor uses every configured key (one instance); else how many of them this instance leases now
+ * (several instances on one database). Holding none, its settles answer 503 and the service is degraded.
+ */
+function keyLeaseHealth({ executor }: NetworkRuntime) {
+  if (!executor.keyLeases) return null;
+  const held = executor.heldKeys().length;
+  const keys = executor.addresses.length;
+  if (held > 0) return { status: "ok" as const, held, keys };
+  const reason = "this instance holds no executor key lease here: its settles answer 503 until it takes one";
+  return { status: "none_held" as const, held, keys, reason };
 }
 
 /** null: swaps are not configured here; unavailable: configured, but the start's wiring check found why not. */
@@ -51,9 +65,9 @@ function swapHealth(network: NetworkRuntime) {
 }
 
 /**
- * ok: everything answers · degraded: some chain or bundler does not, or a network's configured swaps are
- * unavailable (reason in networks.<name>.swap) · down: no chain or no database · draining: a graceful shutdown
- * is under way (new settles are refused).
+ * ok: everything answers · degraded: some chain or bundler does not, a network's configured swaps are
+ * unavailable (reason in networks.<name>.swap), or an executor on key leases holds none (networks.<name>.keyLeases)
+ * · down: no chain or no database · draining: a graceful shutdown is under way (new settles are refused).
  */
 export async function checkHealth(services: Services) {
   const entries = await Promise.all(
@@ -62,7 +76,10 @@ export async function checkHealth(services: Services) {
   const networks = Object.fromEntries(entries);
   const database = isDatabaseHealthy(services.db) ? ("ok" as const) : ("down" as const);
   const rpcUp = entries.filter(([, n]) => n.rpc === "ok").length;
-  const allUp = entries.every(([, n]) => n.rpc === "ok" && n.bundler === "ok" && n.swap?.status !== "unavailable");
+  const allUp = entries.every(
+    ([, n]) =>
+      n.rpc === "ok" && n.bundler === "ok" && n.swap?.status !== "unavailable" && n.keyLeases?.status !== "none_held",
+  );
   // Draining first: a load balancer must stop sending to an instance that is shutting down, whatever else holds.
   const status = services.drain.draining
     ? "draining"

@@ -116,6 +116,20 @@ export const HealthSchema = t.Object({
         ],
         { description: "null when swaps are not configured on this network" },
       ),
+      keyLeases: t.Optional(
+        t.Union(
+          [
+            t.Object({
+              status: t.Union([t.Literal("ok"), t.Literal("none_held")]),
+              held: t.Integer({ description: "executor keys this instance leases now" }),
+              keys: t.Integer({ description: "executor keys configured" }),
+              reason: t.Optional(t.String({ description: "why no settle can be sent here now (then degraded)" })),
+            }),
+            t.Null(),
+          ],
+          { description: "null when the executor uses every configured key (one instance, no leases)" },
+        ),
+      ),
     }),
   ),
   database: Up,
