@@ -8,6 +8,7 @@ import { createSqliteDenyCounters } from "./deny/sqlite-deny-counters";
 import { createDeploymentStore } from "./deploy/deployment-store";
 import { createDeployments, type Deployments } from "./deploy/deployments";
 import { createIncognito, type Incognito } from "./incognito/incognito";
+import { createLeafStore } from "./incognito/leaf-store";
 import { createDrain, type Drain } from "./lifecycle/drain";
 import type { Logger } from "./logger";
 import { createServiceGauges, type ServiceGauges } from "./metrics/service-gauges";
@@ -99,7 +100,7 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
     paymasterValiditySeconds: config.paymasterValiditySeconds,
   });
   const incognito = createIncognito({
-    db,
+    leaves: asAsync(createLeafStore(db)),
     networks,
     store: wallets.store,
     deny,

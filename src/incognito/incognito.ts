@@ -1,6 +1,5 @@
 import type { Networks } from "../chain/networks";
 import { createKeyedLock } from "../concurrency/keyed-lock";
-import type { Db } from "../db/open";
 import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
@@ -10,7 +9,7 @@ import { userOpNetworkOf } from "../userops/user-op-network";
 import { type CircuitFiles, createCircuitFiles } from "./circuit-files";
 import { incognitoNetworkOf } from "./incognito-network";
 import { createLeafIndexer, type LeafIndexer } from "./leaf-indexer";
-import { createLeafStore } from "./leaf-store";
+import type { AsyncLeafStore } from "./leaf-store";
 import { createIncognitoSettler } from "./settle-incognito";
 import type { IncognitoRequest } from "./verify-incognito";
 import { verifyShield } from "./verify-shield";
@@ -23,7 +22,8 @@ const SYNC_INTERVAL_MS = 5_000;
 
 /** Incognito: the service object behind /wallet/incognito/*, the leaves and the circuit. */
 export function createIncognito(deps: {
-  db: Db;
+  /** The pool's leaves: SQLite's store through asAsync, or PostgreSQL's (createLeafStorePostgres). */
+  leaves: AsyncLeafStore;
   networks: Networks;
   store: AsyncIssuedUserOpStore;
   deny: DenyCounters;
@@ -32,7 +32,7 @@ export function createIncognito(deps: {
   circuit?: CircuitFiles;
 }) {
   const circuit = deps.circuit ?? createCircuitFiles();
-  const leaves = createLeafStore(deps.db);
+  const { leaves } = deps;
   const now = () => Math.floor(Date.now() / 1000);
   const withLock = createKeyedLock();
   const indexers = new Map<string, LeafIndexer>();
@@ -91,16 +91,16 @@ export function createIncognito(deps: {
           reason: shortReason(error),
         });
       }
-      const total = leaves.total(runtime.name, pool.address);
-      const last = leaves.last(runtime.name, pool.address);
+      // The root and the page from one snapshot: never a page of a tree another instance is rewinding.
+      const view = await leaves.view(runtime.name, pool.address, from, MAX_LEAVES_PAGE);
+      const total = view.last ? view.last.leafIndex + 1 : 0;
       return {
         network: runtime.name,
         pool: pool.address,
-        root: last?.root ?? `0x${"0".repeat(64)}`,
+        root: view.last?.root ?? `0x${"0".repeat(64)}`,
         total,
         from,
-        leaves:
-          from >= total ? [] : leaves.page(runtime.name, pool.address, from, MAX_LEAVES_PAGE).map((l) => l.commitment),
+        leaves: view.leaves.map((leaf) => leaf.commitment),
       };
     },
     start() {
