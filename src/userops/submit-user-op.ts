@@ -56,7 +56,12 @@ export async function sendIssuedUserOp(
     new ApiError("blockchain_error", `${reason}; retry settle shortly`, { userOpHash: hash, status: "pending" });
   const executed = async (outcome: UserOpOutcome): Promise<UserOpOutcome> => {
     if (outcome.success) return outcome;
-    deps.deny.recordRevert(network.runtime.name, "owner", record.owner, `sponsored ${record.kind} UserOp reverted`);
+    await deps.deny.recordRevert(
+      network.runtime.name,
+      "owner",
+      record.owner,
+      `sponsored ${record.kind} UserOp reverted`,
+    );
     return fail(reverted(outcome.transactionHash), outcome.transactionHash);
   };
 
