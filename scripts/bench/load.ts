@@ -6,10 +6,10 @@ export type Outcome = { ok: boolean; latency: number; reason?: string; transacti
  * the bodies not started are counted, and every request in flight is aborted at the deadline), so that a phase
  * that hangs ends on time with what it measured.
  */
-export async function drive(
-  bodies: string[],
+export async function drive<Body = string>(
+  bodies: Body[],
   concurrency: number,
-  send: (body: string, signal: AbortSignal) => Promise<Omit<Outcome, "latency">>,
+  send: (body: Body, signal: AbortSignal) => Promise<Omit<Outcome, "latency">>,
   deadlineMs: number,
 ) {
   const outcomes: Outcome[] = [];
@@ -19,7 +19,7 @@ export async function drive(
   await Promise.all(
     Array.from({ length: Math.min(concurrency, bodies.length) }, async () => {
       while (next < bodies.length && performance.now() < deadline) {
-        const body = bodies[next++] as string;
+        const body = bodies[next++] as Body;
         const begin = performance.now();
         let result: Omit<Outcome, "latency">;
         try {

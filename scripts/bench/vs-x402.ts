@@ -28,25 +28,23 @@ import { erc20Abi } from "../../src/chain/abis";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/payments/typed-data";
 import { devnetChain } from "../devnet/chain";
 import { DEVNET_MNEMONIC } from "../devnet/keys";
-import { benchServiceConfig, type Cleanups, progress, startBenchDevnet } from "./bench-devnet";
+import { benchServiceConfig, type Cleanups, cleanUpOnExit, progress, startBenchDevnet } from "./bench-devnet";
+import {
+  failureReasons,
+  nonceErrors,
+  raiseFetchLimit,
+  setBlockInterval,
+  settlementsPerBlock,
+  tokenFunder,
+} from "./burst";
 import { type Child, startChild } from "./child";
 import { drive, type Outcome, postJson } from "./load";
 import { cpuMsOf, peakRssMiBOf } from "./proc";
 import { startRpcCounter } from "./rpc-counter";
 import { median, percentile } from "./stats";
 
-// The load generator and both counting proxies run in this process: at concurrency 200 (plus the proxied sync sends,
-// each held until its block) they exceed Bun's default of 256 fetches at once, and the bench itself would queue the
-// requests it measures. So this process runs again with a higher limit; the facilitators keep the default
-// (child.ts does not pass it on).
-if (!process.env.BUN_CONFIG_MAX_HTTP_REQUESTS) {
-  const again = Bun.spawn([process.execPath, ...process.argv.slice(1)], {
-    env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "4096" },
-    stdio: ["inherit", "inherit", "inherit"],
-  });
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => again.kill(signal));
-  process.exit(await again.exited);
-}
+// The load generator and both counting proxies run in this process (burst.ts says why it needs more fetches at once).
+await raiseFetchLimit();
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -89,20 +87,7 @@ function record(key: string, row: Row, side: Side, value: number) {
 }
 
 const cleanups: Cleanups = [];
-let cleaning: Promise<void> | null = null;
-const cleanUp = () => {
-  cleaning ??= (async () => {
-    for (const step of cleanups.reverse())
-      await Promise.resolve()
-        .then(step)
-        .catch(() => undefined);
-  })();
-  return cleaning;
-};
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.on(signal, () => {
-    void cleanUp().finally(() => process.exit(130));
-  });
+const cleanUp = cleanUpOnExit(cleanups);
 
 const step = progress();
 
@@ -150,18 +135,7 @@ try {
   step("both facilitators listen; funding payers");
   // ---- payers, merchant, payments ----
   const merchant = privateKeyToAccount(generatePrivateKey()).address;
-  const fund = async (key: Hex, tokens: bigint, approve?: bigint) => {
-    const account = privateKeyToAccount(key);
-    const wallet = createWalletClient({ chain, transport, account });
-    await testClient.setBalance({ address: account.address, value: 10n ** 20n });
-    const calls: [string, readonly unknown[]][] = [["mint", [account.address, tokens]]];
-    if (approve !== undefined) calls.push(["approve", [network.relayer, approve]]);
-    for (const [functionName, args] of calls) {
-      const hash = await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName, args } as never);
-      await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 30_000 });
-    }
-    return account;
-  };
+  const fund = tokenFunder({ chain, rpcUrl: network.rpcUrl, token: usdc, spender: network.relayer });
   const payerKeys = Array.from({ length: 4 }, () => generatePrivateKey());
   for (const key of payerKeys) await fund(key, 10n ** 12n);
   // The merchant already holds the token, as a shop does: every settle writes a warm balance.
@@ -214,11 +188,6 @@ try {
     const receipts = await Promise.all(hashes.map((hash) => publicClient.getTransactionReceipt({ hash })));
     return median(receipts.map((r) => Number(r.gasUsed)));
   };
-  const reasons = (outcomes: Outcome[]) => {
-    const counts = new Map<string, number>();
-    for (const o of outcomes) if (!o.ok) counts.set(o.reason ?? "?", (counts.get(o.reason ?? "?") ?? 0) + 1);
-    return [...counts].map(([reason, n]) => `${reason} ×${n}`).join(", ");
-  };
   const perMethod = (calls: Record<string, number>, per: number) =>
     Object.entries(calls)
       .sort(([, a], [, b]) => b - a)
@@ -264,15 +233,7 @@ try {
   });
   const anvilCpu = () => (anvilPid ? cpuMsOf(anvilPid) : Number.NaN);
 
-  const setBlocks = async (interval: number) => {
-    if (interval > 0) {
-      await testClient.setAutomine(false);
-      await testClient.setIntervalMining({ interval });
-    } else {
-      await testClient.setIntervalMining({ interval: 0 });
-      await testClient.setAutomine(true);
-    }
-  };
+  const setBlocks = (interval: number) => setBlockInterval(network.rpcUrl, interval);
 
   console.log(
     `relay402 pid ${children.relay402.pid}, x402 reference pid ${children.reference.pid} (signer ${referenceAddress}, viem receipt polling ${children.reference.info.receiptPollingMs} ms); ${RUNS} run(s)`,
@@ -309,7 +270,7 @@ try {
       );
       if (run === RUNS) details.push(`${side}, verify: calls per verify by method: ${perMethod(r.rpc.calls, r.ok)}`);
       console.log(
-        `  ${side} verify: ${r.ok}/${VERIFIES} valid in ${seconds.toFixed(1)} s; CPU: ${side} ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(r.anvilCpuMs / 1000).toFixed(1)} s ${reasons(r.outcomes)}`,
+        `  ${side} verify: ${r.ok}/${VERIFIES} valid in ${seconds.toFixed(1)} s; CPU: ${side} ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(r.anvilCpuMs / 1000).toFixed(1)} s ${failureReasons(r.outcomes)}`,
       );
     }
 
@@ -349,7 +310,7 @@ try {
             await gasOf(r.outcomes),
           );
         console.log(
-          `  ${side} ${label}: ${r.ok}/${count} in ${(r.wallMs / 1000).toFixed(1)} s${r.notStarted ? `, ${r.notStarted} not started (deadline)` : ""} ${reasons(r.outcomes)}`,
+          `  ${side} ${label}: ${r.ok}/${count} in ${(r.wallMs / 1000).toFixed(1)} s${r.notStarted ? `, ${r.notStarted} not started (deadline)` : ""} ${failureReasons(r.outcomes)}`,
         );
       }
     };
@@ -428,7 +389,7 @@ try {
       const bodies = await x402Bodies(BURST);
       const r = await phase("relay402", bodies, BURST_CONCURRENCY, "settle", 120_000);
       const { anvilCpuMs } = r;
-      const nonceErrors = r.outcomes.filter((o) => !o.ok && /nonce/i.test(o.reason ?? "")).length;
+      const nonceErrorCount = nonceErrors(r.outcomes);
       const bound = 1.2 * Math.ceil(BURST / BURST_CONCURRENCY) * BLOCK_SECONDS;
       const label = `settle ×${BURST}, concurrency ${BURST_CONCURRENCY}, 1-s blocks`;
       const relay = ["relay402"] as Side[];
@@ -442,7 +403,7 @@ try {
         "burst.nonce",
         { label: `${label}: nonce errors`, unit: "", digits: 0, sides: relay },
         "relay402",
-        nonceErrors,
+        nonceErrorCount,
       );
       record(
         "burst.wall",
@@ -457,30 +418,20 @@ try {
         "relay402",
         r.cpuMs / BURST,
       );
-      // Settlements per block, in block order: how the sending path spread the burst over the blocks.
-      const blocks = new Map<bigint, number>();
-      const hashes = r.outcomes.flatMap((o) => (o.ok && o.transaction ? [o.transaction as Hex] : []));
-      for (let i = 0; i < hashes.length; i += 50)
-        for (const receipt of await Promise.all(
-          hashes.slice(i, i + 50).map((hash) => publicClient.getTransactionReceipt({ hash })),
-        ))
-          blocks.set(receipt.blockNumber, (blocks.get(receipt.blockNumber) ?? 0) + 1);
+      const blocks = await settlementsPerBlock(network.rpcUrl, r.outcomes);
       if (run === RUNS)
         details.push(
           `relay402 burst: ${(r.rpc.roundTrips / BURST).toFixed(2)} round trips per settle; calls per settle by method: ${perMethod(r.rpc.calls, BURST)}`,
-          `relay402 burst, settlements per block: ${[...blocks]
-            .sort(([a], [b]) => (a < b ? -1 : 1))
-            .map(([, n]) => n)
-            .join(", ")}`,
+          `relay402 burst, settlements per block: ${blocks.join(", ")}`,
         );
       record(
         "burst.blocks",
         { label: `${label}: blocks used`, unit: "", digits: 0, sides: relay },
         "relay402",
-        blocks.size,
+        blocks.length,
       );
       console.log(
-        `  relay402 ${label}: ${r.ok}/${BURST} in ${(r.wallMs / 1000).toFixed(2)} s over ${blocks.size} blocks; ${nonceErrors} nonce errors; CPU: relay402 ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(anvilCpuMs / 1000).toFixed(1)} s ${reasons(r.outcomes)}`,
+        `  relay402 ${label}: ${r.ok}/${BURST} in ${(r.wallMs / 1000).toFixed(2)} s over ${blocks.length} blocks; ${nonceErrorCount} nonce errors; CPU: relay402 ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(anvilCpuMs / 1000).toFixed(1)} s ${failureReasons(r.outcomes)}`,
       );
       if (run === RUNS)
         record(
