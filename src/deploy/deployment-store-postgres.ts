@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-o
 import type { PgDb } from "../db/postgres/open";
 import { deploymentBatches, deploymentWallets } from "../db/postgres/schema";
 import type { DeploymentBatch, DeploymentWallet } from "../db/schema";
-import { type AsyncDeploymentStore, type NewWallet, type Phase, WalletReservedError } from "./deployment-store";
+import { type AsyncDeploymentStore, type NewWallet, type Phase, UNPAID, WalletReservedError } from "./deployment-store";
 
 const RETRYABLE = ["pending", "failed"] as const;
 
@@ -120,7 +120,7 @@ export function createDeploymentStorePostgres(db: PgDb): AsyncDeploymentStore {
           ...(payment.error !== undefined ? { paymentError: payment.error } : {}),
           updatedAt: now(),
         })
-        .where(eq(b.id, batchId));
+        .where(and(eq(b.id, batchId), payment.status === "sending" ? inArray(b.paymentStatus, UNPAID) : undefined));
     },
 
     async failPayment(batchId, failure) {

@@ -22,6 +22,10 @@ export type DeploymentStore = {
   reservation(network: string, walletAddress: string): DeploymentWallet | undefined;
   /** Inserts the batch and reserves its wallets in one transaction; throws WalletReservedError on a taken wallet. */
   create(newBatch: NewBatch, wallets: NewWallet[]): DeploymentBatch;
+  /**
+   * Records the fee payment's state. `sending` never replaces a final state (success, failed): another request or
+   * instance that read the batch before it was paid must not turn it back into a payment in flight.
+   */
   setPayment(
     batchId: number,
     payment: { status: DeploymentBatch["paymentStatus"]; txHash?: string | null; error?: string | null },
@@ -77,6 +81,8 @@ export class WalletReservedError extends Error {
 }
 
 const RETRYABLE = ["pending", "failed"] as const;
+/** Payment states a payment may (again) be sent from: `sending` never replaces success or failed. */
+export const UNPAID = ["pending", "sending"] as const;
 
 function stepColumns(
   phase: Phase,
@@ -166,7 +172,12 @@ export function createDeploymentStore(db: Db): DeploymentStore {
           ...(payment.error !== undefined ? { paymentError: payment.error } : {}),
           updatedAt: now(),
         })
-        .where(eq(deploymentBatches.id, batchId))
+        .where(
+          and(
+            eq(deploymentBatches.id, batchId),
+            payment.status === "sending" ? inArray(deploymentBatches.paymentStatus, UNPAID) : undefined,
+          ),
+        )
         .run();
     },
 

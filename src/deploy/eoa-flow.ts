@@ -1,4 +1,5 @@
 import type { Static } from "elysia";
+import type { DeploymentBatch } from "../db/schema";
 import { ApiError } from "../errors";
 import { authorizationToJson } from "../payments/authorization";
 import type { DeployContext } from "./context";
@@ -61,8 +62,7 @@ export async function settleEoaDeployment(ctx: SettlingContext, body: Static<typ
   return ctx.once(batchKey, async () => {
     // Start-up reconciliation may still drop or resolve this very batch: look it up only once it is done.
     await ctx.ready;
-    const known = await ctx.store.findBatch(batchKey);
-    if (known) {
+    const replay = async (known: DeploymentBatch) => {
       const recorded = (await ctx.store.walletsOf(known.id)).map((row) => row.walletAddress);
       const same =
         known.owner === plan.owner.toLowerCase() && recorded.join() === plan.wallets.map((w) => w.toLowerCase()).join();
@@ -71,9 +71,19 @@ export async function settleEoaDeployment(ctx: SettlingContext, body: Static<typ
           field: "paymentPayload.0",
         });
       return ctx.settleBatch(known.id);
+    };
+    const known = await ctx.store.findBatch(batchKey);
+    if (known) return replay(known);
+    try {
+      const verdict = await checkBatch(ctx, { network, plan, payments }, body.paymentRequirements.relayerContract);
+      if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage);
+    } catch (error) {
+      // Another request or instance may have recorded this very batch since the look-up (its reserved wallets and
+      // used fee nonce are what failed the check): answered from it, as a settle a moment later would be.
+      const appeared = await ctx.store.findBatch(batchKey);
+      if (appeared) return replay(appeared);
+      throw error;
     }
-    const verdict = await checkBatch(ctx, { network, plan, payments }, body.paymentRequirements.relayerContract);
-    if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage);
     const batch = await ctx.createBatch(
       ...batchOf(
         plan,

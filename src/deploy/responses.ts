@@ -36,12 +36,15 @@ export function settleResponse(batch: DeploymentBatch, rows: DeploymentWallet[])
  * transaction is still unconfirmed (sent, no receipt yet) has not failed: that answer is a retryable pending
  * `blockchain_error`, to be replaced by the real outcome on a later settle (`final` false: not to be stored).
  */
+const IN_FLIGHT = new Set(["sending", "sent"]);
+
 export function settleOutcome(
   response: DeploySettleResponse,
   rows: DeploymentWallet[],
 ): { ok: true; response: DeploySettleResponse } | { ok: false; error: ApiError; final: boolean } {
+  // Sent (no receipt yet), or leased by another request or instance that is sending it now: no outcome yet.
   const unconfirmed = (phase: "deployment" | "funding") =>
-    rows.some((row) => (phase === "deployment" ? row.deploymentStatus : row.fundingStatus) === "sent");
+    rows.some((row) => IN_FLIGHT.has(phase === "deployment" ? row.deploymentStatus : row.fundingStatus));
   const stillPending = (message: string) => ({
     ok: false as const,
     final: false,

@@ -119,16 +119,25 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
     await ctx.ready;
     const known = await ctx.store.findBatch(batchKey);
     if (known) return ctx.settleBatch(known.id);
-    if (record.status !== "issued") throw invalid("userOp", `this UserOp was already settled (${record.status})`);
-    await assertSignedByOwner(located, signature, Number(ctx.now()));
-
-    const plan = await planDeployment(network, deployment, FIELD);
-    const amounts = fundingAmountsOf(plan, deployment);
-    if (JSON.stringify(normalized(deployment, amounts)) !== record.context) {
-      throw invalid(FIELD, "paymentRequirements.deployment differs from the one this UserOp was issued for");
+    let plan: DeploymentPlan;
+    let amounts: bigint[];
+    try {
+      if (record.status !== "issued") throw invalid("userOp", `this UserOp was already settled (${record.status})`);
+      await assertSignedByOwner(located, signature, Number(ctx.now()));
+      plan = await planDeployment(network, deployment, FIELD);
+      amounts = fundingAmountsOf(plan, deployment);
+      if (JSON.stringify(normalized(deployment, amounts)) !== record.context) {
+        throw invalid(FIELD, "paymentRequirements.deployment differs from the one this UserOp was issued for");
+      }
+      assertSameWallets(walletEntries(plan, amounts), body.wallets);
+      await assertDeployable(plan, ctx.store, FIELD);
+    } catch (error) {
+      // Another request or instance may have recorded this very batch since the look-up (its reserved wallets and
+      // claimed UserOp are what failed the checks): answered from it, as a settle a moment later would be.
+      const appeared = await ctx.store.findBatch(batchKey);
+      if (appeared) return ctx.settleBatch(appeared.id);
+      throw error;
     }
-    assertSameWallets(walletEntries(plan, amounts), body.wallets);
-    await assertDeployable(plan, ctx.store, FIELD);
     const batch = await ctx.createBatch(
       ...batchOf(
         plan,

@@ -379,6 +379,13 @@ export function deploymentStoreSuite(database: DeploymentStoreDatabase) {
       paymentTxHash: "0xpaid",
       paymentError: null,
     });
+    // A late request that read the batch unpaid cannot turn a final payment back into one in flight.
+    await pick(1).setPayment(batch.id, { status: "sending" });
+    expect((await store.batch(batch.id))?.paymentStatus).toBe("success");
+    const failed = await store.create(newBatch(), [newWallet()]);
+    await store.failPayment(failed.id, { txHash: null, error: "refused", result: {} });
+    await pick(2).setPayment(failed.id, { status: "sending", txHash: "0x02" });
+    expect(await store.batch(failed.id)).toMatchObject({ paymentStatus: "failed", paymentTxHash: null });
     const rows = await store.walletsOf(batch.id);
     expect(rows.map((row) => [row.fundingStatus, row.fundingTxHash])).toEqual([
       ["success", "0xpaid"],

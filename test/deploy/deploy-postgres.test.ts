@@ -1,0 +1,193 @@
+// The deployment flows themselves on PostgreSQL, on the devnet: createDeployments with the PostgreSQL stores (deployment
+// batches, the fee's EOA settlement, issued UserOps, deny counters), the real executors, factory and relayer. Several
+// "instances" are several deployment services, each with its own connection pool, networks and executor key, as
+// separate service processes on one database would be; only the database is shared. The chain judges: balances,
+// wallet code and the executors' transaction counts.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { devnetKeys } from "../../scripts/devnet/keys";
+import { configFromManifest } from "../../scripts/devnet/service-config";
+import { createNetworks, type NetworkRuntime } from "../../src/chain/networks";
+import { openPostgres } from "../../src/db/postgres/open";
+import { createPostgresDenyCounters } from "../../src/deny/postgres-deny-counters";
+import { createDeploymentStorePostgres } from "../../src/deploy/deployment-store-postgres";
+import { createDeployments } from "../../src/deploy/deployments";
+import { ApiError } from "../../src/errors";
+import { createLogger } from "../../src/logger";
+import { paymentRulesFor } from "../../src/payments/payment-rules";
+import { createRelayerPort, type RelayerPort } from "../../src/payments/relayer-port";
+import { createPaymentSettler } from "../../src/payments/settle-payment";
+import { createSettlementStorePostgres } from "../../src/payments/settlement-store-postgres";
+import { createIssuedUserOpStorePostgres } from "../../src/userops/issued-user-op-store-postgres";
+import { chainOf, tokenBalance } from "../support/chain";
+import { getTestDevnet } from "../support/devnet";
+import { createTestDatabase } from "../support/postgres";
+import { eoaDeployment, randomSalt } from "./support";
+
+const network = "base" as const;
+const c = chainOf(network);
+const unit = 10n ** BigInt(c.token.decimals);
+
+let url: string;
+const running: { stop(): Promise<void> }[] = [];
+
+/** One service instance's deployment side on the shared PostgreSQL: its own pool, networks and executor key. */
+async function startInstance(keyIndex: number) {
+  const config = configFromManifest(getTestDevnet().devnet.manifest, { databasePath: ":memory:" });
+  const key = devnetKeys.executors[keyIndex] as Hex;
+  for (const name of ["bsc", "base"] as const) {
+    const networkConfig = config.networks[name];
+    if (networkConfig) networkConfig.executorKeys = [key];
+  }
+  const logger = createLogger({ silent: true });
+  const db = await openPostgres(url, { max: 8 });
+  const networks = createNetworks(config, logger);
+  const now = () => BigInt(Math.floor(Date.now() / 1000));
+  const deny = createPostgresDenyCounters(db, {
+    afterReverts: config.denyAfterReverts,
+    windowSeconds: config.denyWindowSeconds,
+    now: () => Number(now()),
+  });
+  const relayers = new Map<string, RelayerPort>();
+  const relayerFor = (runtime: NetworkRuntime) => {
+    let port = relayers.get(runtime.name);
+    if (!port) {
+      port = createRelayerPort(runtime.client, runtime.config.contracts.relayer);
+      relayers.set(runtime.name, port);
+    }
+    return port;
+  };
+  const settlements = createSettlementStorePostgres(db);
+  const settler = createPaymentSettler({
+    store: settlements,
+    relayerFor,
+    rulesFor: (runtime) => paymentRulesFor(runtime, deny),
+    now,
+    logger,
+  });
+  const deployments = createDeployments({
+    config,
+    store: createDeploymentStorePostgres(db),
+    networks,
+    settler,
+    settlements,
+    issued: createIssuedUserOpStorePostgres(db),
+    relayerFor,
+    deny,
+    now,
+    logger,
+  });
+  await deployments.reconciled;
+  let stopped = false;
+  const instance = {
+    executor: privateKeyToAccount(key).address,
+    deployments,
+    /** The routes a client of the EOA flow calls, answered in-process (test/deploy/support.ts's eoaDeployment). */
+    async post(path: string, body: unknown) {
+      if (path !== "/deploy/quote") throw new Error(`no route ${path} in this test`);
+      // biome-ignore lint/suspicious/noExplicitAny: the quote body as the route would have validated it
+      return { status: 200, body: (await deployments.quote(body as any)) as any };
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      networks.stop();
+      await db.$client.close();
+    },
+  };
+  running.push(instance);
+  return instance;
+}
+
+type Instance = Awaited<ReturnType<typeof startInstance>>;
+
+/** Transactions sent by these addresses so far (pending included): the gas all instances spent. */
+const sentBy = async (addresses: Address[]) =>
+  (
+    await Promise.all(addresses.map((address) => c.public.getTransactionCount({ address, blockTag: "pending" })))
+  ).reduce((sum, count) => sum + count, 0);
+
+const balance = (holder: Address) => tokenBalance(network, c.token.address, holder);
+const hasCode = async (address: Address) => ((await c.public.getCode({ address })) ?? "0x").length > 2;
+
+/** A signed EOA batch of `count` wallets, each funded with `unit`, and the settle body (wallets from verify). */
+async function readyBatch(instance: Instance, count: number) {
+  const salts = Array.from({ length: count }, () => randomSalt());
+  const flow = await eoaDeployment(instance, { network, salts, funding: salts.map(() => unit) });
+  const verified = await instance.deployments.verify(flow.body as never);
+  expect(verified.isValid).toBe(true);
+  return { flow, body: { ...flow.body, wallets: verified.wallets } };
+}
+
+beforeAll(async () => {
+  url = await createTestDatabase("deploy_pg");
+});
+
+afterAll(async () => {
+  await Promise.all(running.map((instance) => instance.stop()));
+});
+
+describe("wallet deployment on PostgreSQL", () => {
+  test("an EOA batch settled: one fee, every wallet deployed and funded, the records on PostgreSQL", async () => {
+    const instance = await startInstance(0);
+    const { flow, body } = await readyBatch(instance, 2);
+    const recipientBefore = await balance(c.info.feeRecipient);
+    const payerBefore = await balance(flow.payer.address);
+    const settled = await instance.deployments.settle(body as never);
+    expect(settled).toMatchObject({ paymentSuccess: true, deploymentSuccess: true, fundingSuccess: true });
+    expect(await balance(c.info.feeRecipient)).toBe(recipientBefore + flow.fee);
+    expect(await balance(flow.payer.address)).toBe(payerBefore - flow.total);
+    for (const wallet of flow.wallets) {
+      expect(await hasCode(wallet.address)).toBe(true);
+      expect(await balance(wallet.address)).toBe(unit);
+    }
+    const [batch] = await instance.deployments.store.batchesFor({ payer: flow.payer.address });
+    expect(batch).toMatchObject({ paymentStatus: "success", paymentTxHash: settled.paymentTxHash });
+    const rows = await instance.deployments.store.walletsOf(batch?.id ?? -1);
+    expect(rows.map((row) => [row.reserved, row.deploymentStatus, row.fundingStatus])).toEqual([
+      [true, "success", "success"],
+      [true, "success", "success"],
+    ]);
+    // A repeat is the stored answer: nothing sent, nothing moved.
+    const sentBefore = await sentBy([instance.executor]);
+    expect(await instance.deployments.settle(body as never)).toEqual(settled);
+    expect(await sentBy([instance.executor])).toBe(sentBefore);
+    expect(await balance(c.info.feeRecipient)).toBe(recipientBefore + flow.fee);
+  });
+
+  test("the same batch settled by three instances at once, 3 rounds: one fee, one deployment, one funding each", async () => {
+    const instances = await Promise.all([1, 2, 3].map((index) => startInstance(index)));
+    const executors = instances.map((instance) => instance.executor);
+    for (let round = 0; round < 3; round++) {
+      const { flow, body } = await readyBatch(instances[round] as Instance, 3);
+      const recipientBefore = await balance(c.info.feeRecipient);
+      const payerBefore = await balance(flow.payer.address);
+      const sentBefore = await sentBy(executors);
+      const results = await Promise.allSettled(instances.map((instance) => instance.deployments.settle(body as never)));
+      const successes = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+      const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
+      expect(successes.length).toBeGreaterThanOrEqual(1);
+      // A loser is told the batch is on its way (pending), never a refusal.
+      for (const failure of failures) {
+        expect(failure).toBeInstanceOf(ApiError);
+        expect((failure as ApiError).code).toBe("blockchain_error");
+        expect((failure as ApiError).details).toMatchObject({ status: "pending" });
+      }
+      // Asked again on every instance: the same full answer.
+      for (const instance of instances) {
+        const again = await instance.deployments.settle(body as never);
+        expect(again).toMatchObject({ paymentSuccess: true, deploymentSuccess: true, fundingSuccess: true });
+        expect(again.paymentTxHash).toBe((successes[0] as { paymentTxHash: string | null }).paymentTxHash);
+      }
+      // The chain: the fee taken once, each wallet deployed and funded once, three transactions in all.
+      expect(await balance(c.info.feeRecipient)).toBe(recipientBefore + flow.fee);
+      expect(await balance(flow.payer.address)).toBe(payerBefore - flow.total);
+      for (const wallet of flow.wallets) {
+        expect(await hasCode(wallet.address)).toBe(true);
+        expect(await balance(wallet.address)).toBe(unit);
+      }
+      expect(await sentBy(executors)).toBe(sentBefore + 3);
+    }
+  }, 120_000);
+});
