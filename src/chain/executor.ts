@@ -289,9 +289,11 @@ export function createExecutor(config: ExecutorConfig): Executor {
       const fee = await fees.current();
       if (options.simulate) await simulate(key, request, fee);
       if (!keys.usable(key)) {
-        // Its lease ended while the fees or the simulation were read: another held key, or NoKeyLeaseError.
+        // Its lease ended while the fees or the simulation were read: another held key, or NoKeyLeaseError (then
+        // the catch below releases the first key, once).
+        const other = keys.reserve();
         keys.release(key);
-        key = keys.reserve();
+        key = other;
       }
       const nonce = await keys.takeNonce(key);
       try {

@@ -107,3 +107,58 @@ describe("reserve", () => {
     expect(pool.reserve()).toBe(gapped);
   });
 });
+
+describe("usable keys (executor key leases)", () => {
+  const pool = (count: number, usable: Set<number>, client: PublicClient = noClient) => {
+    const keys = Array.from({ length: count }, () => generatePrivateKey());
+    let created: ReturnType<typeof createKeyPool>;
+    created = createKeyPool(client, keys, {
+      usable: (key) => usable.has(created.keys.indexOf(key)),
+      noKey: () => new Error("no lease"),
+    });
+    return created;
+  };
+
+  test("reserve and peek hand out only usable keys, round-robin among them, and throw noKey when none is", () => {
+    const usable = new Set([1, 3]);
+    const keys = pool(4, usable);
+    const picked = Array.from({ length: 4 }, () => keys.keys.indexOf(keys.reserve()));
+    expect(picked).toEqual([1, 3, 1, 3]);
+    expect([1, 3]).toContain(keys.keys.indexOf(keys.peek()));
+    usable.clear();
+    expect(() => keys.reserve()).toThrow("no lease");
+    expect(() => keys.peek()).toThrow("no lease");
+    expect(keys.keys.filter(keys.usable)).toEqual([]);
+  });
+
+  test("a gapped usable key is skipped only while another usable key has none", () => {
+    const usable = new Set([0, 1]);
+    const keys = pool(3, usable);
+    (keys.keys[0] as ExecutorKey).gaps.set(3, {});
+    // Key 2 has no gap but is not usable: it never stands in.
+    expect(Array.from({ length: 3 }, () => keys.keys.indexOf(keys.reserve()))).toEqual([1, 1, 1]);
+    usable.delete(1);
+    expect(keys.keys.indexOf(keys.reserve())).toBe(0);
+  });
+
+  test("resetNonces forgets the next nonce, gaps and unconfirmed originals; the next nonce is read again, above any still handed out", async () => {
+    let pending = 7;
+    const client = { getTransactionCount: async () => pending } as unknown as PublicClient;
+    const keys = pool(1, new Set([0]), client);
+    const key = keys.keys[0] as ExecutorKey;
+    expect(await keys.takeNonce(key)).toBe(7);
+    expect(await keys.takeNonce(key)).toBe(8); // 7 and 8 handed out, not sent yet
+    key.gaps.set(5, {});
+    key.unconfirmed.set(6, "0x01");
+    keys.resetNonces(key);
+    expect(key.nextNonce).toBeUndefined();
+    expect(key.gaps.size).toBe(0);
+    expect(key.unconfirmed.size).toBe(0);
+    // The node has not seen 7 and 8: its pending count is still 7, but 9 is the next free nonce here.
+    expect(await keys.takeNonce(key)).toBe(9);
+    key.outstanding.clear();
+    keys.resetNonces(key);
+    pending = 12; // another holder sent meanwhile
+    expect(await keys.takeNonce(key)).toBe(12);
+  });
+});
