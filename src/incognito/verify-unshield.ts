@@ -2,6 +2,7 @@ import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256 } fr
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
+import type { PendingSpend } from "../userops/issued-user-op-store";
 import { unshieldMinimumFee } from "./fees";
 import type { IncognitoNetwork } from "./incognito-network";
 import { fieldToHex } from "./notes";
@@ -27,7 +28,10 @@ export type UnshieldContext = {
 export type UnshieldDeps = IssueUserOpDeps & {
   network: IncognitoNetwork;
   verificationKey: () => Promise<unknown>;
-  /** Serialises verifies of one nullifier, so that the pending-spend check and the issue are one step. */
+  /**
+   * Serialises this process's verifies of one nullifier: the second waits and is refused by the pending-spend
+   * check before the bundler and the paymaster are asked. Across instances the store's issueUnlessSpent decides.
+   */
   withLock: <T>(key: string, task: () => Promise<T>) => Promise<T>;
   now: () => number;
 };
@@ -140,14 +144,16 @@ export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoReque
       ],
     }),
   };
+  const alreadySpending = (pending: PendingSpend) =>
+    invalid("nullifierHash", "an unshield of this note was already issued and may still be settled", {
+      userOpHash: pending.userOpHash,
+      expiresAt: pending.expiresAt,
+    });
   const issued = await deps.withLock(`${runtime.name}:${context.nullifierHash}`, async () => {
+    // Refused before the bundler and the paymaster are asked; the issue below checks again in the same step as its
+    // insert, for a verify of this note on another instance.
     const pending = await deps.store.pendingSpend(runtime.name, context.nullifierHash, deps.now());
-    if (pending) {
-      throw invalid("nullifierHash", "an unshield of this note was already issued and may still be settled", {
-        userOpHash: pending.userOpHash,
-        expiresAt: pending.expiresAt,
-      });
-    }
+    if (pending) throw alreadySpending(pending);
     return issueUserOp(deps, {
       network: userOps,
       sender: getAddress(request.walletAddress),
@@ -156,6 +162,10 @@ export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoReque
       kind: "incognito",
       context: JSON.stringify(context),
       fields: { sender: "walletAddress", balance: "incognitoData.withdrawAmount" },
+      record: async (record) => {
+        const spending = await deps.store.issueUnlessSpent(record, context.nullifierHash, deps.now());
+        if (spending) throw alreadySpending(spending);
+      },
     }).catch((error: unknown) => {
       throw asPoolRefusal(error, {
         LeafAlreadyExists: {

@@ -4,7 +4,7 @@ import { assertOwnerNotDenied, type DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { type Call, encodeBatchExecution } from "./execution";
-import type { AsyncIssuedUserOpStore } from "./issued-user-op-store";
+import type { AsyncIssuedUserOpStore, NewIssuedUserOp } from "./issued-user-op-store";
 import { buildSponsoredUserOp } from "./sponsor";
 import type { UserOpNetwork } from "./user-op-network";
 import { type RpcUserOp, toRpcUserOp, userOpHash } from "./user-operation";
@@ -31,6 +31,11 @@ export type IssueUserOpRequest = {
   beforeSponsor?: (state: WalletState & { owner: Address }) => Promise<void>;
   /** Call gas over the bundler's estimate, in percent, for calls whose cost moves with the chain's state. */
   callGasMarginPercent?: number;
+  /**
+   * How the signed UserOp is recorded, when the flow needs a condition checked in the same step as the insert
+   * (an unshield: unless its note is already being spent); what it throws is the answer. Default: the store's issue.
+   */
+  record?: (record: NewIssuedUserOp) => Promise<void>;
 };
 
 export type IssuedTicket = { userOp: RpcUserOp; userOpHash: Hex; owner: Address };
@@ -100,7 +105,8 @@ export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpReq
   }
   const hash = userOpHash(sponsored.userOp, network.runtime.config.chainId, network.entryPoint);
   const userOp = toRpcUserOp(sponsored.userOp);
-  await deps.store.issue({
+  const record = request.record ?? ((issue: NewIssuedUserOp) => deps.store.issue(issue));
+  await record({
     userOpHash: hash,
     network: name,
     kind: request.kind,

@@ -2,7 +2,12 @@ import { and, desc, eq, gt, inArray, or, sql } from "drizzle-orm";
 import type { PgDb } from "../db/postgres/open";
 import { issuedUserOps } from "../db/postgres/schema";
 import type { IssuedUserOp } from "../db/schema";
-import { type AsyncIssuedUserOpStore, RECENT_ISSUED_LIMIT } from "./issued-user-op-store";
+import {
+  type AsyncIssuedUserOpStore,
+  type NewIssuedUserOp,
+  type PendingSpend,
+  RECENT_ISSUED_LIMIT,
+} from "./issued-user-op-store";
 
 /**
  * The issued-UserOp store of issued-user-op-store.ts on PostgreSQL, for several instances on one database: the
@@ -14,11 +19,50 @@ import { type AsyncIssuedUserOpStore, RECENT_ISSUED_LIMIT } from "./issued-user-
  * - the issue `INSERT … ON CONFLICT DO NOTHING` (the same UserOp issued twice keeps the first record);
  * - the purge one `WITH expired AS MATERIALIZED (SELECT … LIMIT n FOR UPDATE SKIP LOCKED) DELETE … USING expired
  *   WHERE … AND status = 'issued'`: instances purging at once take different rows, and a row claimed meanwhile
- *   is re-checked and stays.
+ *   is re-checked and stays;
+ * - an unshield's issue unless its nullifier has a pending spend one transaction that first takes an advisory
+ *   lock on the network and nullifier: a second instance's check waits for the first one's insert to commit, then
+ *   finds it (READ COMMITTED: every statement reads what was committed before it started).
  */
 export function createIssuedUserOpStorePostgres(db: PgDb): AsyncIssuedUserOpStore {
   const t = issuedUserOps;
   const now = () => new Date().toISOString();
+  type Tx = Pick<PgDb, "insert" | "select">;
+  const insert = async (q: Tx, record: NewIssuedUserOp) => {
+    const time = now();
+    await q
+      .insert(t)
+      .values({
+        ...record,
+        sender: record.sender.toLowerCase(),
+        owner: record.owner.toLowerCase(),
+        status: "issued",
+        createdAt: time,
+        updatedAt: time,
+      })
+      .onConflictDoNothing({ target: t.userOpHash });
+  };
+  const pendingSpend = async (
+    q: Tx,
+    network: string,
+    nullifierHash: string,
+    nowSeconds: number,
+  ): Promise<PendingSpend | undefined> => {
+    const [row] = await q
+      .select({ userOpHash: t.userOpHash, expiresAt: t.expiresAt })
+      .from(t)
+      .where(
+        and(
+          eq(t.network, network),
+          eq(t.kind, "incognito"),
+          // The expression of the partial index issued_user_ops_nullifier (incognito rows only), written the same way.
+          sql`(${t.context}::jsonb ->> 'nullifierHash') = ${nullifierHash.toLowerCase()}`,
+          or(eq(t.status, "success"), and(inArray(t.status, ["issued", "sending"]), gt(t.expiresAt, nowSeconds))),
+        ),
+      )
+      .limit(1);
+    return row;
+  };
   const move = async (userOpHash: string, from: IssuedUserOp["status"], set: Partial<IssuedUserOp>) =>
     (
       await db
@@ -28,20 +72,7 @@ export function createIssuedUserOpStorePostgres(db: PgDb): AsyncIssuedUserOpStor
         .returning({ userOpHash: t.userOpHash })
     ).length === 1;
   return {
-    async issue(record) {
-      const time = now();
-      await db
-        .insert(t)
-        .values({
-          ...record,
-          sender: record.sender.toLowerCase(),
-          owner: record.owner.toLowerCase(),
-          status: "issued",
-          createdAt: time,
-          updatedAt: time,
-        })
-        .onConflictDoNothing({ target: t.userOpHash });
-    },
+    issue: (record) => insert(db, record),
     async find(userOpHash) {
       const [row] = await db.select().from(t).where(eq(t.userOpHash, userOpHash));
       return row;
@@ -94,21 +125,14 @@ export function createIssuedUserOpStorePostgres(db: PgDb): AsyncIssuedUserOpStor
         })
         .where(eq(t.userOpHash, userOpHash));
     },
-    async pendingSpend(network, nullifierHash, nowSeconds) {
-      const [row] = await db
-        .select({ userOpHash: t.userOpHash, expiresAt: t.expiresAt })
-        .from(t)
-        .where(
-          and(
-            eq(t.network, network),
-            eq(t.kind, "incognito"),
-            // The expression of the partial index issued_user_ops_nullifier (incognito rows only), written the same way.
-            sql`(${t.context}::jsonb ->> 'nullifierHash') = ${nullifierHash.toLowerCase()}`,
-            or(eq(t.status, "success"), and(inArray(t.status, ["issued", "sending"]), gt(t.expiresAt, nowSeconds))),
-          ),
-        )
-        .limit(1);
-      return row;
-    },
+    pendingSpend: (network, nullifierHash, nowSeconds) => pendingSpend(db, network, nullifierHash, nowSeconds),
+    issueUnlessSpent: (record, nullifierHash, nowSeconds) =>
+      db.transaction(async (tx) => {
+        const key = `issued_user_ops:spend:${record.network}:${nullifierHash.toLowerCase()}`;
+        await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+        const pending = await pendingSpend(tx, record.network, nullifierHash, nowSeconds);
+        if (!pending) await insert(tx, record);
+        return pending;
+      }),
   };
 }

@@ -46,6 +46,12 @@ export type IssuedUserOpStore = {
    * the note spendable again. Read off the partial index issued_user_ops_nullifier (incognito rows only).
    */
   pendingSpend(network: string, nullifierHash: string, now: number): PendingSpend | undefined;
+  /**
+   * Issues an unshield UserOp unless its nullifier already has a pending spend (as pendingSpend), in one step on
+   * every instance: the spend that blocked it, or nothing when it was issued. A check then an issue would let two
+   * instances each find no spend and issue one.
+   */
+  issueUnlessSpent(record: NewIssuedUserOp, nullifierHash: string, now: number): PendingSpend | undefined;
 };
 
 /** The port the flows take: every method answers a promise. */
@@ -53,6 +59,37 @@ export type AsyncIssuedUserOpStore = Async<IssuedUserOpStore>;
 
 export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
   const now = () => new Date().toISOString();
+  const issue = (record: NewIssuedUserOp) => {
+    const time = now();
+    db.insert(issuedUserOps)
+      .values({
+        ...record,
+        sender: record.sender.toLowerCase(),
+        owner: record.owner.toLowerCase(),
+        status: "issued",
+        createdAt: time,
+        updatedAt: time,
+      })
+      .onConflictDoNothing()
+      .run();
+  };
+  const pendingSpend = (network: string, nullifierHash: string, nowSeconds: number): PendingSpend | undefined =>
+    db
+      .select({ userOpHash: issuedUserOps.userOpHash, expiresAt: issuedUserOps.expiresAt })
+      .from(issuedUserOps)
+      .where(
+        and(
+          eq(issuedUserOps.network, network),
+          eq(issuedUserOps.kind, "incognito"),
+          // The indexed expression of 0008_incognito_leaves.sql, written the same way.
+          sql`json_extract(${issuedUserOps.context}, '$.nullifierHash') = ${nullifierHash.toLowerCase()}`,
+          or(
+            eq(issuedUserOps.status, "success"),
+            and(inArray(issuedUserOps.status, ["issued", "sending"]), gt(issuedUserOps.expiresAt, nowSeconds)),
+          ),
+        ),
+      )
+      .get();
   const move = (userOpHash: string, from: IssuedUserOp["status"], set: Partial<IssuedUserOp>) =>
     db
       .update(issuedUserOps)
@@ -61,20 +98,7 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
       .returning({ userOpHash: issuedUserOps.userOpHash })
       .all().length === 1;
   return {
-    issue(record) {
-      const time = now();
-      db.insert(issuedUserOps)
-        .values({
-          ...record,
-          sender: record.sender.toLowerCase(),
-          owner: record.owner.toLowerCase(),
-          status: "issued",
-          createdAt: time,
-          updatedAt: time,
-        })
-        .onConflictDoNothing()
-        .run();
-    },
+    issue,
     find: (userOpHash) => db.select().from(issuedUserOps).where(eq(issuedUserOps.userOpHash, userOpHash)).get(),
     recentIssued: (network, sender, kind, nowSeconds) =>
       db
@@ -120,23 +144,18 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
         .where(eq(issuedUserOps.userOpHash, userOpHash))
         .run();
     },
-    pendingSpend: (network, nullifierHash, nowSeconds) =>
-      db
-        .select({ userOpHash: issuedUserOps.userOpHash, expiresAt: issuedUserOps.expiresAt })
-        .from(issuedUserOps)
-        .where(
-          and(
-            eq(issuedUserOps.network, network),
-            eq(issuedUserOps.kind, "incognito"),
-            // The indexed expression of 0008_incognito_leaves.sql, written the same way.
-            sql`json_extract(${issuedUserOps.context}, '$.nullifierHash') = ${nullifierHash.toLowerCase()}`,
-            or(
-              eq(issuedUserOps.status, "success"),
-              and(inArray(issuedUserOps.status, ["issued", "sending"]), gt(issuedUserOps.expiresAt, nowSeconds)),
-            ),
-          ),
-        )
-        .get(),
+    pendingSpend,
+    // One write transaction (BEGIN IMMEDIATE): another process on the same file waits for it instead of reading
+    // between the check and the insert.
+    issueUnlessSpent: (record, nullifierHash, nowSeconds) =>
+      db.transaction(
+        () => {
+          const pending = pendingSpend(record.network, nullifierHash, nowSeconds);
+          if (!pending) issue(record);
+          return pending;
+        },
+        { behavior: "immediate" },
+      ),
   };
 }
 

@@ -285,4 +285,46 @@ export function issuedUserOpStoreSuite(database: IssuedStoreDatabase) {
     expect((await b.pendingSpend("bsc", nullifier(1), NOW))?.userOpHash).toBe(issued);
     expect((await b.pendingSpend("bsc", nullifier(3), NOW))?.userOpHash).toBe(spent);
   });
+
+  test("issueUnlessSpent: 20 unshields of one note issued at once from four instances -> one issued, the others told which", async () => {
+    const stores = await instances(INSTANCES);
+    const [a] = stores as [AsyncIssuedUserOpStore];
+    const nullifierHash = `0x${"b".repeat(64)}`;
+    const attempt = (n: number, expiresAt = NOW + 60) =>
+      newIssue(address(0x5eed), expiresAt, {
+        kind: "incognito",
+        context: JSON.stringify({ type: "unshield", nullifierHash, attempt: n }),
+      });
+    for (let round = 0; round < 3; round++) {
+      const attempts = Array.from({ length: 20 }, (_, i) => attempt(i));
+      const answers = await Promise.all(
+        attempts.map((record, i) =>
+          (stores[i % INSTANCES] as AsyncIssuedUserOpStore).issueUnlessSpent(
+            record,
+            nullifierHash.toUpperCase().replace("0X", "0x"),
+            NOW,
+          ),
+        ),
+      );
+      const issued = attempts.filter((_, i) => answers[i] === undefined);
+      expect(issued).toHaveLength(1);
+      const winner = issued[0] as NewIssuedUserOp;
+      expect(answers.filter(Boolean)).toEqual(
+        Array(19).fill({ userOpHash: winner.userOpHash, expiresAt: winner.expiresAt }),
+      );
+      for (const record of attempts) {
+        expect((await a.find(record.userOpHash))?.status).toBe(record === winner ? "issued" : undefined);
+      }
+      // The winner's UserOp reverted: the note is spendable again, by one of the next round's attempts.
+      await a.claim(winner.userOpHash);
+      await a.finish(winner.userOpHash, { status: "failed", result: { code: "blockchain_error" } });
+    }
+    // An expired spend does not block; another network's spend of the same hash neither.
+    const late = attempt(100, NOW + 10);
+    expect(await a.issueUnlessSpent(late, nullifierHash, NOW)).toBeUndefined();
+    expect(await a.issueUnlessSpent(attempt(101), nullifierHash, NOW + 10)).toBeUndefined();
+    const elsewhere = { ...attempt(102), network: "base" };
+    expect(await a.issueUnlessSpent(elsewhere, nullifierHash, NOW + 10)).toBeUndefined();
+    expect((await a.find(elsewhere.userOpHash))?.network).toBe("base");
+  });
 }
