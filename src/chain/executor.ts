@@ -109,6 +109,11 @@ export interface Executor {
   inFlight(): { address: Address; count: number }[];
   /** The keys this instance may send with now: every key without leases, else the keys whose lease it holds. */
   heldKeys(): Address[];
+  /**
+   * Throws NoKeyLeaseError when no key may send now (on leases, none held). For a flow whose first use of a key
+   * comes after it claimed its record: checked before the claim, "no lease" is a 503 instead of a claim released.
+   */
+  requireKey(): void;
   /** This network's key leases; undefined when every configured key is this instance's (no `leases` config). */
   readonly keyLeases: KeyLeases | undefined;
   /**
@@ -538,6 +543,10 @@ export function createExecutor(config: ExecutorConfig): Executor {
     rebroadcast,
     inFlight: () => keys.keys.map((key) => ({ address: key.account.address, count: key.inFlight })),
     heldKeys: () => keys.keys.filter(keys.usable).map((key) => key.account.address),
+    requireKey: () => {
+      if (stopped) throw new ExecutorStoppedError();
+      keys.peek();
+    },
     keyLeases: leases,
     start: async () => {
       await leases?.start();

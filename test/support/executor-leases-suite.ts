@@ -244,6 +244,7 @@ export function executorLeaseSuite(database: LeaseDatabase) {
       expect(starved.executor.heldKeys()).toEqual([]);
       await expect(starved.executor.prepare(transfer())).rejects.toBeInstanceOf(NoKeyLeaseError);
       await expect(starved.executor.simulate(transfer())).rejects.toBeInstanceOf(NoKeyLeaseError);
+      expect(() => starved.executor.requireKey()).toThrow(NoKeyLeaseError);
 
       // The service's bsc executor is this instance's now.
       const own = runtime.executor;
@@ -276,6 +277,7 @@ export function executorLeaseSuite(database: LeaseDatabase) {
       await otherLeases.stop();
       await starved.executor.keyLeases?.heartbeat();
       expect(starved.executor.heldKeys().length).toBe(keys.length);
+      starved.executor.requireKey();
       expect(starved.takenOver).toEqual([]); // released keys are no takeover
       const settled = await service.post("/settle", body);
       expect(settled.status).toBe(200);
