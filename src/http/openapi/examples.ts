@@ -104,6 +104,7 @@ const health = {
       executors: [{ address: "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65", balance: "99.98" }],
       paymasterDeposit: "10.0",
       swap: { status: "ok" },
+      keyLeases: null,
     },
   },
   database: "ok",
