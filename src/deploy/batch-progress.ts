@@ -128,7 +128,8 @@ function countFailedAttempts(
   return Promise.all(
     outcomes.map(async (outcome) => {
       const row = rows.find((candidate) => candidate.walletAddress === outcome.walletAddress.toLowerCase());
-      if (outcome.ok || !outcome.txHash || !row) return outcome;
+      // Counted once per transaction: by whoever concluded the row (another instance may resolve it too).
+      if (outcome.ok || !outcome.txHash || !row || outcome.concluded === false) return outcome;
       const counted = await deps.store.countFailedAttempt(row.id, policy, nowSeconds);
       if (counted.abandoned) {
         deps.logger.warn({

@@ -25,7 +25,14 @@ import type { AsyncDeploymentStore, Phase } from "./deployment-store";
 const CREATE_ACCOUNT_GAS = 160_000n;
 const MULTICALL_OVERHEAD_GAS = 60_000n;
 
-export type StepOutcome = { walletAddress: string; ok: boolean; txHash: string | null; reason?: string };
+export type StepOutcome = {
+  walletAddress: string;
+  ok: boolean;
+  txHash: string | null;
+  reason?: string;
+  /** False when another request or instance had concluded this row first: its outcome, not this one, counts. */
+  concluded?: boolean;
+};
 
 export type StepDeps = {
   store: AsyncDeploymentStore;
@@ -115,12 +122,12 @@ async function record(
       const verdict = verdicts[i] as Verdict;
       const ok = verdict.status === "success";
       const rowTx = verdict.txHash ?? txHash;
-      await deps.store.markOutcome(phase, row.id, {
+      const concluded = await deps.store.markOutcome(phase, row.id, {
         status: verdict.status,
         txHash: rowTx,
         error: verdict.reason ?? null,
       });
-      return { walletAddress: row.walletAddress, ok, txHash: rowTx, reason: verdict.reason };
+      return { walletAddress: row.walletAddress, ok, txHash: rowTx, reason: verdict.reason, concluded };
     }),
   );
 }

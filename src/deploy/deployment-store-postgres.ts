@@ -2,7 +2,14 @@ import { and, asc, desc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-o
 import type { PgDb } from "../db/postgres/open";
 import { deploymentBatches, deploymentWallets } from "../db/postgres/schema";
 import type { DeploymentBatch, DeploymentWallet } from "../db/schema";
-import { type AsyncDeploymentStore, type NewWallet, type Phase, UNPAID, WalletReservedError } from "./deployment-store";
+import {
+  type AsyncDeploymentStore,
+  IN_FLIGHT,
+  type NewWallet,
+  type Phase,
+  UNPAID,
+  WalletReservedError,
+} from "./deployment-store";
 
 const RETRYABLE = ["pending", "failed"] as const;
 
@@ -223,10 +230,13 @@ export function createDeploymentStorePostgres(db: PgDb): AsyncDeploymentStore {
     },
 
     async markOutcome(phase, id, outcome) {
-      await db
+      // One conditional UPDATE: of two instances resolving the same transaction, one concludes the row.
+      const concluded = await db
         .update(w)
         .set(stepColumns(phase, { status: outcome.status, txHash: outcome.txHash, error: outcome.error ?? null }))
-        .where(eq(w.id, id));
+        .where(and(eq(w.id, id), inArray(statusColumn(phase), [...IN_FLIGHT])))
+        .returning({ id: w.id });
+      return concluded.length > 0;
     },
 
     async batchesFor(scope) {

@@ -50,11 +50,16 @@ export type DeploymentStore = {
   /** The node refused the step's transaction: it can never be mined, so the rows may be leased again. */
   markRefused(phase: Phase, ids: number[], error: string): void;
   markReplaced(phase: Phase, ids: number[], txHash: string): void;
+  /**
+   * Concludes a step in flight (sending or sent) with what the chain (or the simulation) said. False, and nothing
+   * changed, when the step was no longer in flight: another request or instance resolved the same transaction
+   * first, and only that one counts its outcome (a failed deployment is counted once per transaction).
+   */
   markOutcome(
     phase: Phase,
     id: number,
     outcome: { status: "success" | "failed" | "abandoned"; txHash?: string | null; error?: string | null },
-  ): void;
+  ): boolean;
   /** Batches in scope of a claim, newest first. */
   batchesFor(scope: { paymentTxHash?: string; payer?: string; network?: string }): DeploymentBatch[];
   /** Reserved wallets of an owner with their batch, oldest first. */
@@ -81,6 +86,8 @@ export class WalletReservedError extends Error {
 }
 
 const RETRYABLE = ["pending", "failed"] as const;
+/** A step leased (sending) or sent: only these are concluded by markOutcome. */
+export const IN_FLIGHT = ["sending", "sent"] as const;
 /** Payment states a payment may (again) be sent from: `sending` never replaces success or failed. */
 export const UNPAID = ["pending", "sending"] as const;
 
@@ -294,10 +301,13 @@ export function createDeploymentStore(db: Db): DeploymentStore {
     },
 
     markOutcome(phase, id, outcome) {
-      db.update(deploymentWallets)
+      const concluded = db
+        .update(deploymentWallets)
         .set(stepColumns(phase, { status: outcome.status, txHash: outcome.txHash, error: outcome.error ?? null }))
-        .where(eq(deploymentWallets.id, id))
-        .run();
+        .where(and(eq(deploymentWallets.id, id), inArray(statusColumn(phase), [...IN_FLIGHT])))
+        .returning({ id: deploymentWallets.id })
+        .all();
+      return concluded.length > 0;
     },
 
     batchesFor(scope) {

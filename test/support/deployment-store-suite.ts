@@ -217,7 +217,8 @@ export function deploymentStoreSuite(database: DeploymentStoreDatabase) {
     expect(await store.lease("deployment", [a, b], now)).toEqual([]);
     await store.markSent("deployment", [a], "0xaa", "0xraw");
     await store.markOutcome("deployment", b, { status: "failed", txHash: "0xbb", error: "factory call failed" });
-    await store.markOutcome("deployment", c, { status: "success", txHash: "0xcc" });
+    await store.lease("deployment", [c], now);
+    expect(await store.markOutcome("deployment", c, { status: "success", txHash: "0xcc" })).toBe(true);
     expect((await store.lease("deployment", ids, now)).sort((x, y) => x - y)).toEqual([b, d].sort((x, y) => x - y));
     // The phases are leased apart: the funding of `a` is still pending.
     expect(await store.lease("funding", [a], now)).toEqual([a]);
@@ -264,6 +265,7 @@ export function deploymentStoreSuite(database: DeploymentStoreDatabase) {
     expect(await store.countFailedAttempt(id, policy, t0)).toEqual({ abandoned: false, reason: null });
     expect((await store.walletsOf(batch.id))[0]?.deploymentAttempts).toBe(0);
 
+    await store.lease("deployment", [id], t0);
     await store.markOutcome("deployment", id, { status: "failed", txHash: "0x01", error: "factory call failed" });
     expect(await store.countFailedAttempt(id, policy, t0)).toEqual({ abandoned: false, reason: "factory call failed" });
     expect((await store.walletsOf(batch.id))[0]).toMatchObject({
@@ -305,6 +307,7 @@ export function deploymentStoreSuite(database: DeploymentStoreDatabase) {
   test("race: 16 counts of one failed deployment from 4 instances at once -> 16 attempts, none lost", async () => {
     const batch = await store.create(newBatch(), [newWallet()]);
     const id = ((await store.walletsOf(batch.id))[0] as { id: number }).id;
+    await store.lease("deployment", [id], 0);
     await store.markOutcome("deployment", id, { status: "failed", txHash: "0x01", error: "factory call failed" });
     const policy = { maxAttempts: 100, backoffSeconds: 1 };
     const results = await Promise.all(Array.from({ length: 16 }, (_, i) => pick(i).countFailedAttempt(id, policy, 0)));
@@ -315,6 +318,7 @@ export function deploymentStoreSuite(database: DeploymentStoreDatabase) {
   test("race: counts at the cap from 4 instances -> abandoned exactly once", async () => {
     const batch = await store.create(newBatch(), [newWallet()]);
     const id = ((await store.walletsOf(batch.id))[0] as { id: number }).id;
+    await store.lease("deployment", [id], 0);
     await store.markOutcome("deployment", id, { status: "failed", txHash: "0x01", error: "factory call failed" });
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) => pick(i).countFailedAttempt(id, { maxAttempts: 1, backoffSeconds: 1 }, 0)),
@@ -324,6 +328,31 @@ export function deploymentStoreSuite(database: DeploymentStoreDatabase) {
       deploymentStatus: "abandoned",
       deploymentAttempts: 1,
     });
+  });
+
+  test("markOutcome concludes only a step in flight; 8 instances concluding one sent step at once -> one", async () => {
+    const batch = await store.create(newBatch(), [newWallet(), newWallet()]);
+    const [a, b] = (await store.walletsOf(batch.id)).map((row) => row.id) as [number, number];
+    // Pending (never leased): nothing to conclude.
+    expect(await store.markOutcome("deployment", a, { status: "success", txHash: "0x01" })).toBe(false);
+    expect((await store.walletsOf(batch.id))[0]).toMatchObject({ deploymentStatus: "pending", deploymentTxHash: null });
+    await store.lease("deployment", [a, b], Math.floor(Date.now() / 1000));
+    await store.markSent("deployment", [a, b], "0xd1", "0xraw");
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        pick(i).markOutcome("deployment", a, { status: "failed", txHash: "0xd1", error: `verdict ${i}` }),
+      ),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const winner = results.indexOf(true);
+    expect((await store.walletsOf(batch.id))[0]).toMatchObject({
+      deploymentStatus: "failed",
+      deploymentError: `verdict ${winner}`,
+    });
+    // A concluded step stays concluded: a late verdict changes nothing.
+    expect(await store.markOutcome("deployment", a, { status: "success", txHash: "0xd1" })).toBe(false);
+    expect(await store.markOutcome("funding", b, { status: "success", txHash: "0xf1" })).toBe(false);
+    expect(await store.markOutcome("deployment", b, { status: "success", txHash: "0xd1" })).toBe(true);
   });
 
   test("unfinished and unleaseAll: only what was left before the given time; leased rows back to pending, sent rows kept", async () => {
