@@ -190,4 +190,44 @@ describe("wallet deployment on PostgreSQL", () => {
       expect(await sentBy(executors)).toBe(sentBefore + 3);
     }
   }, 120_000);
+
+  test("a batch settled on one instance while the two others claim it, 2 rounds: one fee, every wallet once", async () => {
+    const instances = await Promise.all([1, 2, 3].map((index) => startInstance(index)));
+    const [first, ...others] = instances as [Instance, Instance, Instance];
+    const executors = instances.map((instance) => instance.executor);
+    for (let round = 0; round < 2; round++) {
+      const { flow, body } = await readyBatch(first, 3);
+      const recipientBefore = await balance(c.info.feeRecipient);
+      const payerBefore = await balance(flow.payer.address);
+      const sentBefore = await sentBy(executors);
+      const claimBody = { network, payerAddress: flow.payer.address };
+      const results = await Promise.allSettled([
+        first.deployments.settle(body as never),
+        ...others.flatMap((instance) => [
+          instance.deployments.claim(claimBody as never),
+          Bun.sleep(50).then(() => instance.deployments.claim(claimBody as never)),
+        ]),
+      ]);
+      // Whoever did not finish the batch is told it is pending or that nothing is left, never a 500.
+      for (const result of results) {
+        if (result.status === "fulfilled") continue;
+        expect(result.reason).toBeInstanceOf(ApiError);
+        expect(["blockchain_error", "not_found"]).toContain((result.reason as ApiError).code);
+      }
+      const settled = await first.deployments.settle(body as never);
+      expect(settled).toMatchObject({ paymentSuccess: true, deploymentSuccess: true, fundingSuccess: true });
+      for (const instance of others) {
+        const again = await instance.deployments.claim(claimBody as never).catch((error: unknown) => error);
+        expect(again).toBeInstanceOf(ApiError);
+        expect((again as ApiError).code).toBe("not_found");
+      }
+      expect(await balance(c.info.feeRecipient)).toBe(recipientBefore + flow.fee);
+      expect(await balance(flow.payer.address)).toBe(payerBefore - flow.total);
+      for (const wallet of flow.wallets) {
+        expect(await hasCode(wallet.address)).toBe(true);
+        expect(await balance(wallet.address)).toBe(unit);
+      }
+      expect(await sentBy(executors)).toBe(sentBefore + 3);
+    }
+  }, 120_000);
 });
