@@ -1,6 +1,7 @@
 // The service's entry point (`bun run start`, the compiled binary): config from file + environment.
 import "./production-env";
 import { ConfigError, loadConfig } from "./config/load";
+import { DatabaseUnavailableError } from "./db/stores";
 import { startServer } from "./server";
 
 try {
@@ -21,7 +22,7 @@ try {
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 } catch (error) {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof DatabaseUnavailableError) {
     console.error(error.message);
     process.exit(1);
   }

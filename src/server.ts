@@ -1,10 +1,11 @@
 import { checkWiring } from "./chain/wiring-check";
+import { databaseOf } from "./config/database";
 import type { Config } from "./config/schema";
+import { openStores } from "./db/stores";
 import { createApp } from "./http/app";
 import { MAX_BODY_BYTES } from "./limits";
 import { createLogger } from "./logger";
-import { reconcileSettlements } from "./payments/reconcile-settlements";
-import { createServices } from "./services";
+import { createServices, denyPolicyOf } from "./services";
 
 /**
  * Starts the HTTP server (the Elysia app over the service container of `services.ts`) from a validated config;
@@ -15,7 +16,10 @@ import { createServices } from "./services";
 export async function startServer(config: Config, options: { silent?: boolean } = {}) {
   const wiring = await checkWiring(config);
   const logger = createLogger({ silent: options.silent });
-  const services = createServices(config, logger, wiring);
+  const stores = await openStores(databaseOf(config), denyPolicyOf(config));
+  const services = createServices(config, logger, wiring, stores);
+  // The first key leases (several instances on PostgreSQL; nothing to take for one instance on SQLite).
+  await services.networks.start();
   for (const [network, reason] of Object.entries(wiring.swapUnavailable)) {
     logger.warn({ event: "swaps_unavailable", network, reason });
   }
@@ -24,9 +28,7 @@ export async function startServer(config: Config, options: { silent?: boolean } 
   logger.info({ event: "started", port: app.server?.port, networks: services.networks.enabled, mode: config.mode });
   // Reconciliation sends too: a shutdown right after the start waits for it like for a settle.
   const { drain } = services;
-  void drain.track(reconcileSettlements(services));
-  void drain.track(services.x402.reconcile());
-  void drain.track(services.swaps.reconcile());
+  void drain.track(services.reconcile());
   let stopping: Promise<{ finished: boolean; left: number }> | undefined;
   return {
     app,
@@ -34,7 +36,7 @@ export async function startServer(config: Config, options: { silent?: boolean } 
     url: `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${app.server?.port}`,
     async stop() {
       await app.stop();
-      services.stop();
+      await services.stop();
     },
     /**
      * Graceful shutdown: new settles and claims answer 503 with Retry-After and /health says draining, while the
@@ -53,7 +55,7 @@ export async function startServer(config: Config, options: { silent?: boolean } 
         // (only requests past the timeout, whose records the next start resumes).
         const closed = app.stop(false).then(() => true);
         if (!(await Promise.race([closed, Bun.sleep(1_000).then(() => false)]))) await app.server?.stop(true);
-        services.stop();
+        await services.stop();
         logger.info({ event: "shutdown_complete", finished, left });
         return { finished, left };
       })();

@@ -1,42 +1,39 @@
+import { hostname } from "node:os";
 import { createNetworks, type NetworkRuntime, type Networks } from "./chain/networks";
 import type { Wiring } from "./chain/wiring-check";
 import type { Config } from "./config/schema";
-import { asAsync } from "./db/async-port";
-import { type Db, openDatabase } from "./db/open";
-import type { DenyCounters } from "./deny/deny-counters";
-import { createSqliteDenyCounters } from "./deny/sqlite-deny-counters";
-import { createDeploymentStore } from "./deploy/deployment-store";
+import { openDatabase } from "./db/open";
+import { createSqliteStores, type Stores } from "./db/stores";
+import type { DenyCounters, DenyPolicy } from "./deny/deny-counters";
 import { createDeployments, type Deployments } from "./deploy/deployments";
 import { createIncognito, type Incognito } from "./incognito/incognito";
-import { createLeafStore } from "./incognito/leaf-store";
 import { createDrain, type Drain } from "./lifecycle/drain";
+import { type OrphanSweeper, type RecordFilter, startOrphanSweeper } from "./lifecycle/orphans";
 import type { Logger } from "./logger";
 import { createServiceGauges, type ServiceGauges } from "./metrics/service-gauges";
 import { type PaymentRules, paymentRulesFor } from "./payments/payment-rules";
 import { createPayments, type Payments } from "./payments/payments";
+import { reconcileSettlements } from "./payments/reconcile-settlements";
 import { createRelayerPort, type RelayerPort } from "./payments/relayer-port";
 import { createPaymentSettler, type PaymentSettler } from "./payments/settle-payment";
-import { createSettlementStore, type SettlementStore } from "./payments/settlement-store";
 import { readBalances } from "./status/balances";
 import { clientConfig } from "./status/client-config";
 import { checkHealth } from "./status/health";
 import type { Status } from "./status/routes";
 import { createSwaps, type Swaps } from "./swap/swaps";
 import { startIssuedUserOpPurge } from "./userops/issued-user-op-purge";
-import { createIssuedUserOpStore } from "./userops/issued-user-op-store";
 import { VERSION } from "./version";
 import { createWalletPayments, type WalletPayments } from "./wallets/wallet-payments";
 import { createX402Facilitator, type X402Facilitator } from "./x402/facilitator";
-import { createX402SettlementStore } from "./x402/settlement-store";
 
 /** The service's parts, built once at start from a validated config and shared by every route. */
 export type Services = {
   config: Config;
   version: string;
-  db: Db;
+  /** Every store, on the SQLite file or on PostgreSQL (src/db/stores.ts). */
+  stores: Stores;
   networks: Networks;
   logger: Logger;
-  store: SettlementStore;
   settler: PaymentSettler;
   payments: Payments;
   /** x402 bodies on /verify and /settle (scheme exact, EIP-3009). */
@@ -61,13 +58,55 @@ export type Services = {
   drain: Drain;
   /** The gauges /metrics reads at scrape time (balances, in-flight transactions, drain state). */
   gauges: ServiceGauges;
-  stop(): void;
+  /**
+   * Finishes what was left unfinished: on SQLite every record (the previous process is gone); on PostgreSQL only
+   * other instances' orphans, under a database lock (src/lifecycle/orphans.ts). Called once at start.
+   */
+  reconcile(): Promise<void>;
+  /** Stops pollers, indexers and executors, releases the key leases, then closes the database. */
+  stop(): Promise<void>;
 };
 
-/** `wiring`: what the start's wiring check found (swaps unavailable per network); tests may leave it out. */
-export function createServices(config: Config, logger: Logger, wiring: Wiring = { swapUnavailable: {} }): Services {
-  const db = openDatabase(config.databasePath);
-  const networks = createNetworks(config, logger, wiring.swapUnavailable);
+/** The single instance's SQLite stores, from `databasePath`. */
+export function sqliteStoresOf(config: Config): Stores {
+  return createSqliteStores(openDatabase(config.databasePath), denyPolicyOf(config));
+}
+
+export const denyPolicyOf = (config: Config): DenyPolicy => ({
+  afterReverts: config.denyAfterReverts,
+  windowSeconds: config.denyWindowSeconds,
+  now: () => Math.floor(Date.now() / 1000),
+});
+
+/**
+ * How long a record nobody wrote may still be a live instance's (src/lifecycle/orphans.ts): longer than a settle's
+ * prepare and its receipt wait on any network, and at least two lease lifetimes.
+ */
+export const orphanStaleMs = (config: Config) =>
+  Math.max(
+    2 * config.keyLeaseMs,
+    ...Object.values(config.networks).map((network) => (network?.receiptTimeoutMs ?? 0) + 30_000),
+  );
+
+/**
+ * `wiring`: what the start's wiring check found (swaps unavailable per network); tests may leave it out.
+ * `stores`: the database (src/db/stores.ts); the SQLite file of `databasePath` unless given. On PostgreSQL the
+ * executors send only with the keys this instance leases, and other instances' orphans are swept periodically.
+ */
+export function createServices(
+  config: Config,
+  logger: Logger,
+  wiring: Wiring = { swapUnavailable: {} },
+  stores: Stores = sqliteStoresOf(config),
+): Services {
+  const several = stores.kind === "postgres";
+  const instanceId = `${hostname()}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  const networks = createNetworks(
+    config,
+    logger,
+    wiring.swapUnavailable,
+    several ? { store: stores.keyLeases, instanceId } : undefined,
+  );
   const relayers = new Map<string, RelayerPort>();
   const relayerFor = (network: NetworkRuntime) => {
     let port = relayers.get(network.name);
@@ -79,14 +118,9 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
   };
   const now = () => BigInt(Math.floor(Date.now() / 1000));
   const drain = createDrain();
-  const store = createSettlementStore(db);
-  const deny = createSqliteDenyCounters(db, {
-    afterReverts: config.denyAfterReverts,
-    windowSeconds: config.denyWindowSeconds,
-    now: () => Number(now()),
-  });
+  const deny = stores.deny;
   const settler = createPaymentSettler({
-    store: asAsync(store),
+    store: stores.settlements,
     relayerFor,
     rulesFor: (network) => paymentRulesFor(network, deny),
     now,
@@ -94,13 +128,13 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
     onPayerRevert: (network, payer, reason) => deny.recordRevert(network.name, "payer", payer, reason),
   });
   const wallets = createWalletPayments({
-    store: asAsync(createIssuedUserOpStore(db)),
+    store: stores.issued,
     networks,
     deny,
     paymasterValiditySeconds: config.paymasterValiditySeconds,
   });
   const incognito = createIncognito({
-    leaves: asAsync(createLeafStore(db)),
+    leaves: stores.leaves,
     networks,
     store: wallets.store,
     deny,
@@ -109,18 +143,23 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
   });
   incognito.start();
   const issuedPurge = startIssuedUserOpPurge({ store: wallets.store, logger, now: () => Number(now()) });
-  const deployments = createDeployments({
-    config,
-    store: asAsync(createDeploymentStore(db)),
-    networks,
-    settler,
-    settlements: asAsync(store),
-    issued: wallets.store,
-    relayerFor,
-    deny,
-    now,
-    logger,
-  });
+  const staleMs = orphanStaleMs(config);
+  const deployments = createDeployments(
+    {
+      config,
+      store: stores.deployments,
+      networks,
+      settler,
+      settlements: stores.settlements,
+      issued: wallets.store,
+      relayerFor,
+      deny,
+      now,
+      logger,
+    },
+    // Several instances: what another live instance is deploying is not reconciled, only what nobody touched lately.
+    several ? { reconcileBefore: () => new Date(Date.now() - staleMs).toISOString() } : {},
+  );
   const payments = createPayments({
     networks,
     relayerFor,
@@ -130,19 +169,54 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
   });
   const x402 = createX402Facilitator({
     networks,
-    store: asAsync(createX402SettlementStore(db)),
+    store: stores.x402,
     rulesFor: (network) => paymentRulesFor(network, deny),
     now,
     logger,
     onPayerRevert: (network, payer, reason) => deny.recordRevert(network.name, "payer", payer, reason),
   });
+  const swaps = createSwaps({
+    store: stores.swaps,
+    networks,
+    relayerFor,
+    deny,
+    now,
+    logger,
+    issued: wallets.store,
+    paymasterValiditySeconds: config.paymasterValiditySeconds,
+  });
+  const reconcileAll = async (which?: RecordFilter) => {
+    await reconcileSettlements({ networks, settler, logger, ...(which ? { which } : {}) });
+    await x402.reconcile(which);
+    await swaps.reconcile(which);
+    if (which) await deployments.reconcile();
+  };
+  let sweeper: OrphanSweeper | undefined;
+  if (several) {
+    sweeper = startOrphanSweeper({
+      leases: stores.keyLeases,
+      instanceId,
+      intervalMs: Math.max(5_000, config.keyLeaseMs),
+      staleMs,
+      lockTtlMs: staleMs * 4,
+      reconcile: reconcileAll,
+      logger,
+    });
+    const sweep = sweeper;
+    // A key taken over from a dead instance is used only once what it left sent from that key is resolved.
+    for (const network of networks.all()) {
+      network.executor.onKeyTakenOver(async (address) => {
+        if (!(await sweep.sweep(new Set([address.toLowerCase()]))))
+          throw new Error("another instance is reconciling; the takeover is resolved at the next heartbeat");
+      });
+    }
+  }
   const services: Services = {
     config,
     version: VERSION,
-    db,
+    stores,
     networks,
     logger,
-    store,
     settler,
     payments,
     x402,
@@ -150,16 +224,7 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
     wallets,
     deployments,
     incognito,
-    swaps: createSwaps({
-      db,
-      networks,
-      relayerFor,
-      deny,
-      now,
-      logger,
-      issued: wallets.store,
-      paymasterValiditySeconds: config.paymasterValiditySeconds,
-    }),
+    swaps,
     relayerFor,
     deny,
     paymentRulesFor: (network) => paymentRulesFor(network, deny),
@@ -167,11 +232,16 @@ export function createServices(config: Config, logger: Logger, wiring: Wiring = 
     issuedPurge,
     drain,
     gauges: createServiceGauges({ networks, drain, readBalances }),
-    stop() {
+    reconcile: async () => {
+      if (sweeper) await sweeper.sweep();
+      else await reconcileAll();
+    },
+    async stop() {
+      sweeper?.stop();
       issuedPurge.stop();
       incognito.stop();
-      networks.stop();
-      db.$client.close();
+      await networks.stop();
+      await stores.close();
     },
   };
   return services;

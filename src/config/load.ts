@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { TransformDecodeError, Value } from "@sinclair/typebox/value";
 import { Relay402Error } from "../errors";
-import { databaseOf, POSTGRES_NOT_AVAILABLE } from "./database";
 import { CHAIN_IDS, type Config, type ConfigInput, ConfigSchema, NETWORKS } from "./schema";
 
 /** A configuration that cannot run: the message names the field, never its value. */
@@ -141,7 +140,6 @@ export function validateConfig(candidate: unknown): Config {
   if (!config.networks.bsc && !config.networks.base) {
     throw new ConfigError("invalid config: networks (configure bsc, base or both)");
   }
-  if (databaseOf(config).kind === "postgres") throw new ConfigError(POSTGRES_NOT_AVAILABLE);
   return config;
 }
 

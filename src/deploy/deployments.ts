@@ -18,19 +18,27 @@ import { settleWalletDeployment, verifyWalletDeployment } from "./wallet-flow";
 
 /**
  * Wallet deployment: the service object behind /deploy/*, /wallet/:owner and /wallet/claim, on the deployment
- * store it is given (`asAsync(createDeploymentStore(db))` on SQLite, or PostgreSQL's adapter). Creating it
- * starts the reconciliation of what a previous process left open; batches are touched only after it.
+ * store it is given (`asAsync(createDeploymentStore(db))` on SQLite, or PostgreSQL's adapter). One instance:
+ * creating it starts the reconciliation of what the previous process left open, and batches are touched only
+ * after it. Several instances (`reconcileBefore`): nothing runs at creation; `reconcile()` (the orphan sweep, under
+ * its database lock) takes only what nobody wrote since `reconcileBefore()`, so a live instance's work is its own.
  */
-export function createDeployments(deps: DeployDeps) {
+export function createDeployments(deps: DeployDeps, options: { reconcileBefore?: () => string } = {}) {
   const base = createDeployContext(deps);
-  const reconciled = reconcileDeployments(base, new Date().toISOString()).catch((error) =>
-    deps.logger.error({ event: "deployment_reconcile_failed", reason: String(error) }),
-  );
+  const reconcile = (before: string) =>
+    reconcileDeployments(base, before).catch((error) =>
+      deps.logger.error({ event: "deployment_reconcile_failed", reason: String(error) }),
+    );
+  const reconciled = options.reconcileBefore ? Promise.resolve() : reconcile(new Date().toISOString());
   const ctx: SettlingContext = { ...base, ready: reconciled, settleBatch: createBatchSettler(base, reconciled) };
   return {
     store: ctx.store,
     /** Resolves when start-up reconciliation is done. */
     reconciled,
+    /** Several instances: reconciles what nobody wrote since `reconcileBefore()` (a no-op for one instance). */
+    reconcile: async () => {
+      if (options.reconcileBefore) await reconcile(options.reconcileBefore());
+    },
     quote: (body: Static<typeof QuoteBodySchema>) => quoteDeployment(ctx, body),
     verify: (body: Static<typeof EoaVerifyBodySchema>) => verifyEoaDeployment(ctx, body),
     settle: (body: Static<typeof EoaSettleBodySchema>) => settleEoaDeployment(ctx, body),

@@ -28,14 +28,13 @@ export async function senderOf(rawTx: string | null): Promise<string | null> {
 
 export type OrphanPolicy = {
   /**
-   * A record nobody wrote for this long has no live owner: a settle moves its record from pending to sent within
-   * one prepare (fees, nonce, signature), and resolves a sent one within its receipt timeout, then leaves it sent
-   * for a retry or a reconciliation to finish.
+   * A record never signed (pending) that nobody wrote for this long has no live owner: a settle moves its record
+   * from pending to sent within one prepare (fees, nonce, signature).
    */
   staleMs: number;
-  /** Executor addresses (lower case) of the network whose lease another live instance holds now. */
-  leasedByOthers(network: string): Promise<Set<string>>;
-  /** Executor addresses whose lease this instance took over from a dead holder: their sent records are orphans at once. */
+  /** The network's executor addresses (lower case) with a live lease, and whether the holder is this instance. */
+  leases(network: string): Promise<Map<string, "mine" | "theirs">>;
+  /** Executor addresses whose lease this instance took over from a dead holder: their sent records are orphans. */
   takenOver?: ReadonlySet<string>;
   /** Unix ms. */
   now?: () => number;
@@ -43,24 +42,24 @@ export type OrphanPolicy = {
 
 /**
  * With several instances on one database, the unfinished records another instance is still working on must be left
- * to it: one sent whose key a live instance leases is that instance's (it awaits the receipt, or resumes it on a
- * retry); one pending may be in its prepare. An orphan is a sent record whose signing key no live instance
- * leases, a sent one of a key this instance took over, or any record untouched for `staleMs`.
+ * to it. A sent record belongs to whoever leases the key that signed it: a live instance awaits its receipt (or
+ * resumes it on a retry); a key nobody leases any more (its holder died, or shut down with it in flight) leaves an
+ * orphan, resolved at once from its signed transaction. A pending record was never signed: it is an orphan only
+ * once untouched for `staleMs`, since it may be in a live instance's prepare.
  */
 export function orphansOnly(policy: OrphanPolicy): RecordFilter {
   const now = policy.now ?? Date.now;
-  const leased = new Map<string, Promise<Set<string>>>();
+  const leases = new Map<string, Promise<Map<string, "mine" | "theirs">>>();
   return async (record) => {
     const sender = await senderOf(record.rawTx);
     if (sender && policy.takenOver?.has(sender)) return true;
-    if (now() - Date.parse(record.updatedAt) < policy.staleMs) return false;
-    if (record.status !== "sent" || !sender) return true;
-    let others = leased.get(record.network);
-    if (!others) {
-      others = policy.leasedByOthers(record.network);
-      leased.set(record.network, others);
+    if (record.status !== "sent" || !sender) return now() - Date.parse(record.updatedAt) >= policy.staleMs;
+    let leased = leases.get(record.network);
+    if (!leased) {
+      leased = policy.leases(record.network);
+      leases.set(record.network, leased);
     }
-    return !(await others).has(sender);
+    return !(await leased).has(sender);
   };
 }
 
@@ -86,14 +85,16 @@ export async function underDatabaseLock(
   return true;
 }
 
-/** Addresses of the network with an unexpired lease of a holder other than `me` (read once per sweep). */
-export async function leasedByOthers(leases: KeyLeaseStore, network: string, me: string): Promise<Set<string>> {
+/** The network's addresses with an unexpired lease, each "mine" (held by `me`) or "theirs" (read once per sweep). */
+export async function liveLeases(
+  leases: KeyLeaseStore,
+  network: string,
+  me: string,
+): Promise<Map<string, "mine" | "theirs">> {
   const now = Date.now();
-  const rows = await leases.leases(network);
-  // expiresAt is the database's clock; a margin of a second covers the difference between the two clocks' reads.
-  return new Set(
-    rows.filter((row) => row.holder !== me && row.expiresAt + 1_000 > now).map((row) => row.address.toLowerCase()),
-  );
+  // expiresAt is the database's clock; a second of margin covers the difference between the two clocks.
+  const live = (await leases.leases(network)).filter((row) => row.expiresAt + 1_000 > now);
+  return new Map(live.map((row) => [row.address.toLowerCase(), row.holder === me ? "mine" : "theirs"]));
 }
 
 export type OrphanSweeper = {
@@ -123,7 +124,7 @@ export function startOrphanSweeper(deps: {
     const filter = orphansOnly({
       staleMs: deps.staleMs,
       takenOver,
-      leasedByOthers: (network) => leasedByOthers(deps.leases, network, deps.instanceId),
+      leases: (network) => liveLeases(deps.leases, network, deps.instanceId),
     });
     try {
       return await underDatabaseLock(

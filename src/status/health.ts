@@ -1,6 +1,5 @@
 import { formatEther } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
-import { isDatabaseHealthy } from "../db/open";
 import type { Services } from "../services";
 import { readBalances } from "./balances";
 
@@ -74,7 +73,7 @@ export async function checkHealth(services: Services) {
     services.networks.all().map(async (n) => [n.name, await networkHealth(n)] as const),
   );
   const networks = Object.fromEntries(entries);
-  const database = isDatabaseHealthy(services.db) ? ("ok" as const) : ("down" as const);
+  const database = (await services.stores.healthy()) ? ("ok" as const) : ("down" as const);
   const rpcUp = entries.filter(([, n]) => n.rpc === "ok").length;
   const allUp = entries.every(
     ([, n]) =>

@@ -1,7 +1,5 @@
 import type { Static } from "elysia";
 import type { NetworkRuntime, Networks } from "../chain/networks";
-import { asAsync } from "../db/async-port";
-import type { Db } from "../db/open";
 import type { DenyCounters } from "../deny/deny-counters";
 import type { RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";
@@ -14,13 +12,14 @@ import type { SwapQuoteBodySchema } from "./schemas";
 import { createSwapSettler } from "./settle-swap";
 import { createWalletSwapSettler } from "./settle-wallet-swap";
 import { parseSwapAuthorization, type SwapBody } from "./swap-authorization";
-import { createSwapSettlementStore } from "./swap-store";
+import type { AsyncSwapSettlementStore } from "./swap-store-postgres";
 import { type SwapVerifyContext, verifySwap } from "./verify-swap";
 import { verifyWalletSwap, type WalletSwapRequest } from "./verify-wallet-swap";
 
 /** Swaps as the routes see them: one body in, one result out. */
 export function createSwaps(deps: {
-  db: Db;
+  /** The EOA swaps' settlement records (SQLite through asAsync, or PostgreSQL). */
+  store: AsyncSwapSettlementStore;
   networks: Networks;
   relayerFor(network: NetworkRuntime): RelayerPort;
   deny: DenyCounters;
@@ -30,9 +29,8 @@ export function createSwaps(deps: {
   issued: AsyncIssuedUserOpStore;
   paymasterValiditySeconds: number;
 }) {
-  const store = createSwapSettlementStore(deps.db);
   const settler = createSwapSettler({
-    store: asAsync(store),
+    store: deps.store,
     logger: deps.logger,
     onPayerRevert: (network, payer) => deps.deny.recordRevert(network.name, "payer", payer, "swap reverted"),
   });
@@ -53,7 +51,6 @@ export function createSwaps(deps: {
     };
   };
   return {
-    store,
     /** Finishes the swap settlements a previous process left unfinished (called once at start). */
     reconcile: (which?: RecordFilter) => settler.reconcile(deps.networks, which),
     quote(body: Static<typeof SwapQuoteBodySchema>) {

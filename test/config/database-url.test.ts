@@ -1,12 +1,13 @@
 // DATABASE_URL (databaseUrl): absent means the SQLite file as before; a postgres:// or postgresql:// URL selects
-// PostgreSQL, which this version refuses to start on (its stores are not there yet); anything else is a bad value.
-// The URL may hold a password: no message quotes it.
+// PostgreSQL (several instances, test/ops/instances.test.ts); anything else is a bad value. The URL may hold a
+// password: no message quotes it.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { generatePrivateKey } from "viem/accounts";
-import { databaseOf, POSTGRES_NOT_AVAILABLE } from "../../src/config/database";
+import { databaseOf } from "../../src/config/database";
 import { ConfigError, loadConfig } from "../../src/config/load";
+import { DatabaseUnavailableError, openStores } from "../../src/db/stores";
 
 const key = generatePrivateKey();
 const baseEnv = {
@@ -40,19 +41,22 @@ describe("DATABASE_URL", () => {
     });
   });
 
-  test("a postgres:// or postgresql:// URL selects PostgreSQL, and the start is refused with the reason", () => {
+  test("a postgres:// or postgresql:// URL selects PostgreSQL, from the environment or the file", () => {
     for (const url of [
       `postgres://relay402:${password}@db.internal:5432/relay402`,
       `postgresql://relay402:${password}@127.0.0.1/relay402?sslmode=require`,
     ]) {
       expect(databaseOf({ databasePath: "data/relay402.sqlite", databaseUrl: url })).toEqual({ kind: "postgres", url });
-      const message = refusal({ DATABASE_URL: url });
-      expect(message).toBe(POSTGRES_NOT_AVAILABLE);
-      expect(message).toContain("PostgreSQL stores are not available yet in this version");
-      expect(message).not.toContain(password);
+      expect(databaseOf(loadConfig({ env: { ...baseEnv, DATABASE_URL: url }, file }))).toEqual({
+        kind: "postgres",
+        url,
+      });
     }
-    // The file's databaseUrl is the same setting.
-    expect(refusal({}, { databaseUrl: `postgres://u:${password}@h/db` })).toBe(POSTGRES_NOT_AVAILABLE);
+    const url = `postgres://u:${password}@h/db`;
+    expect(databaseOf(loadConfig({ env: baseEnv, file, overrides: { databaseUrl: url } }))).toEqual({
+      kind: "postgres",
+      url,
+    });
   });
 
   test("any other URL is a bad value naming the field, never quoting it", () => {
@@ -64,12 +68,26 @@ describe("DATABASE_URL", () => {
     ]) {
       const message = refusal({ DATABASE_URL: url });
       expect(message).toContain("databaseUrl");
-      expect(message).not.toBe(POSTGRES_NOT_AVAILABLE);
       expect(message).not.toContain(password);
     }
   });
 
-  test("the service binary exits 1 with the reason, without a stack trace or the URL", () => {
+  test("a PostgreSQL that does not answer: the start fails naming the setting, never the URL", async () => {
+    const url = `postgres://relay402:${password}@127.0.0.1:1/relay402`;
+    const failed = await openStores(
+      { kind: "postgres", url },
+      { afterReverts: 3, windowSeconds: 60, now: () => 0 },
+    ).then(
+      () => null,
+      (error: Error) => error,
+    );
+    expect(failed).toBeInstanceOf(DatabaseUnavailableError);
+    expect(failed?.message).toStartWith("databaseUrl (DATABASE_URL): PostgreSQL could not be opened (");
+    expect(failed?.message).not.toContain(password);
+    expect(failed?.message).not.toContain("127.0.0.1");
+  });
+
+  test("the service binary exits 1 with a reason, without a stack trace or the URL", () => {
     const bun = join(import.meta.dir, "..", "..", "node_modules", ".bin", "bun");
     const result = spawnSync(bun, ["src/main.ts"], {
       cwd: join(import.meta.dir, "..", ".."),
@@ -83,7 +101,7 @@ describe("DATABASE_URL", () => {
       timeout: 20_000,
     });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain("PostgreSQL stores are not available yet in this version");
+    expect(result.stderr).toContain("start refused:");
     expect(result.stderr + result.stdout).not.toContain(password);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });

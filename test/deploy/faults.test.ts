@@ -31,14 +31,14 @@ afterAll(async () => {
 });
 
 /** The service's deployment records, read synchronously from its SQLite file (the service's store is async). */
-const recordsOf = (service: Service) => createDeploymentStore(service.services.db);
+const recordsOf = (service: Service) => createDeploymentStore(service.db);
 const batchOf = (service: Service, payer: Address) => recordsOf(service).batchesFor({ payer })[0];
 const rowsOf = (service: Service, payer: Address) => {
   const batch = batchOf(service, payer);
   return batch ? recordsOf(service).walletsOf(batch.id) : [];
 };
 const settlementOf = (service: Service, payer: Address) =>
-  service.services.db.$client
+  service.db.$client
     .query<{ status: string; tx_hash: Hex }, [string]>("SELECT status, tx_hash FROM eoa_settlements WHERE payer = ?")
     .get(payer.toLowerCase());
 

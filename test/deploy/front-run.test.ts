@@ -20,7 +20,7 @@ const sameNonceOtherPayment = (network: Network, key: Hex, payload: Payload, acc
 
 /** True once the transaction of this fee authorization is recorded as sent and the node holds it. */
 const feeSent = (service: Service, network: Network, payload: Payload) => async () => {
-  const record = service.services.store.find({
+  const record = service.store.find({
     network,
     payer: payload.payload.authorization.from,
     nonce: payload.payload.authorization.nonce,

@@ -31,7 +31,7 @@ afterAll(async () => {
 
 const unitOf = (network: NetworkName) => 10n ** BigInt(chainOf(network).token.decimals);
 /** The service's deployment records, read synchronously from its SQLite file (the service's store is async). */
-const recordsOf = (service: Service) => createDeploymentStore(service.services.db);
+const recordsOf = (service: Service) => createDeploymentStore(service.db);
 const batchOf = (service: Service, payer: Address) => recordsOf(service).batchesFor({ payer })[0];
 const rowsOf = (service: Service, payer: Address) => {
   const batch = batchOf(service, payer);
@@ -81,7 +81,7 @@ async function userOpTransaction(network: NetworkName, hash: Hex): Promise<Hex> 
 }
 
 /** Runs SQL on the service's database (a fault injected under the store: a trigger that aborts a write). */
-const sql = (service: Service, statement: string) => service.services.db.$client.run(statement);
+const sql = (service: Service, statement: string) => service.db.$client.run(statement);
 
 describe("deployment recovery, on the devnet", () => {
   test("a fee UserOp mined while its batch was left sending, and a bundler that lost its receipt: the chain tells it was paid, once", async () => {
@@ -380,7 +380,7 @@ describe("deployment recovery, on the devnet", () => {
     try {
       const settling = service.post("/deploy/settle", body, adminHeaders(service));
       await waitFor(async () => {
-        const fee = service.services.db.$client
+        const fee = service.db.$client
           .query<{ status: string; tx_hash: Hex }, [string]>(
             "SELECT status, tx_hash FROM eoa_settlements WHERE payer = ?",
           )

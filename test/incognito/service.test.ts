@@ -515,7 +515,7 @@ for (const network of NETWORK_NAMES) {
 
     test("a restarted service resumes the tree from its cursor, not from its start block", async () => {
       // A copy of the database as it is now, then one more leaf on-chain.
-      service.services.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
+      service.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
       const copy = join(mkdtempSync(join(tmpdir(), "relay402-incognito-")), "relay402.sqlite");
       copyFileSync(service.databasePath, copy);
       const before = (await service.get(`/incognito/${network}/leaves`)).body.total;

@@ -5,12 +5,13 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { KeyLeaseStore } from "../../src/chain/key-lease-store";
 import { createKeyLeaseStorePostgres } from "../../src/chain/key-lease-store-postgres";
 import { openPostgres, type PgDb } from "../../src/db/postgres/open";
-import { leasedByOthers, orphansOnly, senderOf, underDatabaseLock } from "../../src/lifecycle/orphans";
+import { liveLeases, orphansOnly, senderOf, underDatabaseLock } from "../../src/lifecycle/orphans";
 import { createTestDatabase } from "../support/postgres";
 
 const ours = privateKeyToAccount(generatePrivateKey());
 const theirs = privateKeyToAccount(generatePrivateKey());
 const unleased = privateKeyToAccount(generatePrivateKey());
+const mine = privateKeyToAccount(generatePrivateKey());
 
 const signed = (account: typeof ours) =>
   account.signTransaction({
@@ -44,7 +45,11 @@ describe("orphansOnly", () => {
     const filter = orphansOnly({
       staleMs: 30_000,
       now: () => now,
-      leasedByOthers: async () => new Set([theirs.address.toLowerCase()]),
+      leases: async () =>
+        new Map([
+          [theirs.address.toLowerCase(), "theirs"],
+          [mine.address.toLowerCase(), "mine"],
+        ]),
       takenOver: new Set([ours.address.toLowerCase()]),
     });
     const record = async (status: string, updatedAt: string, account?: typeof ours) => ({
@@ -56,10 +61,11 @@ describe("orphansOnly", () => {
     // Pending: in someone's prepare until it is stale.
     expect(await filter(await record("pending", fresh))).toBe(false);
     expect(await filter(await record("pending", old))).toBe(true);
-    // Sent: its key's live holder resolves it, however old.
+    // Sent: its key's live holder resolves it, however old (this instance's own too: its settle awaits the receipt).
     expect(await filter(await record("sent", old, theirs))).toBe(false);
-    expect(await filter(await record("sent", old, unleased))).toBe(true);
-    expect(await filter(await record("sent", fresh, unleased))).toBe(false);
+    expect(await filter(await record("sent", old, mine))).toBe(false);
+    // A key nobody leases any more: its holder is gone, the signed transaction is resumed at once.
+    expect(await filter(await record("sent", fresh, unleased))).toBe(true);
     // A key taken over from a dead holder: its records are ours to resolve at once.
     expect(await filter(await record("sent", fresh, ours))).toBe(true);
   });
@@ -72,13 +78,16 @@ describe("orphansOnly", () => {
 });
 
 describe("on PostgreSQL", () => {
-  test("leasedByOthers lists live leases of other holders only", async () => {
+  test("liveLeases lists the unexpired leases, this instance's as mine", async () => {
     await a.take("bsc", theirs.address, "instance-a", 60_000);
     await b.take("bsc", ours.address, "instance-b", 60_000);
     await a.take("bsc", unleased.address, "instance-a", 1);
     await Bun.sleep(1_100); // past the one-second allowance for the clocks
-    const seenByB = await leasedByOthers(b, "bsc", "instance-b");
-    expect([...seenByB]).toEqual([theirs.address.toLowerCase()]);
+    const seenByB = await liveLeases(b, "bsc", "instance-b");
+    expect(Object.fromEntries(seenByB)).toEqual({
+      [theirs.address.toLowerCase()]: "theirs",
+      [ours.address.toLowerCase()]: "mine",
+    });
   });
 
   test("the named lock runs the work of one instance at a time and frees it after", async () => {

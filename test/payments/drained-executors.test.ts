@@ -30,7 +30,7 @@ async function readyPayers(count: number) {
 const setExecutorBalances = (wei: bigint) =>
   Promise.all(executors.map((address) => c.test.setBalance({ address, value: wei })));
 
-const unfinishedSettlements = () => service.services.store.unfinished().filter((record) => record.network === "bsc");
+const unfinishedSettlements = () => service.store.unfinished().filter((record) => record.network === "bsc");
 
 test("settles refused while every executor is drained leave nothing half-sent, and settles go through again once refilled, without a restart", async () => {
   const merchant = randomAddress();

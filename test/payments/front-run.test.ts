@@ -37,8 +37,8 @@ for (const network of NETWORK_NAMES) {
         const settling = service.post("/settle", a);
         // Wait until the service's transaction is signed and recorded (it is then broadcast).
         const key = { network, payer: payer.address, nonce: a.paymentPayload.payload.authorization.nonce };
-        for (let i = 0; i < 100 && service.services.store.find(key)?.status !== "sent"; i++) await Bun.sleep(50);
-        expect(service.services.store.find(key)?.status).toBe("sent");
+        for (let i = 0; i < 100 && service.store.find(key)?.status !== "sent"; i++) await Bun.sleep(50);
+        expect(service.store.find(key)?.status).toBe("sent");
         await Bun.sleep(200);
         await submitAhead(payer.key, b);
         await c.test.mine({ blocks: 1 });
@@ -65,7 +65,7 @@ for (const network of NETWORK_NAMES) {
       const restarted = startTestService({ databasePath: first.databasePath });
       try {
         await reconcileSettlements(restarted.services);
-        const after = restarted.services.store.find({ network, payer: authorization.from, nonce: authorization.nonce });
+        const after = restarted.store.find({ network, payer: authorization.from, nonce: authorization.nonce });
         expect(after?.status).toBe("rejected");
         const replay = await restarted.post("/settle", a);
         expect(replay.status).toBe(400);

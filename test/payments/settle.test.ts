@@ -63,7 +63,7 @@ for (const network of NETWORK_NAMES) {
         details: { spender: chainOf(network).info.relayer, allowance: "0", needed: unit(network).toString() },
       });
       expect(
-        service.services.store.find({
+        service.store.find({
           network,
           payer: payer.address,
           nonce: body.paymentPayload.payload.authorization.nonce,
@@ -327,7 +327,7 @@ describe("settlement under load and faults", () => {
     const restarted = startTestService({ databasePath: first.databasePath });
     try {
       await reconcileSettlements(restarted.services);
-      const after = restarted.services.store.find({ network, payer: authorization.from, nonce: authorization.nonce });
+      const after = restarted.store.find({ network, payer: authorization.from, nonce: authorization.nonce });
       expect(after?.status).toBe("success");
       expect(after?.txHash).toBe(prepared.hash);
       expect(await tokenBalance(network, c.token.address, to)).toBe(unit(network));
@@ -344,14 +344,12 @@ describe("settlement under load and faults", () => {
     const first = startTestService();
     const { body } = await readyPayment(network, unit(network));
     const authorization = parseAuthorization(body.paymentPayload);
-    first.services.store.claim(settlementOf(network, authorization));
+    first.store.claim(settlementOf(network, authorization));
     first.stop();
     const restarted = startTestService({ databasePath: first.databasePath });
     try {
       await reconcileSettlements(restarted.services);
-      expect(
-        restarted.services.store.find({ network, payer: authorization.from, nonce: authorization.nonce }),
-      ).toBeUndefined();
+      expect(restarted.store.find({ network, payer: authorization.from, nonce: authorization.nonce })).toBeUndefined();
       expect((await restarted.post("/settle", body)).status).toBe(200);
     } finally {
       restarted.stop();

@@ -97,7 +97,7 @@ describe("bsc: broadcast with eth_sendRawTransactionSync", () => {
         const raw = sentRaw(call);
         if (!raw) return undefined;
         // What a node does when no block comes in time: it holds the transaction and answers without a receipt.
-        journaled.push(key && service?.services.store.find(key)?.txHash);
+        journaled.push(key && service?.store.find(key)?.txHash);
         await sendPlain(raw);
         return { error: { code: 4, message: "transaction not included within the timeout", data: keccak256(raw) } };
       },

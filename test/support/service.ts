@@ -3,11 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { Config, ConfigInput } from "../../src/config/schema";
+import { openDatabase } from "../../src/db/open";
+import { createSqliteStores } from "../../src/db/stores";
 import { createApp } from "../../src/http/app";
 import { createLogger } from "../../src/logger";
 import { type PaymentPayloadBody, parseAuthorization } from "../../src/payments/authorization";
-import { settlementOf } from "../../src/payments/settlement-store";
-import { createServices } from "../../src/services";
+import { createSettlementStore, settlementOf } from "../../src/payments/settlement-store";
+import { createServices, denyPolicyOf } from "../../src/services";
+import { createSwapSettlementStore } from "../../src/swap/swap-store";
 import { getTestDevnet } from "./devnet";
 
 type PaymentBody = { paymentPayload: PaymentPayloadBody };
@@ -30,7 +33,9 @@ export function startTestService(
   });
   configure?.(config);
   const logger = createLogger(logSink ? { sink: logSink } : { silent: true });
-  const services = createServices(config, logger);
+  // The tests read and write the records beside the service: the same SQLite file, synchronous stores on it.
+  const db = openDatabase(config.databasePath);
+  const services = createServices(config, logger, undefined, createSqliteStores(db, denyPolicyOf(config)));
   const app = createApp(services);
 
   const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -56,6 +61,10 @@ export function startTestService(
     services,
     app,
     databasePath,
+    /** The service's SQLite database, and synchronous stores on it for tests that inspect or stage records. */
+    db,
+    store: createSettlementStore(db),
+    swapStore: createSwapSettlementStore(db),
     request,
     post: (path: string, body: unknown, headers?: Record<string, string>) => request("POST", path, body, headers),
     get: (path: string, headers?: Record<string, string>) => request("GET", path, undefined, headers),
@@ -89,13 +98,13 @@ export function trackServices() {
 export async function signThenCrash(service: ReturnType<typeof startTestService>, network: string, body: PaymentBody) {
   const authorization = parseAuthorization(body.paymentPayload);
   const runtime = service.services.networks.get(network);
-  const { record } = service.services.store.claim(settlementOf(network, authorization));
+  const { record } = service.store.claim(settlementOf(network, authorization));
   const prepared = await runtime.executor.prepare({
     to: runtime.config.contracts.relayer,
     data: service.services.relayerFor(runtime).transferCallData(authorization),
     gas: 250_000n,
   });
-  service.services.store.markSent(record.id, prepared.hash, prepared.raw);
+  service.store.markSent(record.id, prepared.hash, prepared.raw);
   service.stop();
   return { authorization, prepared };
 }

@@ -142,7 +142,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
         const receipt = await t.c.public.getTransactionReceipt({ hash: settled.transaction as Hex });
         expect(receipt.status).toBe("success");
         expect(
-          service.services.swaps.store.find({
+          service.swapStore.find({
             network,
             payer: payer.address,
             nonce: body.swapPayload.authorization.nonce,
@@ -239,7 +239,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
       const signed = await signedSwap(network, payer, { buyToken: t.dai, sellAmount });
       const { authorization, signature } = parseSwapAuthorization(signed.body.swapPayload);
       // What a process that died between its claim and its broadcast leaves behind.
-      service.services.swaps.store.claim(swapSettlementOf(network, authorization, signature));
+      service.swapStore.claim(swapSettlementOf(network, authorization, signature));
       return { ...signed, authorization, payer };
     };
     const neverSent = await unfinished();
@@ -340,7 +340,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
         expect([settled.status, settled.body.code]).toEqual([400, "signature_error"]);
         expect(await tokenBalance(network, t.m, payer.address)).toBe(1000n * t.unit);
         expect(
-          service.services.swaps.store.find({
+          service.swapStore.find({
             network,
             payer: payer.address,
             nonce: body.swapPayload.authorization.nonce,

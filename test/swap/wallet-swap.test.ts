@@ -389,7 +389,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
 
     test("an expired UserOp: 400, call verify again", async () => {
       const { owner, wallet, recipient, sellAmount, quote } = await issued();
-      service.services.db
+      service.db
         .update(issuedUserOps)
         .set({ expiresAt: Math.floor(Date.now() / 1000) - 1 })
         .where(eq(issuedUserOps.userOpHash, quote.userOpHash))

@@ -49,7 +49,7 @@ function insertIssued(
 }
 
 const countRows = (where: string, ...params: (string | number)[]) =>
-  service.services.db.$client
+  service.db.$client
     .query<{ n: number }, (string | number)[]>(`SELECT count(*) AS n FROM issued_user_ops WHERE ${where}`)
     .get(...params)?.n;
 
@@ -125,7 +125,7 @@ describe("issued UserOps under load (one sender, 50,000 rows)", () => {
       expiresAt: () => longAgo,
     });
     // The settled UserOp's paymaster window is long over too: it must stay all the same.
-    service.services.db.$client.run("UPDATE issued_user_ops SET expires_at = ? WHERE user_op_hash = ?", [
+    service.db.$client.run("UPDATE issued_user_ops SET expires_at = ? WHERE user_op_hash = ?", [
       longAgo,
       issued.verified.userOpHash.toLowerCase(),
     ]);

@@ -123,7 +123,7 @@ for (const network of NETWORK_NAMES) {
 
     test("an expired UserOp: call verify again", async () => {
       const { to, verified, body } = await issued();
-      service.services.db
+      service.db
         .update(issuedUserOps)
         .set({ expiresAt: Math.floor(Date.now() / 1000) - 1 })
         .where(eq(issuedUserOps.userOpHash, verified.userOpHash))

@@ -25,7 +25,7 @@ async function crashedSettlement(sent: boolean) {
   if (!parsed.ok || parsed.payment.method !== "permit2") throw new Error("not a Permit2 payment");
   const { permit } = parsed.payment as X402Permit2Payment;
   const first = services.start();
-  const store = createX402SettlementStore(first.services.db);
+  const store = createX402SettlementStore(first.db);
   const { record } = store.claim({
     network: "bsc",
     contract: PERMIT2,

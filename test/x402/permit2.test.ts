@@ -33,7 +33,7 @@ const facilitator = service.facilitator();
 const settle = (payment: PaymentPayload, requirements: PaymentRequirements) =>
   facilitator.settle(payment, requirements);
 const recordOf = (nonce: bigint) =>
-  service.services.db
+  service.db
     .select()
     .from(x402Settlements)
     .where(eq(x402Settlements.nonce, nonceKey(nonce)))

@@ -20,7 +20,7 @@ async function crashedSettlement(sent: boolean) {
   const payment = await buyer.pay(requirements);
   const { authorization: a, signature } = authorizationOf(payment);
   const first = services.start();
-  const store = createX402SettlementStore(first.services.db);
+  const store = createX402SettlementStore(first.db);
   const { record } = store.claim({
     network: "base",
     contract: c.token.address,

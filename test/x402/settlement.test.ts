@@ -101,7 +101,7 @@ describe("settlement against the chain", () => {
     if (config.networks.base) config.networks.base.receiptTimeoutMs = 500;
   });
   const recordOf = (nonce: Hex) =>
-    service.services.db.select().from(x402Settlements).where(eq(x402Settlements.nonce, nonce)).get();
+    service.db.select().from(x402Settlements).where(eq(x402Settlements.nonce, nonce)).get();
 
   async function whileNotMining<T>(task: () => Promise<T>): Promise<T> {
     await c.test.setAutomine(false);
