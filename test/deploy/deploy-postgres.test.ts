@@ -23,7 +23,8 @@ import { createIssuedUserOpStorePostgres } from "../../src/userops/issued-user-o
 import { chainOf, tokenBalance } from "../support/chain";
 import { getTestDevnet } from "../support/devnet";
 import { createTestDatabase } from "../support/postgres";
-import { eoaDeployment, randomSalt } from "./support";
+import { deployFundedWallet } from "../support/wallet";
+import { entryPointNonce, eoaDeployment, randomOwner, randomSalt } from "./support";
 
 const network = "base" as const;
 const c = chainOf(network);
@@ -86,8 +87,8 @@ async function startInstance(keyIndex: number) {
     /** The routes a client of the EOA flow calls, answered in-process (test/deploy/support.ts's eoaDeployment). */
     async post(path: string, body: unknown) {
       if (path !== "/deploy/quote") throw new Error(`no route ${path} in this test`);
-      // biome-ignore lint/suspicious/noExplicitAny: the quote body as the route would have validated it
-      return { status: 200, body: (await deployments.quote(body as any)) as any };
+      // The quote body as the route would have validated it; the answer as eoaDeployment reads a JSON body.
+      return { status: 200, body: (await deployments.quote(body as never)) as never };
     },
     async stop() {
       if (stopped) return;
@@ -229,5 +230,57 @@ describe("wallet deployment on PostgreSQL", () => {
       }
       expect(await sentBy(executors)).toBe(sentBefore + 3);
     }
+  }, 120_000);
+
+  test("a smart-wallet batch settled by three instances at once: one fee UserOp, one deployment, every wallet funded", async () => {
+    const instances = await Promise.all([1, 2, 3].map((index) => startInstance(index)));
+    const executors = instances.map((instance) => instance.executor);
+    const payer = await deployFundedWallet(network, 100n * unit);
+    const amounts = [unit, 2n * unit];
+    const paymentRequirements = {
+      network,
+      deployment: {
+        ownerAddress: randomOwner(),
+        salts: amounts.map(() => randomSalt()),
+        token: c.token.address,
+        payerAddress: payer.wallet,
+        fundingAmounts: amounts.map(String),
+      },
+    };
+    const verified = await (instances[0] as Instance).deployments.verifyWallet({ paymentRequirements } as never);
+    const signature = await payer.owner.signMessage({ message: { raw: verified.userOpHash as Hex } });
+    const body = {
+      userOp: { ...verified.userOp, signature },
+      signature,
+      paymentRequirements,
+      wallets: verified.wallets,
+    };
+    const fee = BigInt(verified.deploymentFee);
+    const recipientBefore = await balance(c.info.feeRecipient);
+    const payerBefore = await balance(payer.wallet);
+    const nonceBefore = await entryPointNonce(network, payer.wallet);
+    const sentBefore = await sentBy(executors);
+
+    const results = await Promise.allSettled(
+      instances.map((instance) => instance.deployments.settleWallet(body as never)),
+    );
+    for (const result of results) {
+      if (result.status === "fulfilled") continue;
+      expect(result.reason).toBeInstanceOf(ApiError);
+      expect((result.reason as ApiError).code).toBe("blockchain_error");
+    }
+    for (const instance of instances) {
+      const again = await instance.deployments.settleWallet(body as never);
+      expect(again).toMatchObject({ paymentSuccess: true, deploymentSuccess: true, fundingSuccess: true });
+    }
+    expect(await entryPointNonce(network, payer.wallet)).toBe(nonceBefore + 1n);
+    expect(await balance(c.info.feeRecipient)).toBe(recipientBefore + fee);
+    expect(await balance(payer.wallet)).toBe(payerBefore - fee - unit - 2n * unit);
+    for (const [i, wallet] of (verified.wallets as { address: Address }[]).entries()) {
+      expect(await hasCode(wallet.address)).toBe(true);
+      expect(await balance(wallet.address)).toBe(amounts[i] as bigint);
+    }
+    // The fee and fundings went in the UserOp: the executors sent the one deployment transaction.
+    expect(await sentBy(executors)).toBe(sentBefore + 1);
   }, 120_000);
 });
