@@ -55,6 +55,8 @@ export function createDeployContext(deps: DeployDeps) {
   };
 
   async function createBatch(batch: NewBatch, wallets: NewWallet[]): Promise<DeploymentBatch> {
+    // With several instances, one holding no key lease answers 503 before it reserves wallets it could not deploy.
+    deps.networks.get(batch.network).executor.requireKey();
     try {
       return await deps.store.create(batch, wallets);
     } catch (error) {

@@ -186,6 +186,8 @@ export function createSwapSettler(deps: {
       });
     }
 
+    // With several instances, one holding no key lease answers 503 here, before a claim it could not send.
+    network.executor.requireKey();
     const { record, created } = await deps.store.claim(swapSettlementOf(network.name, auth, signature));
     if (!created) {
       const replayed = await replay(network, record, auth, signature);
