@@ -32,14 +32,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function startInstances(count: number, keyLeaseMs = 15_000): Promise<ServiceProcess[]> {
+async function startInstances(count: number, keyLeaseMs = 15_000, keyLeasesPerInstance = 1): Promise<ServiceProcess[]> {
   // One after the other: each takes the key lease the previous ones left free.
   const instances: ServiceProcess[] = [];
   for (let i = 0; i < count; i++) {
     const instance = await startServiceProcess(dir, {
       databaseUrl,
       keyLeaseMs,
-      keyLeasesPerInstance: 1,
+      keyLeasesPerInstance,
       logRequests: false,
       rateLimitPerMinute: 1_000_000,
     });
@@ -212,6 +212,44 @@ describe("three instances on one PostgreSQL", () => {
       expect(await tokenBalance(network, c.token.address, payer.address)).toBe(0n);
     } finally {
       await stopInstances(survivors);
+    }
+  }, 90_000);
+
+  test("a replacement instance takes over a dead instance's keys and first resolves what they left in flight", async () => {
+    const [doomed] = (await startInstances(1, SHORT_LEASE_MS, 8)) as [ServiceProcess];
+    let replacement: ServiceProcess | undefined;
+    try {
+      const payer = await fundedPayer(6n * unit);
+      const list = await payments(
+        payer,
+        [1n, 2n, 3n].map((v) => v * unit),
+      );
+      await c.test.setAutomine(false);
+      const answers = list.map((payment) => post(doomed, "/settle", payment.body).catch(() => null));
+      await until(async () => (await poolPending()) === list.length, "the settles' transactions in the mempool");
+      doomed.child.kill("SIGKILL");
+      await doomed.exited;
+      await Promise.all(answers);
+      await c.public.request({ method: "anvil_dropAllTransactions" as never });
+      await c.test.setAutomine(true);
+      await Bun.sleep(SHORT_LEASE_MS); // the dead instance's leases expire
+
+      [replacement] = (await startInstances(1, SHORT_LEASE_MS, 8)) as [ServiceProcess];
+      await until(
+        async () =>
+          (await Promise.all(list.map((payment) => authorizationUsed(payer.address, payment)))).every(Boolean),
+        "the replacement to finish the dead instance's settlements",
+      );
+      const resolved = () => (replacement as ServiceProcess).output();
+      await until(async () => resolved().includes('"event":"key_lease_takeover_resolved"'), "the takeover's log line");
+      for (const payment of list) {
+        const again = await post(replacement, "/settle", payment.body);
+        expect([again.status, again.body.success]).toEqual([200, true]);
+        expect(await tokenBalance(network, c.token.address, payment.to)).toBe(payment.value);
+      }
+      expect(await tokenBalance(network, c.token.address, payer.address)).toBe(0n);
+    } finally {
+      if (replacement) await stopInstances([replacement]);
     }
   }, 90_000);
 
