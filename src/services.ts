@@ -14,7 +14,7 @@ import { createServiceGauges, type ServiceGauges } from "./metrics/service-gauge
 import { type PaymentRules, paymentRulesFor } from "./payments/payment-rules";
 import { createPayments, type Payments } from "./payments/payments";
 import { reconcileSettlements } from "./payments/reconcile-settlements";
-import { createRelayerPort, type RelayerPort } from "./payments/relayer-port";
+import { type RelayerPort, relayerPorts } from "./payments/relayer-port";
 import { createPaymentSettler, type PaymentSettler } from "./payments/settle-payment";
 import { readBalances } from "./status/balances";
 import { clientConfig } from "./status/client-config";
@@ -107,15 +107,7 @@ export function createServices(
     wiring.swapUnavailable,
     several ? { store: stores.keyLeases, instanceId } : undefined,
   );
-  const relayers = new Map<string, RelayerPort>();
-  const relayerFor = (network: NetworkRuntime) => {
-    let port = relayers.get(network.name);
-    if (!port) {
-      port = createRelayerPort(network.client, network.config.contracts.relayer);
-      relayers.set(network.name, port);
-    }
-    return port;
-  };
+  const relayerFor = relayerPorts();
   const now = () => BigInt(Math.floor(Date.now() / 1000));
   const drain = createDrain();
   const deny = stores.deny;

@@ -131,3 +131,20 @@ export function createRelayerPort(client: PublicClient, relayer: Address): Relay
       }),
   };
 }
+
+/** One relayer port per network, made on first use and kept (its EIP-712 domain is read once). */
+export function relayerPorts(): (network: {
+  name: string;
+  client: PublicClient;
+  config: { contracts: { relayer: Address } };
+}) => RelayerPort {
+  const ports = new Map<string, RelayerPort>();
+  return (network) => {
+    let port = ports.get(network.name);
+    if (!port) {
+      port = createRelayerPort(network.client, network.config.contracts.relayer);
+      ports.set(network.name, port);
+    }
+    return port;
+  };
+}

@@ -5,24 +5,15 @@
 // wallet code and the executors' transaction counts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address, Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { devnetKeys } from "../../scripts/devnet/keys";
-import { configFromManifest } from "../../scripts/devnet/service-config";
-import { createNetworks, type NetworkRuntime } from "../../src/chain/networks";
-import { openPostgres } from "../../src/db/postgres/open";
-import { createPostgresDenyCounters } from "../../src/deny/postgres-deny-counters";
 import { createDeploymentStorePostgres } from "../../src/deploy/deployment-store-postgres";
 import { createDeployments } from "../../src/deploy/deployments";
 import { ApiError } from "../../src/errors";
-import { createLogger } from "../../src/logger";
-import { paymentRulesFor } from "../../src/payments/payment-rules";
-import { createRelayerPort, type RelayerPort } from "../../src/payments/relayer-port";
 import { createPaymentSettler } from "../../src/payments/settle-payment";
 import { createSettlementStorePostgres } from "../../src/payments/settlement-store-postgres";
 import { createIssuedUserOpStorePostgres } from "../../src/userops/issued-user-op-store-postgres";
 import { chainOf, tokenBalance } from "../support/chain";
-import { getTestDevnet } from "../support/devnet";
 import { createTestDatabase } from "../support/postgres";
+import { postgresInstanceBase } from "../support/postgres-instance";
 import { deployFundedWallet } from "../support/wallet";
 import { entryPointNonce, eoaDeployment, randomOwner, randomSalt } from "./support";
 
@@ -33,37 +24,15 @@ const unit = 10n ** BigInt(c.token.decimals);
 let url: string;
 const running: { stop(): Promise<void> }[] = [];
 
-/** One service instance's deployment side on the shared PostgreSQL: its own pool, networks and executor key. */
+/** One service instance's deployment side (createDeployments) on the shared PostgreSQL. */
 async function startInstance(keyIndex: number) {
-  const config = configFromManifest(getTestDevnet().devnet.manifest, { databasePath: ":memory:" });
-  const key = devnetKeys.executors[keyIndex] as Hex;
-  for (const name of ["bsc", "base"] as const) {
-    const networkConfig = config.networks[name];
-    if (networkConfig) networkConfig.executorKeys = [key];
-  }
-  const logger = createLogger({ silent: true });
-  const db = await openPostgres(url, { max: 8 });
-  const networks = createNetworks(config, logger);
-  const now = () => BigInt(Math.floor(Date.now() / 1000));
-  const deny = createPostgresDenyCounters(db, {
-    afterReverts: config.denyAfterReverts,
-    windowSeconds: config.denyWindowSeconds,
-    now: () => Number(now()),
-  });
-  const relayers = new Map<string, RelayerPort>();
-  const relayerFor = (runtime: NetworkRuntime) => {
-    let port = relayers.get(runtime.name);
-    if (!port) {
-      port = createRelayerPort(runtime.client, runtime.config.contracts.relayer);
-      relayers.set(runtime.name, port);
-    }
-    return port;
-  };
+  const base = await postgresInstanceBase(url, keyIndex);
+  const { config, db, networks, deny, now, logger, relayerFor, rulesFor } = base;
   const settlements = createSettlementStorePostgres(db);
   const settler = createPaymentSettler({
     store: settlements,
     relayerFor,
-    rulesFor: (runtime) => paymentRulesFor(runtime, deny),
+    rulesFor,
     now,
     logger,
   });
@@ -80,9 +49,8 @@ async function startInstance(keyIndex: number) {
     logger,
   });
   await deployments.reconciled;
-  let stopped = false;
   const instance = {
-    executor: privateKeyToAccount(key).address,
+    executor: base.executor,
     deployments,
     /** The routes a client of the EOA flow calls, answered in-process (test/deploy/support.ts's eoaDeployment). */
     async post(path: string, body: unknown) {
@@ -90,12 +58,7 @@ async function startInstance(keyIndex: number) {
       // The quote body as the route would have validated it; the answer as eoaDeployment reads a JSON body.
       return { status: 200, body: (await deployments.quote(body as never)) as never };
     },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      networks.stop();
-      await db.$client.close();
-    },
+    stop: base.stop,
   };
   running.push(instance);
   return instance;

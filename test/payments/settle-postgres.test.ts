@@ -5,17 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { devnetKeys } from "../../scripts/devnet/keys";
-import { configFromManifest } from "../../scripts/devnet/service-config";
-import { createNetworks, type NetworkRuntime } from "../../src/chain/networks";
-import { openPostgres } from "../../src/db/postgres/open";
-import { createPostgresDenyCounters } from "../../src/deny/postgres-deny-counters";
 import { ApiError } from "../../src/errors";
-import { createLogger } from "../../src/logger";
 import { parseAuthorization } from "../../src/payments/authorization";
-import { paymentRulesFor } from "../../src/payments/payment-rules";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
-import { createRelayerPort, type RelayerPort } from "../../src/payments/relayer-port";
 import { createPaymentSettler } from "../../src/payments/settle-payment";
 import { settlementOf } from "../../src/payments/settlement-store";
 import { createSettlementStorePostgres } from "../../src/payments/settlement-store-postgres";
@@ -28,8 +20,8 @@ import { createX402Facilitator } from "../../src/x402/facilitator";
 import { createX402SettlementStorePostgres } from "../../src/x402/settlement-store-postgres";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
-import { getTestDevnet } from "../support/devnet";
 import { createTestDatabase } from "../support/postgres";
+import { postgresInstanceBase } from "../support/postgres-instance";
 import { baseRequirements, x402Buyer } from "../x402/support";
 
 const network = "bsc" as const;
@@ -39,37 +31,10 @@ const unit = 10n ** BigInt(c.token.decimals);
 let url: string;
 const running: { stop(): Promise<void> }[] = [];
 
-/**
- * One service instance's settlement side on the shared PostgreSQL: its own pool, networks and executor (one executor
- * key of its own per network, `keyIndex`), the service's settler factories. The deny counters are not on PostgreSQL
- * yet: each instance has its own in memory, as each process has its own SQLite file today.
- */
+/** One service instance's settlement side (the service's settler factories) on the shared PostgreSQL. */
 async function startInstance(keyIndex: number) {
-  const config = configFromManifest(getTestDevnet().devnet.manifest, { databasePath: ":memory:" });
-  const key = devnetKeys.executors[keyIndex] as Hex;
-  for (const name of ["bsc", "base"] as const) {
-    const networkConfig = config.networks[name];
-    if (networkConfig) networkConfig.executorKeys = [key];
-  }
-  const logger = createLogger({ silent: true });
-  const db = await openPostgres(url, { max: 8 });
-  const networks = createNetworks(config, logger);
-  const now = () => BigInt(Math.floor(Date.now() / 1000));
-  const deny = createPostgresDenyCounters(db, {
-    afterReverts: config.denyAfterReverts,
-    windowSeconds: config.denyWindowSeconds,
-    now: () => Number(now()),
-  });
-  const relayers = new Map<string, RelayerPort>();
-  const relayerFor = (runtime: NetworkRuntime) => {
-    let port = relayers.get(runtime.name);
-    if (!port) {
-      port = createRelayerPort(runtime.client, runtime.config.contracts.relayer);
-      relayers.set(runtime.name, port);
-    }
-    return port;
-  };
-  const rulesFor = (runtime: NetworkRuntime) => paymentRulesFor(runtime, deny);
+  const base = await postgresInstanceBase(url, keyIndex);
+  const { db, networks, deny, now, logger, relayerFor, rulesFor } = base;
   const store = createSettlementStorePostgres(db);
   const settler = createPaymentSettler({ store, relayerFor, rulesFor, now, logger });
   const x402 = createX402Facilitator({
@@ -91,9 +56,8 @@ async function startInstance(keyIndex: number) {
       isPayerDenied: (payer) => deny.isDenied(runtime.name, "payer", payer),
     };
   };
-  let stopped = false;
   const instance = {
-    executor: privateKeyToAccount(key).address,
+    executor: base.executor,
     db,
     store,
     networks,
@@ -106,12 +70,7 @@ async function startInstance(keyIndex: number) {
     swapContext,
     settle: (body: Awaited<ReturnType<typeof signedPayment>>) =>
       settler.settle(networks.get(network), parseAuthorization(body.paymentPayload), c.info.relayer),
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      networks.stop();
-      await db.$client.close();
-    },
+    stop: base.stop,
   };
   running.push(instance);
   return instance;
