@@ -60,9 +60,24 @@ function sendingRoute(request: Request): { flow: string; path: string } | undefi
   return flow ? { flow, path } : undefined;
 }
 
+type ValueError = { path?: string; message?: string; summary?: string };
+
+/**
+ * The first offending field of a schema failure. Elysia's summaries interpolate the offending value, which throws
+ * for a value whose `toString` is not a function (`{"toString": ""}` in a body): then TypeBox's own error, unsummarised.
+ */
+function firstValueError(error: ValidationError): ValueError | undefined {
+  try {
+    return error.all?.[0] as ValueError | undefined;
+  } catch {
+    const raw = (error as { valueError?: ValueError }).valueError;
+    return raw && { path: raw.path, message: raw.message };
+  }
+}
+
 /** Turns a schema failure into `validation_error` naming the first offending field. */
 function validationError(error: ValidationError): ApiError {
-  const first = error.all?.[0] as { path?: string; message?: string; summary?: string } | undefined;
+  const first = firstValueError(error);
   const field = first?.path ? first.path.replace(/^\//, "").replaceAll("/", ".") : "body";
   const message = first?.summary ?? first?.message ?? "invalid request";
   return new ApiError("validation_error", `${field || "body"}: ${message}`, { field: field || "body" });

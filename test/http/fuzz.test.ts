@@ -81,6 +81,14 @@ describe("property: every route answers bad input with the envelope, never a 5xx
         { numRuns: 25 },
       );
     });
+    test(`POST ${route.path}: every leaf replaced by an object whose toString is not a function`, async () => {
+      // Found by the mutation property: Elysia's error summary interpolates the offending value, and this one throws.
+      for (let pick = 0; pick < 12; pick++) {
+        const body = mutate(valid, pick, { toString: "" }, false);
+        const response = await service.post(route.path, JSON.stringify(body));
+        expectWellFormed(response, body);
+      }
+    });
     test(`POST ${route.path}: mutated valid-looking bodies`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.nat(), weird, fc.boolean(), async (pick, replacement, remove) => {
