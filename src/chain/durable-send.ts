@@ -62,7 +62,14 @@ export async function sendDurably(
   } catch (error) {
     return unsent(error);
   }
-  await journal.signed(prepared.hash, prepared.raw);
+  try {
+    await journal.signed(prepared.hash, prepared.raw);
+  } catch (error) {
+    // Not journaled, so not broadcast ("record before send"): the nonce goes back to the key. With several
+    // instances this is also how a claim another instance's sweep released is never sent twice.
+    network.executor.discard(prepared);
+    return { status: "not_sent", reason: `the transaction was not journaled: ${shortReason(error)}` };
+  }
   try {
     const receipt = await network.executor.send(prepared, { onReplaced: (hash) => journal.replaced(hash) });
     return { status: "mined", receipt };

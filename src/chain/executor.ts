@@ -91,6 +91,11 @@ export interface Executor {
    */
   simulate(request: TransactionRequest): Promise<void>;
   /**
+   * Gives up a prepared transaction that will not be broadcast (its journal write failed): its nonce is reused or
+   * filled like a refused one's, and its key is released.
+   */
+  discard(prepared: PreparedTransaction): void;
+  /**
    * Broadcasts a prepared transaction and resolves with its receipt (success or reverted). Replaces it
    * with a higher fee when no receipt came after `replaceAfterMs`; throws ReceiptTimeoutError (latest
    * hash) after `receiptTimeoutMs`, RpcUnavailableError when no endpoint answered the broadcast and
@@ -542,6 +547,11 @@ export function createExecutor(config: ExecutorConfig): Executor {
     waitForReceipt,
     rebroadcast,
     inFlight: () => keys.keys.map((key) => ({ address: key.account.address, count: key.inFlight })),
+    discard(prepared) {
+      const key = keys.byAddress(prepared.from);
+      refused(key, prepared.nonce);
+      keys.release(key);
+    },
     heldKeys: () => keys.keys.filter(keys.usable).map((key) => key.account.address),
     requireKey: () => {
       if (stopped) throw new ExecutorStoppedError();

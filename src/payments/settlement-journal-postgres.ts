@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Async } from "../db/async-port";
 import type { PgDb } from "../db/postgres/open";
 import type { eoaSettlements, swapSettlements, x402Settlements } from "../db/postgres/schema";
-import type { SettlementOutcome, SettlementStoreOf } from "./settlement-journal";
+import { RecordNotPendingError, type SettlementOutcome, type SettlementStoreOf } from "./settlement-journal";
 
 /** The port type lives in src/db/async-port.ts (the flows take it); re-exported for the adapters. */
 export type { Async } from "../db/async-port";
@@ -61,7 +61,12 @@ export function createSettlementJournalPostgres<Row>(db: PgDb, table: Settlement
       await setSent(id, txHash, rawTx);
     },
     async journalSent(id: number, txHash: string, rawTx: string) {
-      await setSent(id, txHash, rawTx);
+      const written = await db
+        .update(t)
+        .set({ status: "sent", txHash, rawTx, updatedAt: now() })
+        .where(and(eq(t.id, id), eq(t.status, "pending")))
+        .returning({ id: t.id });
+      if (written.length !== 1) throw new RecordNotPendingError(id);
     },
     async markReplaced(id: number, txHash: string) {
       await db.update(t).set({ txHash, updatedAt: now() }).where(eq(t.id, id));

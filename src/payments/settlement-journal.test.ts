@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../db/open";
-import { groupCommit } from "./settlement-journal";
+import { groupCommit, RecordNotPendingError } from "./settlement-journal";
+import { createSettlementStore } from "./settlement-store";
 
 const dir = mkdtempSync(join(tmpdir(), "relay402-group-commit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,4 +52,32 @@ test("a write that fails fails only its own caller: the others are retried alone
   expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
   expect(committed()).toBe(3);
   other.close();
+});
+
+test("the journal write before a broadcast takes only a pending record: one released meanwhile is refused", async () => {
+  const db = openDatabase(join(dir, "journal.sqlite"));
+  const store = createSettlementStore(db);
+  const claim = () =>
+    store.claim({
+      network: "bsc",
+      payer: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+      nonce: `0x${crypto.randomUUID().replaceAll("-", "").padStart(64, "0")}`,
+      token: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+      recipient: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+      amount: "1",
+      validAfter: 0,
+      validBefore: 4_102_444_800,
+      signature: `0x${"ab".repeat(65)}`,
+    }).record;
+  const kept = claim();
+  await store.journalSent(kept.id, "0x01", "0x02");
+  expect(store.find(kept)).toMatchObject({ status: "sent", txHash: "0x01", rawTx: "0x02" });
+  // Sent already: a second journal write for it is refused too (a record is signed and journaled once).
+  await expect(store.journalSent(kept.id, "0x03", "0x04")).rejects.toBeInstanceOf(RecordNotPendingError);
+
+  const released = claim();
+  store.release(released.id);
+  await expect(store.journalSent(released.id, "0x05", "0x06")).rejects.toBeInstanceOf(RecordNotPendingError);
+  expect(store.find(released)).toBeUndefined();
+  db.$client.close();
 });

@@ -11,6 +11,17 @@ export type SettlementOutcome = {
 
 const p = (name: string) => sql.placeholder(name);
 
+/**
+ * The journal write before a broadcast found its record no longer pending: released meanwhile (with several
+ * instances, by another one's sweep of a claim it took for abandoned), so the payment may have another owner now.
+ * The signed transaction is not broadcast (the durable sender gives its nonce back).
+ */
+export class RecordNotPendingError extends Error {
+  constructor(readonly id: number) {
+    super(`settlement record ${id} is no longer pending; its transaction is not sent`);
+  }
+}
+
 /** Where settlements of one kind are remembered: their key and claim, then the shared journal. */
 export type SettlementStoreOf<Row, New, Key> = {
   find(key: Key): Row | undefined;
@@ -109,6 +120,12 @@ export function createSettlementJournal<Row>(
     .set({ status: "sent", txHash: sql`${p("txHash")}`, rawTx: sql`${p("rawTx")}`, updatedAt: sql`${p("time")}` })
     .where(eq(t.id, p("id")))
     .prepare();
+  const setSentIfPending = db
+    .update(t)
+    .set({ status: "sent", txHash: sql`${p("txHash")}`, rawTx: sql`${p("rawTx")}`, updatedAt: sql`${p("time")}` })
+    .where(and(eq(t.id, p("id")), eq(t.status, "pending")))
+    .returning({ id: t.id })
+    .prepare();
   const setTxHash = db
     .update(t)
     .set({ txHash: sql`${p("txHash")}`, updatedAt: sql`${p("time")}` })
@@ -142,7 +159,8 @@ export function createSettlementJournal<Row>(
       setSent.run({ id, txHash, rawTx, time: now() });
     },
     async journalSent(id: number, txHash: string, rawTx: string) {
-      await commit(() => setSent.run({ id, txHash, rawTx, time: now() }));
+      const written = await commit(() => setSentIfPending.all({ id, txHash, rawTx, time: now() }));
+      if (written.length !== 1) throw new RecordNotPendingError(id);
     },
     markReplaced(id: number, txHash: string) {
       setTxHash.run({ id, txHash, time: now() });

@@ -64,6 +64,7 @@ async function startInstance(keyIndex: number) {
     settler,
     x402,
     relayerFor,
+    rulesFor,
     logger,
     now,
     swapSettler,
@@ -133,6 +134,49 @@ describe("EOA settlement on PostgreSQL", () => {
     expect(repeat.transaction).toBe(answers[0]?.transaction as Hex);
     expect(await sentBy(network, [instance.executor])).toBe(sentBefore);
     expect(await balance(first.to)).toBe(3n * unit);
+  });
+
+  test("a claim released by another instance before its journal write is never broadcast, and its nonce is reused", async () => {
+    const instance = await startInstance(7);
+    const { store, networks, relayerFor, now, logger } = instance;
+    // The window an orphan sweep could hit: the record is claimed and the transaction signed, then the record is
+    // released (as a sweep releases a claim it takes for abandoned) just before the journal write.
+    let released = 0;
+    const racing = createPaymentSettler({
+      store: {
+        ...store,
+        journalSent: async (id, hash, raw) => {
+          await store.release(id);
+          released += 1;
+          return store.journalSent(id, hash, raw);
+        },
+      },
+      relayerFor,
+      rulesFor: instance.rulesFor,
+      now,
+      logger,
+    });
+    const { payer, to, body } = await readyPayment(4n * unit);
+    const nonceBefore = await c.public.getTransactionCount({ address: instance.executor, blockTag: "pending" });
+    const refused = await racing
+      .settle(networks.get(network), parseAuthorization(body.paymentPayload), c.info.relayer)
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect(released).toBe(1);
+    expect(refused).toBeInstanceOf(ApiError);
+    // Nothing reached the chain: no transaction from the executor, no payment, the record gone.
+    expect(await c.public.getTransactionCount({ address: instance.executor, blockTag: "pending" })).toBe(nonceBefore);
+    expect(await balance(to)).toBe(0n);
+    const key = { network, payer: payer.address, nonce: body.paymentPayload.payload.authorization.nonce };
+    expect(await store.find(key)).toBeUndefined();
+    // The nonce was given back: the next settle is mined at it, with no gap for the repair loop to fill.
+    const settled = await instance.settle(body);
+    expect(settled.success).toBe(true);
+    const sent = await c.public.getTransaction({ hash: settled.transaction as Hex });
+    expect(sent.nonce).toBe(nonceBefore);
+    expect(await balance(to)).toBe(4n * unit);
   });
 
   test("the same authorization settled by three instances at once, 5 rounds: one transaction each, judged by the chain", async () => {
