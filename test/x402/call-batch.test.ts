@@ -161,12 +161,12 @@ describe("x402 /verify's signature check: the ecrecover precompile first, the ER
     return { answer, ethCalls: ethCallCount() - before };
   };
 
-  test("a payer's own signature: valid from the precompile and the token's two reads, no validator call", async () => {
+  test("a payer's own signature: valid from one eth_call (Multicall3: the precompile and the token's two reads), no validator call", async () => {
     const buyer = await x402Buyer();
     const requirements = baseRequirements(1_000n);
     const { answer, ethCalls } = await verifyCounting(await buyer.pay(requirements), requirements);
     expect(answer).toMatchObject({ isValid: true, payer: buyer.address });
-    expect(ethCalls).toBe(3);
+    expect(ethCalls).toBe(1);
   });
 
   test("another key's signature is refused after the validator's call (and viem's)", async () => {
@@ -191,7 +191,7 @@ describe("x402 /verify's signature check: the ecrecover precompile first, the ER
     (signed.payload as { authorization: { from: string } }).authorization.from = buyer.address;
     const { answer, ethCalls } = await verifyCounting(signed, requirements);
     expect(answer).toMatchObject({ isValid: true, payer: buyer.address });
-    expect(ethCalls).toBe(4); // the precompile (another signer), the validator, the token's two reads
+    expect(ethCalls).toBe(2); // the Multicall3 of the precompile (another signer) and the token's two reads, the validator
   });
 
   test("a payer with code that refuses every signature: its own key's signature is valid, as viem's verifyHash finds it", async () => {
