@@ -7,27 +7,18 @@ import {
   IN_FLIGHT,
   type NewWallet,
   type Phase,
+  RETRYABLE,
+  stepColumns as stepColumnsOf,
   UNPAID,
   WalletReservedError,
 } from "./deployment-store";
 
-const RETRYABLE = ["pending", "failed"] as const;
-
 const statusColumn = (phase: Phase) =>
   phase === "deployment" ? deploymentWallets.deploymentStatus : deploymentWallets.fundingStatus;
 
-function stepColumns(
-  phase: Phase,
-  fields: { status?: string; txHash?: string | null; rawTx?: string | null; error?: string | null },
-) {
-  const set: Record<string, unknown> = { updatedAt: new Date().toISOString() };
-  const prefix = phase === "deployment" ? "deployment" : "funding";
-  if (fields.status !== undefined) set[`${prefix}Status`] = fields.status;
-  if (fields.txHash !== undefined) set[`${prefix}TxHash`] = fields.txHash;
-  if (fields.rawTx !== undefined) set[`${prefix}RawTx`] = fields.rawTx;
-  if (fields.error !== undefined) set[`${prefix}Error`] = fields.error;
-  return set as Partial<typeof deploymentWallets.$inferInsert>;
-}
+/** stepColumns (deployment-store.ts) with this schema's row type. */
+const stepColumns = (phase: Phase, fields: Parameters<typeof stepColumnsOf>[1]) =>
+  stepColumnsOf<Partial<typeof deploymentWallets.$inferInsert>>(phase, fields);
 
 // The rows are the SQLite store's row types: the two schemas are one (test/db/postgres-schema.test.ts).
 const asBatch = (row: unknown) => row as DeploymentBatch;

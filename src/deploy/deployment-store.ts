@@ -85,23 +85,24 @@ export class WalletReservedError extends Error {
   }
 }
 
-const RETRYABLE = ["pending", "failed"] as const;
+export const RETRYABLE = ["pending", "failed"] as const;
 /** A step leased (sending) or sent: only these are concluded by markOutcome. */
 export const IN_FLIGHT = ["sending", "sent"] as const;
 /** Payment states a payment may (again) be sent from: `sending` never replaces success or failed. */
 export const UNPAID = ["pending", "sending"] as const;
 
-function stepColumns(
+/** The columns of one step (deployment or funding) a state change sets, named alike in both dialects' schemas. */
+export function stepColumns<Row = Partial<DeploymentWallet>>(
   phase: Phase,
   fields: { status?: string; txHash?: string | null; rawTx?: string | null; error?: string | null },
-) {
+): Row {
   const set: Record<string, unknown> = { updatedAt: new Date().toISOString() };
   const prefix = phase === "deployment" ? "deployment" : "funding";
   if (fields.status !== undefined) set[`${prefix}Status`] = fields.status;
   if (fields.txHash !== undefined) set[`${prefix}TxHash`] = fields.txHash;
   if (fields.rawTx !== undefined) set[`${prefix}RawTx`] = fields.rawTx;
   if (fields.error !== undefined) set[`${prefix}Error`] = fields.error;
-  return set as Partial<DeploymentWallet>;
+  return set as Row;
 }
 
 const statusColumn = (phase: Phase) =>
