@@ -8,6 +8,7 @@ import {
   type NewWallet,
   type Phase,
   RETRYABLE,
+  reservedWalletRow,
   stepColumns as stepColumnsOf,
   UNPAID,
   WalletReservedError,
@@ -79,19 +80,7 @@ export function createDeploymentStorePostgres(db: PgDb): AsyncDeploymentStore {
         if (!inserted) throw new Error("deployment batch not inserted");
         if (wallets.length === 0) return asBatch(inserted);
         const rows = wallets
-          .map((wallet, position) => ({
-            ...wallet,
-            walletAddress: wallet.walletAddress.toLowerCase(),
-            batchId: inserted.id,
-            position,
-            network: newBatch.network,
-            owner: newBatch.owner,
-            reserved: true,
-            deploymentStatus: "pending" as const,
-            fundingStatus: wallet.fundingRequested ? ("pending" as const) : ("none" as const),
-            createdAt: time,
-            updatedAt: time,
-          }))
+          .map((wallet, position) => reservedWalletRow(wallet, position, inserted, time))
           .sort((x, y) => (x.walletAddress < y.walletAddress ? -1 : x.walletAddress > y.walletAddress ? 1 : 0));
         const reserved = await tx
           .insert(w)

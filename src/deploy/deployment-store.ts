@@ -91,6 +91,28 @@ export const IN_FLIGHT = ["sending", "sent"] as const;
 /** Payment states a payment may (again) be sent from: `sending` never replaces success or failed. */
 export const UNPAID = ["pending", "sending"] as const;
 
+/** A new batch's wallet row, reserved for it, in both dialects' schemas. */
+export function reservedWalletRow(
+  wallet: NewWallet,
+  position: number,
+  batch: Pick<DeploymentBatch, "id" | "network" | "owner">,
+  time: string,
+) {
+  return {
+    ...wallet,
+    walletAddress: wallet.walletAddress.toLowerCase(),
+    batchId: batch.id,
+    position,
+    network: batch.network,
+    owner: batch.owner,
+    reserved: true,
+    deploymentStatus: "pending" as const,
+    fundingStatus: wallet.fundingRequested ? ("pending" as const) : ("none" as const),
+    createdAt: time,
+    updatedAt: time,
+  };
+}
+
 /** The columns of one step (deployment or funding) a state change sets, named alike in both dialects' schemas. */
 export function stepColumns<Row = Partial<DeploymentWallet>>(
   phase: Phase,
@@ -153,19 +175,7 @@ export function createDeploymentStore(db: Db): DeploymentStore {
           // second reservation anyway; PostgreSQL's adapter lets that index decide, as several connections race.)
           if (reservation(newBatch.network, wallet.walletAddress)) throw new WalletReservedError(wallet.walletAddress);
           tx.insert(deploymentWallets)
-            .values({
-              ...wallet,
-              walletAddress: wallet.walletAddress.toLowerCase(),
-              batchId: inserted.id,
-              position,
-              network: newBatch.network,
-              owner: newBatch.owner,
-              reserved: true,
-              deploymentStatus: "pending",
-              fundingStatus: wallet.fundingRequested ? "pending" : "none",
-              createdAt: time,
-              updatedAt: time,
-            })
+            .values(reservedWalletRow(wallet, position, inserted, time))
             .run();
         });
         return inserted;

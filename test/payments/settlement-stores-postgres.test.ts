@@ -54,6 +54,13 @@ const swapSettlement = (): NewSwapSettlement => ({
 
 const pick = <T>(items: T[], index: number) => items[index % items.length] as T;
 
+/** A record without what each database assigns itself (id, times), to compare the two stores' rows. */
+const strip = <T extends object | undefined>(row: T) => {
+  if (!row) return row;
+  const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = row as Record<string, unknown>;
+  return rest;
+};
+
 beforeAll(async () => {
   const url = await createTestDatabase("stores");
   dbs = await Promise.all(Array.from({ length: INSTANCES }, () => openPostgres(url, { max: 6 })));
@@ -90,11 +97,6 @@ describe("x402 settlement store on PostgreSQL", () => {
     const sqlite = createX402SettlementStore(openDatabase(":memory:"));
     const pg = pick(x402Stores, 3);
     const settlement = x402Settlement();
-    const strip = <T extends object | undefined>(row: T) => {
-      if (!row) return row;
-      const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = row as Record<string, unknown>;
-      return rest;
-    };
     const a = sqlite.claim(settlement);
     const b = await pg.claim(settlement);
     expect(strip(b.record)).toEqual(strip(a.record));
@@ -128,11 +130,6 @@ describe("EOA swap settlement store on PostgreSQL", () => {
     const sqlite = createSwapSettlementStore(openDatabase(":memory:"));
     const pg = pick(swapStores, 2);
     const settlement = swapSettlement();
-    const strip = <T extends object | undefined>(row: T) => {
-      if (!row) return row;
-      const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = row as Record<string, unknown>;
-      return rest;
-    };
     const a = sqlite.claim(settlement);
     const b = await pg.claim(settlement);
     expect(strip(b.record)).toEqual(strip(a.record));
