@@ -1,5 +1,3 @@
-import { MAX_BODY_DEPTH } from "../limits";
-
 const OPEN_BRACKET = 0x5b; // [
 const OPEN_BRACE = 0x7b; // {
 const CLOSE_BRACKET = 0x5d; // ]
@@ -31,8 +29,5 @@ export function nestedDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-/** True when the request's body is nested deeper than MAX_BODY_DEPTH. Reads a copy; call it after the size check. */
-export async function bodyNestedTooDeep(request: Request): Promise<boolean> {
-  if (!request.body) return false;
-  return nestedDeeperThan(await request.clone().text(), MAX_BODY_DEPTH);
-}
+/** Elysia parses a body as JSON when its content type's 13th character is `j` (`application/json`, `…/json-seq`). */
+export const isJsonContentType = (contentType: string) => contentType.charCodeAt(12) === 0x6a;

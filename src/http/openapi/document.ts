@@ -83,9 +83,34 @@ function withAlternatives(media: Media, own: string, alternatives: Record<string
   delete media.example;
 }
 
+/** What the generator reads of an app (its `getGlobal…` methods are protected in Elysia's types). */
+type RouteSource = {
+  getGlobalDefinitions?(): unknown;
+  getGlobalRoutes(): { hooks?: { parse?: { fn: unknown }[] } }[];
+};
+
+/**
+ * The app's routes as the generator should see them: without the app's own JSON parse hook (src/http/app.ts), for
+ * which it would list no content type at all; the request bodies then get Elysia's defaults, trimmed to JSON below.
+ */
+function documentedRoutes(app: AnyElysia) {
+  const source = app as unknown as RouteSource;
+  const documented: RouteSource = {
+    getGlobalDefinitions: () => source.getGlobalDefinitions?.(),
+    getGlobalRoutes: () =>
+      source.getGlobalRoutes().map((route) => {
+        const parse = route.hooks?.parse?.filter((hook) => typeof hook.fn !== "function");
+        return { ...route, hooks: { ...route.hooks, parse: parse?.length ? parse : undefined } };
+      }),
+  };
+  return documented as unknown as AnyElysia;
+}
+
 /** The OpenAPI document: each route once, JSON bodies only, an example on every body. */
 export function buildDocument(app: AnyElysia, version: string) {
-  const { paths, components } = toOpenAPISchema(app, { paths: [new RegExp(`^${ALIAS_PREFIX}(/|$)`)] });
+  const { paths, components } = toOpenAPISchema(documentedRoutes(app), {
+    paths: [new RegExp(`^${ALIAS_PREFIX}(/|$)`)],
+  });
   for (const [path, operations] of Object.entries(paths as Record<string, Record<string, Operation>>)) {
     for (const [method, operation] of Object.entries(operations)) {
       const key = `${method.toUpperCase()} ${path}`;
