@@ -1,4 +1,5 @@
 import { type Address, type Hex, keccak256, parseAbi, toHex } from "viem";
+import { keccak256Hex } from "../chain/keccak";
 
 /** EIP-3009 on the token itself (FiatToken v2.2's packed-signature overload) and ERC-5267's domain read. */
 export const eip3009TokenAbi = parseAbi([
@@ -52,7 +53,7 @@ function domainSeparator(domain: { name: string; version: string }, chainId: num
 
 /**
  * The EIP-712 digest of a TransferWithAuthorization on the token's domain, as viem's hashTypedData computes it
- * (src/x402/eip3009.test.ts compares the two): two keccaks per payment and the domain separator computed once per
+ * (src/x402/eip3009.test.ts compares the two): two keccaks per payment (WebAssembly: src/chain/keccak.ts) and the domain separator computed once per
  * token and domain, where hashTypedData validated and hashed both type strings on every call (a fifth of a verify's
  * CPU).
  */
@@ -62,8 +63,8 @@ export function transferWithAuthorizationDigest(
   token: Address,
   message: { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex },
 ): Hex {
-  const struct = keccak256(
+  const struct = keccak256Hex(
     `0x${TRANSFER_TYPE_HASH}${addressWord(message.from)}${addressWord(message.to)}${word(message.value)}${word(message.validAfter)}${word(message.validBefore)}${message.nonce.slice(2).toLowerCase()}`,
   ).slice(2);
-  return keccak256(`0x1901${domainSeparator(domain, chainId, token)}${struct}`);
+  return keccak256Hex(`0x1901${domainSeparator(domain, chainId, token)}${struct}`);
 }
