@@ -64,6 +64,16 @@ describe("the verify's eth_call batcher", () => {
     expect(answers.map((answer) => BigInt(answer))).toEqual([7n, 11n, 0n]);
   });
 
+  test("a turn's calls beyond five go out in batches of five, each answered with its own call's answer", async () => {
+    const payer = await freshPayer("base", { tokens: 5n });
+    const call = createCallBatcher(node.url, 10_000).call;
+    const before = node.batches.length;
+    const holders = Array.from({ length: 12 }, (_, i) => (i % 4 === 0 ? payer.address : randomAddress()));
+    const answers = await Promise.all(holders.map((holder) => call(token, balanceCall(holder))));
+    expect(node.batches.slice(before)).toEqual([5, 5, 2]);
+    expect(answers.map((answer) => BigInt(answer))).toEqual(holders.map((h) => (h === payer.address ? 5n : 0n)));
+  });
+
   test("a call the node answers with an error rejects, and the others of its batch still get their answers", async () => {
     const call = createCallBatcher(node.url, 10_000).call;
     const holder = randomAddress();
