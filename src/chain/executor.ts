@@ -1,4 +1,5 @@
 import { type Address, type Hex, isAddress, keccak256, type PublicClient, type TransactionReceipt } from "viem";
+import { createTurns } from "../concurrency/turns";
 import { createLogger, type Logger, shortReason } from "../logger";
 import {
   BroadcastRejectedError,
@@ -142,6 +143,9 @@ export interface Executor {
   stop(options?: { releaseLeases?: boolean }): Promise<void>;
 }
 
+/** One signature per turn of the event loop, across every network's executor: they share the loop. */
+const signingTurn = createTurns();
+
 export function createExecutor(config: ExecutorConfig): Executor {
   const { client, chainId, receiptTimeoutMs, replaceAfterMs, pollIntervalMs } = config;
   const logger = config.logger ?? createLogger({ silent: true });
@@ -208,6 +212,7 @@ export function createExecutor(config: ExecutorConfig): Executor {
     nonce: number,
     fee: Fees,
   ): Promise<PreparedTransaction> {
+    await signingTurn();
     const raw = await key.account.signTransaction({
       chainId,
       type: "eip1559",
