@@ -16,9 +16,10 @@ export const keccakReady: Promise<void> = createKeccak(256).then(
 export const keccakIsWebAssembly = () => hasher !== null;
 
 /**
- * keccak256 of `data`, as viem's keccak256(hex) answers, for the per-request hashes of a verify: a TransferWithAuthorization
- * digest cost 40 µs through viem's JavaScript Keccak, a tenth of a verify's CPU, and 8 µs here. `data` is hex that
- * the caller built from checked fields (Buffer's decoder stops at a character that is not hex, where viem's throws).
+ * keccak256 of `data`, as viem's keccak256(hex) answers, for the per-request hashes of a verify: a
+ * TransferWithAuthorization digest cost 40 µs through viem's JavaScript Keccak, a tenth of a verify's CPU, and 8 µs
+ * here. `data` is hex that the caller built from checked fields (Buffer's decoder stops at a character that is not
+ * hex, where viem's throws).
  */
 export function keccak256Hex(data: Hex): Hex {
   if (!hasher) return keccak256(data);

@@ -53,9 +53,9 @@ function domainSeparator(domain: { name: string; version: string }, chainId: num
 
 /**
  * The EIP-712 digest of a TransferWithAuthorization on the token's domain, as viem's hashTypedData computes it
- * (src/x402/eip3009.test.ts compares the two): two keccaks per payment (WebAssembly: src/chain/keccak.ts) and the domain separator computed once per
- * token and domain, where hashTypedData validated and hashed both type strings on every call (a fifth of a verify's
- * CPU).
+ * (src/x402/eip3009.test.ts compares the two): two keccaks per payment (WebAssembly: src/chain/keccak.ts) and the
+ * domain separator computed once per token and domain, where hashTypedData validated and hashed both type strings on
+ * every call (a fifth of a verify's CPU).
  */
 export function transferWithAuthorizationDigest(
   domain: { name: string; version: string },
