@@ -84,6 +84,28 @@ async function readyBatch(instance: Instance, count: number) {
   return { flow, body: { ...flow.body, wallets: verified.wallets } };
 }
 
+type Batch = Awaited<ReturnType<typeof readyBatch>>["flow"];
+
+/** What expectPaidOnce compares the chain with. */
+async function chainBefore(flow: Batch, executors: Address[]) {
+  return {
+    recipient: await balance(c.info.feeRecipient),
+    payer: await balance(flow.payer.address),
+    sent: await sentBy(executors),
+  };
+}
+
+/** The chain after a batch: the fee taken once, each wallet deployed and funded once, three transactions in all. */
+async function expectPaidOnce(flow: Batch, before: Awaited<ReturnType<typeof chainBefore>>, executors: Address[]) {
+  expect(await balance(c.info.feeRecipient)).toBe(before.recipient + flow.fee);
+  expect(await balance(flow.payer.address)).toBe(before.payer - flow.total);
+  for (const wallet of flow.wallets) {
+    expect(await hasCode(wallet.address)).toBe(true);
+    expect(await balance(wallet.address)).toBe(unit);
+  }
+  expect(await sentBy(executors)).toBe(before.sent + 3);
+}
+
 beforeAll(async () => {
   url = await createTestDatabase("deploy_pg");
 });
@@ -125,9 +147,7 @@ describe("wallet deployment on PostgreSQL", () => {
     const executors = instances.map((instance) => instance.executor);
     for (let round = 0; round < 3; round++) {
       const { flow, body } = await readyBatch(instances[round] as Instance, 3);
-      const recipientBefore = await balance(c.info.feeRecipient);
-      const payerBefore = await balance(flow.payer.address);
-      const sentBefore = await sentBy(executors);
+      const before = await chainBefore(flow, executors);
       const results = await Promise.allSettled(instances.map((instance) => instance.deployments.settle(body as never)));
       const successes = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
       const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
@@ -144,14 +164,7 @@ describe("wallet deployment on PostgreSQL", () => {
         expect(again).toMatchObject({ paymentSuccess: true, deploymentSuccess: true, fundingSuccess: true });
         expect(again.paymentTxHash).toBe((successes[0] as { paymentTxHash: string | null }).paymentTxHash);
       }
-      // The chain: the fee taken once, each wallet deployed and funded once, three transactions in all.
-      expect(await balance(c.info.feeRecipient)).toBe(recipientBefore + flow.fee);
-      expect(await balance(flow.payer.address)).toBe(payerBefore - flow.total);
-      for (const wallet of flow.wallets) {
-        expect(await hasCode(wallet.address)).toBe(true);
-        expect(await balance(wallet.address)).toBe(unit);
-      }
-      expect(await sentBy(executors)).toBe(sentBefore + 3);
+      await expectPaidOnce(flow, before, executors);
     }
   }, 120_000);
 
@@ -161,9 +174,7 @@ describe("wallet deployment on PostgreSQL", () => {
     const executors = instances.map((instance) => instance.executor);
     for (let round = 0; round < 2; round++) {
       const { flow, body } = await readyBatch(first, 3);
-      const recipientBefore = await balance(c.info.feeRecipient);
-      const payerBefore = await balance(flow.payer.address);
-      const sentBefore = await sentBy(executors);
+      const before = await chainBefore(flow, executors);
       const claimBody = { network, payerAddress: flow.payer.address };
       const results = await Promise.allSettled([
         first.deployments.settle(body as never),
@@ -185,13 +196,7 @@ describe("wallet deployment on PostgreSQL", () => {
         expect(again).toBeInstanceOf(ApiError);
         expect((again as ApiError).code).toBe("not_found");
       }
-      expect(await balance(c.info.feeRecipient)).toBe(recipientBefore + flow.fee);
-      expect(await balance(flow.payer.address)).toBe(payerBefore - flow.total);
-      for (const wallet of flow.wallets) {
-        expect(await hasCode(wallet.address)).toBe(true);
-        expect(await balance(wallet.address)).toBe(unit);
-      }
-      expect(await sentBy(executors)).toBe(sentBefore + 3);
+      await expectPaidOnce(flow, before, executors);
     }
   }, 120_000);
 

@@ -104,6 +104,25 @@ async function poolPending(): Promise<number> {
   return Number(status.pending);
 }
 
+const allUsed = async (payer: Address, list: Payment[]) =>
+  (await Promise.all(list.map((payment) => authorizationUsed(payer, payment)))).every(Boolean);
+
+/**
+ * Sends each payment to `instance` on a chain that does not mine, SIGKILLs it once all their transactions are in the
+ * mempool, then empties the mempool and mines again: the node forgets them too, so only the records' signed
+ * transactions can finish these payments now.
+ */
+async function killWithSettlesInFlight(instance: ServiceProcess, list: Payment[]) {
+  await c.test.setAutomine(false);
+  const answers = list.map((payment) => post(instance, "/settle", payment.body).catch(() => null));
+  await until(async () => (await poolPending()) === list.length, "the settles' transactions in the mempool");
+  instance.child.kill("SIGKILL");
+  await instance.exited;
+  await Promise.all(answers);
+  await c.public.request({ method: "anvil_dropAllTransactions" as never });
+  await c.test.setAutomine(true);
+}
+
 describe("three instances on one PostgreSQL", () => {
   test("each instance leases a key of its own, and /health says so", async () => {
     const instances = await startInstances(3);
@@ -175,25 +194,12 @@ describe("three instances on one PostgreSQL", () => {
       const values = [1n, 2n, 3n].map((v) => v * unit);
       const payer = await fundedPayer(6n * unit);
       const list = await payments(payer, values);
-      await c.test.setAutomine(false);
-      const answers = list.map((payment) => post(doomed, "/settle", payment.body).catch(() => null));
-      await until(async () => (await poolPending()) === list.length, "the settles' transactions in the mempool");
-      doomed.child.kill("SIGKILL");
-      await doomed.exited;
-      await Promise.all(answers);
-      // The node forgets them too: only the records' signed transactions can finish these payments now.
-      await c.public.request({ method: "anvil_dropAllTransactions" as never });
-      await c.test.setAutomine(true);
+      await killWithSettlesInFlight(doomed, list);
       for (const payment of list) expect(await authorizationUsed(payer.address, payment)).toBe(false);
 
       // The dead instance's key lease expires; the next orphan sweep (one survivor, under the database lock) resumes
       // its records' signed transactions.
-      await until(
-        async () =>
-          (await Promise.all(list.map((payment) => authorizationUsed(payer.address, payment)))).every(Boolean),
-        "a survivor to finish the dead instance's settlements",
-        30_000,
-      );
+      await until(() => allUsed(payer.address, list), "a survivor to finish the dead instance's settlements");
       // Each record resolved once, by one survivor (the sweep's lock); its log line follows the receipt.
       const reconciled = () =>
         survivors
@@ -224,22 +230,11 @@ describe("three instances on one PostgreSQL", () => {
         payer,
         [1n, 2n, 3n].map((v) => v * unit),
       );
-      await c.test.setAutomine(false);
-      const answers = list.map((payment) => post(doomed, "/settle", payment.body).catch(() => null));
-      await until(async () => (await poolPending()) === list.length, "the settles' transactions in the mempool");
-      doomed.child.kill("SIGKILL");
-      await doomed.exited;
-      await Promise.all(answers);
-      await c.public.request({ method: "anvil_dropAllTransactions" as never });
-      await c.test.setAutomine(true);
+      await killWithSettlesInFlight(doomed, list);
       await Bun.sleep(SHORT_LEASE_MS); // the dead instance's leases expire
 
       [replacement] = (await startInstances(1, SHORT_LEASE_MS, 8)) as [ServiceProcess];
-      await until(
-        async () =>
-          (await Promise.all(list.map((payment) => authorizationUsed(payer.address, payment)))).every(Boolean),
-        "the replacement to finish the dead instance's settlements",
-      );
+      await until(() => allUsed(payer.address, list), "the replacement to finish the dead instance's settlements");
       const resolved = () => (replacement as ServiceProcess).output();
       await until(async () => resolved().includes('"event":"key_lease_takeover_resolved"'), "the takeover's log line");
       for (const payment of list) {
