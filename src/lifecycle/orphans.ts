@@ -65,10 +65,17 @@ export function orphansOnly(policy: OrphanPolicy): RecordFilter {
 
 /** The key_leases rows that serve as named locks: network "_lock", the lock's name as the "address". */
 const LOCK_NETWORK = "_lock";
+/**
+ * The locks this process holds, by holder and name. A lease row lets its own holder take it again (that is how a key
+ * lease is renewed), so without this a second sweep of the same instance (the periodic timer firing while a long sweep
+ * waits for receipts) would run beside the first, and the first one's release would free the lock under the second.
+ */
+const heldHere = new Set<string>();
 
 /**
  * Runs `work` while holding a named lock shared by every instance on the database (a lease row, so a holder that
- * dies frees it after `ttlMs`); answers false at once, without running it, when another instance holds it.
+ * dies frees it after `ttlMs`); answers false at once, without running it, when another instance holds it, or this
+ * one does (the lock is not reentrant).
  * Reconciliation of another instance's work runs under one, so two instances never resume the same records.
  */
 export async function underDatabaseLock(
@@ -76,13 +83,20 @@ export async function underDatabaseLock(
   lock: { name: string; holder: string; ttlMs: number },
   work: () => Promise<void>,
 ): Promise<boolean> {
-  if (!(await leases.take(LOCK_NETWORK, lock.name, lock.holder, lock.ttlMs))) return false;
+  const here = `${lock.holder}\n${lock.name}`;
+  if (heldHere.has(here)) return false;
+  heldHere.add(here);
   try {
-    await work();
+    if (!(await leases.take(LOCK_NETWORK, lock.name, lock.holder, lock.ttlMs))) return false;
+    try {
+      await work();
+    } finally {
+      await leases.release(LOCK_NETWORK, lock.name, lock.holder);
+    }
+    return true;
   } finally {
-    await leases.release(LOCK_NETWORK, lock.name, lock.holder);
+    heldHere.delete(here);
   }
-  return true;
 }
 
 /** The network's addresses with an unexpired lease, each "mine" (held by `me`) or "theirs" (read once per sweep). */

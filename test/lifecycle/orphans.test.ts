@@ -5,7 +5,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { KeyLeaseStore } from "../../src/chain/key-lease-store";
 import { createKeyLeaseStorePostgres } from "../../src/chain/key-lease-store-postgres";
 import { openPostgres, type PgDb } from "../../src/db/postgres/open";
-import { liveLeases, orphansOnly, senderOf, underDatabaseLock } from "../../src/lifecycle/orphans";
+import { liveLeases, orphansOnly, senderOf, startOrphanSweeper, underDatabaseLock } from "../../src/lifecycle/orphans";
+import { createLogger } from "../../src/logger";
 import { createTestDatabase } from "../support/postgres";
 
 const ours = privateKeyToAccount(generatePrivateKey());
@@ -112,6 +113,49 @@ describe("on PostgreSQL", () => {
     expect(await underDatabaseLock(b, { name: "reconciliation", holder: "instance-b", ttlMs: 10_000 }, work("b"))).toBe(
       true,
     );
+  });
+
+  test("the lock is not reentrant: the same instance's second take while its first work runs is refused", async () => {
+    const lock = { name: "reentry", holder: "instance-a", ttlMs: 10_000 };
+    let runs = 0;
+    const work = async () => {
+      runs += 1;
+      await Bun.sleep(200);
+    };
+    const [first, second] = await Promise.all([underDatabaseLock(a, lock, work), underDatabaseLock(a, lock, work)]);
+    expect([first, second]).toEqual([true, false]);
+    expect(runs).toBe(1);
+    // Released: the instance takes it again, and so would any other.
+    expect(await underDatabaseLock(a, lock, work)).toBe(true);
+  });
+
+  test("a sweep still waiting for receipts is never joined by the next one its timer starts", async () => {
+    let running = 0;
+    let most = 0;
+    let sweeps = 0;
+    const sweeper = startOrphanSweeper({
+      leases: a,
+      instanceId: "instance-a",
+      intervalMs: 50,
+      staleMs: 30_000,
+      lockTtlMs: 10_000,
+      logger: createLogger({ silent: true }),
+      reconcile: async () => {
+        sweeps += 1;
+        running += 1;
+        most = Math.max(most, running);
+        await Bun.sleep(400); // eight ticks of the timer
+        running -= 1;
+      },
+    });
+    try {
+      await Bun.sleep(1_000);
+    } finally {
+      sweeper.stop();
+    }
+    // Without the guard a sweep started at every tick: about twenty, up to eight at once.
+    expect(most).toBe(1);
+    expect(sweeps).toBeLessThanOrEqual(3);
   });
 
   test("a lock whose holder died (never released) is free after its ttl, and a failed work still releases it", async () => {
