@@ -178,9 +178,15 @@ export function createServices(
     paymasterValiditySeconds: config.paymasterValiditySeconds,
   });
   const reconcileAll = async (which?: RecordFilter) => {
-    await reconcileSettlements({ networks, settler, logger, ...(which ? { which } : {}) });
-    await x402.reconcile(which);
-    await swaps.reconcile(which);
+    // Side by side: one key signs every kind, so an EOA settlement resumed here may wait on the lower nonce of an
+    // x402 or swap settlement; one after the other, it would wait out its receipt timeout before that one was sent.
+    const kinds = await Promise.allSettled([
+      reconcileSettlements({ networks, settler, logger, ...(which ? { which } : {}) }),
+      x402.reconcile(which),
+      swaps.reconcile(which),
+    ]);
+    const failed = kinds.find((kind) => kind.status === "rejected");
+    if (failed) throw failed.reason;
     if (which) await deployments.reconcile();
   };
   let sweeper: OrphanSweeper | undefined;

@@ -1,4 +1,4 @@
-import { recoverTransactionAddress, type TransactionSerialized } from "viem";
+import { parseTransaction, recoverTransactionAddress, type TransactionSerialized } from "viem";
 import type { KeyLeaseStore } from "../chain/key-lease-store";
 import { type Logger, shortReason } from "../logger";
 
@@ -24,6 +24,27 @@ export async function senderOf(rawTx: string | null): Promise<string | null> {
   } catch {
     return null;
   }
+}
+
+/**
+ * The records in the order their transactions can be mined: those never signed first, then by the signed
+ * transaction's nonce (so each key's in nonce order). Record ids follow claims, not signatures: two settles claim
+ * in one order and sign in the other, and a resumed transaction whose lower nonce is resumed after it would wait
+ * out its whole receipt timeout.
+ */
+export function inNonceOrder<T extends { rawTx: string | null }>(records: readonly T[]): T[] {
+  const nonceOf = (record: T) => {
+    if (!record.rawTx) return -1;
+    try {
+      return parseTransaction(record.rawTx as TransactionSerialized).nonce ?? -1;
+    } catch {
+      return -1;
+    }
+  };
+  return records
+    .map((record) => ({ record, nonce: nonceOf(record) }))
+    .sort((x, y) => x.nonce - y.nonce)
+    .map(({ record }) => record);
 }
 
 export type OrphanPolicy = {

@@ -1,6 +1,6 @@
 import type { Networks } from "../chain/networks";
 import { ApiError } from "../errors";
-import { everyRecord, type RecordFilter } from "../lifecycle/orphans";
+import { everyRecord, inNonceOrder, type RecordFilter } from "../lifecycle/orphans";
 import { type Logger, shortReason } from "../logger";
 import type { PaymentSettler } from "./settle-payment";
 
@@ -17,7 +17,7 @@ export async function reconcileSettlements(deps: {
   which?: RecordFilter;
 }): Promise<void> {
   const which = deps.which ?? everyRecord;
-  for (const record of await deps.settler.unfinished()) {
+  for (const record of inNonceOrder(await deps.settler.unfinished())) {
     if (!deps.networks.enabled.includes(record.network as never) || !(await which(record))) continue;
     const network = deps.networks.get(record.network);
     try {

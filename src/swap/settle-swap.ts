@@ -4,7 +4,7 @@ import { createSingleFlight } from "../concurrency/single-flight";
 import type { Async } from "../db/async-port";
 import type { SwapSettlement } from "../db/schema";
 import { ApiError } from "../errors";
-import { everyRecord, type RecordFilter } from "../lifecycle/orphans";
+import { everyRecord, inNonceOrder, type RecordFilter } from "../lifecycle/orphans";
 import { type Logger, shortReason } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../payments/authorization-settlement";
 import { relayerSwapAbi } from "./abis";
@@ -213,7 +213,7 @@ export function createSwapSettler(deps: {
       networks: { enabled: readonly string[]; get(name: string): NetworkRuntime },
       which: RecordFilter = everyRecord,
     ): Promise<void> {
-      for (const record of await deps.store.unfinished()) {
+      for (const record of inNonceOrder(await deps.store.unfinished())) {
         if (!networks.enabled.includes(record.network) || !(await which(record))) continue;
         const network = networks.get(record.network);
         const key = `${record.network}:${record.payer}:${record.nonce}:${record.signature}`;

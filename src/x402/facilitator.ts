@@ -4,7 +4,7 @@ import type { TransactionRequest } from "../chain/types";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { Async } from "../db/async-port";
 import type { X402Settlement } from "../db/schema";
-import { everyRecord, type RecordFilter } from "../lifecycle/orphans";
+import { everyRecord, inNonceOrder, type RecordFilter } from "../lifecycle/orphans";
 import { type Logger, shortReason } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../payments/authorization-settlement";
 import type { PaymentRules } from "../payments/payment-rules";
@@ -360,7 +360,7 @@ export function createX402Facilitator(deps: {
    * released while its nonce is unused, else the chain decides. A later settle then answers from the record.
    */
   async function reconcile(which: RecordFilter = everyRecord): Promise<void> {
-    for (const record of await deps.store.unfinished()) {
+    for (const record of inNonceOrder(await deps.store.unfinished())) {
       if (!deps.networks.enabled.includes(record.network as never) || !(await which(record))) continue;
       const network = deps.networks.get(record.network);
       const key = `${record.network}:${record.contract}:${record.payer}:${record.nonce}:${record.signature}`;

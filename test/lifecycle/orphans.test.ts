@@ -5,7 +5,14 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { KeyLeaseStore } from "../../src/chain/key-lease-store";
 import { createKeyLeaseStorePostgres } from "../../src/chain/key-lease-store-postgres";
 import { openPostgres, type PgDb } from "../../src/db/postgres/open";
-import { liveLeases, orphansOnly, senderOf, startOrphanSweeper, underDatabaseLock } from "../../src/lifecycle/orphans";
+import {
+  inNonceOrder,
+  liveLeases,
+  orphansOnly,
+  senderOf,
+  startOrphanSweeper,
+  underDatabaseLock,
+} from "../../src/lifecycle/orphans";
 import { createLogger } from "../../src/logger";
 import { createTestDatabase } from "../support/postgres";
 
@@ -14,12 +21,12 @@ const theirs = privateKeyToAccount(generatePrivateKey());
 const unleased = privateKeyToAccount(generatePrivateKey());
 const mine = privateKeyToAccount(generatePrivateKey());
 
-const signed = (account: typeof ours) =>
+const signed = (account: typeof ours, nonce = 0) =>
   account.signTransaction({
     chainId: 56,
     type: "eip1559",
     to: account.address,
-    nonce: 0,
+    nonce,
     gas: 21_000n,
     maxFeePerGas: 1n,
     maxPriorityFeePerGas: 1n,
@@ -75,6 +82,20 @@ describe("orphansOnly", () => {
     expect(await senderOf(await signed(theirs))).toBe(theirs.address.toLowerCase());
     expect(await senderOf(null)).toBeNull();
     expect(await senderOf("0x1234")).toBeNull();
+  });
+
+  test("inNonceOrder: the never signed first, then each key's transactions by nonce, whatever the ids", async () => {
+    const records = [
+      { id: 1, rawTx: await signed(theirs, 7) },
+      { id: 2, rawTx: await signed(ours, 3) },
+      { id: 3, rawTx: null },
+      { id: 4, rawTx: await signed(theirs, 5) },
+      { id: 5, rawTx: "0x1234" }, // unreadable: as if never signed
+      { id: 6, rawTx: await signed(ours, 2) },
+      { id: 7, rawTx: await signed(theirs, 6) },
+    ];
+    expect(inNonceOrder(records).map((record) => record.id)).toEqual([3, 5, 6, 2, 4, 7, 1]);
+    expect(records.map((record) => record.id)).toEqual([1, 2, 3, 4, 5, 6, 7]); // sorted a copy
   });
 });
 

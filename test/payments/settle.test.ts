@@ -7,7 +7,7 @@ import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { settlementOf } from "../../src/payments/settlement-store";
 import { signedPayment, submitAhead } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
-import { signThenCrash, startTestService } from "../support/service";
+import { signThenCrash, signUnsent, startTestService } from "../support/service";
 
 const service = startTestService();
 afterAll(() => service.stop());
@@ -334,6 +334,42 @@ describe("settlement under load and faults", () => {
       const replay = await restarted.post("/settle", body);
       expect(replay.status).toBe(200);
       expect(replay.body.transaction).toBe(prepared.hash);
+    } finally {
+      restarted.stop();
+    }
+  });
+
+  test("a crash after signing two settlements whose record ids run against their nonces: the restart finishes both", async () => {
+    const network = "bsc";
+    const c = chainOf(network);
+    // One executor key, so both transactions are that key's, at consecutive nonces.
+    const first = startTestService({}, (config) => {
+      config.networks[network]!.executorKeys.splice(1);
+    });
+    const [a, b] = [await readyPayment(network, unit(network)), await readyPayment(network, 2n * unit(network))];
+    // b claims its record first, a signs first: what two concurrent settles do when b's simulation is the slower.
+    const claimedB = first.store.claim(settlementOf(network, parseAuthorization(b.body.paymentPayload))).record;
+    const signedA = await signUnsent(first, network, a.body);
+    const signedB = await signUnsent(first, network, b.body, claimedB);
+    first.stop();
+    expect(signedB.recordId).toBeLessThan(signedA.recordId);
+    expect(signedB.prepared.nonce).toBe(signedA.prepared.nonce + 1);
+
+    // A receipt timeout short enough that resuming b before a (its nonce still unused) would leave b unconfirmed.
+    const restarted = startTestService({ databasePath: first.databasePath }, (config) => {
+      config.networks[network]!.receiptTimeoutMs = 1_500;
+    });
+    try {
+      await reconcileSettlements(restarted.services);
+      for (const [ready, signed] of [
+        [a, signedA],
+        [b, signedB],
+      ] as const) {
+        const record = restarted.store.find({ network, payer: ready.payer.address, nonce: signed.authorization.nonce });
+        expect([record?.status, record?.txHash]).toEqual(["success", signed.prepared.hash]);
+      }
+      expect(await tokenBalance(network, c.token.address, a.to)).toBe(unit(network));
+      expect(await tokenBalance(network, c.token.address, b.to)).toBe(2n * unit(network));
     } finally {
       restarted.stop();
     }

@@ -92,19 +92,30 @@ export function trackServices() {
 }
 
 /**
- * What /settle does up to the broadcast, then a "crash": the settlement record and the signed transaction are
- * stored, nothing reaches the node, and the service stops. Returns the signed transaction.
+ * What /settle does up to the broadcast: the payment's record (`claimed` earlier, else claimed now) is marked sent
+ * with a transaction signed at the executor's next nonce, and nothing reaches the node.
  */
-export async function signThenCrash(service: ReturnType<typeof startTestService>, network: string, body: PaymentBody) {
+export async function signUnsent(
+  service: ReturnType<typeof startTestService>,
+  network: string,
+  body: PaymentBody,
+  claimed?: { id: number },
+) {
   const authorization = parseAuthorization(body.paymentPayload);
   const runtime = service.services.networks.get(network);
-  const { record } = service.store.claim(settlementOf(network, authorization));
+  const record = claimed ?? service.store.claim(settlementOf(network, authorization)).record;
   const prepared = await runtime.executor.prepare({
     to: runtime.config.contracts.relayer,
     data: service.services.relayerFor(runtime).transferCallData(authorization),
     gas: 250_000n,
   });
   service.store.markSent(record.id, prepared.hash, prepared.raw);
+  return { authorization, prepared, recordId: record.id };
+}
+
+/** `signUnsent`, then a "crash": the service stops with the signed transaction stored and never broadcast. */
+export async function signThenCrash(service: ReturnType<typeof startTestService>, network: string, body: PaymentBody) {
+  const signed = await signUnsent(service, network, body);
   service.stop();
-  return { authorization, prepared };
+  return signed;
 }
