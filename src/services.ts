@@ -179,15 +179,16 @@ export function createServices(
   });
   const reconcileAll = async (which?: RecordFilter) => {
     // Side by side: one key signs every kind, so an EOA settlement resumed here may wait on the lower nonce of an
-    // x402 or swap settlement; one after the other, it would wait out its receipt timeout before that one was sent.
+    // x402 settlement or a deployment step; one after the other, it would wait out its receipt timeout first.
     const kinds = await Promise.allSettled([
       reconcileSettlements({ networks, settler, logger, ...(which ? { which } : {}) }),
       x402.reconcile(which),
       swaps.reconcile(which),
+      // Several instances only: one instance reconciles its deployments when they are created, beside these.
+      deployments.reconcile(),
     ]);
     const failed = kinds.find((kind) => kind.status === "rejected");
     if (failed) throw failed.reason;
-    if (which) await deployments.reconcile();
   };
   let sweeper: OrphanSweeper | undefined;
   if (several) {
