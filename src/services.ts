@@ -197,7 +197,8 @@ export function createServices(
       instanceId,
       intervalMs: Math.max(5_000, config.keyLeaseMs),
       staleMs,
-      lockTtlMs: staleMs * 4,
+      // A dead sweeper's lock is free when its keys are: another instance resumes their records at once.
+      lockTtlMs: config.keyLeaseMs,
       reconcile: reconcileAll,
       logger,
     });

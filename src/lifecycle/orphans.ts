@@ -94,10 +94,11 @@ const LOCK_NETWORK = "_lock";
 const heldHere = new Set<string>();
 
 /**
- * Runs `work` while holding a named lock shared by every instance on the database (a lease row, so a holder that
- * dies frees it after `ttlMs`); answers false at once, without running it, when another instance holds it, or this
- * one does (the lock is not reentrant).
- * Reconciliation of another instance's work runs under one, so two instances never resume the same records.
+ * Runs `work` while holding a named lock shared by every instance on the database; answers false at once, without
+ * running it, when another instance holds it, or this one does (the lock is not reentrant). The lock is a lease row
+ * renewed every third of `ttlMs` while the work runs, as key leases are: a sweep may wait minutes for receipts and
+ * keep it, and a holder that dies (its work cut short at any step) frees it within `ttlMs`, not after the longest
+ * sweep. Reconciliation of another instance's work runs under one, so two instances never resume the same records.
  */
 export async function underDatabaseLock(
   leases: KeyLeaseStore,
@@ -109,9 +110,14 @@ export async function underDatabaseLock(
   heldHere.add(here);
   try {
     if (!(await leases.take(LOCK_NETWORK, lock.name, lock.holder, lock.ttlMs))) return false;
+    const renewal = setInterval(
+      () => void leases.renew(LOCK_NETWORK, lock.name, lock.holder, lock.ttlMs).catch(() => undefined),
+      Math.max(1, Math.floor(lock.ttlMs / 3)),
+    );
     try {
       await work();
     } finally {
+      clearInterval(renewal);
       await leases.release(LOCK_NETWORK, lock.name, lock.holder);
     }
     return true;
@@ -147,7 +153,7 @@ export function startOrphanSweeper(deps: {
   instanceId: string;
   intervalMs: number;
   staleMs: number;
-  /** Longest a sweep may take (a resumed transaction waits for its receipt): the lock's lifetime. */
+  /** The lock's lease, renewed while a sweep runs: how soon the lock of an instance that died sweeping is free. */
   lockTtlMs: number;
   /** Runs every reconciliation with the filter. */
   reconcile(filter: RecordFilter): Promise<void>;

@@ -150,6 +150,22 @@ describe("on PostgreSQL", () => {
     expect(await underDatabaseLock(a, lock, work)).toBe(true);
   });
 
+  test("the lock is renewed while its work runs: work longer than its ttl keeps it to the end", async () => {
+    const ttlMs = 600;
+    let refusedMeanwhile = 0;
+    const held = underDatabaseLock(a, { name: "long", holder: "instance-a", ttlMs }, async () => {
+      for (let i = 0; i < 4; i++) {
+        await Bun.sleep(400);
+        const other = await underDatabaseLock(b, { name: "long", holder: "instance-b", ttlMs }, async () => {});
+        if (!other) refusedMeanwhile += 1;
+      }
+    });
+    expect(await held).toBe(true);
+    // Unrenewed, the lease would have ended after 600 ms: the last three tries would have taken it.
+    expect(refusedMeanwhile).toBe(4);
+    expect(await underDatabaseLock(b, { name: "long", holder: "instance-b", ttlMs }, async () => {})).toBe(true);
+  });
+
   test("a sweep still waiting for receipts is never joined by the next one its timer starts", async () => {
     let running = 0;
     let most = 0;
