@@ -14,4 +14,6 @@ afterAll(async () => {
   if (!started) return;
   await started.devnet.stop().catch(() => undefined);
   rmSync(started.dir, { recursive: true, force: true });
-});
+  // A hook's own limit is 5 s whatever bunfig says; stopping PostgreSQL, two anvils and two Alto bundlers on a
+  // loaded 2-core machine has taken longer, and a timed-out hook counts as a failed test.
+}, 60_000);
