@@ -75,6 +75,7 @@ export function sqliteStoresOf(config: Config): Stores {
 export const denyPolicyOf = (config: Config): DenyPolicy => ({
   afterReverts: config.denyAfterReverts,
   windowSeconds: config.denyWindowSeconds,
+  swaps: { afterReverts: config.denySwapsAfterReverts, windowSeconds: config.denySwapsWindowSeconds },
   now: () => Math.floor(Date.now() / 1000),
 });
 

@@ -26,6 +26,8 @@ export const CONFIG_DEFAULTS = {
   shutdownTimeoutMs: 25_000,
   denyAfterReverts: 3,
   denyWindowSeconds: 86_400,
+  denySwapsAfterReverts: 3,
+  denySwapsWindowSeconds: 3_600,
   keyLeaseMs: 15_000,
 } as const;
 

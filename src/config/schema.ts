@@ -210,6 +210,13 @@ export const ConfigSchema = T.Object({
   denyAfterReverts: T.Integer({ minimum: 1 }),
   /** A payer's or owner's revert count is forgotten this long after its last revert. */
   denyWindowSeconds: T.Integer({ minimum: 1 }),
+  /**
+   * Swaps that reverted because the market moved (a price below the signed minimum, as a front-runner can make it)
+   * count apart: this many within the window refuse the payer's or owner's new swaps, never its payments.
+   */
+  denySwapsAfterReverts: T.Integer({ minimum: 1 }),
+  /** A swap-only count is forgotten this long after its last revert. */
+  denySwapsWindowSeconds: T.Integer({ minimum: 1 }),
   networks: T.Object({ bsc: T.Optional(NetworkConfigSchema), base: T.Optional(NetworkConfigSchema) }),
   /**
    * Executor key leases (several instances on one database, src/chain/key-leases.ts): how long an instance holds a

@@ -1,7 +1,15 @@
 import { ApiError } from "../errors";
 
-/** Who a revert is held against: an EOA payment's payer, or the owner of a paying smart wallet. */
-export type DenyKind = "payer" | "owner";
+/**
+ * Who a revert is held against, and which flows its count refuses: "payer" (an EOA payer) and "owner" (the owner
+ * of a paying smart wallet) count the reverts the subject controls and refuse every flow; "swap_payer" and
+ * "swap_owner" count swaps the market made revert (a price moved below the signed minimum, as a front-runner can
+ * make it) and refuse only new swaps, so that nobody can get a victim's payments refused by moving a pool.
+ */
+export type DenyKind = "payer" | "owner" | "swap_payer" | "swap_owner";
+
+/** The swap-only kind of an all-flows kind. */
+export const SWAP_KIND = { payer: "swap_payer", owner: "swap_owner" } as const satisfies Record<string, DenyKind>;
 
 /**
  * Counts the on-chain reverts each payer or wallet owner caused, per network. Every revert costs the
@@ -15,27 +23,48 @@ export type DenyCounters = {
   isDenied(network: string, kind: DenyKind, address: string): Promise<boolean>;
 };
 
-export type DenyPolicy = {
+export type DenyLimits = {
   /** Refused once this many reverts were counted. */
   afterReverts: number;
   /** The count is forgotten this long after the subject's last revert. */
   windowSeconds: number;
+};
+
+/** The limits of the all-flows kinds, and `swaps` for the swap-only kinds. */
+export type DenyPolicy = DenyLimits & {
+  swaps: DenyLimits;
   /** Unix seconds. */
   now: () => number;
 };
 
-/** Whether a stored count refuses its subject now (the same verdict on every database). */
-export function deniedBy(policy: DenyPolicy, counter: { reverts: number; lastRevertAt: number } | undefined): boolean {
-  if (!counter || counter.reverts < policy.afterReverts) return false;
-  return policy.now() < counter.lastRevertAt + policy.windowSeconds;
+export const limitsOf = (policy: DenyPolicy, kind: DenyKind): DenyLimits =>
+  kind === "swap_payer" || kind === "swap_owner" ? policy.swaps : policy;
+
+/** Whether a stored count of a `kind` subject refuses it now (the same verdict on every database). */
+export function deniedBy(
+  policy: DenyPolicy,
+  kind: DenyKind,
+  counter: { reverts: number; lastRevertAt: number } | undefined,
+): boolean {
+  const limits = limitsOf(policy, kind);
+  if (!counter || counter.reverts < limits.afterReverts) return false;
+  return policy.now() < counter.lastRevertAt + limits.windowSeconds;
 }
 
 export const PAYER_DENIED_MESSAGE = "payer refused after repeated failed settlements";
 export const OWNER_DENIED_MESSAGE = "wallet owner refused after repeated failed settlements";
+export const OWNER_SWAPS_DENIED_MESSAGE = "wallet owner's swaps refused after repeated swaps reverted by a price move";
 
 /** The wallet verify endpoints' answer for a denied owner: 400 validation_error on walletAddress. */
 export async function assertOwnerNotDenied(deny: DenyCounters, network: string, owner: string): Promise<void> {
   if (await deny.isDenied(network, "owner", owner)) {
     throw new ApiError("validation_error", OWNER_DENIED_MESSAGE, { field: "walletAddress" });
+  }
+}
+
+/** The wallet swap verify's answer for an owner whose swaps are refused (market reverts), as assertOwnerNotDenied. */
+export async function assertOwnerSwapsNotDenied(deny: DenyCounters, network: string, owner: string): Promise<void> {
+  if (await deny.isDenied(network, "swap_owner", owner)) {
+    throw new ApiError("validation_error", OWNER_SWAPS_DENIED_MESSAGE, { field: "walletAddress" });
   }
 }

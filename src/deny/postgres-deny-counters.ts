@@ -1,5 +1,5 @@
 import type { PgDb } from "../db/postgres/open";
-import { type DenyCounters, type DenyPolicy, deniedBy } from "./deny-counters";
+import { type DenyCounters, type DenyPolicy, deniedBy, limitsOf } from "./deny-counters";
 
 type CounterRow = { reverts: number | string; last_revert_at: number | string };
 
@@ -19,7 +19,7 @@ export function createPostgresDenyCounters(db: PgDb, policy: DenyPolicy): DenyCo
         INSERT INTO deny_counters (network, kind, address, reverts, last_revert_at, last_reason)
         VALUES (${network}, ${kind}, ${address.toLowerCase()}, 1, ${at}, ${reason})
         ON CONFLICT (network, kind, address) DO UPDATE SET
-          reverts = CASE WHEN deny_counters.last_revert_at + ${policy.windowSeconds} <= excluded.last_revert_at
+          reverts = CASE WHEN deny_counters.last_revert_at + ${limitsOf(policy, kind).windowSeconds} <= excluded.last_revert_at
             THEN 1 ELSE deny_counters.reverts + 1 END,
           last_revert_at = GREATEST(deny_counters.last_revert_at, excluded.last_revert_at),
           last_reason = excluded.last_reason`;
@@ -28,7 +28,7 @@ export function createPostgresDenyCounters(db: PgDb, policy: DenyPolicy): DenyCo
       const [row] = (await client`
         SELECT reverts, last_revert_at FROM deny_counters
         WHERE network = ${network} AND kind = ${kind} AND address = ${address.toLowerCase()}`) as CounterRow[];
-      return deniedBy(policy, row && { reverts: Number(row.reverts), lastRevertAt: Number(row.last_revert_at) });
+      return deniedBy(policy, kind, row && { reverts: Number(row.reverts), lastRevertAt: Number(row.last_revert_at) });
     },
   };
 }

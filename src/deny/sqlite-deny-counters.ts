@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { denyCounters } from "../db/schema";
-import { type DenyCounters, type DenyKind, type DenyPolicy, deniedBy } from "./deny-counters";
+import { type DenyCounters, type DenyKind, type DenyPolicy, deniedBy, limitsOf } from "./deny-counters";
 
 /**
- * Deny counters in the service's SQLite database: one row per (network, kind, address). A revert more
- * than `windowSeconds` after the previous one starts the count again at 1. Each statement runs in the call, as
+ * Deny counters in the service's SQLite database: one row per (network, kind, address). A revert more than its
+ * kind's `windowSeconds` after the previous one starts the count again at 1. Each statement runs in the call, as
  * bun:sqlite does; only the answer arrives as a promise (the port is async for PostgreSQL's sake).
  */
 export function createSqliteDenyCounters(db: Db, policy: DenyPolicy): DenyCounters {
@@ -33,7 +33,7 @@ export function createSqliteDenyCounters(db: Db, policy: DenyPolicy): DenyCounte
           .onConflictDoUpdate({
             target: [denyCounters.network, denyCounters.kind, denyCounters.address],
             set: {
-              reverts: sql`CASE WHEN ${denyCounters.lastRevertAt} + ${policy.windowSeconds} <= excluded.last_revert_at THEN 1 ELSE ${denyCounters.reverts} + 1 END`,
+              reverts: sql`CASE WHEN ${denyCounters.lastRevertAt} + ${limitsOf(policy, kind).windowSeconds} <= excluded.last_revert_at THEN 1 ELSE ${denyCounters.reverts} + 1 END`,
               lastRevertAt: sql`max(${denyCounters.lastRevertAt}, excluded.last_revert_at)`,
               lastReason: sql`excluded.last_reason`,
             },
@@ -46,7 +46,7 @@ export function createSqliteDenyCounters(db: Db, policy: DenyPolicy): DenyCounte
     },
     isDenied(network, kind, address) {
       try {
-        return Promise.resolve(deniedBy(policy, row(network, kind, address)));
+        return Promise.resolve(deniedBy(policy, kind, row(network, kind, address)));
       } catch (error) {
         return Promise.reject(error);
       }

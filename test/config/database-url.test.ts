@@ -76,7 +76,7 @@ describe("DATABASE_URL", () => {
     const url = `postgres://relay402:${password}@127.0.0.1:1/relay402`;
     const failed = await openStores(
       { kind: "postgres", url },
-      { afterReverts: 3, windowSeconds: 60, now: () => 0 },
+      { afterReverts: 3, windowSeconds: 60, swaps: { afterReverts: 3, windowSeconds: 60 }, now: () => 0 },
     ).then(
       () => null,
       (error: Error) => error,

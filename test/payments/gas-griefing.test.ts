@@ -7,6 +7,7 @@ import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi, relayerAbi } from "../../src/chain/abis";
 import { openDatabase } from "../../src/db/open";
 import { createSqliteDenyCounters } from "../../src/deny/sqlite-deny-counters";
+import { denyPolicyOf } from "../../src/services";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
@@ -186,11 +187,7 @@ for (const network of NETWORK_NAMES) {
     const countersAt = (clock: () => number) => {
       const db = openDatabase(service.databasePath);
       return {
-        counters: createSqliteDenyCounters(db, {
-          afterReverts: service.config.denyAfterReverts,
-          windowSeconds: service.config.denyWindowSeconds,
-          now: clock,
-        }),
+        counters: createSqliteDenyCounters(db, { ...denyPolicyOf(service.config), now: clock }),
         close: () => db.$client.close(),
       };
     };

@@ -10,6 +10,8 @@ export type DenyDatabase = {
 };
 
 const DAY = 86_400;
+/** The swap-only kinds' limits: not the all-flows ones, so that a kind judged by the other's limits shows. */
+const SWAPS = { afterReverts: 2, windowSeconds: 3_600 };
 let subjects = 0;
 /** An address of its own per use, so tests on one database never see each other's rows. */
 const freshAddress = () => `0x${(++subjects).toString(16).padStart(40, "0")}`;
@@ -22,7 +24,7 @@ export function denyCountersSuite(database: DenyDatabase) {
   let clock = 1_800_000_000;
   /** One instance's counters; all share `clock` unless given one. */
   const instance = async (afterReverts = 3, now: () => number = () => clock) => {
-    const connection = await database.connect({ afterReverts, windowSeconds: DAY, now });
+    const connection = await database.connect({ afterReverts, windowSeconds: DAY, swaps: SWAPS, now });
     opened.push(connection);
     return connection.counters;
   };
@@ -85,6 +87,33 @@ export function denyCountersSuite(database: DenyDatabase) {
     expect(await ahead.isDenied("bsc", "payer", payer)).toBe(true);
     clock += 3_600;
     expect(await ahead.isDenied("bsc", "payer", payer)).toBe(false);
+  });
+
+  test("the swap-only kinds count apart, under their own threshold and window (a window after the last revert)", async () => {
+    const counters = await instance();
+    const payer = freshAddress();
+    await counters.recordRevert("bsc", "swap_payer", payer, "swap reverted: price moved");
+    expect(await counters.isDenied("bsc", "swap_payer", payer)).toBe(false);
+    await counters.recordRevert("bsc", "swap_payer", payer, "swap reverted: price moved");
+    expect(await counters.isDenied("bsc", "swap_payer", payer)).toBe(true);
+    // The all-flows count of the same address is untouched, and the owner's swap count is another row.
+    expect(await counters.isDenied("bsc", "payer", payer)).toBe(false);
+    await counters.recordRevert("bsc", "payer", payer, "settlement reverted");
+    await counters.recordRevert("bsc", "payer", payer, "settlement reverted");
+    expect(await counters.isDenied("bsc", "payer", payer)).toBe(false);
+    expect(await counters.isDenied("bsc", "swap_owner", payer)).toBe(false);
+    clock += SWAPS.windowSeconds - 1;
+    expect(await counters.isDenied("bsc", "swap_payer", payer)).toBe(true);
+    clock += 1;
+    expect(await counters.isDenied("bsc", "swap_payer", payer)).toBe(false);
+    // A revert a swap window after the last starts the swap count again, though a day has not passed.
+    await counters.recordRevert("bsc", "swap_payer", payer, "swap reverted: price moved");
+    expect(await counters.isDenied("bsc", "swap_payer", payer)).toBe(false);
+    const owner = freshAddress();
+    await counters.recordRevert("base", "swap_owner", owner, "swap reverted: price moved");
+    await counters.recordRevert("base", "swap_owner", owner, "swap reverted: price moved");
+    expect(await counters.isDenied("base", "swap_owner", owner)).toBe(true);
+    expect(await counters.isDenied("base", "owner", owner)).toBe(false);
   });
 
   test("concurrent reverts of one subject from two instances each count once", async () => {
