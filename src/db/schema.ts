@@ -158,14 +158,15 @@ export const deploymentWallets = sqliteTable(
 export type DeploymentWallet = typeof deploymentWallets.$inferSelect;
 
 /**
- * On-chain reverts a payer (EOA payments) or wallet owner (smart-wallet payments) caused, per network;
- * src/deny refuses the subject once `reverts` reaches the configured threshold, until the count decays.
+ * On-chain reverts a payer (EOA payments) or wallet owner (smart-wallet payments) caused, per network; the
+ * swap_* kinds count swaps the market made revert apart (src/deny/deny-counters.ts). src/deny refuses the subject
+ * once `reverts` reaches its kind's threshold, until the count decays.
  */
 export const denyCounters = sqliteTable(
   "deny_counters",
   {
     network: text("network").notNull(),
-    kind: text("kind", { enum: ["payer", "owner"] }).notNull(),
+    kind: text("kind", { enum: ["payer", "owner", "swap_payer", "swap_owner"] }).notNull(),
     /** Lowercase. */
     address: text("address").notNull(),
     reverts: integer("reverts").notNull(),

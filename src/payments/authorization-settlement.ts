@@ -71,9 +71,10 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
   event: string;
   /**
    * Told of every settlement that reverted on-chain through the payer's doing (not a foreign execution); awaited
-   * (the deny counters are in the database), after the record is marked reverted.
+   * (the deny counters are in the database), after the record is marked reverted. `reverted` is the receipt, for
+   * a flow that tells the payer's reverts from the market's.
    */
-  onPayerRevert?(network: NetworkRuntime, payer: string): Promise<void> | void;
+  onPayerRevert?(network: NetworkRuntime, payer: string, reverted: TransactionReceipt): Promise<void> | void;
 }) {
   const settled = async (record: R, txHash: string, blockNumber: number): Promise<SettlementVerdict> => {
     await deps.store.markOutcome(record.id, { status: "success", txHash, blockNumber });
@@ -112,7 +113,7 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
       blockNumber: Number(reverted.blockNumber),
       error: "reverted",
     });
-    await deps.onPayerRevert?.(network, record.payer);
+    await deps.onPayerRevert?.(network, record.payer, reverted);
     return { kind: "reverted", txHash: reverted.transactionHash };
   }
 

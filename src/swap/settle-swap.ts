@@ -1,4 +1,4 @@
-import type { Address, Hex } from "viem";
+import type { Address, Hex, TransactionReceipt } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { Async } from "../db/async-port";
@@ -67,7 +67,8 @@ export function createSwapSettler(deps: {
   /** SQLite's store through asAsync, or PostgreSQL's: every call awaited, the claim one statement. */
   store: Async<SwapSettlementStore>;
   logger: Logger;
-  onPayerRevert?(network: NetworkRuntime, payer: string): Promise<void> | void;
+  /** `reverted`: the mined receipt, from which the caller tells a price move from the payer's doing. */
+  onPayerRevert?(network: NetworkRuntime, payer: string, reverted: TransactionReceipt): Promise<void> | void;
 }) {
   const once = createSingleFlight();
 
@@ -75,7 +76,7 @@ export function createSwapSettler(deps: {
     store: deps.store,
     logger: deps.logger,
     event: "swap_settle",
-    onPayerRevert: (network, payer) => deps.onPayerRevert?.(network, payer),
+    onPayerRevert: (network, payer, reverted) => deps.onPayerRevert?.(network, payer, reverted),
     chain: {
       async judge(network, record, reverted) {
         const toBlock = reverted?.blockNumber ?? (await network.client.getBlockNumber());

@@ -8,6 +8,7 @@ import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
 import { userOpNetworkOf } from "../userops/user-op-network";
 import { quoteSwap, swapNetwork } from "./quote-swap";
+import { minedRevertData, swapRevertCause } from "./revert-cause";
 import type { SwapQuoteBodySchema } from "./schemas";
 import { createSwapSettler } from "./settle-swap";
 import { createWalletSwapSettler } from "./settle-wallet-swap";
@@ -32,7 +33,13 @@ export function createSwaps(deps: {
   const settler = createSwapSettler({
     store: deps.store,
     logger: deps.logger,
-    onPayerRevert: (network, payer) => deps.deny.recordRevert(network.name, "payer", payer, "swap reverted"),
+    // A price moved below the signed minimum (anyone can move a pool) refuses only this payer's swaps, for a while.
+    onPayerRevert: async (network, payer, reverted) => {
+      const cause = swapRevertCause(await minedRevertData(network.client, reverted));
+      if (cause === "market")
+        await deps.deny.recordRevert(network.name, "swap_payer", payer, "swap reverted: price moved");
+      else await deps.deny.recordRevert(network.name, "payer", payer, "swap reverted");
+    },
   });
   const walletSettler = createWalletSwapSettler({
     networks: () => deps.networks.all().map(userOpNetworkOf),
@@ -47,7 +54,9 @@ export function createSwaps(deps: {
       swap,
       now: deps.now,
       domain: () => deps.relayerFor(network).domain(),
-      isPayerDenied: (payer) => deps.deny.isDenied(network.name, "payer", payer),
+      isPayerDenied: async (payer) =>
+        (await deps.deny.isDenied(network.name, "payer", payer)) ||
+        (await deps.deny.isDenied(network.name, "swap_payer", payer)),
     };
   };
   return {

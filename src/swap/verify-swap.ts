@@ -20,6 +20,7 @@ import { encodePath } from "./path";
 import { isPayerSignature } from "./payer-signature";
 import { decodeAggregate3, encodeAggregate3 } from "./quote-plan";
 import { type BestQuote, quoteBestRoute, sellTokenConfig, swapFeeFor } from "./quote-swap";
+import { isPriceMove } from "./revert-cause";
 import type { SwapAuthorization } from "./swap-authorization";
 import { SWAP_WITH_AUTHORIZATION_TYPES } from "./typed-data";
 
@@ -204,16 +205,11 @@ export function explainRevert(data: Hex): [ErrorCode, string] {
   } catch {
     return ["payment_verification_error", `the swap would revert (${data.slice(0, 10)})`];
   }
+  // The relayer's minimum, or the routers' own check of the same minimum first.
+  if (isPriceMove(name, args)) return ["payment_verification_error", PRICE_MOVED];
   switch (name) {
-    case "InsufficientOutput":
-      return ["payment_verification_error", PRICE_MOVED];
-    case "Error": {
-      // The routers check the same minimum first: V2 "INSUFFICIENT_OUTPUT_AMOUNT", SwapRouter02 "Too little received".
-      const text = String(args[0]);
-      if (/INSUFFICIENT_OUTPUT_AMOUNT|Too little received/i.test(text))
-        return ["payment_verification_error", PRICE_MOVED];
-      return ["payment_verification_error", `the swap would revert: ${text}`];
-    }
+    case "Error":
+      return ["payment_verification_error", `the swap would revert: ${String(args[0])}`];
     case "AuthorizationAlreadyUsed":
       return ["nonce_error", "nonce already used or canceled"];
     case "InvalidSignature":

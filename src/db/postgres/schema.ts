@@ -134,7 +134,7 @@ export const denyCounters = pgTable(
   "deny_counters",
   {
     network: text("network").notNull(),
-    kind: text("kind", { enum: ["payer", "owner"] }).notNull(),
+    kind: text("kind", { enum: ["payer", "owner", "swap_payer", "swap_owner"] }).notNull(),
     address: text("address").notNull(),
     reverts: int("reverts").notNull(),
     lastRevertAt: int("last_revert_at").notNull(),

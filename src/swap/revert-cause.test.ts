@@ -1,0 +1,48 @@
+import { describe, expect, test } from "bun:test";
+import { encodeErrorResult, parseAbi } from "viem";
+import { relayerSwapAbi } from "./abis";
+import { swapRevertCause } from "./revert-cause";
+
+const errorString = (message: string) =>
+  encodeErrorResult({ abi: parseAbi(["error Error(string)"]), errorName: "Error", args: [message] });
+const tokenErrors = parseAbi([
+  "error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)",
+  "error ERC20InsufficientAllowance(address spender, uint256 allowance, uint256 needed)",
+]);
+const someone = "0x00000000000000000000000000000000000000aa";
+
+describe("swapRevertCause", () => {
+  test("a price below the minimum is the market's: the relayer's InsufficientOutput and the routers' checks", () => {
+    const insufficient = encodeErrorResult({
+      abi: relayerSwapAbi,
+      errorName: "InsufficientOutput",
+      args: [90n, 100n],
+    });
+    expect(swapRevertCause(insufficient)).toBe("market");
+    expect(swapRevertCause(errorString("UniswapV2Router: INSUFFICIENT_OUTPUT_AMOUNT"))).toBe("market");
+    expect(swapRevertCause(errorString("PancakeRouter: INSUFFICIENT_OUTPUT_AMOUNT"))).toBe("market");
+    expect(swapRevertCause(errorString("Too little received"))).toBe("market");
+  });
+
+  test("the payer's balance, allowance and own code are the payer's", () => {
+    expect(
+      swapRevertCause(
+        encodeErrorResult({ abi: tokenErrors, errorName: "ERC20InsufficientBalance", args: [someone, 1n, 2n] }),
+      ),
+    ).toBe("payer");
+    expect(
+      swapRevertCause(
+        encodeErrorResult({ abi: tokenErrors, errorName: "ERC20InsufficientAllowance", args: [someone, 1n, 2n] }),
+      ),
+    ).toBe("payer");
+    expect(swapRevertCause(errorString("ERC20: transfer amount exceeds balance"))).toBe("payer");
+    expect(swapRevertCause(encodeErrorResult({ abi: relayerSwapAbi, errorName: "InvalidSwap" }))).toBe("payer");
+    // A contract payer's own error, which the relayer's ABI does not know.
+    expect(swapRevertCause("0xdeadbeef")).toBe("payer");
+  });
+
+  test("a revert whose data could not be read stays the payer's", () => {
+    expect(swapRevertCause(undefined)).toBe("payer");
+    expect(swapRevertCause("0x")).toBe("payer");
+  });
+});
