@@ -1,12 +1,13 @@
 import { type Address, getAddress, type Hex, isAddressEqual, type Log, parseEventLogs } from "viem";
 import { ApiError } from "../errors";
 import type { LocatedUserOp } from "../userops/locate-issued-user-op";
-import type { ChainLog } from "../userops/outcome";
+import { type ChainLog, revertReasonIn } from "../userops/outcome";
 import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
 import type { RpcUserOp } from "../userops/user-operation";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { type PaymentRecord, transfersIn } from "../wallets/transfers";
 import { relayerSwapAbi } from "./abis";
+import { swapRevertCause } from "./revert-cause";
 import { SwapRefusal, simulateWalletBatch, type WalletSwapContext } from "./verify-wallet-swap";
 
 export type WalletSwapResult = {
@@ -79,6 +80,13 @@ export const createWalletSwapSettler = (deps: SettleDeps) =>
     kind: "swap",
     issuedBy: "/wallet/swap/verify",
     beforeSend: stillPays,
+    // A price moved below the minimum between our check and the bundle refuses only the owner's swaps, for a while.
+    countRevert:
+      ({ network }) =>
+      (outcome) =>
+        swapRevertCause(revertReasonIn(outcome, network.entryPoint)) === "market"
+          ? { kind: "swap_owner", reason: "swap UserOp reverted: price moved" }
+          : null,
     respond: ({ hash, network, record }, outcome) => {
       const wallet = getAddress(record.sender);
       const swap = walletSwapIn(outcome.logs, network.relayer, wallet);

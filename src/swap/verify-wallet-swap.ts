@@ -3,6 +3,7 @@ import { erc20Abi } from "../chain/abis";
 import { isExecutionReverted } from "../chain/errors";
 import type { NetworkRuntime } from "../chain/networks";
 import type { SwapConfig } from "../config/schema";
+import { assertOwnerSwapsNotDenied } from "../deny/deny-counters";
 import type { ErrorCode } from "../errors";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
@@ -205,6 +206,7 @@ export async function verifyWalletSwap(
       callGasMarginPercent: WALLET_SWAP_CALL_GAS_MARGIN_PERCENT,
       // Once the wallet passed the kernel's checks, before the bundler and the paymaster see anything.
       async beforeSponsor({ owner }) {
+        await assertOwnerSwapsNotDenied(deps.deny, runtime.name, owner);
         // A caller's own minimum above what the best route pays now: no need to simulate.
         if (best.amountOut < minBuyAmount) throw new SwapRefusal("payment_verification_error", PRICE_MOVED, owner);
         await simulateWalletBatch(network, wallet, walletSwapCallData(calls)).catch((error: unknown) => {

@@ -13,6 +13,10 @@ const userOperationEvent = parseAbiItem(
   "event UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost, uint256 actualGasUsed)",
 );
 const USER_OPERATION_EVENT = toEventSelector(userOperationEvent);
+const userOperationRevertReason = parseAbiItem(
+  "event UserOperationRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason)",
+);
+const USER_OPERATION_REVERT_REASON = toEventSelector(userOperationRevertReason);
 /** EntryPoint v0.7 emits it once per bundle, between validation and the first execution. */
 const BEFORE_EXECUTION = toEventSelector("event BeforeExecution()");
 
@@ -158,4 +162,23 @@ export async function waitForUserOpOutcome(
   }
   const found = await findUserOpTransaction(source.client, source.entryPoint, userOpHash).catch(() => null);
   return found ? outcomeInTransaction(source.client, source.entryPoint, userOpHash, found) : null;
+}
+
+/**
+ * The revert data of a reverted UserOp's execution (the EntryPoint's UserOperationRevertReason among its own logs,
+ * cut at 2048 bytes by the EntryPoint); undefined when the execution reverted without data.
+ */
+export function revertReasonIn(outcome: UserOpOutcome, entryPoint: Address): Hex | undefined {
+  const log = outcome.logs.find(
+    (candidate) =>
+      isAddressEqual(candidate.address, entryPoint) &&
+      candidate.topics[0]?.toLowerCase() === USER_OPERATION_REVERT_REASON,
+  );
+  if (!log) return undefined;
+  const { args } = decodeEventLog({
+    abi: [userOperationRevertReason],
+    topics: log.topics as [Hex, ...Hex[]],
+    data: log.data,
+  });
+  return args.revertReason;
 }

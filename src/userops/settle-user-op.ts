@@ -4,7 +4,7 @@ import type { IssuedUserOp } from "../db/schema";
 import { ApiError, type StoredApiError } from "../errors";
 import { assertSignedByOwner, type LocatedUserOp, locateIssuedUserOp } from "./locate-issued-user-op";
 import type { UserOpOutcome } from "./outcome";
-import { type SubmitDeps, sendIssuedUserOp } from "./submit-user-op";
+import { type RevertCount, type SubmitDeps, sendIssuedUserOp } from "./submit-user-op";
 import type { UserOpNetwork } from "./user-op-network";
 import type { RpcUserOp } from "./user-operation";
 
@@ -19,6 +19,8 @@ export type SettleFlow<Response> = {
   beforeSend?: (located: LocatedUserOp) => Promise<void>;
   /** The answer to a UserOp that executed successfully, read from its own logs; stored and replayed. */
   respond: (located: LocatedUserOp, outcome: UserOpOutcome) => Response;
+  /** Which count a reverted UserOp of this flow goes to (the owner's all-flows count unless told otherwise). */
+  countRevert?: (located: LocatedUserOp) => RevertCount;
 };
 
 export type SettleDeps = SubmitDeps & {
@@ -54,6 +56,7 @@ export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow
           userOpHash: located.hash,
           status: "reverted",
         }),
+      flow.countRevert?.(current),
     );
     const response = flow.respond(current, outcome);
     await deps.store.finish(located.hash, { status: "success", txHash: outcome.transactionHash, result: response });

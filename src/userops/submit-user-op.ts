@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { entryPointAbi } from "../chain/abis";
-import type { DenyCounters } from "../deny/deny-counters";
+import type { DenyCounters, DenyKind } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { observeUserOpReceiptLag } from "../metrics/metrics";
@@ -25,6 +25,9 @@ export type SubmitDeps = {
   deny: Pick<DenyCounters, "recordRevert">;
 };
 
+/** Which count a flow's reverted UserOp goes to; null: the owner's, which refuses every flow. */
+export type RevertCount = (outcome: UserOpOutcome) => { kind: DenyKind; reason: string } | null;
+
 /**
  * The kernel's second step, shared by every UserOp flow: sends the issued UserOp with the owner's signature and
  * answers its successful execution, read from the chain. An `issued` record is claimed (issued → sending) and
@@ -33,13 +36,14 @@ export type SubmitDeps = {
  * is the flow's to replay. Anything else is thrown as the answer settle gives, and recorded when it is final:
  * - not mined yet, or the bundler out of reach: `blockchain_error` with `status: "pending"`, the claim stays;
  * - refused by the bundler, or its nonce used by another UserOp: `userop_error`, nothing was paid;
- * - mined and reverted: the flow's own error (`reverted`), and the owner is counted.
+ * - mined and reverted: the flow's own error (`reverted`), and the owner is counted (where `countRevert` says).
  */
 export async function sendIssuedUserOp(
   deps: SubmitDeps,
   { network, hash, record }: LocatedUserOp,
   signature: Hex,
   reverted: (txHash: Hex) => ApiError,
+  countRevert?: RevertCount,
 ): Promise<UserOpOutcome> {
   const op: RpcUserOp = { ...(JSON.parse(record.userOp) as RpcUserOp), signature };
   const source: OutcomeSource = {
@@ -56,12 +60,8 @@ export async function sendIssuedUserOp(
     new ApiError("blockchain_error", `${reason}; retry settle shortly`, { userOpHash: hash, status: "pending" });
   const executed = async (outcome: UserOpOutcome): Promise<UserOpOutcome> => {
     if (outcome.success) return outcome;
-    await deps.deny.recordRevert(
-      network.runtime.name,
-      "owner",
-      record.owner,
-      `sponsored ${record.kind} UserOp reverted`,
-    );
+    const count = countRevert?.(outcome) ?? { kind: "owner", reason: `sponsored ${record.kind} UserOp reverted` };
+    await deps.deny.recordRevert(network.runtime.name, count.kind, record.owner, count.reason);
     return fail(reverted(outcome.transactionHash), outcome.transactionHash);
   };
 

@@ -330,6 +330,69 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     }
   });
 
+  test("three wallet swaps reverted by a front-run: the owner's wallet payments still settle, its next swap is refused (validation_error, walletAddress)", async () => {
+    const network = "bsc";
+    const t = tokensOf(network);
+    const sellAmount = 50n * t.unit;
+    const { owner, wallet } = await walletHolding(network, t.m, 4n * sellAmount);
+    const swapBody = (recipient: Address) =>
+      verifyBody(network, wallet, { sellToken: t.m, buyToken: t.w, sellAmount, slippageBps: 10, recipient });
+    const pending = async () =>
+      Number(((await t.c.public.request({ method: "txpool_status" } as never)) as { pending: string }).pending);
+
+    for (let i = 0; i < service.config.denySwapsAfterReverts; i++) {
+      const recipient = randomAddress();
+      const verified = await service.post("/wallet/swap/verify", swapBody(recipient));
+      expect(verified.body).toMatchObject({ isValid: true, route: [{ kind: "v3" }] });
+      const body = await settleBody(verified.body, owner);
+      const whale = await v3Whale(network, verified.body.route[0].fee);
+      // As above: the bundler's transaction waits in the pool, the front-run outbids it into the same block.
+      await t.c.test.setAutomine(false);
+      let settling: Promise<{ status: number; body: any }> | undefined;
+      try {
+        settling = service.post("/wallet/swap/settle", body);
+        const deadline = Date.now() + 15_000;
+        while ((await pending()) === 0) {
+          if (Date.now() > deadline) throw new Error("the bundler sent nothing");
+          await Bun.sleep(25);
+        }
+        await whale.buyW(20_000n * t.unit, { maxPriorityFeePerGas: 1_000n * 10n ** 9n });
+        await t.c.test.mine({ blocks: 1 });
+      } finally {
+        await t.c.test.setAutomine(true);
+      }
+      try {
+        const settled = await settling;
+        expectRefusal(settled, 500, "blockchain_error");
+        const receipt = await t.c.public.getTransactionReceipt({ hash: settled.body.details.txHash as Hex });
+        expect(receipt.status).toBe("success"); // the bundle; the UserOp inside it reverted:
+        expect(await tokenBalance(network, t.m, wallet)).toBe(4n * sellAmount);
+        expect(await tokenBalance(network, t.w, recipient)).toBe(0n);
+      } finally {
+        await whale.restore();
+      }
+    }
+
+    // A wallet payment of the same owner: issued, settled, the tokens moved on-chain.
+    const to = randomAddress();
+    const payment = await service.post("/wallet/verify", {
+      walletAddress: wallet,
+      transactions: [{ to, amount: t.unit.toString(), token: t.m }],
+      paymentRequirements: { network },
+    });
+    expect(payment.status).toBe(200);
+    expect(payment.body.isValid).toBe(true);
+    const paid = await service.post("/wallet/settle", await settleBody(payment.body, owner));
+    expect(paid.status).toBe(200);
+    expect(await tokenBalance(network, t.m, to)).toBe(t.unit);
+
+    // The owner's next swap, the price back: refused before anything is issued or sponsored.
+    const refused = await service.post("/wallet/swap/verify", swapBody(randomAddress()));
+    expectRefusal(refused, 400, "validation_error", "walletAddress");
+    expect(refused.body.message).toBe("wallet owner's swaps refused after repeated swaps reverted by a price move");
+    expect(await tokenBalance(network, t.m, wallet)).toBe(4n * sellAmount - BigInt(payment.body.totalAmount));
+  });
+
   test("the simulation runs the wallet's batch as the EntryPoint would: a minimum the route cannot pay and a router the relayer does not whitelist are refusals, a good batch passes", async () => {
     const network = "base";
     const t = tokensOf(network);
