@@ -4,16 +4,19 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { type Address, type Hex, maxUint256 } from "viem";
+import { type Address, createPublicClient, type Hex, http, maxUint256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../../src/chain/abis";
 import { openDatabase } from "../../src/db/open";
 import { createSqliteDenyCounters } from "../../src/deny/sqlite-deny-counters";
 import { denyPolicyOf } from "../../src/services";
-import { swapRouter02Abi } from "../../src/swap/abis";
+import { relayerSwapAbi, swapRouter02Abi } from "../../src/swap/abis";
 import { encodePath } from "../../src/swap/path";
+import { minedRevertData, swapRevertCause } from "../../src/swap/revert-cause";
+import { parseSwapAuthorization } from "../../src/swap/swap-authorization";
 import { signedPayment } from "../support/authorization";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { jsonRpcProxy } from "../support/json-rpc-proxy";
 import { startTestService } from "../support/service";
 import { approvePermit2, bscRequirements } from "../x402/support";
 
@@ -130,6 +133,9 @@ async function settleSandwiched(body: unknown, attacker: Awaited<ReturnType<type
   }
 }
 
+/** The victims' reverted settlements of the first test, read again by the second. */
+const sandwiched: { transactionHash: Hex; blockNumber: bigint }[] = [];
+
 describe("swaps reverted by a front-runner (bsc)", () => {
   test("three sandwiched swaps revert on-chain; the victim's EOA and x402 payments still settle; its next swap is refused for denySwapsWindowSeconds", async () => {
     // The documented defaults: three market reverts refuse swaps for an hour.
@@ -155,6 +161,7 @@ describe("swaps reverted by a front-runner (bsc)", () => {
       // Mined and reverted: the victim kept its M, the recipient got nothing (the executor paid the gas).
       const receipt = await c.public.getTransactionReceipt({ hash: settled.body.details.transaction as Hex });
       expect(receipt.status).toBe("reverted");
+      sandwiched.push(receipt);
       expect(await tokenBalance(network, m, victim.address)).toBe(before);
       expect(await tokenBalance(network, w, recipient)).toBe(0n);
     }
@@ -211,5 +218,63 @@ describe("swaps reverted by a front-runner (bsc)", () => {
     const afterWindow = at(now + service.config.denySwapsWindowSeconds + 30);
     expect(await afterWindow.swapsRefused()).toBe(false);
     afterWindow.close();
+  });
+
+  test("the cause is read from the mined transaction: its trace, or on a node without tracing the call replayed before its block (a same-block front-run is then the payer's)", async () => {
+    expect(sandwiched.length).toBe(service.config.denySwapsAfterReverts);
+    // A node that does not serve debug_traceTransaction, in front of the same anvil.
+    const untraced = jsonRpcProxy(c.info.rpcUrl, {
+      answer: (call) =>
+        call.method === "debug_traceTransaction" ? { error: { code: -32601, message: "method not found" } } : undefined,
+    });
+    try {
+      const withoutTrace = createPublicClient({ chain: c.chain, transport: http(untraced.url) });
+      for (const mined of sandwiched) {
+        expect(swapRevertCause(await minedRevertData(c.public, mined))).toBe("market");
+        // The front-run is in the same block, before it: the state before the block pays the minimum.
+        expect(swapRevertCause(await minedRevertData(withoutTrace, mined))).toBe("payer");
+      }
+
+      // A front-run mined a block earlier than the swap: the replay on the state before the swap's block reverts
+      // with the relayer's InsufficientOutput, and so does the trace.
+      const payer = await freshPayer(network, { tokens: 100n * unit });
+      await mined(
+        await c
+          .walletFor(payer.key)
+          .writeContract({ address: m, abi: erc20Abi, functionName: "approve", args: [c.info.relayer, maxUint256] }),
+      );
+      const { quote, body } = await signedSwap(payer, 50n * unit, randomAddress());
+      const { authorization, signature } = parseSwapAuthorization(body.swapPayload);
+      const attacker = await sandwicher(quote.route[0].fee);
+      await mined(await attacker.frontRun());
+      let hash: Hex;
+      try {
+        // Submitted by the payer itself (anyone may), with a gas limit so that no estimate refuses it.
+        hash = await c.walletFor(payer.key).writeContract({
+          address: c.info.relayer,
+          abi: relayerSwapAbi,
+          functionName: "swapWithAuthorization",
+          args: [
+            authorization,
+            signature,
+            {
+              router: dex.v3.router,
+              path: encodePath("v3", [{ tokenIn: m, tokenOut: w, fee: quote.route[0].fee }]),
+            },
+          ],
+          gas: 700_000n,
+        });
+      } finally {
+        await attacker.backRun();
+      }
+      const receipt = await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      expect(receipt.status).toBe("reverted");
+      expect(await tokenBalance(network, m, payer.address)).toBe(100n * unit);
+      expect(swapRevertCause(await minedRevertData(c.public, receipt))).toBe("market");
+      expect(swapRevertCause(await minedRevertData(withoutTrace, receipt))).toBe("market");
+      expect(untraced.counts.get("debug_traceTransaction")).toBeGreaterThan(0);
+    } finally {
+      untraced.stop();
+    }
   });
 });
