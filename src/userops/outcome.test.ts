@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { type Address, encodeAbiParameters, type Hex, pad, toEventSelector } from "viem";
-import { outcomeInReceipt } from "./outcome";
+import { outcomeInReceipt, revertReasonIn } from "./outcome";
 
 const ENTRY_POINT: Address = "0x0000000071727De22E5E9d8BAf0edAc6f37da032";
 const OTHER: Address = "0x00000000000000000000000000000000000000aa";
@@ -57,5 +57,41 @@ describe("outcomeInReceipt", () => {
     expect(outcomeInReceipt(receipt([beforeExecution, transfer(1n)]), ENTRY_POINT, hashA)).toBeNull();
     expect(outcomeInReceipt(receipt([transfer(1n), userOpEvent(OTHER, hashA, true)]), ENTRY_POINT, hashA)).toBeNull();
     expect(outcomeInReceipt(receipt([userOpEvent(ENTRY_POINT, hashB, true)]), ENTRY_POINT, hashA)).toBeNull();
+  });
+});
+
+describe("revertReasonIn", () => {
+  const revertReason = (address: Address, userOpHash: Hex, reason: Hex) => ({
+    address,
+    topics: [
+      toEventSelector(
+        "event UserOperationRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason)",
+      ),
+      userOpHash,
+      pad(OTHER),
+    ],
+    data: encodeAbiParameters([{ type: "uint256" }, { type: "bytes" }], [0n, reason]),
+  });
+
+  test("the EntryPoint's revert reason among the UserOp's own logs; another contract's event of that name is not it", () => {
+    const reason = "0x1234567800000000000000000000000000000000000000000000000000000001" as Hex;
+    const reverted = outcomeInReceipt(
+      receipt([beforeExecution, revertReason(ENTRY_POINT, hashA, reason), userOpEvent(ENTRY_POINT, hashA, false)]),
+      ENTRY_POINT,
+      hashA,
+    );
+    expect(reverted && revertReasonIn(reverted, ENTRY_POINT)).toBe(reason);
+    const forged = outcomeInReceipt(
+      receipt([beforeExecution, revertReason(OTHER, hashA, reason), userOpEvent(ENTRY_POINT, hashA, false)]),
+      ENTRY_POINT,
+      hashA,
+    );
+    expect(forged && revertReasonIn(forged, ENTRY_POINT)).toBeUndefined();
+    const silent = outcomeInReceipt(
+      receipt([beforeExecution, userOpEvent(ENTRY_POINT, hashA, false)]),
+      ENTRY_POINT,
+      hashA,
+    );
+    expect(silent && revertReasonIn(silent, ENTRY_POINT)).toBeUndefined();
   });
 });
