@@ -8,9 +8,6 @@ import { ApiError } from "../errors";
  */
 export type DenyKind = "payer" | "owner" | "swap_payer" | "swap_owner";
 
-/** The swap-only kind of an all-flows kind. */
-export const SWAP_KIND = { payer: "swap_payer", owner: "swap_owner" } as const satisfies Record<string, DenyKind>;
-
 /**
  * Counts the on-chain reverts each payer or wallet owner caused, per network. Every revert costs the
  * executors or the paymaster gas, so a subject that keeps causing them is refused until its count decays.
