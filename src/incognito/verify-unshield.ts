@@ -8,7 +8,13 @@ import type { IncognitoNetwork } from "./incognito-network";
 import { fieldToHex } from "./notes";
 import { privacyPoolAbi } from "./pool-abi";
 import { asPoolRefusal } from "./pool-reverts";
-import { type PublicSignals, type SolidityProof, verifyUnshield as verifyProof } from "./proof";
+import {
+  coordinateOutOfField,
+  type PublicSignals,
+  type SolidityProof,
+  signalOutOfField,
+  verifyUnshield as verifyProof,
+} from "./proof";
 import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "./protocol";
 import { type IncognitoRequest, type IncognitoVerifyResponse, invalid, required } from "./verify-incognito";
 
@@ -52,6 +58,9 @@ function parseProof(data: IncognitoRequest["incognitoData"]): SolidityProof {
   const proof = required(data, "proof");
   const all = [...proof.a, ...proof.b.flat(), ...proof.c];
   if (all.some((value) => BigInt(value) > maxUint256)) throw invalid("proof", "a proof element exceeds uint256");
+  // The pool's verifier refuses it; the off-chain check would not notice (it reduces modulo q).
+  const outside = coordinateOutOfField(proof as SolidityProof);
+  if (outside) throw invalid(`proof.${outside}`, "not a BN254 base field element (≥ q)");
   return proof as SolidityProof;
 }
 
@@ -102,6 +111,9 @@ export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoReque
     fee,
     changeCommitment,
   };
+  // Each is range-checked above (field elements, amounts, addresses); this is the circuit's own rule, kept here.
+  const outsideSignal = signalOutOfField(signals);
+  if (outsideSignal) throw invalid(outsideSignal, "not a BN254 scalar field element (≥ r)");
   if (!(await verifyProof(await deps.verificationKey(), signals, proof))) {
     throw invalid(
       "proof",
