@@ -71,10 +71,17 @@ export function createIncognito(deps: {
     circuit,
     verify(networkName: string, request: IncognitoRequest) {
       const network = incognitoNetworkOf(deps.networks.get(networkName));
-      const common = { network, store: deps.store, deny: deps.deny, validitySeconds: deps.paymasterValiditySeconds };
+      const common = {
+        network,
+        store: deps.store,
+        deny: deps.deny,
+        validitySeconds: deps.paymasterValiditySeconds,
+        withLock,
+        now,
+      };
       return request.incognitoData.type === "shield"
         ? verifyShield(common, request)
-        : verifyUnshield({ ...common, verificationKey: circuit.verificationKey, withLock, now }, request);
+        : verifyUnshield({ ...common, verificationKey: circuit.verificationKey }, request);
     },
     settle: (request: UserOpSettleRequest) => settle(request),
     /** A page of the pool's leaves, after reading the chain's newest (from the database alone if the chain fails). */

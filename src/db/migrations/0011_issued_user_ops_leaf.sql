@@ -1,0 +1,1 @@
+CREATE INDEX `issued_user_ops_leaf` ON `issued_user_ops` (coalesce(json_extract(`context`, '$.commitment'), json_extract(`context`, '$.changeCommitment'))) WHERE `kind` = 'incognito';
