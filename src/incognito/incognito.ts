@@ -55,6 +55,16 @@ export function createIncognito(deps: {
     store: deps.store,
     deny: deps.deny,
     now,
+    // The newest leaves first (one sync at a time per network); if the chain cannot be read, what was stored.
+    async leafInPool(network, pool, commitment) {
+      await indexers
+        .get(network)
+        ?.sync()
+        .catch((error: unknown) =>
+          deps.logger.warn({ event: "incognito_leaf_sync_failed", network, reason: shortReason(error) }),
+        );
+      return leaves.contains(network, pool, commitment);
+    },
   });
 
   /** The enabled network, or the refusal naming `field` (the route's own name for it). */

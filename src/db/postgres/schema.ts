@@ -185,7 +185,11 @@ export const incognitoLeaves = pgTable(
     root: text("root").notNull(),
     blockNumber: int("block_number").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.network, table.pool, table.leafIndex] })],
+  (table) => [
+    primaryKey({ columns: [table.network, table.pool, table.leafIndex] }),
+    // Whether a commitment is already a leaf: a settle's last check before the bundler.
+    index("incognito_leaves_commitment").on(table.network, table.pool, table.commitment),
+  ],
 );
 
 export const incognitoSync = pgTable(
