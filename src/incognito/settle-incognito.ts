@@ -77,16 +77,17 @@ const leafRefusal = (context: Context) =>
       );
 
 /**
- * Before the first send, what verify saw must still hold, or the paymaster would pay for a revert: the leaf the
- * UserOp inserts is not in the pool yet (another UserOp, or a direct call, may have inserted it since); a shield's
- * wallet still holds amount + fee; an unshield's root is still in the pool's history and its nullifier unspent.
+ * Before the first send, what verify saw must still hold, or the paymaster would pay for a revert: a shield's wallet
+ * still holds amount + fee; an unshield's root is still in the pool's history and its nullifier unspent; the leaf
+ * the UserOp inserts is not in the pool yet (another UserOp, or a direct call, may have inserted it since).
  */
 async function stillValid(leafInPool: LeafInPool, { network, record }: LocatedUserOp): Promise<void> {
   const context = JSON.parse(record.context) as Context;
   const { pool } = incognitoNetworkOf(network.runtime);
   const leaf = context.type === "shield" ? context.commitment : context.changeCommitment;
-  if (await leafInPool(network.runtime.name, pool.address, leaf)) throw leafRefusal(context);
+  const inserted = () => leafInPool(network.runtime.name, pool.address, leaf);
   if (context.type === "shield") {
+    if (await inserted()) throw leafRefusal(context);
     return assertBalanceStillCovers(network.runtime.client, {
       wallet: record.sender as Address,
       token: context.token,
@@ -111,6 +112,8 @@ async function stillValid(leafInPool: LeafInPool, { network, record }: LocatedUs
       { field: "incognitoData.root" },
     );
   }
+  // After the nullifier: an unshield executed by someone else inserted this change too, and its spend says more.
+  if (await inserted()) throw leafRefusal(context);
 }
 
 /** /wallet/incognito/settle: the kernel's settle of an "incognito" UserOp, answered from the pool's event. */
