@@ -103,7 +103,7 @@ export async function verifyShield(
         calls,
         kind: "incognito",
         context: JSON.stringify(context),
-        fields: { sender: "walletAddress", balance: "incognitoData.amount" },
+        fields: { sender: "walletAddress", balance: "incognitoData.amount", calls: "incognitoData" },
         record,
       }).catch((error: unknown) => {
         throw asPoolRefusal(error, {

@@ -180,7 +180,7 @@ export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoReque
         calls: [call],
         kind: "incognito",
         context: JSON.stringify(context),
-        fields: { sender: "walletAddress", balance: "incognitoData.withdrawAmount" },
+        fields: { sender: "walletAddress", balance: "incognitoData.withdrawAmount", calls: "incognitoData" },
         record,
       }).catch((error: unknown) => {
         throw asPoolRefusal(error, {

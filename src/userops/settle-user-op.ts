@@ -4,6 +4,7 @@ import type { IssuedUserOp } from "../db/schema";
 import { ApiError, type StoredApiError } from "../errors";
 import { assertSignedByOwner, type LocatedUserOp, locateIssuedUserOp } from "./locate-issued-user-op";
 import type { UserOpOutcome } from "./outcome";
+import type { SimulatedRevertError } from "./simulate";
 import { type SubmitDeps, sendIssuedUserOp } from "./submit-user-op";
 import type { UserOpNetwork } from "./user-op-network";
 import type { RpcUserOp } from "./user-operation";
@@ -15,8 +16,13 @@ export type SettleFlow<Response> = {
   kind: IssuedUserOp["kind"];
   /** The endpoint that issues this kind, named in refusals. */
   issuedBy: string;
-  /** Before the first send, what must still hold on-chain so that the paymaster never pays for a revert. */
+  /**
+   * Before the first send, what must still hold on-chain so that the paymaster never pays for a revert, checked
+   * before the kernel's own simulation so that the flow names the field.
+   */
   beforeSend?: (located: LocatedUserOp) => Promise<void>;
+  /** The flow's answer to calls whose simulation just before the send reverts; default revertRefusal. */
+  refuseRevert?: (revert: SimulatedRevertError, located: LocatedUserOp) => ApiError;
   /** The answer to a UserOp that executed successfully, read from its own logs; stored and replayed. */
   respond: (located: LocatedUserOp, outcome: UserOpOutcome) => Response;
 };
@@ -54,6 +60,7 @@ export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow
           userOpHash: located.hash,
           status: "reverted",
         }),
+      flow.refuseRevert && ((revert) => (flow.refuseRevert as NonNullable<typeof flow.refuseRevert>)(revert, current)),
     );
     const response = flow.respond(current, outcome);
     await deps.store.finish(located.hash, { status: "success", txHash: outcome.transactionHash, result: response });
