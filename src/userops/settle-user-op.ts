@@ -49,6 +49,7 @@ export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow
     if (record.status === "success") return JSON.parse(record.result ?? "null") as Response;
     if (record.status === "failed") throw ApiError.fromStored(JSON.parse(record.result ?? "null") as StoredApiError);
     const current = { ...located, record };
+    const { refuseRevert } = flow;
     if (record.status === "issued") await flow.beforeSend?.(current);
     const outcome = await sendIssuedUserOp(
       deps,
@@ -60,7 +61,7 @@ export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow
           userOpHash: located.hash,
           status: "reverted",
         }),
-      flow.refuseRevert && ((revert) => (flow.refuseRevert as NonNullable<typeof flow.refuseRevert>)(revert, current)),
+      refuseRevert && ((revert) => refuseRevert(revert, current)),
     );
     const response = flow.respond(current, outcome);
     await deps.store.finish(located.hash, { status: "success", txHash: outcome.transactionHash, result: response });
