@@ -1,9 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import * as snarkjs from "snarkjs";
 import type { Address } from "viem";
 import { CIRCUIT_ARTIFACTS } from "../incognito/artifacts";
 import { buildTree, fieldToHex, newNote, noteCommitment, randomFieldElement } from "../incognito/notes";
-import { verifyUnshield } from "../incognito/proof";
+import { fromSolidityProof, publicSignalsArray, verifyUnshield } from "../incognito/proof";
+import { SNARK_BASE_FIELD, SNARK_SCALAR_FIELD } from "../incognito/protocol";
 import type { Relay402Client } from "./client";
 import { maxWithdrawal, proveUnshieldNote, unshieldFee } from "./incognito";
 
@@ -109,6 +111,13 @@ describe("proveUnshieldNote", () => {
     // The proof binds the recipient and the fee recipient.
     expect(await verifyUnshield(key, { ...signals, recipient: BigInt(address("9")) }, data.proof)).toBe(false);
     expect(await verifyUnshield(key, { ...signals, feeRecipient: BigInt(address("8")) }, data.proof)).toBe(false);
+    // snarkjs reduces a coordinate modulo q and a signal modulo r, so a shifted copy verifies there, never on-chain.
+    const shifted = { ...data.proof, a: [(BigInt(data.proof.a[0]) + SNARK_BASE_FIELD).toString(), data.proof.a[1]] };
+    expect(await snarkjs.groth16.verify(key, publicSignalsArray(signals), fromSolidityProof(shifted as never))).toBe(
+      true,
+    );
+    expect(await verifyUnshield(key, signals, shifted as never)).toBe(false);
+    expect(await verifyUnshield(key, { ...signals, root: signals.root + SNARK_SCALAR_FIELD }, data.proof)).toBe(false);
   }, 60_000);
 
   test("a note not in the tree, or a withdrawal beyond the note, is refused before proving", async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { TransformDecodeError, Value } from "@sinclair/typebox/value";
 import { Relay402Error } from "../errors";
+import { isUntrustedSetup, SERVED_CIRCUIT_ID } from "../incognito/trusted-setup";
 import { CHAIN_IDS, type Config, type ConfigInput, ConfigSchema, NETWORKS } from "./schema";
 
 /** A configuration that cannot run: the message names the field, never its value. */
@@ -138,6 +139,19 @@ export function validateConfig(candidate: unknown): Config {
   }
   if (config.mode === "production" && config.adminApiKey === DEVNET_ADMIN_API_KEY) {
     throw new ConfigError("invalid config: adminApiKey is the public devnet key (set your own for production)");
+  }
+  const incognitoOn = NETWORKS.filter((name) => config.networks[name]?.contracts.privacyPool);
+  if (
+    config.mode === "production" &&
+    incognitoOn.length > 0 &&
+    isUntrustedSetup(SERVED_CIRCUIT_ID) &&
+    !config.incognito?.allowUntrustedSetup
+  ) {
+    throw new ConfigError(
+      `invalid config: networks.${incognitoOn[0]}.contracts.privacyPool serves incognito with the devnet circuit ` +
+        `${SERVED_CIRCUIT_ID}, whose trusted setup was run locally (its maker can forge proofs): use a ceremony's ` +
+        "artifacts, remove privacyPool, or set incognito.allowUntrustedSetup: true to accept the risk",
+    );
   }
   if (!config.networks.bsc && !config.networks.base) {
     throw new ConfigError("invalid config: networks (configure bsc, base or both)");

@@ -225,6 +225,15 @@ export const ConfigSchema = T.Object({
   keyLeaseMs: T.Integer({ minimum: 1_000 }),
   /** How many of each network's executor keys one instance leases; absent: all of them. */
   keyLeasesPerInstance: T.Optional(T.Integer({ minimum: 1 })),
+  incognito: T.Optional(
+    T.Object({
+      /**
+       * Serve incognito in production with the committed devnet circuit (src/incognito/trusted-setup.ts): whoever
+       * ran its local setup can forge proofs and drain the pool. Default false: such a config does not start.
+       */
+      allowUntrustedSetup: T.Boolean({ default: false }),
+    }),
+  ),
   /** Keys merchants send as `x-api-key`: a request carrying one is not held to the per-IP rate limit. */
   merchantApiKeys: T.Optional(T.Array(T.String({ minLength: 16 }))),
 });

@@ -231,7 +231,11 @@ export const incognitoLeaves = sqliteTable(
     root: text("root").notNull(),
     blockNumber: integer("block_number").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.network, table.pool, table.leafIndex] })],
+  (table) => [
+    primaryKey({ columns: [table.network, table.pool, table.leafIndex] }),
+    // Whether a commitment is already a leaf: a settle's last check before the bundler.
+    index("incognito_leaves_commitment").on(table.network, table.pool, table.commitment),
+  ],
 );
 
 /** Where the leaf indexer of a network's pool resumes: the first block it has not read yet. */

@@ -80,7 +80,7 @@ export async function verifyWalletDeployment(ctx: SettlingContext, body: Static<
       }),
       kind: "deployment",
       context: JSON.stringify(normalized(deployment, amounts)),
-      fields: { sender: `${FIELD}.payerAddress`, balance: `${FIELD}.payerAddress` },
+      fields: { sender: `${FIELD}.payerAddress`, balance: `${FIELD}.payerAddress`, calls: FIELD },
     },
   );
   return {

@@ -55,6 +55,16 @@ export function createIncognito(deps: {
     store: deps.store,
     deny: deps.deny,
     now,
+    // The newest leaves first (one sync at a time per network); if the chain cannot be read, what was stored.
+    async leafInPool(network, pool, commitment) {
+      await indexers
+        .get(network)
+        ?.sync()
+        .catch((error: unknown) =>
+          deps.logger.warn({ event: "incognito_leaf_sync_failed", network, reason: shortReason(error) }),
+        );
+      return leaves.contains(network, pool, commitment);
+    },
   });
 
   /** The enabled network, or the refusal naming `field` (the route's own name for it). */
@@ -71,10 +81,17 @@ export function createIncognito(deps: {
     circuit,
     verify(networkName: string, request: IncognitoRequest) {
       const network = incognitoNetworkOf(deps.networks.get(networkName));
-      const common = { network, store: deps.store, deny: deps.deny, validitySeconds: deps.paymasterValiditySeconds };
+      const common = {
+        network,
+        store: deps.store,
+        deny: deps.deny,
+        validitySeconds: deps.paymasterValiditySeconds,
+        withLock,
+        now,
+      };
       return request.incognitoData.type === "shield"
         ? verifyShield(common, request)
-        : verifyUnshield({ ...common, verificationKey: circuit.verificationKey, withLock, now }, request);
+        : verifyUnshield({ ...common, verificationKey: circuit.verificationKey }, request);
     },
     settle: (request: UserOpSettleRequest) => settle(request),
     /** A page of the pool's leaves, after reading the chain's newest (from the database alone if the chain fails). */

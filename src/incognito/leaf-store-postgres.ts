@@ -104,6 +104,14 @@ export function createLeafStorePostgres(db: PgDb): AsyncLeafStore {
     },
     page: (network, pool, from, limit) => pageOf(db, network, pool, from, limit),
     last: (network, pool) => lastOf(db, network, pool),
+    async contains(network, pool, commitment) {
+      const found = await db
+        .select({ leafIndex: incognitoLeaves.leafIndex })
+        .from(incognitoLeaves)
+        .where(and(key(network, pool), eq(incognitoLeaves.commitment, commitment.toLowerCase())))
+        .limit(1);
+      return found.length > 0;
+    },
     view: (network, pool, from, limit) =>
       db.transaction(
         async (tx) => ({ last: await lastOf(tx, network, pool), leaves: await pageOf(tx, network, pool, from, limit) }),

@@ -33,6 +33,8 @@ export type LeafStore = {
   page(network: string, pool: string, from: number, limit: number): Leaf[];
   /** The last stored leaf (its root is the pool's root after `total` inserts). */
   last(network: string, pool: string): Leaf | undefined;
+  /** Whether `commitment` (0x hex, any case) is a stored leaf of this pool: read off incognito_leaves_commitment. */
+  contains(network: string, pool: string, commitment: string): boolean;
   /**
    * The last leaf and a page, read together (one snapshot): never a page of one tree with the root of another,
    * whatever another instance appends or rewinds meanwhile.
@@ -125,6 +127,12 @@ export function createLeafStore(db: Db): LeafStore {
     },
     page: (network, pool, from, limit) => pageOf(db, network, pool, from, limit),
     last: (network, pool) => lastOf(db, network, pool),
+    contains: (network, pool, commitment) =>
+      db
+        .select({ leafIndex: incognitoLeaves.leafIndex })
+        .from(incognitoLeaves)
+        .where(and(key(network, pool), eq(incognitoLeaves.commitment, commitment.toLowerCase())))
+        .get() !== undefined,
     view: (network, pool, from, limit) =>
       db.transaction((tx) => ({ last: lastOf(tx, network, pool), leaves: pageOf(tx, network, pool, from, limit) })),
   };

@@ -22,4 +22,19 @@ describe("pool reverts at estimate", () => {
     const unrelated = new Error("boom");
     expect(asPoolRefusal(unrelated, refusals)).toBe(unrelated);
   });
+
+  test("the kernel's simulated revert (userop_error naming the decoded error) maps the same way", () => {
+    const simulated = (revert: string) =>
+      new ApiError("userop_error", "the UserOp would revert", {
+        field: "incognitoData",
+        reason: `${revert}()`,
+        revert,
+      });
+    const refusals = { LeafAlreadyExists: { field: "changeCommitment", message: "already a leaf" } };
+    const refused = asPoolRefusal(simulated("LeafAlreadyExists"), refusals) as ApiError;
+    expect(refused.code).toBe("validation_error");
+    expect(refused.details).toMatchObject({ field: "incognitoData.changeCommitment", poolError: "LeafAlreadyExists" });
+    const other = simulated("TreeFull");
+    expect(asPoolRefusal(other, refusals)).toBe(other);
+  });
 });

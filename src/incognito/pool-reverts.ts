@@ -24,17 +24,23 @@ export function poolErrorIn(reason: string): PoolErrorName | undefined {
 }
 
 /**
- * A failed gas estimate whose revert is one of the pool's refusals of this request is the client's mistake, not
- * a chain failure: 400 naming the field (for example a note whose commitment is already a leaf, which verify's
+ * A simulated revert or a failed gas estimate that is one of the pool's refusals of this request is the client's
+ * mistake, not a chain failure: 400 naming the field (for example a note whose commitment is already a leaf, which verify's
  * own checks cannot see when it was inserted a moment ago). Any other error is returned as it is.
  */
 export function asPoolRefusal(
   error: unknown,
   refusals: Partial<Record<PoolErrorName, { field: string; message: string }>>,
 ): unknown {
-  if (!(error instanceof ApiError) || error.code !== "blockchain_error") return error;
+  if (!(error instanceof ApiError)) return error;
   const reason = typeof error.details?.reason === "string" ? error.details.reason : "";
-  const name = poolErrorIn(reason);
+  // The kernel's simulation names the decoded error; a failed estimate only quotes the revert data.
+  const name =
+    error.code === "userop_error" && typeof error.details?.revert === "string"
+      ? (error.details.revert as PoolErrorName)
+      : error.code === "blockchain_error"
+        ? poolErrorIn(reason)
+        : undefined;
   const refusal = name ? refusals[name] : undefined;
   return refusal ? invalid(refusal.field, refusal.message, { poolError: name }) : error;
 }

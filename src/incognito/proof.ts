@@ -1,5 +1,5 @@
 import * as snarkjs from "snarkjs";
-import { PUBLIC_SIGNALS, type PublicSignalName } from "./protocol";
+import { PUBLIC_SIGNALS, type PublicSignalName, SNARK_BASE_FIELD, SNARK_SCALAR_FIELD } from "./protocol";
 import { useSingleThreadedCurve } from "./snark";
 
 /**
@@ -41,6 +41,30 @@ export function fromSolidityProof(proof: SolidityProof): snarkjs.Groth16Proof {
   };
 }
 
+/**
+ * The first proof coordinate that is not a base field element, as its path in the proof (`a[0]`, `b[1][0]`, in
+ * the Solidity order the request uses), or undefined when all are. snarkjs reduces coordinates modulo q, so this
+ * check is what keeps the off-chain verify as strict as the pool's verifier.
+ */
+export function coordinateOutOfField(proof: SolidityProof): string | undefined {
+  const coordinates: [string, string][] = [
+    ["a[0]", proof.a[0]],
+    ["a[1]", proof.a[1]],
+    ["b[0][0]", proof.b[0][0]],
+    ["b[0][1]", proof.b[0][1]],
+    ["b[1][0]", proof.b[1][0]],
+    ["b[1][1]", proof.b[1][1]],
+    ["c[0]", proof.c[0]],
+    ["c[1]", proof.c[1]],
+  ];
+  return coordinates.find(([, value]) => !(BigInt(value) >= 0n && BigInt(value) < SNARK_BASE_FIELD))?.[0];
+}
+
+/** The first public signal that is not a scalar field element (the verifier refuses it), or undefined. */
+export function signalOutOfField(signals: PublicSignals): PublicSignalName | undefined {
+  return PUBLIC_SIGNALS.find((name) => !(signals[name] >= 0n && signals[name] < SNARK_SCALAR_FIELD));
+}
+
 /** The verifier's input array, in the circuit's order. */
 export function publicSignalsArray(signals: PublicSignals): string[] {
   return PUBLIC_SIGNALS.map((name) => String(signals[name]));
@@ -63,7 +87,10 @@ export async function proveUnshield(
   return { proof: toSolidityProof(proof), publicSignals: publicSignalsFromArray(publicSignals) };
 }
 
-/** Verifies off-chain what the pool's verifier would accept; a malformed proof is false, not an exception. */
+/**
+ * Verifies off-chain what the pool's verifier would accept: a coordinate ≥ q or a signal ≥ r is false, as it is
+ * on-chain; a malformed proof is false, not an exception.
+ */
 export async function verifyUnshield(
   verificationKey: unknown,
   publicSignals: PublicSignals,
@@ -71,6 +98,7 @@ export async function verifyUnshield(
 ): Promise<boolean> {
   await useSingleThreadedCurve();
   try {
+    if (coordinateOutOfField(proof) !== undefined || signalOutOfField(publicSignals) !== undefined) return false;
     return await snarkjs.groth16.verify(verificationKey, publicSignalsArray(publicSignals), fromSolidityProof(proof));
   } catch {
     return false;

@@ -3,6 +3,12 @@
 /** BN254 scalar field: every hash input and output, and every public signal, is below it. */
 export const SNARK_SCALAR_FIELD = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 
+/**
+ * BN254 base field: every proof coordinate (a, b, c) is below it. The pairing library reduces a larger value
+ * modulo q, so `a[0] + q` verifies off-chain while the pool's verifier refuses it.
+ */
+export const SNARK_BASE_FIELD = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
+
 /** Amounts (shielded, withdrawn, fee, change) are below 2^128: the circuit's range checks and the pool's limit. */
 export const MAX_AMOUNT_EXCLUSIVE = 1n << 128n;
 

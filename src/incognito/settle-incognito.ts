@@ -62,20 +62,38 @@ export function incognitoResultIn(logs: readonly ChainLog[], pool: Address): Inc
   return null;
 }
 
+/** Whether a commitment is already a leaf of a network's pool, by the leaf store synced with the pool first. */
+export type LeafInPool = (network: string, pool: Address, commitment: string) => Promise<boolean>;
+
+const leafRefusal = (context: Context) =>
+  context.type === "shield"
+    ? new ApiError("validation_error", "incognitoData.precommitment: this note was inserted into the pool meanwhile", {
+        field: "incognitoData.precommitment",
+      })
+    : new ApiError(
+        "validation_error",
+        "incognitoData.changeCommitment: the change note was inserted into the pool meanwhile; prove again with fresh change secrets",
+        { field: "incognitoData.changeCommitment" },
+      );
+
 /**
  * Before the first send, what verify saw must still hold, or the paymaster would pay for a revert: a shield's wallet
- * still holds amount + fee; an unshield's root is still in the pool's history and its nullifier still unspent.
+ * still holds amount + fee; an unshield's root is still in the pool's history and its nullifier unspent; the leaf
+ * the UserOp inserts is not in the pool yet (another UserOp, or a direct call, may have inserted it since).
  */
-async function stillValid({ network, record }: LocatedUserOp): Promise<void> {
+async function stillValid(leafInPool: LeafInPool, { network, record }: LocatedUserOp): Promise<void> {
   const context = JSON.parse(record.context) as Context;
+  const { pool } = incognitoNetworkOf(network.runtime);
+  const leaf = context.type === "shield" ? context.commitment : context.changeCommitment;
+  const inserted = () => leafInPool(network.runtime.name, pool.address, leaf);
   if (context.type === "shield") {
+    if (await inserted()) throw leafRefusal(context);
     return assertBalanceStillCovers(network.runtime.client, {
       wallet: record.sender as Address,
       token: context.token,
       amount: BigInt(context.totalAmount),
     });
   }
-  const { pool } = incognitoNetworkOf(network.runtime);
   let state: { rootKnown: boolean; nullifierSpent: boolean };
   try {
     state = await pool.spendState(BigInt(context.root), BigInt(context.nullifierHash));
@@ -94,14 +112,16 @@ async function stillValid({ network, record }: LocatedUserOp): Promise<void> {
       { field: "incognitoData.root" },
     );
   }
+  // After the nullifier: an unshield executed by someone else inserted this change too, and its spend says more.
+  if (await inserted()) throw leafRefusal(context);
 }
 
 /** /wallet/incognito/settle: the kernel's settle of an "incognito" UserOp, answered from the pool's event. */
-export const createIncognitoSettler = (deps: SettleDeps) =>
+export const createIncognitoSettler = (deps: SettleDeps & { leafInPool: LeafInPool }) =>
   createUserOpSettler<IncognitoSettleResponse>(deps, {
     kind: "incognito",
     issuedBy: "/wallet/incognito/verify",
-    beforeSend: stillValid,
+    beforeSend: (located) => stillValid(deps.leafInPool, located),
     respond: ({ hash, network }, outcome) => {
       const pool = incognitoNetworkOf(network.runtime).pool.address;
       const incognito = incognitoResultIn(outcome.logs, pool);

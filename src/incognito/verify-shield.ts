@@ -10,7 +10,14 @@ import { commitmentOf, fieldToHex } from "./notes";
 import { privacyPoolAbi } from "./pool-abi";
 import { asPoolRefusal } from "./pool-reverts";
 import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "./protocol";
-import { type IncognitoRequest, type IncognitoVerifyResponse, invalid, required } from "./verify-incognito";
+import {
+  type IncognitoRequest,
+  type IncognitoVerifyResponse,
+  invalid,
+  issueReserved,
+  type ReserveDeps,
+  required,
+} from "./verify-incognito";
 
 /** What settle needs to know about an issued shield besides the UserOp. */
 export type ShieldContext = {
@@ -28,7 +35,7 @@ export type ShieldContext = {
  * payment fee to the fee recipient, in one sponsored batch.
  */
 export async function verifyShield(
-  deps: IssueUserOpDeps & { network: IncognitoNetwork },
+  deps: IssueUserOpDeps & ReserveDeps & { network: IncognitoNetwork },
   request: IncognitoRequest,
 ): Promise<IncognitoVerifyResponse> {
   const { userOps, pool } = deps.network;
@@ -79,23 +86,35 @@ export async function verifyShield(
     totalAmount: totalAmount.toString(),
     commitment: fieldToHex(commitment),
   };
-  const issued = await issueUserOp(deps, {
-    network: userOps,
-    sender: getAddress(request.walletAddress),
-    spends: { token, amount: totalAmount },
-    calls,
-    kind: "incognito",
-    context: JSON.stringify(context),
-    fields: { sender: "walletAddress", balance: "incognitoData.amount" },
-  }).catch((error: unknown) => {
-    throw asPoolRefusal(error, {
-      LeafAlreadyExists: {
-        field: "precommitment",
-        message: "this note (token, amount, precommitment) is already in the pool: make it with fresh secrets",
-      },
-      TokenNotWhitelisted: { field: "token", message: "the pool refuses this token" },
-      AmountNotReceived: { field: "token", message: "the token delivered less than amount (a fee on transfer)" },
-    });
-  });
+  const issued = await issueReserved(
+    deps,
+    runtime.name,
+    { leaf: context.commitment },
+    (held) =>
+      invalid("precommitment", "a shield of this note was already issued (or settled): make it with fresh secrets", {
+        userOpHash: held.userOpHash,
+        expiresAt: held.expiresAt,
+      }),
+    (record) =>
+      issueUserOp(deps, {
+        network: userOps,
+        sender: getAddress(request.walletAddress),
+        spends: { token, amount: totalAmount },
+        calls,
+        kind: "incognito",
+        context: JSON.stringify(context),
+        fields: { sender: "walletAddress", balance: "incognitoData.amount", calls: "incognitoData" },
+        record,
+      }).catch((error: unknown) => {
+        throw asPoolRefusal(error, {
+          LeafAlreadyExists: {
+            field: "precommitment",
+            message: "this note (token, amount, precommitment) is already in the pool: make it with fresh secrets",
+          },
+          TokenNotWhitelisted: { field: "token", message: "the pool refuses this token" },
+          AmountNotReceived: { field: "token", message: "the token delivered less than amount (a fee on transfer)" },
+        });
+      }),
+  );
   return verifiedAnswer(issued, context.feeAmount, context.totalAmount);
 }

@@ -2,15 +2,27 @@ import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256 } fr
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
-import type { PendingSpend } from "../userops/issued-user-op-store";
 import { unshieldMinimumFee } from "./fees";
 import type { IncognitoNetwork } from "./incognito-network";
 import { fieldToHex } from "./notes";
 import { privacyPoolAbi } from "./pool-abi";
 import { asPoolRefusal } from "./pool-reverts";
-import { type PublicSignals, type SolidityProof, verifyUnshield as verifyProof } from "./proof";
+import {
+  coordinateOutOfField,
+  type PublicSignals,
+  type SolidityProof,
+  signalOutOfField,
+  verifyUnshield as verifyProof,
+} from "./proof";
 import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "./protocol";
-import { type IncognitoRequest, type IncognitoVerifyResponse, invalid, required } from "./verify-incognito";
+import {
+  type IncognitoRequest,
+  type IncognitoVerifyResponse,
+  invalid,
+  issueReserved,
+  type ReserveDeps,
+  required,
+} from "./verify-incognito";
 
 /** What settle needs to know about an issued unshield besides the UserOp. */
 export type UnshieldContext = {
@@ -25,16 +37,11 @@ export type UnshieldContext = {
   changeCommitment: Hex;
 };
 
-export type UnshieldDeps = IssueUserOpDeps & {
-  network: IncognitoNetwork;
-  verificationKey: () => Promise<unknown>;
-  /**
-   * Serialises this process's verifies of one nullifier: the second waits and is refused by the pending-spend
-   * check before the bundler and the paymaster are asked. Across instances the store's issueUnlessSpent decides.
-   */
-  withLock: <T>(key: string, task: () => Promise<T>) => Promise<T>;
-  now: () => number;
-};
+export type UnshieldDeps = IssueUserOpDeps &
+  ReserveDeps & {
+    network: IncognitoNetwork;
+    verificationKey: () => Promise<unknown>;
+  };
 
 const field = (data: IncognitoRequest["incognitoData"], name: "root" | "nullifierHash" | "changeCommitment") => {
   const value = BigInt(required(data, name));
@@ -52,6 +59,9 @@ function parseProof(data: IncognitoRequest["incognitoData"]): SolidityProof {
   const proof = required(data, "proof");
   const all = [...proof.a, ...proof.b.flat(), ...proof.c];
   if (all.some((value) => BigInt(value) > maxUint256)) throw invalid("proof", "a proof element exceeds uint256");
+  // The pool's verifier refuses it; the off-chain check would not notice (it reduces modulo q).
+  const outside = coordinateOutOfField(proof as SolidityProof);
+  if (outside) throw invalid(`proof.${outside}`, "not a BN254 base field element (≥ q)");
   return proof as SolidityProof;
 }
 
@@ -102,6 +112,9 @@ export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoReque
     fee,
     changeCommitment,
   };
+  // Each is range-checked above (field elements, amounts, addresses); this is the circuit's own rule, kept here.
+  const outsideSignal = signalOutOfField(signals);
+  if (outsideSignal) throw invalid(outsideSignal, "not a BN254 scalar field element (≥ r)");
   if (!(await verifyProof(await deps.verificationKey(), signals, proof))) {
     throw invalid(
       "proof",
@@ -144,39 +157,42 @@ export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoReque
       ],
     }),
   };
-  const alreadySpending = (pending: PendingSpend) =>
-    invalid("nullifierHash", "an unshield of this note was already issued and may still be settled", {
-      userOpHash: pending.userOpHash,
-      expiresAt: pending.expiresAt,
-    });
-  const issued = await deps.withLock(`${runtime.name}:${context.nullifierHash}`, async () => {
-    // Refused before the bundler and the paymaster are asked; the issue below checks again in the same step as its
-    // insert, for a verify of this note on another instance.
-    const pending = await deps.store.pendingSpend(runtime.name, context.nullifierHash, deps.now());
-    if (pending) throw alreadySpending(pending);
-    return issueUserOp(deps, {
-      network: userOps,
-      sender: getAddress(request.walletAddress),
-      spends: { token, amount: 0n },
-      calls: [call],
-      kind: "incognito",
-      context: JSON.stringify(context),
-      fields: { sender: "walletAddress", balance: "incognitoData.withdrawAmount" },
-      record: async (record) => {
-        const spending = await deps.store.issueUnlessSpent(record, context.nullifierHash, deps.now());
-        if (spending) throw alreadySpending(spending);
-      },
-    }).catch((error: unknown) => {
-      throw asPoolRefusal(error, {
-        LeafAlreadyExists: {
-          field: "changeCommitment",
-          message: "the change note is already in the pool: prove again with fresh change secrets",
-        },
-        NullifierAlreadySpent: { field: "nullifierHash", message: "this note was already unshielded" },
-        UnknownRoot: { field: "root", message: "not a root of the pool's recent history" },
-        InvalidProof: { field: "proof", message: "the pool's verifier refuses the proof" },
-      });
-    });
-  });
+  const issued = await issueReserved(
+    deps,
+    runtime.name,
+    { nullifierHash: context.nullifierHash, leaf: context.changeCommitment },
+    (held) =>
+      held.on === "nullifierHash"
+        ? invalid("nullifierHash", "an unshield of this note was already issued and may still be settled", {
+            userOpHash: held.userOpHash,
+            expiresAt: held.expiresAt,
+          })
+        : invalid(
+            "changeCommitment",
+            "a UserOp inserting this change commitment was already issued (or settled): prove again with fresh change secrets",
+            { userOpHash: held.userOpHash, expiresAt: held.expiresAt },
+          ),
+    (record) =>
+      issueUserOp(deps, {
+        network: userOps,
+        sender: getAddress(request.walletAddress),
+        spends: { token, amount: 0n },
+        calls: [call],
+        kind: "incognito",
+        context: JSON.stringify(context),
+        fields: { sender: "walletAddress", balance: "incognitoData.withdrawAmount", calls: "incognitoData" },
+        record,
+      }).catch((error: unknown) => {
+        throw asPoolRefusal(error, {
+          LeafAlreadyExists: {
+            field: "changeCommitment",
+            message: "the change note is already in the pool: prove again with fresh change secrets",
+          },
+          NullifierAlreadySpent: { field: "nullifierHash", message: "this note was already unshielded" },
+          UnknownRoot: { field: "root", message: "not a root of the pool's recent history" },
+          InvalidProof: { field: "proof", message: "the pool's verifier refuses the proof" },
+        });
+      }),
+  );
   return verifiedAnswer(issued, context.feeAmount, (withdrawAmount + fee).toString());
 }

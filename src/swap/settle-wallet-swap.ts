@@ -3,12 +3,11 @@ import { ApiError } from "../errors";
 import type { LocatedUserOp } from "../userops/locate-issued-user-op";
 import { type ChainLog, revertReasonIn } from "../userops/outcome";
 import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
-import type { RpcUserOp } from "../userops/user-operation";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { type PaymentRecord, transfersIn } from "../wallets/transfers";
 import { relayerSwapAbi } from "./abis";
 import { swapRevertCause } from "./revert-cause";
-import { SwapRefusal, simulateWalletBatch, type WalletSwapContext } from "./verify-wallet-swap";
+import { swapRefusalOf, type WalletSwapContext } from "./verify-wallet-swap";
 
 export type WalletSwapResult = {
   sellToken: Address;
@@ -53,25 +52,18 @@ export function walletSwapIn(logs: readonly ChainLog[], relayer: Address, wallet
 }
 
 /**
- * Before the first send: the wallet still holds sellAmount, and its batch, simulated again as the EntryPoint will
- * run it, still pays the signed minimum on the route fixed at verify. Otherwise 400 and nothing is sent (the
- * paymaster would pay for a revert); the UserOp stays issued and may be settled once the price is back.
+ * Before the first send: the wallet still holds sellAmount (then the kernel simulates the batch again as the
+ * EntryPoint will run it, and a route that no longer pays the signed minimum is refused by refuseRevert below).
+ * Otherwise 400 and nothing is sent (the paymaster would pay for a revert); the UserOp stays issued and may be
+ * settled once the price is back.
  */
 async function stillPays({ network, record }: LocatedUserOp): Promise<void> {
   const context = JSON.parse(record.context) as WalletSwapContext;
-  const wallet = record.sender as Address;
   await assertBalanceStillCovers(network.runtime.client, {
-    wallet,
+    wallet: record.sender as Address,
     token: context.sellToken,
     amount: BigInt(context.sellAmount),
   });
-  const { callData } = JSON.parse(record.userOp) as RpcUserOp;
-  try {
-    await simulateWalletBatch(network, getAddress(wallet), callData as Hex);
-  } catch (error) {
-    if (error instanceof SwapRefusal) throw new ApiError(error.code, error.message, { userOpHash: record.userOpHash });
-    throw error;
-  }
 }
 
 /** /wallet/swap/settle: the kernel's settle of a "swap" UserOp, answered from the relayer's SwapExecuted. */
@@ -87,6 +79,10 @@ export const createWalletSwapSettler = (deps: SettleDeps) =>
         swapRevertCause(revertReasonIn(outcome, network.entryPoint)) === "market"
           ? { kind: "swap_owner", reason: "swap UserOp reverted: price moved" }
           : null,
+    refuseRevert: (revert, { record }) => {
+      const refusal = swapRefusalOf(revert);
+      return new ApiError(refusal.code, refusal.message, { userOpHash: record.userOpHash });
+    },
     respond: ({ hash, network, record }, outcome) => {
       const wallet = getAddress(record.sender);
       const swap = walletSwapIn(outcome.logs, network.relayer, wallet);

@@ -1,14 +1,14 @@
 import { type Address, encodeFunctionData, getAddress, type Hex, isAddressEqual } from "viem";
 import { erc20Abi } from "../chain/abis";
-import { isExecutionReverted } from "../chain/errors";
 import type { NetworkRuntime } from "../chain/networks";
 import type { SwapConfig } from "../config/schema";
 import { assertOwnerSwapsNotDenied } from "../deny/deny-counters";
 import type { ErrorCode } from "../errors";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
-import { type Call, encodeBatchExecution } from "../userops/execution";
+import type { Call } from "../userops/execution";
 import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
+import type { SimulatedRevertError } from "../userops/simulate";
 import type { UserOpNetwork } from "../userops/user-op-network";
 import { relayerSwapAbi } from "./abis";
 import { encodePath } from "./path";
@@ -83,47 +83,21 @@ export function walletSwapCalls(relayer: Address, order: SwapOrder, route: { rou
 }
 
 /**
- * The wallet's batch (`callData` of its UserOp) run as the EntryPoint would run it, in one eth_call at the latest
- * block: nothing is signed or sent. A revert is a SwapRefusal (the relayer's InsufficientOutput or the router's
- * own minimum check are "price moved below minBuyAmount"); an unreadable chain is blockchain_error.
+ * A swap whose batch the kernel's simulation reverts: the code and message of decisions.md (the relayer's
+ * InsufficientOutput or the router's own minimum check are "price moved below minBuyAmount").
  */
-export async function simulateWalletBatch(network: UserOpNetwork, wallet: Address, callData: Hex): Promise<void> {
-  try {
-    await network.runtime.client.call({ account: network.entryPoint, to: wallet, data: callData });
-  } catch (error) {
-    const data = revertData(error);
-    if (data !== undefined) {
-      const [code, message] = explainRevert(data);
-      throw new SwapRefusal(code, message);
-    }
-    // A node that says "reverted" without the data: still a swap that would revert, not a chain failure.
-    if (isExecutionReverted(error)) {
-      throw new SwapRefusal("payment_verification_error", `the swap would revert: ${shortReason(error)}`);
-    }
-    throw new ApiError("blockchain_error", "failed to simulate the swap", { reason: shortReason(error) });
+export function swapRefusalOf(revert: SimulatedRevertError, owner?: Address): SwapRefusal {
+  if (revert.data === undefined) {
+    // A node that says "reverted" without the data: still a swap that would revert.
+    return new SwapRefusal("payment_verification_error", `the swap would revert: ${revert.reason}`, owner);
   }
-}
-
-/** The revert data of a failed eth_call (viem keeps the node's `error.data` on a cause), if it reverted. */
-function revertData(error: unknown): Hex | undefined {
-  let cause: unknown = error;
-  for (let depth = 0; cause && depth < 10; depth++) {
-    const data = (cause as { data?: unknown }).data;
-    if (typeof data === "string" && /^0x([0-9a-f]{2})*$/i.test(data)) return data as Hex;
-    if (data && typeof data === "object" && typeof (data as { data?: unknown }).data === "string") {
-      return (data as { data: Hex }).data;
-    }
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return undefined;
+  const [code, message] = explainRevert(revert.data);
+  return new SwapRefusal(code, message, owner);
 }
 
 export type WalletSwapVerifyResponse =
   | (ReturnType<typeof verifiedAnswer> & WalletSwapQuoted & { recipient: Address })
   | ({ isValid: false; payer: Address; invalidReason: ErrorCode; invalidMessage: string } & WalletSwapQuoted);
-
-/** The wallet's batch as its UserOp's callData: what verify simulates and settle simulates again. */
-export const walletSwapCallData = (calls: readonly Call[]) => encodeBatchExecution(calls);
 
 type WalletSwapQuoted = {
   buyAmount: string;
@@ -204,15 +178,13 @@ export async function verifyWalletSwap(
       // block writes its price accumulators, a V3 pool its oracle and ticks): an inner call short of gas under
       // the 63/64 rule reverts the UserOp with the paymaster paying. EntryPoint v0.7 charges 10% of unused call gas.
       callGasMarginPercent: WALLET_SWAP_CALL_GAS_MARGIN_PERCENT,
-      // Once the wallet passed the kernel's checks, before the bundler and the paymaster see anything.
+      // Once the wallet passed the kernel's checks, before its simulation, the bundler and the paymaster.
       async beforeSponsor({ owner }) {
         await assertOwnerSwapsNotDenied(deps.deny, runtime.name, owner);
         // A caller's own minimum above what the best route pays now: no need to simulate.
         if (best.amountOut < minBuyAmount) throw new SwapRefusal("payment_verification_error", PRICE_MOVED, owner);
-        await simulateWalletBatch(network, wallet, walletSwapCallData(calls)).catch((error: unknown) => {
-          throw error instanceof SwapRefusal ? new SwapRefusal(error.code, error.message, owner) : error;
-        });
       },
+      refuseRevert: swapRefusalOf,
     });
     return { ...verifiedAnswer(issued, fee.toString(), sellAmount.toString()), ...quoted, recipient };
   } catch (error) {

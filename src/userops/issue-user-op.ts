@@ -5,6 +5,7 @@ import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { type Call, encodeBatchExecution } from "./execution";
 import type { AsyncIssuedUserOpStore, NewIssuedUserOp } from "./issued-user-op-store";
+import { revertRefusal, SimulatedRevertError, simulateUserOpCalls } from "./simulate";
 import { buildSponsoredUserOp } from "./sponsor";
 import type { UserOpNetwork } from "./user-op-network";
 import { type RpcUserOp, toRpcUserOp, userOpHash } from "./user-operation";
@@ -22,13 +23,18 @@ export type IssueUserOpRequest = {
   kind: IssuedUserOp["kind"];
   /** The flow's own record of what was asked (JSON), kept with the UserOp and handed back at settle. */
   context: string;
-  /** Request fields a refusal names: the one holding the sender, the one to blame for a short balance. */
-  fields: { sender: string; balance: string };
   /**
-   * The flow's own check of its calls (a swap's simulation), run once the wallet passed the kernel's checks and
-   * before the bundler or the paymaster sees anything: what it throws is the answer.
+   * Request fields a refusal names: the one holding the sender, the one to blame for a short balance, the one the
+   * calls came from (named by a simulated revert; default the sender's).
+   */
+  fields: { sender: string; balance: string; calls?: string };
+  /**
+   * The flow's own check (a swap's minimum against its quote), run once the wallet passed the kernel's checks and
+   * before the simulation, the bundler or the paymaster sees anything: what it throws is the answer.
    */
   beforeSponsor?: (state: WalletState & { owner: Address }) => Promise<void>;
+  /** The flow's answer to calls whose simulation reverts (a swap's `isValid: false`); default revertRefusal. */
+  refuseRevert?: (revert: SimulatedRevertError, owner: Address) => unknown;
   /** Call gas over the bundler's estimate, in percent, for calls whose cost moves with the chain's state. */
   callGasMarginPercent?: number;
   /**
@@ -55,8 +61,9 @@ const invalid = (field: string, message: string, details: Record<string, unknown
 
 /**
  * The kernel's first step, shared by every UserOp flow: read the wallet (deployed, ours, its owner not denied,
- * enough balance: one round trip), batch the flow's calls, have the bundler estimate and the paymaster sign
- * (within the caps), and remember the UserOp as issued so that settle accepts only it, unchanged.
+ * enough balance: one round trip), batch the flow's calls and simulate them (one eth_call), have the bundler
+ * estimate and the paymaster sign (within the caps), and remember the UserOp as issued so that settle accepts
+ * only it, unchanged.
  */
 export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpRequest): Promise<IssuedTicket> {
   const { network, sender, fields } = request;
@@ -84,12 +91,19 @@ export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpReq
       totalAmount: request.spends.amount.toString(),
     });
   }
-  await request.beforeSponsor?.({ ...state, owner: state.owner });
+  const owner = state.owner;
+  await request.beforeSponsor?.({ ...state, owner });
+  const callData = encodeBatchExecution(request.calls);
+  // The paymaster signs only calls that execute against the latest state (settle simulates them again).
+  await simulateUserOpCalls(network, sender, callData).catch((error: unknown) => {
+    if (!(error instanceof SimulatedRevertError)) throw error;
+    throw request.refuseRevert?.(error, owner) ?? revertRefusal(error, fields.calls ?? fields.sender);
+  });
 
   let sponsored: Awaited<ReturnType<typeof buildSponsoredUserOp>>;
   try {
     sponsored = await buildSponsoredUserOp(
-      { sender, nonce: state.nonce, callData: encodeBatchExecution(request.calls) },
+      { sender, nonce: state.nonce, callData },
       {
         bundler: network.bundler,
         chainId: network.runtime.config.chainId,

@@ -1,12 +1,13 @@
-import { and, desc, eq, gt, inArray, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { PgDb } from "../db/postgres/open";
 import { issuedUserOps } from "../db/postgres/schema";
 import type { IssuedUserOp } from "../db/schema";
 import {
   type AsyncIssuedUserOpStore,
+  type IncognitoKeys,
   type NewIssuedUserOp,
-  type PendingSpend,
   RECENT_ISSUED_LIMIT,
+  type Reservation,
 } from "./issued-user-op-store";
 
 /**
@@ -20,9 +21,10 @@ import {
  * - the purge one `WITH expired AS MATERIALIZED (SELECT … LIMIT n FOR UPDATE SKIP LOCKED) DELETE … USING expired
  *   WHERE … AND status = 'issued'`: instances purging at once take different rows, and a row claimed meanwhile
  *   is re-checked and stays;
- * - an unshield's issue unless its nullifier has a pending spend one transaction that first takes an advisory
- *   lock on the network and nullifier: a second instance's check waits for the first one's insert to commit, then
- *   finds it (READ COMMITTED: every statement reads what was committed before it started).
+ * - an incognito issue unless its nullifier or leaf is reserved one transaction that first takes an advisory lock
+ *   on the network and each key (in one order, so two issues never wait for each other's second lock): a second
+ *   instance's check waits for the first one's insert to commit, then finds it (READ COMMITTED: every statement
+ *   reads what was committed before it started).
  */
 export function createIssuedUserOpStorePostgres(db: PgDb): AsyncIssuedUserOpStore {
   const t = issuedUserOps;
@@ -42,12 +44,7 @@ export function createIssuedUserOpStorePostgres(db: PgDb): AsyncIssuedUserOpStor
       })
       .onConflictDoNothing({ target: t.userOpHash });
   };
-  const pendingSpend = async (
-    q: Tx,
-    network: string,
-    nullifierHash: string,
-    nowSeconds: number,
-  ): Promise<PendingSpend | undefined> => {
+  const holder = async (q: Tx, network: string, key: SQL, value: string, nowSeconds: number) => {
     const [row] = await q
       .select({ userOpHash: t.userOpHash, expiresAt: t.expiresAt })
       .from(t)
@@ -55,13 +52,27 @@ export function createIssuedUserOpStorePostgres(db: PgDb): AsyncIssuedUserOpStor
         and(
           eq(t.network, network),
           eq(t.kind, "incognito"),
-          // The expression of the partial index issued_user_ops_nullifier (incognito rows only), written the same way.
-          sql`(${t.context}::jsonb ->> 'nullifierHash') = ${nullifierHash.toLowerCase()}`,
+          sql`${key} = ${value.toLowerCase()}`,
           or(eq(t.status, "success"), and(inArray(t.status, ["issued", "sending"]), gt(t.expiresAt, nowSeconds))),
         ),
       )
       .limit(1);
     return row;
+  };
+  const reservation = async (
+    q: Tx,
+    network: string,
+    keys: IncognitoKeys,
+    nowSeconds: number,
+  ): Promise<Reservation | undefined> => {
+    // The expressions of the partial indexes issued_user_ops_nullifier and issued_user_ops_leaf, written the same way.
+    const spending = keys.nullifierHash
+      ? await holder(q, network, sql`(${t.context}::jsonb ->> 'nullifierHash')`, keys.nullifierHash, nowSeconds)
+      : undefined;
+    if (spending) return { ...spending, on: "nullifierHash" };
+    const leaf = sql`(coalesce(${t.context}::jsonb ->> 'commitment', ${t.context}::jsonb ->> 'changeCommitment'))`;
+    const inserting = await holder(q, network, leaf, keys.leaf, nowSeconds);
+    return inserting && { ...inserting, on: "leaf" };
   };
   const move = async (userOpHash: string, from: IssuedUserOp["status"], set: Partial<IssuedUserOp>) =>
     (
@@ -125,14 +136,19 @@ export function createIssuedUserOpStorePostgres(db: PgDb): AsyncIssuedUserOpStor
         })
         .where(eq(t.userOpHash, userOpHash));
     },
-    pendingSpend: (network, nullifierHash, nowSeconds) => pendingSpend(db, network, nullifierHash, nowSeconds),
-    issueUnlessSpent: (record, nullifierHash, nowSeconds) =>
+    reservation: (network, keys, nowSeconds) => reservation(db, network, keys, nowSeconds),
+    issueUnlessReserved: (record, keys, nowSeconds) =>
       db.transaction(async (tx) => {
-        const key = `issued_user_ops:spend:${record.network}:${nullifierHash.toLowerCase()}`;
-        await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
-        const pending = await pendingSpend(tx, record.network, nullifierHash, nowSeconds);
-        if (!pending) await insert(tx, record);
-        return pending;
+        const locks = [
+          ...(keys.nullifierHash
+            ? [`issued_user_ops:spend:${record.network}:${keys.nullifierHash.toLowerCase()}`]
+            : []),
+          `issued_user_ops:leaf:${record.network}:${keys.leaf.toLowerCase()}`,
+        ].sort();
+        for (const key of locks) await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+        const held = await reservation(tx, record.network, keys, nowSeconds);
+        if (!held) await insert(tx, record);
+        return held;
       }),
   };
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Async } from "../db/async-port";
 import type { Db } from "../db/open";
 import { type IssuedUserOp, issuedUserOps } from "../db/schema";
@@ -8,11 +8,21 @@ export type NewIssuedUserOp = Pick<
   "userOpHash" | "network" | "kind" | "sender" | "owner" | "userOp" | "context" | "expiresAt"
 >;
 
+/** The leaf an incognito UserOp inserts, as the partial index issued_user_ops_leaf spells it. */
+const LEAF_SQLITE = sql`coalesce(json_extract(${issuedUserOps.context}, '$.commitment'), json_extract(${issuedUserOps.context}, '$.changeCommitment'))`;
+
 /** How many of a sender's issued UserOps a settle that matches none compares with to name the changed field. */
 export const RECENT_ISSUED_LIMIT = 20;
 
-/** An issued unshield UserOp that spends a nullifier (IssuedUserOpStore.pendingSpend). */
-export type PendingSpend = { userOpHash: string; expiresAt: number };
+/**
+ * What an incognito UserOp holds while it may still execute: the nullifier it spends (an unshield) and the leaf it
+ * inserts (a shield's commitment, an unshield's change commitment), lowercase 0x hex. A second UserOp holding
+ * either would pass verify and revert on-chain, and the paymaster would pay for it.
+ */
+export type IncognitoKeys = { nullifierHash?: string; leaf: string };
+
+/** The issued incognito UserOp that holds one of the keys asked about, and which one. */
+export type Reservation = { userOpHash: string; expiresAt: number; on: "nullifierHash" | "leaf" };
 
 /**
  * What verify issued and what settle made of it. This is the synchronous SQLite store; the flows take its async
@@ -39,19 +49,19 @@ export type IssuedUserOpStore = {
   release(userOpHash: string): void;
   finish(userOpHash: string, outcome: { status: "success" | "failed"; txHash?: string | null; result: unknown }): void;
   /**
-   * The issued unshield UserOp that already spends this nullifier (lowercase 0x hex) on a network, if any: one
-   * that may still execute (issued or being sent, before its paymaster data expires at `now`, unix seconds; after
-   * that the EntryPoint refuses it) or that did. Two sponsored spends of one note would both pass verify, and the
-   * paymaster would pay for the second one's revert. A failed one (reverted, rejected) or an expired one leaves
-   * the note spendable again. Read off the partial index issued_user_ops_nullifier (incognito rows only).
+   * The incognito UserOp on a network that holds one of these keys, if any: one that may still execute (issued or
+   * being sent, before its paymaster data expires at `now`, unix seconds; after that the EntryPoint refuses it) or
+   * that did. A failed one (reverted, rejected) or an expired one frees its keys. The nullifier is read off the
+   * partial index issued_user_ops_nullifier, the leaf off issued_user_ops_leaf (a shield's `commitment`, an
+   * unshield's `changeCommitment`: one expression, so a shield and an unshield of the same leaf collide too).
    */
-  pendingSpend(network: string, nullifierHash: string, now: number): PendingSpend | undefined;
+  reservation(network: string, keys: IncognitoKeys, now: number): Reservation | undefined;
   /**
-   * Issues an unshield UserOp unless its nullifier already has a pending spend (as pendingSpend), in one step on
-   * every instance: the spend that blocked it, or nothing when it was issued. A check then an issue would let two
-   * instances each find no spend and issue one.
+   * Issues an incognito UserOp unless one of its keys is already held (as reservation), in one step on every
+   * instance: the reservation that blocked it, or nothing when it was issued. A check then an issue would let two
+   * instances each find the keys free and issue one.
    */
-  issueUnlessSpent(record: NewIssuedUserOp, nullifierHash: string, now: number): PendingSpend | undefined;
+  issueUnlessReserved(record: NewIssuedUserOp, keys: IncognitoKeys, now: number): Reservation | undefined;
 };
 
 /** The port the flows take: every method answers a promise. */
@@ -73,7 +83,7 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
       .onConflictDoNothing()
       .run();
   };
-  const pendingSpend = (network: string, nullifierHash: string, nowSeconds: number): PendingSpend | undefined =>
+  const holder = (network: string, key: SQL, value: string, nowSeconds: number) =>
     db
       .select({ userOpHash: issuedUserOps.userOpHash, expiresAt: issuedUserOps.expiresAt })
       .from(issuedUserOps)
@@ -81,8 +91,7 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
         and(
           eq(issuedUserOps.network, network),
           eq(issuedUserOps.kind, "incognito"),
-          // The indexed expression of 0008_incognito_leaves.sql, written the same way.
-          sql`json_extract(${issuedUserOps.context}, '$.nullifierHash') = ${nullifierHash.toLowerCase()}`,
+          sql`${key} = ${value.toLowerCase()}`,
           or(
             eq(issuedUserOps.status, "success"),
             and(inArray(issuedUserOps.status, ["issued", "sending"]), gt(issuedUserOps.expiresAt, nowSeconds)),
@@ -90,6 +99,15 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
         ),
       )
       .get();
+  const reservation = (network: string, keys: IncognitoKeys, nowSeconds: number): Reservation | undefined => {
+    // The indexed expressions of 0008_incognito_leaves.sql and 0011_issued_user_ops_leaf.sql, written the same way.
+    const spending = keys.nullifierHash
+      ? holder(network, sql`json_extract(${issuedUserOps.context}, '$.nullifierHash')`, keys.nullifierHash, nowSeconds)
+      : undefined;
+    if (spending) return { ...spending, on: "nullifierHash" };
+    const inserting = holder(network, LEAF_SQLITE, keys.leaf, nowSeconds);
+    return inserting && { ...inserting, on: "leaf" };
+  };
   const move = (userOpHash: string, from: IssuedUserOp["status"], set: Partial<IssuedUserOp>) =>
     db
       .update(issuedUserOps)
@@ -144,15 +162,15 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
         .where(eq(issuedUserOps.userOpHash, userOpHash))
         .run();
     },
-    pendingSpend,
+    reservation,
     // One write transaction (BEGIN IMMEDIATE): another process on the same file waits for it instead of reading
     // between the check and the insert.
-    issueUnlessSpent: (record, nullifierHash, nowSeconds) =>
+    issueUnlessReserved: (record, keys, nowSeconds) =>
       db.transaction(
         () => {
-          const pending = pendingSpend(record.network, nullifierHash, nowSeconds);
-          if (!pending) issue(record);
-          return pending;
+          const held = reservation(record.network, keys, nowSeconds);
+          if (!held) issue(record);
+          return held;
         },
         { behavior: "immediate" },
       ),

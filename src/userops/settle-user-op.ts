@@ -4,6 +4,7 @@ import type { IssuedUserOp } from "../db/schema";
 import { ApiError, type StoredApiError } from "../errors";
 import { assertSignedByOwner, type LocatedUserOp, locateIssuedUserOp } from "./locate-issued-user-op";
 import type { UserOpOutcome } from "./outcome";
+import type { SimulatedRevertError } from "./simulate";
 import { type RevertCount, type SubmitDeps, sendIssuedUserOp } from "./submit-user-op";
 import type { UserOpNetwork } from "./user-op-network";
 import type { RpcUserOp } from "./user-operation";
@@ -15,8 +16,13 @@ export type SettleFlow<Response> = {
   kind: IssuedUserOp["kind"];
   /** The endpoint that issues this kind, named in refusals. */
   issuedBy: string;
-  /** Before the first send, what must still hold on-chain so that the paymaster never pays for a revert. */
+  /**
+   * Before the first send, what must still hold on-chain so that the paymaster never pays for a revert, checked
+   * before the kernel's own simulation so that the flow names the field.
+   */
   beforeSend?: (located: LocatedUserOp) => Promise<void>;
+  /** The flow's answer to calls whose simulation just before the send reverts; default revertRefusal. */
+  refuseRevert?: (revert: SimulatedRevertError, located: LocatedUserOp) => ApiError;
   /** The answer to a UserOp that executed successfully, read from its own logs; stored and replayed. */
   respond: (located: LocatedUserOp, outcome: UserOpOutcome) => Response;
   /** Which count a reverted UserOp of this flow goes to (the owner's all-flows count unless told otherwise). */
@@ -45,6 +51,7 @@ export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow
     if (record.status === "success") return JSON.parse(record.result ?? "null") as Response;
     if (record.status === "failed") throw ApiError.fromStored(JSON.parse(record.result ?? "null") as StoredApiError);
     const current = { ...located, record };
+    const { refuseRevert } = flow;
     if (record.status === "issued") await flow.beforeSend?.(current);
     const outcome = await sendIssuedUserOp(
       deps,
@@ -57,6 +64,7 @@ export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow
           status: "reverted",
         }),
       flow.countRevert?.(current),
+      refuseRevert && ((revert) => refuseRevert(revert, current)),
     );
     const response = flow.respond(current, outcome);
     await deps.store.finish(located.hash, { status: "success", txHash: outcome.transactionHash, result: response });

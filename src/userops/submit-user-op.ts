@@ -16,6 +16,7 @@ import {
   type UserOpOutcome,
   waitForUserOpOutcome,
 } from "./outcome";
+import { revertRefusal, SimulatedRevertError, simulateUserOpCalls } from "./simulate";
 import type { UserOpNetwork } from "./user-op-network";
 import type { RpcUserOp } from "./user-operation";
 
@@ -35,6 +36,8 @@ export type RevertCount = (outcome: UserOpOutcome) => { kind: DenyKind; reason: 
  * and then the same UserOp is sent again: with the same sender and nonce it can execute only once. A final record
  * is the flow's to replay. Anything else is thrown as the answer settle gives, and recorded when it is final:
  * - not mined yet, or the bundler out of reach: `blockchain_error` with `status: "pending"`, the claim stays;
+ * - calls that revert when simulated just before the send: `refuseRevert`'s answer (default 400 `userop_error`
+ *   naming the reason), the claim released, nothing sent;
  * - refused by the bundler, or its nonce used by another UserOp: `userop_error`, nothing was paid;
  * - mined and reverted: the flow's own error (`reverted`), and the owner is counted (where `countRevert` says).
  */
@@ -44,6 +47,8 @@ export async function sendIssuedUserOp(
   signature: Hex,
   reverted: (txHash: Hex) => ApiError,
   countRevert?: RevertCount,
+  refuseRevert: (revert: SimulatedRevertError) => ApiError = (revert) =>
+    revertRefusal(revert, "userOp", { userOpHash: hash }),
 ): Promise<UserOpOutcome> {
   const op: RpcUserOp = { ...(JSON.parse(record.userOp) as RpcUserOp), signature };
   const source: OutcomeSource = {
@@ -68,6 +73,15 @@ export async function sendIssuedUserOp(
   if (!(await deps.store.claim(hash))) {
     const outcome = await outcomeByBundlerHint(source, hash);
     if (outcome) return executed(outcome);
+  } else {
+    // Claimed, so never sent: its calls are simulated once more against the latest state, and a revert is
+    // refused with the claim released (the UserOp may settle once the state allows it), never paid for.
+    try {
+      await simulateUserOpCalls(network, op.sender as Address, op.callData as Hex);
+    } catch (error) {
+      await deps.store.release(hash);
+      throw error instanceof SimulatedRevertError ? refuseRevert(error) : error;
+    }
   }
   const sentAt = Date.now();
   try {

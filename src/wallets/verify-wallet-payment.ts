@@ -88,7 +88,7 @@ export async function verifyWalletPayment(
     }),
     kind: "payment",
     context: JSON.stringify(context),
-    fields: { sender: "walletAddress", balance: "transactions" },
+    fields: { sender: "walletAddress", balance: "transactions", calls: "transactions" },
   });
   return verifiedAnswer(issued, context.feeAmount, context.totalAmount);
 }

@@ -4,6 +4,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ConfigError, encodeConfig, loadConfig } from "../../src/config/load";
+import { loadCircuitDescriptor } from "../../src/incognito/artifacts";
+import { UNTRUSTED_SETUP_IDS } from "../../src/incognito/trusted-setup";
 
 const key = generatePrivateKey();
 const baseEnv = {
@@ -159,6 +161,31 @@ describe("config", () => {
 
   test("a network with the wrong chain id is refused", () => {
     expect(() => loadConfig({ env: baseEnv, file, overrides: { networks: { bsc: { chainId: 1 } } } })).toThrow();
+  });
+
+  test("production refuses incognito with the devnet circuit (a local trusted setup) unless incognito.allowUntrustedSetup", () => {
+    expect(UNTRUSTED_SETUP_IDS).toContain(loadCircuitDescriptor().id);
+    const fixture = JSON.parse(readFileSync(file, "utf8"));
+    const withPool = (mode: string, incognito?: unknown) => ({
+      mode,
+      ...(incognito === undefined ? {} : { incognito }),
+      networks: {
+        bsc: {
+          ...fixture.networks.bsc,
+          contracts: { ...fixture.networks.bsc.contracts, privacyPool: "0x0000000000000000000000000000000000000b01" },
+        },
+      },
+    });
+    const refusal = /networks\.bsc\.contracts\.privacyPool.*unshield-[0-9a-f]{16}.*incognito\.allowUntrustedSetup/;
+    expect(() => loadConfig({ env: baseEnv, overrides: withPool("production") })).toThrow(refusal);
+    expect(() =>
+      loadConfig({ env: baseEnv, overrides: withPool("production", { allowUntrustedSetup: false }) }),
+    ).toThrow(refusal);
+    const allowed = loadConfig({ env: baseEnv, overrides: withPool("production", { allowUntrustedSetup: true }) });
+    expect(allowed.networks.bsc?.contracts.privacyPool).toBe("0x0000000000000000000000000000000000000b01");
+    expect(loadConfig({ env: baseEnv, overrides: withPool("devnet") }).mode).toBe("devnet");
+    // Without a pool there is no incognito to refuse.
+    expect(loadConfig({ env: baseEnv, file }).networks.bsc?.contracts.privacyPool).toBeUndefined();
   });
 
   test("the service binary exits with the field's name on a bad config, without a stack trace or a key", () => {

@@ -98,9 +98,13 @@ describe("start-up wiring checks", () => {
       "invalid config: adminApiKey is the public devnet key (set your own for production)",
     );
     expect(configFromManifest(manifest, { mode: "devnet" }).adminApiKey).toBe(DEVNET_ADMIN_API_KEY);
-    expect(configFromManifest(manifest, { mode: "production", adminApiKey: "an-operator-key-0000" }).mode).toBe(
-      "production",
-    );
+    // The devnet's pool verifies with the devnet circuit, which production serves only when told to.
+    const production = {
+      mode: "production" as const,
+      adminApiKey: "an-operator-key-0000",
+      incognito: { allowUntrustedSetup: true },
+    };
+    expect(configFromManifest(manifest, production).mode).toBe("production");
   });
 
   test("the service entry point exits with the message, no stack trace, when bsc is wired to the base chain", async () => {
@@ -109,7 +113,12 @@ describe("start-up wiring checks", () => {
     const file = join(dir, "wrong-chain.json");
     writeFileSync(
       file,
-      JSON.stringify({ ...rest, mode: "production", networks: { bsc: { ...networks.bsc, rpcUrls: [base.rpcUrl] } } }),
+      JSON.stringify({
+        ...rest,
+        mode: "production",
+        incognito: { allowUntrustedSetup: true },
+        networks: { bsc: { ...networks.bsc, rpcUrls: [base.rpcUrl] } },
+      }),
     );
     const run = (adminKey: string) =>
       spawnSync(join(root, "node_modules", ".bin", "bun"), ["src/main.ts"], {

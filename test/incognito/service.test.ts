@@ -16,6 +16,7 @@ import {
 } from "../../src/incognito/notes";
 import { privacyPoolAbi } from "../../src/incognito/pool-abi";
 import { proveUnshield, type SolidityProof } from "../../src/incognito/proof";
+import { SNARK_BASE_FIELD } from "../../src/incognito/protocol";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet, expectRefusal, paymasterDeposit, settleBody, units, verifyBody } from "../wallets/support";
@@ -349,6 +350,24 @@ for (const network of NETWORK_NAMES) {
       await refuse({ ...shield, amount: undefined }, "incognitoData.amount");
       await refuse({ ...shield, amount: units(network, 11n).toString() }, "incognitoData.amount");
       await refuse({ ...fresh, proof: undefined }, "incognitoData.proof");
+      // A coordinate shifted by q: snarkjs would reduce it and accept, the pool's verifier refuses it.
+      const shifted = (path: (p: SolidityProof, v: string) => void) => {
+        const proof = structuredClone(first.proof) as SolidityProof;
+        path(proof, (BigInt(proof.a[0]) + SNARK_BASE_FIELD).toString());
+        return { ...first, proof };
+      };
+      await refuse(
+        shifted((p, v) => {
+          p.a[0] = v;
+        }),
+        "incognitoData.proof.a[0]",
+      );
+      await refuse(
+        shifted((p, v) => {
+          p.b[1][0] = v;
+        }),
+        "incognitoData.proof.b[1][0]",
+      );
       expect(await paymasterDeposit(network)).toBe(depositBefore);
     }, 60_000);
 

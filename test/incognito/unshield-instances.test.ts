@@ -1,5 +1,5 @@
 // Two service instances on one database ask to unshield the same note at once: each has its own in-process lock
-// per nullifier, so only the issued store's issueUnlessSpent (one write transaction) can keep the paymaster from
+// per nullifier, so only the issued store's issueUnlessReserved (one write transaction) can keep the paymaster from
 // sponsoring two spends of one note. The second spend's UserOp would pass verify and revert on-chain at our cost.
 import { afterAll, expect, test } from "bun:test";
 import type { Address } from "viem";
@@ -110,7 +110,11 @@ test("one note, four unshield verifies spread over two instances at once: one Us
   expect(named).toEqual([userOpHash, userOpHash, userOpHash]);
   // Exactly one record of a spend of this note, on the one database both instances share.
   const nullifier = fieldToHex(input.nullifierHash);
-  expect((await second.services.wallets.store.pendingSpend(network, nullifier, 0))?.userOpHash).toBe(userOpHash);
+  const keys = { nullifierHash: nullifier, leaf: fieldToHex(input.changeCommitment) };
+  expect(await second.services.wallets.store.reservation(network, keys, 0)).toMatchObject({
+    userOpHash,
+    on: "nullifierHash",
+  });
   const rows = db.$client
     .query<{ n: number }, [string]>(
       "SELECT count(*) AS n FROM issued_user_ops WHERE kind = 'incognito' AND json_extract(context, '$.nullifierHash') = ?",

@@ -51,6 +51,15 @@ export function leafStoreSuite(database: LeafDatabase) {
     expect(await store.view("base", pool, 3, 10)).toEqual({ last: leaf(2, 31), leaves: [] });
     expect(await store.total("bsc", pool)).toBe(0);
     expect(await store.nextBlock("bsc", pool)).toBeUndefined();
+    // contains: a stored commitment, whatever its case, of this network and pool only.
+    expect(await store.contains("base", pool, leaf(1, 12).commitment)).toBe(true);
+    expect(
+      await store.contains("base", pool.toLowerCase(), leaf(2, 31).commitment.toUpperCase().replace("0X", "0x")),
+    ).toBe(true);
+    expect(await store.contains("base", pool, leaf(3, 31).commitment)).toBe(false);
+    expect(await store.contains("base", pool, leaf(1, 12).root)).toBe(false);
+    expect(await store.contains("bsc", pool, leaf(1, 12).commitment)).toBe(false);
+    expect(await store.contains("base", freshPool(), leaf(1, 12).commitment)).toBe(false);
   });
 
   test("a range another instance stored first is refused and stores nothing twice", async () => {
@@ -82,6 +91,7 @@ export function leafStoreSuite(database: LeafDatabase) {
     await one.rewind("base", pool, 8);
     expect(await one.nextBlock("base", pool)).toBe(8);
     expect(await everyLeaf(one, pool)).toEqual([leaf(0, 3)]);
+    expect(await one.contains("base", pool, leaf(1, 8).commitment)).toBe(false);
     // Another instance found a mismatch too, with a later latest block: its rewind leaves the cursor where it is.
     await two.rewind("base", pool, 12);
     expect(await two.nextBlock("base", pool)).toBe(8);

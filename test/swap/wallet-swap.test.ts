@@ -8,8 +8,9 @@ import { issuedUserOps } from "../../src/db/schema";
 import { swapRouter02Abi } from "../../src/swap/abis";
 import { encodePath } from "../../src/swap/path";
 import type { SwapOrder } from "../../src/swap/swap-authorization";
-import { SwapRefusal, simulateWalletBatch, walletSwapCalls } from "../../src/swap/verify-wallet-swap";
+import { SwapRefusal, swapRefusalOf, walletSwapCalls } from "../../src/swap/verify-wallet-swap";
 import { encodeBatchExecution } from "../../src/userops/execution";
+import { SimulatedRevertError, simulateUserOpCalls } from "../../src/userops/simulate";
 import { userOpNetworkOf } from "../../src/userops/user-op-network";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
@@ -408,8 +409,13 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
       fee: sellAmount / 100n,
     };
     const v3 = { router: t.dex.v3.router, path: encodePath("v3", [{ tokenIn: t.m, tokenOut: t.w, fee: 500 }]) };
+    // The kernel's simulation, answered as the wallet swap flow answers its reverts.
     const simulate = (o: SwapOrder, route: { router: Address; path: Hex }) =>
-      simulateWalletBatch(userOps, wallet, encodeBatchExecution(walletSwapCalls(t.c.info.relayer, o, route)));
+      simulateUserOpCalls(userOps, wallet, encodeBatchExecution(walletSwapCalls(t.c.info.relayer, o, route))).catch(
+        (error: unknown) => {
+          throw error instanceof SimulatedRevertError ? swapRefusalOf(error) : error;
+        },
+      );
     await simulate(order, v3);
     const refusal = (promise: Promise<void>) =>
       promise.then(

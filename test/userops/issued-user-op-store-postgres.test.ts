@@ -21,7 +21,7 @@ describe("issued UserOps on PostgreSQL", () => {
     },
   });
 
-  test("pendingSpend reads the partial index on (context::jsonb ->> 'nullifierHash'), not every row", async () => {
+  test("reservation reads the partial indexes on the nullifier and on the leaf (commitment or change), not every row", async () => {
     const url = await createTestDatabase("issued_user_ops_index");
     const admin = new SQL(url, { max: 1 });
     try {
@@ -43,22 +43,39 @@ describe("issued UserOps on PostgreSQL", () => {
             sender: `0x${"2".repeat(40)}`,
             owner: `0x${"3".repeat(40)}`,
             userOp: "{}",
-            context: JSON.stringify({ type: "unshield", nullifierHash: nullifier }),
+            context: JSON.stringify(
+              i % 2 === 0
+                ? { type: "unshield", nullifierHash: nullifier, changeCommitment: hex(0xc0de00 + i) }
+                : { type: "shield", commitment: hex(0xc0de00 + i) },
+            ),
             expiresAt: 2_000_000_000,
           });
         }
-        expect((await store.pendingSpend("bsc", nullifierHash, 1_800_000_000))?.expiresAt).toBe(2_000_000_000);
+        expect((await store.reservation("bsc", { nullifierHash, leaf: hex(0xbad) }, 1_800_000_000))?.on).toBe(
+          "nullifierHash",
+        );
+        // A shield's commitment (row 7) and an unshield's change (row 8), one lookup each.
+        for (const i of [7, 8]) {
+          expect(await store.reservation("bsc", { leaf: hex(0xc0de00 + i) }, 1_800_000_000)).toEqual({
+            userOpHash: hex(0x1000 + i),
+            expiresAt: 2_000_000_000,
+            on: "leaf",
+          });
+        }
         // This session's index counters reach the statistics when it next goes idle.
         await db.$client`SELECT pg_stat_force_next_flush()`;
-        const counters = async () => {
+        const counters = async (index: string) => {
           const [row] = await admin`
-            SELECT idx_scan, idx_tup_read FROM pg_stat_user_indexes WHERE indexrelname = 'issued_user_ops_nullifier'`;
+            SELECT idx_scan, idx_tup_read FROM pg_stat_user_indexes WHERE indexrelname = ${index}`;
           return { scans: Number(row?.idx_scan ?? 0), read: Number(row?.idx_tup_read ?? 0) };
         };
         const start = Date.now();
-        while ((await counters()).scans === 0 && Date.now() - start < 10_000) await Bun.sleep(100);
-        // One lookup of the one entry: the query's expression is the index's.
-        expect(await counters()).toEqual({ scans: 1, read: 1 });
+        while ((await counters("issued_user_ops_leaf")).scans === 0 && Date.now() - start < 10_000) {
+          await Bun.sleep(100);
+        }
+        // One lookup of the one entry per question: the query's expression is the index's.
+        expect(await counters("issued_user_ops_nullifier")).toEqual({ scans: 1, read: 1 });
+        expect(await counters("issued_user_ops_leaf")).toEqual({ scans: 2, read: 2 });
       } finally {
         await db.$client.close();
       }

@@ -60,9 +60,13 @@ export const issuedUserOps = pgTable(
   (table) => [
     index("issued_user_ops_recent").on(table.network, table.sender, table.status, table.kind, table.expiresAt),
     index("issued_user_ops_expiry").on(table.status, table.expiresAt),
-    // An incognito spend's pending UserOps by nullifier (src/incognito/pending-spends.ts; SQLite's json_extract).
+    // An incognito spend's pending UserOps by nullifier (src/userops/issued-user-op-store.ts; SQLite's json_extract).
     index("issued_user_ops_nullifier")
       .on(sql`(${table.context}::jsonb ->> 'nullifierHash')`)
+      .where(sql`${table.kind} = 'incognito'`),
+    // The pending UserOps inserting a leaf: a shield's commitment or an unshield's change (src/userops/issued-user-op-store.ts).
+    index("issued_user_ops_leaf")
+      .on(sql`(coalesce(${table.context}::jsonb ->> 'commitment', ${table.context}::jsonb ->> 'changeCommitment'))`)
       .where(sql`${table.kind} = 'incognito'`),
   ],
 );
@@ -181,7 +185,11 @@ export const incognitoLeaves = pgTable(
     root: text("root").notNull(),
     blockNumber: int("block_number").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.network, table.pool, table.leafIndex] })],
+  (table) => [
+    primaryKey({ columns: [table.network, table.pool, table.leafIndex] }),
+    // Whether a commitment is already a leaf: a settle's last check before the bundler.
+    index("incognito_leaves_commitment").on(table.network, table.pool, table.commitment),
+  ],
 );
 
 export const incognitoSync = pgTable(
