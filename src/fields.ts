@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 
 /** Shared field shapes: a wrong one is a 400 `validation_error` that names the field. */
@@ -7,6 +8,13 @@ export const UintString = t.String({
   pattern: "^[0-9]{1,78}$",
   description: "decimal uint256 in the token's smallest unit",
 });
+/**
+ * An integer of relay402's own bodies that must arrive as a JSON number (decisions.md: `validAfter` and
+ * `validBefore` are numbers). Elysia's `t.Integer` also accepts a numeric string and converts it, so `"0"` would
+ * pass: TypeBox's own integer refuses it as a wrong type. x402 bodies keep x402's string encodings.
+ */
+export const JsonInteger = (options: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(options);
+export const UnixTimeField = JsonInteger({ minimum: 0, maximum: 2 ** 53 - 1, description: "unix seconds" });
 export const NetworkField = t.String({ description: "`bsc` or `base`", minLength: 1, maxLength: 32 });
 
 export const ErrorResponse = t.Object(

@@ -1,7 +1,5 @@
 import { t } from "elysia";
-import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields";
-
-const UnixTime = t.Integer({ minimum: 0, maximum: 2 ** 53 - 1, description: "unix seconds" });
+import { AddressField, Bytes32Field, NetworkField, UintString, UnixTimeField } from "../fields";
 
 export const PaymentPayloadSchema = t.Object({
   token: AddressField,
@@ -10,8 +8,8 @@ export const PaymentPayloadSchema = t.Object({
       from: AddressField,
       to: AddressField,
       value: UintString,
-      validAfter: UnixTime,
-      validBefore: UnixTime,
+      validAfter: UnixTimeField,
+      validBefore: UnixTimeField,
       nonce: Bytes32Field,
     }),
     signature: t.String({ maxLength: 10_000, description: "EIP-712 signature (65 bytes for an EOA)" }),

@@ -1,12 +1,11 @@
 import { t } from "elysia";
-import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields";
+import { AddressField, Bytes32Field, JsonInteger, NetworkField, UintString, UnixTimeField } from "../fields";
 import { SignatureField, UserOpSchema } from "../userops/schema";
 
-const UnixTime = t.Integer({ minimum: 0, maximum: 2 ** 53 - 1, description: "unix seconds" });
 const Amount = t.String({ description: "decimal integer in the token's smallest unit" });
 /** The two ways to bound a swap's output (decisions.md "Swaps"), the same for EOA and wallet swaps. */
 const SlippageBps = t.Optional(
-  t.Integer({
+  JsonInteger({
     minimum: 0,
     description: "default 50, at most 500; minBuyAmount = floor(buyAmount × (10000 − slippageBps) / 10000)",
   }),
@@ -48,8 +47,8 @@ const SwapMessage = t.Object({
   minBuyAmount: Amount,
   recipient: t.String(),
   fee: Amount,
-  validAfter: UnixTime,
-  validBefore: UnixTime,
+  validAfter: UnixTimeField,
+  validBefore: UnixTimeField,
   nonce: t.String(),
 });
 
@@ -64,7 +63,7 @@ export const SwapQuoteResponseSchema = t.Object({
   slippageBps: t.Integer(),
   route: t.Array(RouteHop),
   priceImpactBps: t.Integer(),
-  validBefore: UnixTime,
+  validBefore: UnixTimeField,
   relayerContract: t.String(),
   typedData: t.Optional(
     t.Object(
@@ -94,8 +93,8 @@ export const SwapBodySchema = t.Object({
       minBuyAmount: UintString,
       recipient: AddressField,
       fee: UintString,
-      validAfter: UnixTime,
-      validBefore: UnixTime,
+      validAfter: UnixTimeField,
+      validBefore: UnixTimeField,
       nonce: Bytes32Field,
     }),
     signature: t.String({ maxLength: 10_000, description: "EIP-712 signature (65 bytes for an EOA)" }),
