@@ -14,6 +14,7 @@ import { walletRoutes } from "../wallets/routes";
 import { x402Routes } from "../x402/routes";
 import { isX402Body } from "../x402/wire";
 import { adminGuard, isAdminRequest } from "./admin-guard";
+import { checksumAddresses } from "./checksum-addresses";
 import { envelope } from "./errors";
 import { isJsonContentType, nestedDeeperThan } from "./limits";
 import { metricsRoutes } from "./metrics";
@@ -60,7 +61,7 @@ function sendingRoute(request: Request): { flow: string; path: string } | undefi
   return flow ? { flow, path } : undefined;
 }
 
-type ValueError = { path?: string; message?: string; summary?: string };
+type ValueError = { path?: string; message?: string; summary?: string; schema?: unknown; value?: unknown };
 
 /**
  * The first offending field of a schema failure. Elysia's summaries interpolate the offending value, which throws
@@ -71,15 +72,35 @@ function firstValueError(error: ValidationError): ValueError | undefined {
     return error.all?.[0] as ValueError | undefined;
   } catch {
     const raw = (error as { valueError?: ValueError }).valueError;
-    return raw && { path: raw.path, message: raw.message };
+    return raw && { path: raw.path, message: raw.message, schema: raw.schema, value: raw.value };
   }
+}
+
+/** The allowed values of a union of literals (`network`, incognito `type`), else undefined. */
+function literalsOf(schema: unknown): string[] | undefined {
+  const options = (schema as { anyOf?: unknown[] } | undefined)?.anyOf;
+  if (!Array.isArray(options) || options.length === 0) return undefined;
+  const values = options.map((option) => (option as { const?: unknown }).const);
+  return values.every((value) => typeof value === "string" || typeof value === "number")
+    ? values.map(String)
+    : undefined;
+}
+
+/** A value as an error message shows it: short, and never by calling its own toString. */
+function shown(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 64));
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
+  return Array.isArray(value) ? "an array" : `a value of type ${typeof value}`;
 }
 
 /** Turns a schema failure into `validation_error` naming the first offending field. */
 function validationError(error: ValidationError): ApiError {
   const first = firstValueError(error);
   const field = first?.path ? first.path.replace(/^\//, "").replaceAll("/", ".") : "body";
-  const message = first?.summary ?? first?.message ?? "invalid request";
+  const allowed = literalsOf(first?.schema);
+  const message = allowed
+    ? `${shown(first?.value)} is not one of ${allowed.join(", ")}`
+    : (first?.summary ?? first?.message ?? "invalid request");
   return new ApiError("validation_error", `${field || "body"}: ${message}`, { field: field || "body" });
 }
 
@@ -182,7 +203,14 @@ export function createApp(services: Services) {
       // Every JSON body is read here, once: its nesting is measured on the raw text before the parser and the schema
       // see it (a 60 KiB body of nested `[` cost the schema validator half a second of CPU). Other content types
       // (text, forms, bytes) are Elysia's to parse, and none of them nests.
-      if (!isJsonContentType(contentType)) return;
+      // Every body of this API is JSON: another content type would reach the schema as "field is missing".
+      if (!isJsonContentType(contentType)) {
+        throw new ApiError(
+          "validation_error",
+          `request body must be sent with content-type application/json, not ${contentType ? `"${contentType.slice(0, 100)}"` : "none"}`,
+          { field: "content-type" },
+        );
+      }
       const text = await request.text();
       if (nestedDeeperThan(text, MAX_BODY_DEPTH)) {
         throw new ApiError("validation_error", `request body is nested deeper than ${MAX_BODY_DEPTH} levels`, {
@@ -191,6 +219,10 @@ export function createApp(services: Services) {
         });
       }
       return JSON.parse(text);
+    })
+    .onAfterHandle({ as: "global" }, ({ responseValue }) => {
+      const checksummed = checksumAddresses(responseValue);
+      if (checksummed !== responseValue) return checksummed;
     })
     .onError(({ code, error, set, request }) => {
       let apiError: ApiError;
