@@ -52,10 +52,18 @@ export const PAYER_DENIED_MESSAGE = "payer refused after repeated failed settlem
 export const OWNER_DENIED_MESSAGE = "wallet owner refused after repeated failed settlements";
 export const OWNER_SWAPS_DENIED_MESSAGE = "wallet owner's swaps refused after repeated swaps reverted by a price move";
 
-/** The wallet verify endpoints' answer for a denied owner: 400 validation_error on walletAddress. */
-export async function assertOwnerNotDenied(deny: DenyCounters, network: string, owner: string): Promise<void> {
+/**
+ * The wallet verify endpoints' answer for a denied owner: 400 validation_error on the body's field that names the
+ * paying wallet (`walletAddress`, or `paymentRequirements.deployment.payerAddress` at /deploy/wallet/verify).
+ */
+export async function assertOwnerNotDenied(
+  deny: DenyCounters,
+  network: string,
+  owner: string,
+  field = "walletAddress",
+): Promise<void> {
   if (await deny.isDenied(network, "owner", owner)) {
-    throw new ApiError("validation_error", OWNER_DENIED_MESSAGE, { field: "walletAddress" });
+    throw new ApiError("validation_error", OWNER_DENIED_MESSAGE, { field });
   }
 }
 

@@ -41,7 +41,8 @@ export async function verifyEoaDeployment(ctx: SettlingContext, body: Static<typ
   const verdict = await checkBatch(ctx, { network, plan, payments }, body.paymentRequirements.relayerContract);
   return {
     isValid: verdict.isValid,
-    payer: payments.payer,
+    // Only a recovered signer is a payer: an invalid batch's `from` is merely what the body claims.
+    ...(verdict.isValid ? { payer: payments.payer } : {}),
     wallets,
     deploymentFee: plan.deploymentFee.toString(),
     fundingFees: fundingFees.toString(),

@@ -20,7 +20,9 @@ import {
   WalletVerifyResponseSchema,
 } from "./schemas";
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 500: ErrorResponse };
+const errors = { 400: ErrorResponse, 404: ErrorResponse, 500: ErrorResponse };
+/** Only the admin routes can answer 401. */
+const adminErrors = { ...errors, 401: ErrorResponse };
 const tags = ["Wallet deployment"];
 
 /** The OpenAPI security requirement of the admin endpoints (scheme declared in http/app.ts). */
@@ -42,7 +44,7 @@ export function deployRoutes(deployments: Deployments, guard: AdminGuard) {
     .post("/deploy/verify", ({ body }) => deployments.verify(body), {
       admin: true,
       body: EoaVerifyBodySchema,
-      response: { 200: EoaVerifyResponseSchema, ...errors },
+      response: { 200: EoaVerifyResponseSchema, ...adminErrors },
       detail: {
         tags,
         summary: "Verify an EOA-paid deployment",
@@ -54,7 +56,7 @@ export function deployRoutes(deployments: Deployments, guard: AdminGuard) {
     .post("/deploy/settle", ({ body }) => deployments.settle(body), {
       admin: true,
       body: EoaSettleBodySchema,
-      response: { 200: DeploySettleResponseSchema, ...errors },
+      response: { 200: DeploySettleResponseSchema, ...adminErrors },
       detail: {
         tags,
         summary: "Settle an EOA-paid deployment",
@@ -66,7 +68,7 @@ export function deployRoutes(deployments: Deployments, guard: AdminGuard) {
     .post("/deploy/wallet/verify", ({ body }) => deployments.verifyWallet(body), {
       admin: true,
       body: WalletVerifyBodySchema,
-      response: { 200: WalletVerifyResponseSchema, ...errors },
+      response: { 200: WalletVerifyResponseSchema, ...adminErrors },
       detail: {
         tags,
         summary: "Verify a smart-wallet-paid deployment",
@@ -77,7 +79,7 @@ export function deployRoutes(deployments: Deployments, guard: AdminGuard) {
     .post("/deploy/wallet/settle", ({ body }) => deployments.settleWallet(body), {
       admin: true,
       body: WalletSettleBodySchema,
-      response: { 200: DeploySettleResponseSchema, ...errors },
+      response: { 200: DeploySettleResponseSchema, ...adminErrors },
       detail: {
         tags,
         summary: "Settle a smart-wallet-paid deployment",

@@ -52,7 +52,7 @@ export const EoaSettleBodySchema = t.Object({
 
 const VerifyFields = {
   isValid: t.Boolean(),
-  payer: t.String(),
+  payer: t.Optional(t.String({ description: "the recovered signer; absent when the batch is not valid" })),
   wallets: t.Array(WalletEntrySchema),
   deploymentFee: t.String(),
   fundingFees: t.String(),

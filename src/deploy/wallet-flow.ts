@@ -110,7 +110,7 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
   );
   const { hash, record } = located;
   const signature = body.signature.toLowerCase() as Hex;
-  if (body.userOp.signature !== "0x" && body.userOp.signature.toLowerCase() !== signature)
+  if (body.userOp.signature.toLowerCase() !== signature)
     throw invalid("signature", "signature differs from userOp.signature");
   const batchKey = `wallet:${network.name}:${hash}`;
 

@@ -84,7 +84,7 @@ export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpReq
   if (!state.fromFactory || !state.owner) {
     throw invalid(fields.sender, `${sender} is not a relay402 wallet (deployed by the factory)`);
   }
-  await assertOwnerNotDenied(deps.deny, name, state.owner);
+  await assertOwnerNotDenied(deps.deny, name, state.owner, fields.sender);
   if (state.balance < request.spends.amount) {
     throw invalid(fields.balance, `insufficient token balance: ${state.balance} < ${request.spends.amount} needed`, {
       balance: state.balance.toString(),
