@@ -233,7 +233,7 @@ for (const network of NETWORK_NAMES) {
       expectInvalid(await service.post("/verify", body), /payer refused/);
     });
 
-    test("a denied owner's wallet is refused at /wallet/verify and /deploy/wallet/verify (validation_error, walletAddress)", async () => {
+    test("a denied owner's wallet is refused at /wallet/verify and /deploy/wallet/verify (validation_error on the paying wallet)", async () => {
       const c = chainOf(network);
       const { owner, wallet } = await deployFundedWallet(network, 100n * unit(network));
       const walletVerify = {
@@ -256,15 +256,19 @@ for (const network of NETWORK_NAMES) {
       expect((await service.post("/wallet/verify", walletVerify)).status).toBe(200);
 
       await recordReverts("owner", owner.address, now);
-      for (const response of [
-        await service.post("/wallet/verify", walletVerify),
-        await service.post("/deploy/wallet/verify", deployVerify, admin),
-      ]) {
+      // Each endpoint names the field of its own body that holds the paying wallet.
+      for (const [response, field] of [
+        [await service.post("/wallet/verify", walletVerify), "walletAddress"],
+        [
+          await service.post("/deploy/wallet/verify", deployVerify, admin),
+          "paymentRequirements.deployment.payerAddress",
+        ],
+      ] as const) {
         expect(response.status).toBe(400);
         expect(response.body).toMatchObject({
           code: "validation_error",
           message: "wallet owner refused after repeated failed settlements",
-          details: { field: "walletAddress" },
+          details: { field },
         });
       }
       // An owner is not a payer: the same address as an EOA payer is judged on its own count.

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import type { Hex } from "viem";
+import { getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi, relayerAbi } from "../../src/chain/abis";
 import { parseAuthorization } from "../../src/payments/authorization";
@@ -33,8 +33,8 @@ for (const network of NETWORK_NAMES) {
       expect(response.body).toMatchObject({
         success: true,
         network,
-        payer: payer.address.toLowerCase(),
-        payment: { to: to.toLowerCase(), amount: value.toString(), token: c.token.address.toLowerCase() },
+        payer: payer.address,
+        payment: { to: getAddress(to), amount: value.toString(), token: c.token.address },
       });
       const receipt = await c.public.getTransactionReceipt({ hash: response.body.transaction });
       expect(receipt.status).toBe("success");
