@@ -188,7 +188,7 @@ describe("deployments", () => {
     // The fee payload claims a `from` whose key did not sign it.
     const stranger = privateKeyToAccount(`0x${"42".repeat(32)}` as Hex).address;
     const forged = structuredClone(flow.body);
-    forged.paymentPayload[0].payload.authorization.from = stranger;
+    (forged.paymentPayload[0] as (typeof forged.paymentPayload)[number]).payload.authorization.from = stranger;
     const invalid = await service.post("/deploy/verify", forged, adminHeaders(service));
     expect(invalid.status).toBe(200);
     expect(invalid.body.isValid).toBe(false);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Address, Hex } from "viem";
+import { type Address, getAddress, type Hex } from "viem";
 import { relayerAbi } from "../../src/chain/abis";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
@@ -189,7 +189,7 @@ describe("graceful shutdown of the service process", () => {
       for (const payment of list) {
         const again = await settle(second, payment.body);
         expect(again.status).toBe(200);
-        expect(await again.json()).toMatchObject({ success: true, payer: payment.payer.toLowerCase() });
+        expect(await again.json()).toMatchObject({ success: true, payer: getAddress(payment.payer) });
       }
       await expectPaidOnce(list);
       second.child.kill("SIGTERM");

@@ -97,7 +97,7 @@ for (const network of NETWORK_NAMES) {
       const feeBefore = await tokenBalance(network, c.token.address, c.info.feeRecipient);
       const settled = await service.post("/swap/settle", body(signature));
       expect(settled.status).toBe(200);
-      expect(settled.body).toMatchObject({ success: true, payer: wallet.toLowerCase() });
+      expect(settled.body).toMatchObject({ success: true, payer: getAddress(wallet) });
       expect(await tokenBalance(network, c.token.address, wallet)).toBe(0n);
       expect((await tokenBalance(network, c.token.address, c.info.feeRecipient)) - feeBefore).toBe(BigInt(quote.fee));
       const received = await tokenBalance(network, quote.buyToken, recipient);
