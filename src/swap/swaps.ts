@@ -60,11 +60,12 @@ export function createSwaps(deps: {
       );
     },
     async verify(body: SwapBody) {
-      const { authorization, signature } = parseSwapAuthorization(body.swapPayload);
+      const { authorization, signature, route } = parseSwapAuthorization(body.swapPayload);
       const verdict = await verifySwap(
         contextOf(body),
         authorization,
         signature,
+        route,
         body.swapRequirements.relayerContract,
       );
       if (verdict.isValid) return { isValid: true, payer: verdict.payer, buyAmount: verdict.buyAmount.toString() };
@@ -77,8 +78,8 @@ export function createSwaps(deps: {
       };
     },
     settle(body: SwapBody) {
-      const { authorization, signature } = parseSwapAuthorization(body.swapPayload);
-      return settler.settle(contextOf(body), authorization, signature, body.swapRequirements.relayerContract);
+      const { authorization, signature, route } = parseSwapAuthorization(body.swapPayload);
+      return settler.settle(contextOf(body), authorization, signature, route, body.swapRequirements.relayerContract);
     },
     /** POST /wallet/swap/verify: the sponsored UserOp of a wallet's swap, or why it would not pay the minimum. */
     walletVerify(networkName: string, request: WalletSwapRequest) {

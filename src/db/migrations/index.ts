@@ -11,6 +11,7 @@ import m0007 from "./0007_x402_settlement_token.sql" with { type: "text" };
 import m0008 from "./0008_incognito_leaves.sql" with { type: "text" };
 import m0009 from "./0009_swap_settlements.sql" with { type: "text" };
 import m0010 from "./0010_key_leases.sql" with { type: "text" };
+import m0011 from "./0011_swap_authorization_hash.sql" with { type: "text" };
 
 export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_eoa_settlements", sql: m0000 },
@@ -24,4 +25,5 @@ export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0008_incognito_leaves", sql: m0008 },
   { name: "0009_swap_settlements", sql: m0009 },
   { name: "0010_key_leases", sql: m0010 },
+  { name: "0011_swap_authorization_hash", sql: m0011 },
 ];

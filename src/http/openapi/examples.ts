@@ -2,6 +2,7 @@
  * One example per request and response body, keyed by "METHOD /path" as the document writes it. Values are
  * illustrative, of a shape the route's schema accepts (test/http/openapi.test.ts checks each against it).
  */
+import { type Hex, keccak256 } from "viem";
 import { INCOGNITO_CIRCUIT_ID_EXAMPLE, INCOGNITO_EXAMPLES, INCOGNITO_POOL_EXAMPLE } from "../../incognito/examples";
 import { SIGNED_TYPES } from "../../payments/typed-data";
 import { WALLET_SWAP_EXAMPLES } from "../../swap/examples";
@@ -11,7 +12,7 @@ import { EXAMPLE_PAYMASTER, EXAMPLE_WALLET, exampleUserOp } from "../../userops/
 
 type Examples = { request?: unknown; responses?: Record<string, unknown> };
 
-const RELAYER = "0x626D9DeF38AA6A2Aeaba5865Da3178A6691cbdd4";
+const RELAYER = "0xe7a518451b8e7Abb526ea674A1D2A6720014de71";
 const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const PAYER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const MERCHANT = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
@@ -269,6 +270,9 @@ export const X402_EXAMPLES = {
   },
 };
 
+/** The example route's packed path: TOKEN, fee 500, WRAPPED_NATIVE, fee 2500, DAI. */
+const SWAP_PATH = `${TOKEN}0001f4${WRAPPED_NATIVE.slice(2)}0009c4${DAI.slice(2)}`.toLowerCase();
+
 const swapQuote = {
   network: "bsc",
   sellToken: TOKEN,
@@ -282,6 +286,8 @@ const swapQuote = {
     { dex: "pancakeswap-v3", kind: "v3", tokenIn: TOKEN, tokenOut: WRAPPED_NATIVE, fee: 500 },
     { dex: "pancakeswap-v3", kind: "v3", tokenIn: WRAPPED_NATIVE, tokenOut: DAI, fee: 2500 },
   ],
+  router: SWAP_V3_ROUTER,
+  path: SWAP_PATH,
   priceImpactBps: 36,
   validBefore: NOW + 120,
   relayerContract: RELAYER,
@@ -297,11 +303,14 @@ const swapBody = {
       minBuyAmount: "97910306133705970634",
       recipient: PAYER,
       fee: "300000000000000000",
+      router: SWAP_V3_ROUTER,
+      routeHash: keccak256(SWAP_PATH as Hex),
       validAfter: NOW - 60,
       validBefore: NOW + 120,
       nonce: hash("4"),
     },
     signature: SIGNATURE,
+    path: SWAP_PATH,
   },
   swapRequirements: { network: "bsc", relayerContract: RELAYER },
 };

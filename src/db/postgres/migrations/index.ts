@@ -2,8 +2,10 @@
 // `bun build --compile` embeds it. Add each new migration here, in order.
 import m0000 from "./0000_initial.sql" with { type: "text" };
 import m0001 from "./0001_key_leases.sql" with { type: "text" };
+import m0002 from "./0002_swap_authorization_hash.sql" with { type: "text" };
 
 export const POSTGRES_MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_initial", sql: m0000 },
   { name: "0001_key_leases", sql: m0001 },
+  { name: "0002_swap_authorization_hash", sql: m0002 },
 ];
