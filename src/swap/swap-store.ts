@@ -63,6 +63,7 @@ export function createSwapSettlementStore(db: Db): SwapSettlementStore {
       validAfter: p("validAfter"),
       validBefore: p("validBefore"),
       signature: p("signature"),
+      authorizationHash: p("authorizationHash"),
       status: "pending",
       createdAt: p("time"),
       updatedAt: p("time"),
