@@ -234,10 +234,6 @@ export function explainRevert(data: Hex): [ErrorCode, string] {
         return ["payment_verification_error", PRICE_MOVED];
       return ["payment_verification_error", `the swap would revert: ${text}`];
     }
-    case "RouterNotWhitelisted":
-      return ["payment_verification_error", "the signed router is not whitelisted on the relayer"];
-    case "InvalidSwapPath":
-      return ["payment_verification_error", "the signed path does not run from sellToken to buyToken"];
     case "RouteNotSigned":
       return ["signature_error", "the route is not the one the authorization signed (router, routeHash)"];
     case "AuthorizationAlreadyUsed":

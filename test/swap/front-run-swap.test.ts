@@ -167,6 +167,27 @@ describe("a signed swap is bound to its route and judged by its struct hash", ()
     });
   }
 
+  test("base: a body whose path is not the signed routeHash is 400 validation_error naming swapPayload.path, nothing sent", async () => {
+    const network = "base";
+    const payer = await freshPayer(network);
+    const { t, signed } = await signedSwaps(network, payer);
+    const path = encodePath("v2", [
+      { tokenIn: t.m, tokenOut: t.w },
+      { tokenIn: t.w, tokenOut: t.dai },
+    ]);
+    const body = { ...signed.body, swapPayload: { ...signed.body.swapPayload, path } };
+    for (const route of ["/swap/verify", "/swap/settle"]) {
+      const answer = await service.post(route, body);
+      expect([answer.status, answer.body.code, answer.body.details?.field]).toEqual([
+        400,
+        "validation_error",
+        "swapPayload.path",
+      ]);
+    }
+    expect(await nonceUsed(network, payer.address, signed.authorization.nonce)).toBe(false);
+    expect(await tokenBalance(network, t.m, payer.address)).toBe(1000n * t.unit);
+  });
+
   test("base: the very authorization executed by someone else first is a success with that transaction", async () => {
     const network = "base";
     const payer = await freshPayer(network);
