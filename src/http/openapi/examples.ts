@@ -2,10 +2,9 @@
  * One example per request and response body, keyed by "METHOD /path" as the document writes it. Values are
  * illustrative, of a shape the route's schema accepts (test/http/openapi.test.ts checks each against it).
  */
-import { type Hex, keccak256 } from "viem";
 import { INCOGNITO_CIRCUIT_ID_EXAMPLE, INCOGNITO_EXAMPLES, INCOGNITO_POOL_EXAMPLE } from "../../incognito/examples";
 import { SIGNED_TYPES } from "../../payments/typed-data";
-import { WALLET_SWAP_EXAMPLES } from "../../swap/examples";
+import { SWAP_EXAMPLES, WALLET_SWAP_EXAMPLES } from "../../swap/examples";
 import { SWAP_WITH_AUTHORIZATION_TYPE } from "../../swap/typed-data";
 
 import { EXAMPLE_PAYMASTER, EXAMPLE_WALLET, exampleUserOp } from "../../userops/examples";
@@ -22,7 +21,6 @@ const PAYMASTER = EXAMPLE_PAYMASTER;
 const SWAP_V2_ROUTER = "0x10ED43C718714eb63d5aA57B78B54704E256024E";
 const SWAP_V3_ROUTER = "0x13f4EA83D0bd40E75C8222255bc855a974568Dd4";
 const WRAPPED_NATIVE = "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c";
-const DAI = "0x1AF3F329e8BE154074D8769D1FFa4eE058B1DBc3";
 const hash = (digit: string) => `0x${digit.repeat(64)}`;
 const SIGNATURE = `0x${"ab".repeat(65)}`;
 const SALT = hash("0");
@@ -270,80 +268,7 @@ export const X402_EXAMPLES = {
   },
 };
 
-/** The example route's packed path: TOKEN, fee 500, WRAPPED_NATIVE, fee 2500, DAI. */
-const SWAP_PATH = `${TOKEN}0001f4${WRAPPED_NATIVE.slice(2)}0009c4${DAI.slice(2)}`.toLowerCase();
-
-const swapQuote = {
-  network: "bsc",
-  sellToken: TOKEN,
-  buyToken: DAI,
-  sellAmount: "100000000000000000000",
-  fee: "300000000000000000",
-  buyAmount: "98402317722316553401",
-  minBuyAmount: "97910306133705970634",
-  slippageBps: 50,
-  route: [
-    { dex: "pancakeswap-v3", kind: "v3", tokenIn: TOKEN, tokenOut: WRAPPED_NATIVE, fee: 500 },
-    { dex: "pancakeswap-v3", kind: "v3", tokenIn: WRAPPED_NATIVE, tokenOut: DAI, fee: 2500 },
-  ],
-  router: SWAP_V3_ROUTER,
-  path: SWAP_PATH,
-  priceImpactBps: 36,
-  validBefore: NOW + 120,
-  relayerContract: RELAYER,
-};
-
-const swapBody = {
-  swapPayload: {
-    authorization: {
-      from: PAYER,
-      sellToken: TOKEN,
-      buyToken: DAI,
-      sellAmount: "100000000000000000000",
-      minBuyAmount: "97910306133705970634",
-      recipient: PAYER,
-      fee: "300000000000000000",
-      router: SWAP_V3_ROUTER,
-      routeHash: keccak256(SWAP_PATH as Hex),
-      validAfter: NOW - 60,
-      validBefore: NOW + 120,
-      nonce: hash("4"),
-    },
-    signature: SIGNATURE,
-    path: SWAP_PATH,
-  },
-  swapRequirements: { network: "bsc", relayerContract: RELAYER },
-};
-
 export const EXAMPLES: Record<string, Examples> = {
-  "POST /swap/verify": {
-    request: swapBody,
-    responses: { 200: { isValid: true, payer: PAYER, buyAmount: "98402317722316553401" } },
-  },
-  "POST /swap/settle": {
-    request: swapBody,
-    responses: {
-      200: {
-        success: true,
-        transaction: hash("b").toLowerCase(),
-        network: "bsc",
-        payer: PAYER.toLowerCase(),
-        blockNumber: 1240,
-        swap: {
-          sellToken: TOKEN.toLowerCase(),
-          buyToken: DAI.toLowerCase(),
-          sellAmount: "100000000000000000000",
-          fee: "300000000000000000",
-          buyAmount: "98402317722316553401",
-          recipient: PAYER.toLowerCase(),
-        },
-      },
-    },
-  },
-  "POST /swap/quote": {
-    request: { network: "bsc", sellToken: TOKEN, buyToken: DAI, sellAmount: "100000000000000000000", slippageBps: 50 },
-    responses: { 200: swapQuote },
-  },
   "POST /verify": {
     request: {
       paymentPayload: authorization("1000000000000000000"),
@@ -470,5 +395,6 @@ export const EXAMPLES: Record<string, Examples> = {
   "GET /health": { responses: { 200: health, 503: { ...health, status: "down", database: "down" } } },
   "GET /config": { responses: { 200: clientConfig } },
   ...INCOGNITO_EXAMPLES,
+  ...SWAP_EXAMPLES,
   ...WALLET_SWAP_EXAMPLES,
 };
