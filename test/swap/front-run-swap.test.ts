@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { type Address, type Hex, parseEventLogs } from "viem";
+import { type Address, type Hex, parseAbi, parseEventLogs } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { forgeArtifact } from "../../scripts/devnet/artifacts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { relayerAbi } from "../../src/chain/abis";
-import { relayerSwapAbi } from "../../src/swap/abis";
+import { erc20Abi, relayerAbi } from "../../src/chain/abis";
+import { relayerSwapAbi, v2RouterAbi } from "../../src/swap/abis";
 import { encodePath } from "../../src/swap/path";
 import { parseSwapAuthorization, type SwapRoute } from "../../src/swap/swap-authorization";
 import { swapAuthorizationHash } from "../../src/swap/typed-data";
@@ -25,7 +26,12 @@ function tokensOf(network: NetworkName) {
 }
 
 /** The quote's typed data (M -> DAI, 10 M) signed as it comes, and signed again changed (same nonce). */
-async function signedSwaps(network: NetworkName, payer: Payer, change: (message: Message) => Message = (m) => m) {
+async function signedSwaps(
+  network: NetworkName,
+  payer: Payer,
+  change: (message: Message) => Message = (m) => m,
+  slippageBps = 50,
+) {
   const t = tokensOf(network);
   const sellAmount = 10n * t.unit;
   await approveRelayer(network, payer.key, 2n * sellAmount);
@@ -37,6 +43,7 @@ async function signedSwaps(network: NetworkName, payer: Payer, change: (message:
     mode: "eoa",
     from: payer.address,
     recipient: randomAddress(),
+    slippageBps,
   });
   expect(response.status).toBe(200);
   const quote = response.body;
@@ -73,6 +80,69 @@ function submitDirectly(network: NetworkName, key: Hex, swap: Signed, route: Swa
   });
 }
 
+/**
+ * A route the stranger owns: V2 pools M/X and X/DAI of a token X it deploys (never a connector, so no quote
+ * ever goes through it), priced at the quote (`amountIn` M for `buyAmount` X, X for DAI one to one), 10^4 swaps
+ * deep.
+ */
+async function ownRoute(network: NetworkName, key: Hex, amountIn: bigint, buyAmount: bigint): Promise<SwapRoute> {
+  const t = tokensOf(network);
+  const wallet = t.c.walletFor(key);
+  const mined = async (hash: Hex) =>
+    expect((await t.c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 })).status).toBe("success");
+  const deployed = await t.c.public.waitForTransactionReceipt({
+    hash: await wallet.deployContract({ abi: [], bytecode: forgeArtifact("TestDAI.sol", "TestDAI").bytecode }),
+    pollingInterval: 50,
+  });
+  const x = deployed.contractAddress as Address;
+  const depth = 10_000n;
+  for (const [token, amount] of [
+    [t.m, amountIn * depth],
+    [x, 2n * buyAmount * depth],
+    [t.dai, buyAmount * depth],
+  ] as const) {
+    await mined(
+      await wallet.writeContract({
+        address: token,
+        abi: mintAbi,
+        functionName: "mint",
+        args: [wallet.account.address, amount],
+      }),
+    );
+    await mined(
+      await wallet.writeContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [t.dex.v2.router, amount],
+      }),
+    );
+  }
+  const deadline = BigInt(Math.floor(Date.now() / 1000) + 600);
+  for (const [a, b, amountA, amountB] of [
+    [t.m, x, amountIn * depth, buyAmount * depth],
+    [x, t.dai, buyAmount * depth, buyAmount * depth],
+  ] as const) {
+    await mined(
+      await wallet.writeContract({
+        address: t.dex.v2.router,
+        abi: v2RouterAbi,
+        functionName: "addLiquidity",
+        args: [a, b, amountA, amountB, 0n, 0n, wallet.account.address, deadline],
+      }),
+    );
+  }
+  return {
+    router: t.dex.v2.router,
+    path: encodePath("v2", [
+      { tokenIn: t.m, tokenOut: x },
+      { tokenIn: x, tokenOut: t.dai },
+    ]),
+  };
+}
+
+const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
+
 const nonceUsed = (network: NetworkName, payer: Address, nonce: Hex) =>
   chainOf(network).public.readContract({
     address: chainOf(network).info.relayer,
@@ -103,28 +173,26 @@ describe("a signed swap is bound to its route and judged by its struct hash", ()
   for (const network of NETWORK_NAMES) {
     test(`${network}: a stranger submitting the victim's swap on another route reverts, the quoted route settles`, async () => {
       const payer = await freshPayer(network);
-      const { t, quote, sellAmount, signed } = await signedSwaps(network, payer);
+      // Signed at the highest slippage the service allows: 5 % the stranger could keep.
+      const { t, quote, sellAmount, signed } = await signedSwaps(network, payer, undefined, 500);
       const stranger = await freshPayer(network);
       const recipient = signed.authorization.recipient;
+      const amountIn = sellAmount - BigInt(quote.fee);
+      const own = await ownRoute(network, stranger.key, amountIn, BigInt(quote.buyAmount));
+      const tokens = (own.path.slice(2).match(/.{40}/g) ?? []).map((token) => `0x${token}` as Address);
+      const paid = await t.c.public.readContract({
+        address: t.dex.v2.router,
+        abi: v2RouterAbi,
+        functionName: "getAmountsOut",
+        args: [amountIn, tokens],
+      });
+      // Through its own pools the stranger would pay the recipient the minimum and keep the rest.
+      expect(paid.at(-1)).toBeGreaterThanOrEqual(signed.authorization.minBuyAmount);
+      expect(paid.at(-1)).toBeLessThan(BigInt(quote.buyAmount));
       const kind = quote.route[0].kind as "v2" | "v3";
-      // The other kind's router through W: a route the stranger picked, not the signed one.
+      // The stranger's pools, and the signed path on the other router.
       const others: SwapRoute[] = [
-        kind === "v3"
-          ? {
-              router: t.dex.v2.router,
-              path: encodePath("v2", [
-                { tokenIn: t.m, tokenOut: t.w },
-                { tokenIn: t.w, tokenOut: t.dai },
-              ]),
-            }
-          : {
-              router: t.dex.v3.router,
-              path: encodePath("v3", [
-                { tokenIn: t.m, tokenOut: t.w, fee: 500 },
-                { tokenIn: t.w, tokenOut: t.dai, fee: 3000 },
-              ]),
-            },
-        // The signed path on the other router.
+        own,
         { router: kind === "v3" ? t.dex.v2.router : t.dex.v3.router, path: signed.route.path },
       ];
       for (const route of others) {
