@@ -6,14 +6,17 @@ import {IEntryPoint} from "@account-abstraction/contracts/interfaces/IEntryPoint
 import {PackedUserOperation} from "@account-abstraction/contracts/interfaces/PackedUserOperation.sol";
 import {UserOperationLib} from "@account-abstraction/contracts/core/UserOperationLib.sol";
 import {_packValidationData} from "@account-abstraction/contracts/core/Helpers.sol";
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 
 /// @notice Verifying paymaster (EntryPoint v0.7), modeled on the eth-infinitism VerifyingPaymaster sample,
-/// with a rotatable signer and an explicit owner (deployed through the CREATE2 deployer).
+/// with a rotatable signer and an explicit owner (deployed through the CREATE2 deployer). Ownership moves in two
+/// steps (Ownable2Step): the deposit and the stake stay with the old owner until the new one accepts.
 /// paymasterAndData = paymaster(20) | pmVerificationGasLimit(16) | pmPostOpGasLimit(16)
 ///                    | abi.encode(uint48 validUntil, uint48 validAfter) | signature(65)
-contract Paymaster is BasePaymaster {
+contract Paymaster is BasePaymaster, Ownable2Step {
     using UserOperationLib for PackedUserOperation;
 
     uint256 private constant VALID_TIMESTAMP_OFFSET = PAYMASTER_DATA_OFFSET;
@@ -34,6 +37,14 @@ contract Paymaster is BasePaymaster {
 
     function setVerifyingSigner(address signer) external onlyOwner {
         _setVerifyingSigner(signer);
+    }
+
+    function transferOwnership(address newOwner) public override(Ownable, Ownable2Step) onlyOwner {
+        Ownable2Step.transferOwnership(newOwner);
+    }
+
+    function _transferOwnership(address newOwner) internal override(Ownable, Ownable2Step) {
+        Ownable2Step._transferOwnership(newOwner);
     }
 
     /// @notice Hash the off-chain signer signs (as an EIP-191 message). Covers every UserOp field except

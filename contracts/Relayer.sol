@@ -5,8 +5,10 @@ import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 
@@ -35,8 +37,9 @@ interface IV3Router {
 
 /// @notice EIP-3009-style authorized transfers for any whitelisted ERC-20 the payer approved to this contract,
 /// plus a batch entry point for smart wallets paying from their own balance; and the same two shapes for
-/// exact-in swaps on a whitelisted DEX router, where the signature binds the minimum output and the recipient.
-contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
+/// exact-in swaps on a whitelisted DEX router, where the signature binds the route, the minimum output and the
+/// recipient. Ownership moves in two steps (Ownable2Step): a mistyped new owner never gets it.
+contract Relayer is EIP712, Ownable2Step, Pausable, ReentrancyGuardTransient {
     using SafeERC20 for IERC20;
 
     bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH =
@@ -47,7 +50,7 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
     bytes32 public constant SWAP_WITH_AUTHORIZATION_TYPEHASH =
         keccak256(
-            "SwapWithAuthorization(address from,address sellToken,address buyToken,uint256 sellAmount,uint256 minBuyAmount,address recipient,uint256 fee,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
+            "SwapWithAuthorization(address from,address sellToken,address buyToken,uint256 sellAmount,uint256 minBuyAmount,address recipient,uint256 fee,address router,bytes32 routeHash,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
         );
 
     /// @notice Router kinds: which call the relayer builds for a whitelisted router (0 = not whitelisted).
@@ -55,6 +58,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
     uint8 public constant ROUTER_V3 = 2; // exactInput({path, recipient, amountIn, amountOutMinimum})
 
     /// @notice Field order and types are the EIP-712 struct's, so its hash is keccak256(abi.encode(TYPEHASH, auth)).
+    /// `router` and `routeHash` = keccak256(SwapRoute.path) bind the route: whoever submits the signature cannot
+    /// trade it through another path or router (a pool of their own, down to minBuyAmount).
     struct SwapAuthorization {
         address from;
         address sellToken;
@@ -63,6 +68,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         uint256 minBuyAmount;
         address recipient;
         uint256 fee;
+        address router;
+        bytes32 routeHash;
         uint256 validAfter;
         uint256 validBefore;
         bytes32 nonce;
@@ -84,6 +91,15 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
     struct SwapRoute {
         address router;
         bytes path;
+    }
+
+    /// @notice An EIP-2612 permit of the payer to this contract, submitted with a transfer authorization.
+    struct PermitSignature {
+        uint256 value;
+        uint256 deadline;
+        uint8 v;
+        bytes32 r;
+        bytes32 s;
     }
 
     uint8 public constant STATUS_OK = 0;
@@ -124,7 +140,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
     event TokenWhitelistUpdated(address indexed token, bool allowed);
     event BatchPaid(address indexed payer, address indexed token, uint256 total);
     event Erc1271GasLimitUpdated(uint256 gasLimit);
-    /// @dev `nonce` is zero for a smart wallet's swapBatch.
+    /// @dev `nonce` and `authorizationHash` (the EIP-712 struct hash of the SwapAuthorization executed, so a
+    /// facilitator can tell whether a used nonce carried exactly what it signed) are zero for a wallet's swapBatch.
     event SwapExecuted(
         address indexed payer,
         bytes32 indexed nonce,
@@ -133,7 +150,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         address buyToken,
         uint256 sellAmount,
         uint256 fee,
-        uint256 buyAmount
+        uint256 buyAmount,
+        bytes32 authorizationHash
     );
     event RouterUpdated(address indexed router, uint8 kind);
     event FeeRecipientUpdated(address feeRecipient);
@@ -151,6 +169,9 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
     error InvalidSwap();
     error InsufficientOutput(uint256 received, uint256 minimum);
     error InvalidFeeRecipient();
+    error RouteNotSigned();
+    error PermitValueTooLow(uint256 permitValue, uint256 value);
+    error PermitFailed();
 
     constructor(string memory name, string memory version, address owner) EIP712(name, version) Ownable(owner) {
         feeRecipient = owner;
@@ -168,13 +189,32 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         bytes32 nonce,
         bytes calldata signature
     ) external {
-        _requireOpen(token);
-        if (block.timestamp < validAfter) revert AuthorizationNotYetValid();
-        if (block.timestamp > validBefore) revert AuthorizationExpired();
-        _useNonce(from, nonce);
-        bytes32 digest = _transferDigestFromCalldata();
-        if (!_isValidSignature(from, digest, signature)) revert InvalidSignature();
+        _authorizeTransfer(token, from, validAfter, validBefore, nonce, signature);
+        emit AuthorizationUsed(from, nonce, token, to, value);
+        IERC20(token).safeTransferFrom(from, to, value);
+    }
 
+    /// @notice transferWithAuthorization for a payer who has not approved this contract yet, on a token with
+    /// EIP-2612: the payer's permit to this contract, then the authorization, in one transaction. The permit
+    /// only grants the allowance; the transfer moves exactly the signed `value`. A permit already used (someone
+    /// submitted it first) is not an error as long as the allowance it granted is there.
+    function transferWithAuthorizationWithPermit(
+        address token,
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata signature,
+        PermitSignature calldata permit
+    ) external {
+        _authorizeTransfer(token, from, validAfter, validBefore, nonce, signature);
+        if (permit.value < value) revert PermitValueTooLow(permit.value, value);
+        try IERC20Permit(token).permit(from, address(this), permit.value, permit.deadline, permit.v, permit.r, permit.s) {
+        } catch {
+            if (IERC20(token).allowance(from, address(this)) < value) revert PermitFailed();
+        }
         emit AuthorizationUsed(from, nonce, token, to, value);
         IERC20(token).safeTransferFrom(from, to, value);
     }
@@ -217,9 +257,10 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         _requireOpen(auth.sellToken);
         if (block.timestamp < auth.validAfter) revert AuthorizationNotYetValid();
         if (block.timestamp > auth.validBefore) revert AuthorizationExpired();
+        if (route.router != auth.router || keccak256(route.path) != auth.routeHash) revert RouteNotSigned();
         _useNonce(auth.from, auth.nonce);
-        bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(SWAP_WITH_AUTHORIZATION_TYPEHASH, auth)));
-        if (!_isValidSignature(auth.from, digest, signature)) revert InvalidSignature();
+        bytes32 structHash = keccak256(abi.encode(SWAP_WITH_AUTHORIZATION_TYPEHASH, auth));
+        if (!_isValidSignature(auth.from, _hashTypedDataV4(structHash), signature)) revert InvalidSignature();
 
         buyAmount = _swap(
             auth.from,
@@ -235,7 +276,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
             auth.buyToken,
             auth.sellAmount,
             auth.fee,
-            buyAmount
+            buyAmount,
+            structHash
         );
     }
 
@@ -255,7 +297,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
             order.buyToken,
             order.sellAmount,
             order.fee,
-            buyAmount
+            buyAmount,
+            bytes32(0)
         );
     }
 
@@ -349,8 +392,8 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
         }
     }
 
-    /// @dev The struct hash straight from calldata: the first seven arguments of transferWithAuthorization and
-    /// checkAuthorization are the struct's fields in its order, one ABI word each (the ABI decoder has already
+    /// @dev The struct hash straight from calldata: the first seven arguments of transferWithAuthorization (and
+    /// its permit variant) and checkAuthorization are the struct's fields in its order, one ABI word each (the ABI decoder has already
     /// refused an address with dirty upper bits), so they are hashed in place instead of copied field by field.
     function _transferDigestFromCalldata() private view returns (bytes32) {
         bytes32 typehash = TRANSFER_WITH_AUTHORIZATION_TYPEHASH;
@@ -362,6 +405,23 @@ contract Relayer is EIP712, Ownable, Pausable, ReentrancyGuardTransient {
             structHash := keccak256(m, 0x100)
         }
         return _hashTypedDataV4(structHash);
+    }
+
+    /// @dev Everything a transfer authorization checks before it moves funds: the token open, the window, the
+    /// nonce (then used) and the payer's signature of the struct in calldata.
+    function _authorizeTransfer(
+        address token,
+        address from,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata signature
+    ) private {
+        _requireOpen(token);
+        if (block.timestamp < validAfter) revert AuthorizationNotYetValid();
+        if (block.timestamp > validBefore) revert AuthorizationExpired();
+        _useNonce(from, nonce);
+        if (!_isValidSignature(from, _transferDigestFromCalldata(), signature)) revert InvalidSignature();
     }
 
     /// @dev The pause and whitelist checks in one storage read. A refusal names the pause first, as the

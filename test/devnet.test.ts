@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { type Address, encodeFunctionData, type Hex, toHex } from "viem";
+import { type Address, encodeFunctionData, type Hex, parseAbi, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devnetKeys } from "../scripts/devnet/keys";
 import { acquireLock } from "../scripts/devnet/lock";
@@ -15,6 +15,11 @@ import { signedPayment, transferArgs } from "./support/authorization";
 import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "./support/chain";
 import { getTestDevnet } from "./support/devnet";
 import { deployFundedWallet } from "./support/wallet";
+
+const ownable2StepAbi = parseAbi([
+  "function owner() view returns (address)",
+  "function pendingOwner() view returns (address)",
+]);
 
 describe("devnet", () => {
   test("starts both chains with every contract at the same address and writes the manifest", async () => {
@@ -52,6 +57,16 @@ describe("devnet", () => {
         args: [c.info.paymaster],
       });
       expect(deposit).toBeGreaterThan(0n);
+      // Ownable2Step: the deploying key owns both contracts at once, with no handover pending.
+      for (const address of [c.info.relayer, c.info.paymaster]) {
+        const [owner, pending] = await Promise.all(
+          (["owner", "pendingOwner"] as const).map((functionName) =>
+            c.public.readContract({ address, abi: ownable2StepAbi, functionName }),
+          ),
+        );
+        expect(owner).toBe(privateKeyToAccount(devnetKeys.owner).address);
+        expect(pending).toBe("0x0000000000000000000000000000000000000000");
+      }
       const payer = manifest.accounts[0].address as Address;
       expect(await tokenBalance(network, c.token.address, payer)).toBeGreaterThan(0n);
       expect(await c.public.getBalance({ address: payer })).toBeGreaterThan(0n);

@@ -178,6 +178,44 @@ contract PaymasterTest is AATestBase {
         paymaster.unlockStake();
     }
 
+    /// @dev Two steps: a mistyped new owner never controls the deposit; the old owner keeps it until accepted.
+    function test_ownershipMovesInTwoSteps() public {
+        address mistyped = makeAddr("mistyped");
+        address payable sink = payable(makeAddr("sink"));
+        vm.prank(pmOwner);
+        paymaster.transferOwnership(mistyped);
+        assertEq(paymaster.owner(), pmOwner, "still the old owner");
+        assertEq(paymaster.pendingOwner(), mistyped);
+
+        // Only the pending owner may accept; until then it has no power over the deposit.
+        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, address(this)));
+        paymaster.acceptOwnership();
+        vm.prank(mistyped);
+        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, mistyped));
+        paymaster.withdrawTo(sink, 1 ether);
+
+        // The old owner still withdraws, and corrects the mistake.
+        address intended = makeAddr("intended");
+        vm.startPrank(pmOwner);
+        paymaster.withdrawTo(sink, 0.5 ether);
+        paymaster.transferOwnership(intended);
+        vm.stopPrank();
+        vm.prank(mistyped);
+        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, mistyped));
+        paymaster.acceptOwnership();
+
+        vm.prank(intended);
+        paymaster.acceptOwnership();
+        assertEq(paymaster.owner(), intended);
+        assertEq(paymaster.pendingOwner(), address(0));
+        vm.prank(pmOwner);
+        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, pmOwner));
+        paymaster.withdrawTo(sink, 0.5 ether);
+        vm.prank(intended);
+        paymaster.withdrawTo(sink, 0.5 ether);
+        assertEq(sink.balance, 1 ether);
+    }
+
     function testFuzz_randomSignerNeverSponsored(uint256 key) public {
         key = bound(key, 1, SECP256K1_ORDER - 1);
         vm.assume(key != signerKey);

@@ -313,6 +313,43 @@ contract RelayerTest is RelayerTestBase {
         assertEq(relayer.owner(), relayerOwner);
     }
 
+    /// @dev Two steps: a mistyped new owner never gets control; the old owner keeps it until the new one accepts.
+    function test_ownershipMovesInTwoSteps() public {
+        address mistyped = makeAddr("mistyped");
+        vm.prank(relayerOwner);
+        relayer.transferOwnership(mistyped);
+        assertEq(relayer.owner(), relayerOwner, "still the old owner");
+        assertEq(relayer.pendingOwner(), mistyped);
+
+        bytes memory notOwner = abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, mistyped);
+        vm.startPrank(mistyped);
+        vm.expectRevert(notOwner);
+        relayer.pause();
+        vm.expectRevert(notOwner);
+        relayer.setFeeRecipient(mistyped);
+        vm.stopPrank();
+
+        // The old owner still rules, and names the right one; the mistyped address can no longer accept.
+        address intended = makeAddr("intended");
+        vm.startPrank(relayerOwner);
+        relayer.setTokenWhitelisted(address(usdt), true);
+        relayer.transferOwnership(intended);
+        vm.stopPrank();
+        vm.prank(mistyped);
+        vm.expectRevert(notOwner);
+        relayer.acceptOwnership();
+
+        vm.prank(intended);
+        relayer.acceptOwnership();
+        assertEq(relayer.owner(), intended);
+        vm.prank(relayerOwner);
+        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, relayerOwner));
+        relayer.pause();
+        vm.prank(intended);
+        relayer.pause();
+        assertTrue(relayer.paused());
+    }
+
     function test_whitelistEvent() public {
         address token = makeAddr("token");
         vm.expectEmit(address(relayer));

@@ -77,7 +77,7 @@ contract SwapTestWallet is IERC1271 {
 
 contract RelayerSwapTest is UniswapFixture {
     bytes32 internal constant SWAP_TYPEHASH = keccak256(
-        "SwapWithAuthorization(address from,address sellToken,address buyToken,uint256 sellAmount,uint256 minBuyAmount,address recipient,uint256 fee,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
+        "SwapWithAuthorization(address from,address sellToken,address buyToken,uint256 sellAmount,uint256 minBuyAmount,address recipient,uint256 fee,address router,bytes32 routeHash,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
     );
     bytes32 internal constant DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
@@ -141,6 +141,8 @@ contract RelayerSwapTest is UniswapFixture {
             minBuyAmount: minBuyAmount,
             recipient: recipient,
             fee: sellAmount / 200,
+            router: address(v2Router),
+            routeHash: keccak256(_v2Path(address(usdt), address(dai))),
             validAfter: block.timestamp - 1,
             validBefore: block.timestamp + 120,
             nonce: nonce
@@ -156,10 +158,26 @@ contract RelayerSwapTest is UniswapFixture {
     }
 
     /// @dev Field by field in the order of the type string (two halves only to keep the stack small).
-    function _digest(Relayer.SwapAuthorization memory a) internal view returns (bytes32) {
+    function _structHash(Relayer.SwapAuthorization memory a) internal pure returns (bytes32) {
         bytes memory head = abi.encode(SWAP_TYPEHASH, a.from, a.sellToken, a.buyToken, a.sellAmount, a.minBuyAmount);
-        bytes memory tail = abi.encode(a.recipient, a.fee, a.validAfter, a.validBefore, a.nonce);
-        return MessageHashUtils.toTypedDataHash(_domainSeparator(), keccak256(bytes.concat(head, tail)));
+        bytes memory tail =
+            abi.encode(a.recipient, a.fee, a.router, a.routeHash, a.validAfter, a.validBefore, a.nonce);
+        return keccak256(bytes.concat(head, tail));
+    }
+
+    function _digest(Relayer.SwapAuthorization memory a) internal view returns (bytes32) {
+        return MessageHashUtils.toTypedDataHash(_domainSeparator(), _structHash(a));
+    }
+
+    /// @dev Binds the authorization to `route` (its router and keccak256 of its packed path), as the payer signs it.
+    function _bind(Relayer.SwapAuthorization memory a, Relayer.SwapRoute memory route)
+        internal
+        pure
+        returns (Relayer.SwapAuthorization memory)
+    {
+        a.router = route.router;
+        a.routeHash = keccak256(route.path);
+        return a;
     }
 
     function _sign(uint256 key, Relayer.SwapAuthorization memory a) internal view returns (bytes memory) {
@@ -209,13 +227,15 @@ contract RelayerSwapTest is UniswapFixture {
         returns (uint256)
     {
         uint256 quoted = _quote(route, 995e18);
-        Relayer.SwapAuthorization memory a = _auth(buyToken, 1000e18, (quoted * 9950) / 10000, nonce);
+        Relayer.SwapAuthorization memory a = _bind(_auth(buyToken, 1000e18, (quoted * 9950) / 10000, nonce), route);
         bytes memory sig = _sign(payerKey, a);
         uint256 payerBefore = usdt.balanceOf(payer);
         uint256 recipientBefore = IERC20(buyToken).balanceOf(recipient);
 
         vm.expectEmit(address(relayer));
-        emit Relayer.SwapExecuted(payer, nonce, recipient, address(usdt), buyToken, 1000e18, 5e18, quoted);
+        emit Relayer.SwapExecuted(
+            payer, nonce, recipient, address(usdt), buyToken, 1000e18, 5e18, quoted, _structHash(a)
+        );
         vm.prank(submitter);
         uint256 bought = relayer.swapWithAuthorization(a, sig, route);
         if (bytes(gasName).length != 0) vm.snapshotGasLastCall("swap", gasName);
@@ -297,6 +317,7 @@ contract RelayerSwapTest is UniswapFixture {
         Relayer.SwapAuthorization memory a = _auth(address(dai), 1000e18, 1, "1271");
         a.from = address(wallet);
         Relayer.SwapRoute memory route = _v3Route(_v3Path(address(usdt), 500, address(dai)));
+        _bind(a, route);
         relayer.swapWithAuthorization(a, _sign(ownerKey, a), route);
         assertEq(usdt.balanceOf(address(wallet)), 0);
         assertGt(dai.balanceOf(recipient), 0);
@@ -308,6 +329,44 @@ contract RelayerSwapTest is UniswapFixture {
         bytes memory wrong = _sign(payerKey, a);
         vm.expectRevert(Relayer.InvalidSignature.selector);
         relayer.swapWithAuthorization(a, wrong, route);
+    }
+
+    /// @dev Whoever sees a signed swap (mempool, log) submits it first on a route of their choice: another path,
+    /// fee tier or router. Each is refused before anything moves; the signed route then executes.
+    function test_strangerCannotExecuteOnAnotherRoute() public {
+        Relayer.SwapRoute memory signed = _v3Route(_v3Path(address(usdt), 500, address(dai)));
+        Relayer.SwapAuthorization memory a =
+            _bind(_auth(address(dai), 1000e18, (_quote(signed, 995e18) * 9500) / 10000, "victim"), signed);
+        bytes memory sig = _sign(payerKey, a);
+        Relayer.SwapRoute[4] memory others = [
+            _v2Route(_v2Path(address(usdt), address(dai))), // another router
+            _v3Route(_v3Path(address(usdt), 3000, weth, 3000, address(dai))), // another path
+            _v3Route(_v3Path(address(usdt), 3000, address(dai))), // another fee tier
+            Relayer.SwapRoute(address(v2Router), signed.path) // the signed path on another router
+        ];
+        vm.startPrank(submitter);
+        for (uint256 i; i < others.length; ++i) {
+            vm.expectRevert(Relayer.RouteNotSigned.selector);
+            relayer.swapWithAuthorization(a, sig, others[i]);
+        }
+        vm.stopPrank();
+        assertEq(usdt.balanceOf(payer), 100_000e18, "victim untouched");
+        assertEq(dai.balanceOf(recipient), 0);
+        assertFalse(relayer.authorizationState(payer, "victim"));
+
+        // Claiming another route in the authorization breaks the signature instead.
+        Relayer.SwapAuthorization memory rebound = _bind(_auth(address(dai), 1000e18, a.minBuyAmount, "victim"), others[0]);
+        vm.expectRevert(Relayer.InvalidSignature.selector);
+        relayer.swapWithAuthorization(rebound, sig, others[0]);
+
+        uint256 quoted = _quote(signed, 995e18);
+        vm.expectEmit(address(relayer));
+        emit Relayer.SwapExecuted(
+            payer, "victim", recipient, address(usdt), address(dai), 1000e18, 5e18, quoted, _structHash(a)
+        );
+        vm.prank(submitter);
+        assertEq(relayer.swapWithAuthorization(a, sig, signed), quoted);
+        assertEq(dai.balanceOf(recipient), quoted);
     }
 
     // ---------------------------------------------------------------- smart wallets
@@ -322,7 +381,9 @@ contract RelayerSwapTest is UniswapFixture {
         vm.startPrank(wallet);
         usdt.approve(address(relayer), 1000e18);
         vm.expectEmit(address(relayer));
-        emit Relayer.SwapExecuted(wallet, bytes32(0), wallet, address(usdt), address(dai), 1000e18, 5e18, quoted);
+        emit Relayer.SwapExecuted(
+            wallet, bytes32(0), wallet, address(usdt), address(dai), 1000e18, 5e18, quoted, bytes32(0)
+        );
         uint256 bought = relayer.swapBatch(order, route);
         vm.stopPrank();
 
@@ -366,7 +427,8 @@ contract RelayerSwapTest is UniswapFixture {
     function _sandwich(Relayer.SwapRoute memory route, bytes memory routerError) internal {
         uint256 sellAmount = 1000e18;
         uint256 quoted = _quote(route, sellAmount - sellAmount / 200);
-        Relayer.SwapAuthorization memory a = _auth(address(dai), sellAmount, (quoted * 9950) / 10000, "sandwich");
+        Relayer.SwapAuthorization memory a =
+            _bind(_auth(address(dai), sellAmount, (quoted * 9950) / 10000, "sandwich"), route);
         bytes memory sig = _sign(payerKey, a);
 
         address attacker = makeAddr("attacker");
@@ -423,7 +485,7 @@ contract RelayerSwapTest is UniswapFixture {
         _addV2(address(usdt), address(fot), POOL / 2, POOL / 2);
         Relayer.SwapRoute memory route = _v2Route(_v2Path(address(usdt), address(fot)));
         uint256 quoted = _quote(route, 995e18);
-        Relayer.SwapAuthorization memory a = _auth(address(fot), 1000e18, (quoted * 9950) / 10000, "fot");
+        Relayer.SwapAuthorization memory a = _bind(_auth(address(fot), 1000e18, (quoted * 9950) / 10000, "fot"), route);
         bytes memory sig = _sign(payerKey, a);
         // The router's own check passes (it computes from reserves); the recipient receives 1% less.
         uint256 received = quoted - quoted / 100;
@@ -437,10 +499,13 @@ contract RelayerSwapTest is UniswapFixture {
     function test_routerNotWhitelisted() public {
         // A real, working V2 router, just not whitelisted.
         address other = _deploy("v2-periphery/build/UniswapV2Router02.json", abi.encode(address(v2Factory), weth));
+        Relayer.SwapRoute memory otherRoute = Relayer.SwapRoute(other, _v2Path(address(usdt), address(dai)));
+        Relayer.SwapAuthorization memory signedOther = _bind(_auth(address(dai), 1000e18, 1, "router"), otherRoute);
+        bytes memory otherSig = _sign(payerKey, signedOther);
+        vm.expectRevert(abi.encodeWithSelector(Relayer.RouterNotWhitelisted.selector, other));
+        relayer.swapWithAuthorization(signedOther, otherSig, otherRoute);
         Relayer.SwapAuthorization memory a = _auth(address(dai), 1000e18, 1, "router");
         bytes memory sig = _sign(payerKey, a);
-        vm.expectRevert(abi.encodeWithSelector(Relayer.RouterNotWhitelisted.selector, other));
-        relayer.swapWithAuthorization(a, sig, Relayer.SwapRoute(other, _v2Path(address(usdt), address(dai))));
 
         // Removing a router from the whitelist takes effect.
         vm.prank(relayerOwner);
@@ -452,7 +517,6 @@ contract RelayerSwapTest is UniswapFixture {
 
     function test_pathMustRunFromSellTokenToBuyToken() public {
         Relayer.SwapAuthorization memory a = _auth(address(dai), 1000e18, 1, "path");
-        bytes memory sig = _sign(payerKey, a);
         bytes[4] memory v2Bad = [
             _v2Path(weth, address(dai)), // does not start at the sell token
             _v2Path(address(usdt), weth), // does not end at the buy token
@@ -460,6 +524,8 @@ contract RelayerSwapTest is UniswapFixture {
             abi.encodePacked(address(usdt), bytes1(0), address(dai)) // not 20-byte steps
         ];
         for (uint256 i; i < v2Bad.length; ++i) {
+            _bind(a, _v2Route(v2Bad[i]));
+            bytes memory sig = _sign(payerKey, a);
             vm.expectRevert(Relayer.InvalidSwapPath.selector);
             relayer.swapWithAuthorization(a, sig, _v2Route(v2Bad[i]));
         }
@@ -469,6 +535,8 @@ contract RelayerSwapTest is UniswapFixture {
             _v2Path(address(usdt), address(dai)) // a V2 path for a V3 router
         ];
         for (uint256 i; i < v3Bad.length; ++i) {
+            _bind(a, _v3Route(v3Bad[i]));
+            bytes memory sig = _sign(payerKey, a);
             vm.expectRevert(Relayer.InvalidSwapPath.selector);
             relayer.swapWithAuthorization(a, sig, _v3Route(v3Bad[i]));
         }
@@ -578,10 +646,11 @@ contract RelayerSwapTest is UniswapFixture {
         vm.expectRevert(Relayer.InvalidSwap.selector);
         relayer.swapWithAuthorization(a, sig, route);
 
-        a = _auth(address(usdt), 1000e18, 1, "shape");
+        Relayer.SwapRoute memory roundTrip = _v2Route(_v2Path(address(usdt), address(dai), address(usdt)));
+        a = _bind(_auth(address(usdt), 1000e18, 1, "shape"), roundTrip);
         sig = _sign(payerKey, a);
         vm.expectRevert(Relayer.InvalidSwap.selector);
-        relayer.swapWithAuthorization(a, sig, _v2Route(_v2Path(address(usdt), address(dai), address(usdt))));
+        relayer.swapWithAuthorization(a, sig, roundTrip);
     }
 
     /// @dev Even a whitelisted router that keeps the input cannot make the payer lose it: the recipient's
@@ -591,10 +660,11 @@ contract RelayerSwapTest is UniswapFixture {
         GreedyRouter greedy = new GreedyRouter(thief);
         vm.prank(relayerOwner);
         relayer.setRouter(address(greedy), 1);
-        Relayer.SwapAuthorization memory a = _auth(address(dai), 1000e18, 1, "greedy");
+        Relayer.SwapRoute memory route = Relayer.SwapRoute(address(greedy), _v2Path(address(usdt), address(dai)));
+        Relayer.SwapAuthorization memory a = _bind(_auth(address(dai), 1000e18, 1, "greedy"), route);
         bytes memory sig = _sign(payerKey, a);
         vm.expectRevert(abi.encodeWithSelector(Relayer.InsufficientOutput.selector, 0, 1));
-        relayer.swapWithAuthorization(a, sig, Relayer.SwapRoute(address(greedy), _v2Path(address(usdt), address(dai))));
+        relayer.swapWithAuthorization(a, sig, route);
         assertEq(usdt.balanceOf(payer), 100_000e18);
         assertEq(usdt.balanceOf(thief), 0);
     }
@@ -604,7 +674,7 @@ contract RelayerSwapTest is UniswapFixture {
     function test_routerRecipientAliasesRevert() public {
         Relayer.SwapRoute memory route = _v3Route(_v3Path(address(usdt), 500, address(dai)));
         for (uint160 alias_ = 1; alias_ <= 2; ++alias_) {
-            Relayer.SwapAuthorization memory a = _auth(address(dai), 1000e18, 1, bytes32(uint256(alias_)));
+            Relayer.SwapAuthorization memory a = _bind(_auth(address(dai), 1000e18, 1, bytes32(uint256(alias_))), route);
             a.recipient = address(alias_);
             bytes memory sig = _sign(payerKey, a);
             vm.expectRevert(abi.encodeWithSelector(Relayer.InsufficientOutput.selector, 0, 1));
@@ -654,7 +724,7 @@ contract RelayerSwapTest is UniswapFixture {
             : _v2Route(_v2Path(address(usdt), weth, address(dai)));
         uint256 quoted = _quote(route, sellAmount - fee);
         vm.assume(quoted > 0);
-        Relayer.SwapAuthorization memory a = _auth(address(dai), sellAmount, quoted, "fuzz");
+        Relayer.SwapAuthorization memory a = _bind(_auth(address(dai), sellAmount, quoted, "fuzz"), route);
         a.fee = fee;
         relayer.swapWithAuthorization(a, _sign(payerKey, a), route);
         assertEq(usdt.balanceOf(payer), 100_000e18 - sellAmount);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, keccak256 } from "viem";
 import { SWAP_WITH_AUTHORIZATION_TYPES } from "../swap/typed-data";
 import { assertSwapQuote, type ExpectedEoaSwap, expectedSwapFee, type SwapQuote, swapFloor } from "./check-swap-quote";
 import { Relay402ClientError } from "./errors";
@@ -20,6 +20,9 @@ const expected: ExpectedEoaSwap = {
   domain: { name: "relay402", version: "1", chainId: 56, verifyingContract: relayer },
 };
 const signing = { validAfter: 0, validBefore: 1_900_000_000, nonce: `0x${"42".repeat(32)}` as Hex };
+const router = address("9");
+/** The V3 path sell token, fee 500 (0x0001f4), buy token, packed by hand. */
+const path = `${expected.sellToken}0001f4${expected.buyToken.slice(2)}` as Hex;
 
 /** The answer of /swap/quote in mode eoa, written out field by field (not the service's builder). */
 function quote(change: { message?: Record<string, unknown>; top?: Partial<SwapQuote> } = {}): SwapQuote {
@@ -33,6 +36,8 @@ function quote(change: { message?: Record<string, unknown>; top?: Partial<SwapQu
     minBuyAmount: "990000",
     slippageBps: 100,
     route: [{ dex: "uniswap-v3", kind: "v3", tokenIn: expected.sellToken, tokenOut: expected.buyToken, fee: 500 }],
+    router,
+    path,
     priceImpactBps: 3,
     validBefore: 1_800_000_000,
     relayerContract: relayer,
@@ -48,6 +53,8 @@ function quote(change: { message?: Record<string, unknown>; top?: Partial<SwapQu
         minBuyAmount: "990000",
         recipient: expected.recipient,
         fee: "120000",
+        router,
+        routeHash: keccak256(path),
         validAfter: 1_700_000_000,
         validBefore: 1_800_000_000,
         nonce: `0x${"11".repeat(32)}`,
@@ -72,20 +79,37 @@ function refusal(answer: SwapQuote, want: ExpectedEoaSwap = expected) {
 describe("assertSwapQuote", () => {
   test("accepts the quote of what was asked and returns the client's own message: the quote's minimum, its own window and nonce", () => {
     expect(assertSwapQuote(quote(), expected, signing)).toEqual({
-      from: expected.from,
-      sellToken: expected.sellToken,
-      buyToken: expected.buyToken,
-      sellAmount: 40_000_000n,
-      minBuyAmount: 990_000n,
-      recipient: expected.recipient,
-      fee: 120_000n,
-      validAfter: 0n,
-      validBefore: 1_900_000_000n,
-      nonce: signing.nonce,
+      authorization: {
+        from: expected.from,
+        sellToken: expected.sellToken,
+        buyToken: expected.buyToken,
+        sellAmount: 40_000_000n,
+        minBuyAmount: 990_000n,
+        recipient: expected.recipient,
+        fee: 120_000n,
+        router,
+        routeHash: keccak256(path),
+        validAfter: 0n,
+        validBefore: 1_900_000_000n,
+        nonce: signing.nonce,
+      },
+      path,
     });
     // A minimum above the floor is the payer's gain, and addresses compare case-insensitively.
     const higher = quote({ message: { minBuyAmount: "999999", recipient: expected.recipient.toUpperCase() } });
-    expect(assertSwapQuote(higher, expected, signing).minBuyAmount).toBe(999_999n);
+    expect(assertSwapQuote(higher, expected, signing).authorization.minBuyAmount).toBe(999_999n);
+  });
+
+  test("refuses a route signed other than shown: another path, fee tier or router, or a path that is not the route's", () => {
+    const otherPath = `${expected.sellToken}000bb8${expected.buyToken.slice(2)}` as Hex;
+    expect(refusal(quote({ message: { routeHash: keccak256(otherPath) } }))).toBe("typedData.message.routeHash");
+    expect(refusal(quote({ message: { router: address("8") } }))).toBe("typedData.message.routeHash");
+    // The path sent beside the signature must be the packed form of the route shown (fee 3000 is not fee 500).
+    expect(refusal(quote({ top: { path: otherPath }, message: { routeHash: keccak256(otherPath) } }))).toBe("path");
+    const reversed = [
+      { dex: "uniswap-v3", kind: "v3" as const, tokenIn: expected.buyToken, tokenOut: expected.sellToken, fee: 500 },
+    ];
+    expect(refusal(quote({ top: { route: reversed } }))).toBe("path");
   });
 
   test("refuses another recipient, a minimum below the caller's slippage, another amount, tokens or payer", () => {
@@ -112,7 +136,9 @@ describe("assertSwapQuote", () => {
   test("an absolute minimum is the floor whatever the quoted buyAmount says", () => {
     const want = { ...expected, bound: { minBuyAmount: 995_000n } };
     expect(refusal(quote(), want)).toBe("typedData.message.minBuyAmount");
-    expect(assertSwapQuote(quote({ message: { minBuyAmount: "995000" } }), want, signing).minBuyAmount).toBe(995_000n);
+    expect(
+      assertSwapQuote(quote({ message: { minBuyAmount: "995000" } }), want, signing).authorization.minBuyAmount,
+    ).toBe(995_000n);
     // The slippage floor follows the quote (default 50 bps).
     expect(swapFloor({}, 1_000_000n)).toBe(995_000n);
     expect(swapFloor({ slippageBps: 500 }, 1_000_001n)).toBe(950_000n);

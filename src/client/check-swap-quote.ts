@@ -1,5 +1,6 @@
 import type { Static } from "elysia";
-import { type Address, type Hex, isAddressEqual } from "viem";
+import { type Address, getAddress, type Hex, isAddressEqual, keccak256 } from "viem";
+import { encodePath } from "../swap/path";
 import { minBuyAmount as slippageFloor, swapFee } from "../swap/quote-math";
 import type { SwapQuoteResponseSchema } from "../swap/schemas";
 import { SWAP_WITH_AUTHORIZATION_TYPES } from "../swap/typed-data";
@@ -95,11 +96,40 @@ export function assertSwapOrder(
 }
 
 /**
+ * The quote's route as the relayer takes it: its `path` must be the packed form of its hops (the route shown is the
+ * route signed), run from the sell token to the buy token, and be what the typed data signs (router, routeHash).
+ */
+function assertQuotedRoute(quote: SwapQuote, expected: ExpectedSwap): { router: Address; path: Hex } {
+  const hops = quote.route;
+  const kind = hops[0]?.kind;
+  if (!kind || hops.some((hop) => hop.kind !== kind)) throw refuse("route", "has no route of one kind");
+  let path: Hex;
+  try {
+    path = encodePath(
+      kind,
+      hops.map((hop) => ({ tokenIn: hop.tokenIn as Address, tokenOut: hop.tokenOut as Address, fee: hop.fee })),
+    );
+  } catch (error) {
+    throw refuse("route", `has no valid path (${(error as Error).message})`);
+  }
+  if (!same(path, quote.path)) throw refuse("path", "is not the packed path of its route");
+  if (!same(hops[0]?.tokenIn ?? "", expected.sellToken) || !same(hops.at(-1)?.tokenOut ?? "", expected.buyToken)) {
+    throw refuse("route", "does not run from the sell token to the buy token");
+  }
+  const message = quote.typedData?.message;
+  if (message && (!same(message.router, quote.router) || !same(message.routeHash, keccak256(path)))) {
+    throw refuse("typedData.message.routeHash", "signs another route than the one it shows");
+  }
+  return { router: getAddress(quote.router), path };
+}
+
+/**
  * Refuses a /swap/quote answer (mode "eoa") that is not the swap the caller asked for, before anything is signed,
  * and returns the SwapWithAuthorization the client signs. The client does not sign the quote's typed data as it
  * comes: it checks each field against the request and /config (the relayer of /config named, the relayer's domain
  * on this chain, the signed type itself, from, tokens, amount, recipient, the fee of the rule, a minimum not
- * below the caller's floor), then signs its own message with those values and its own window and nonce.
+ * below the caller's floor, the route it shows), then signs its own message with those values and its own window
+ * and nonce. `path` is what the body carries beside the signature (its keccak256 is the signed routeHash).
  */
 export function assertSwapQuote(
   quote: SwapQuote,
@@ -138,7 +168,8 @@ export function assertSwapQuote(
     minBuyAmount: BigInt(message.minBuyAmount),
   };
   assertSwapOrder(order, expected, floor, (field, text) => refuse(`typedData.message.${field}`, text));
-  return {
+  const route = assertQuotedRoute(quote, expected);
+  const authorization = {
     from: expected.from,
     sellToken: expected.sellToken,
     buyToken: expected.buyToken,
@@ -146,8 +177,11 @@ export function assertSwapQuote(
     minBuyAmount: order.minBuyAmount,
     recipient: expected.recipient,
     fee: order.fee,
+    router: route.router,
+    routeHash: keccak256(route.path),
     validAfter: BigInt(signing.validAfter),
     validBefore: BigInt(signing.validBefore),
     nonce: signing.nonce,
   };
+  return { authorization, path: route.path };
 }

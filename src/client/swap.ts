@@ -65,7 +65,8 @@ export type SwapResult = {
  * sells another amount, charges more than the fee rule or accepts less than the caller's floor is refused before
  * anything is signed), sign it, /swap/verify (sent once; `isValid: false` throws with its reason), /swap/settle
  * (retried while pending or unreachable: a repeat answers the first result). The signature binds recipient,
- * minimum, amount, fee and deadline; the relayer builds the router call itself.
+ * minimum, amount, fee, deadline and the route (router and keccak256 of the path); the relayer builds the router
+ * call itself and refuses any other route.
  */
 export async function swap(
   client: Relay402Client,
@@ -78,7 +79,7 @@ export async function swap(
   const recipient = getAddress(parameters.recipient ?? from);
   const quote = await quoteSwap(client, { ...parameters, recipient, mode: "eoa", from });
   const now = Math.floor(Date.now() / 1000);
-  const authorization = assertSwapQuote(
+  const { authorization, path } = assertSwapQuote(
     quote,
     {
       from,
@@ -124,6 +125,7 @@ export async function swap(
         validBefore: Number(authorization.validBefore),
       },
       signature,
+      path,
     },
     swapRequirements: { network: parameters.network, relayerContract: relayer },
   };

@@ -270,6 +270,11 @@ export const swapSettlements = sqliteTable(
     validAfter: integer("valid_after").notNull(),
     validBefore: integer("valid_before").notNull(),
     signature: text("signature").notNull(),
+    /**
+     * The SwapWithAuthorization's EIP-712 struct hash (lowercase hex), route included: a used nonce is this
+     * record's swap only when the relayer's SwapExecuted carries this hash. Null on rows from before it.
+     */
+    authorizationHash: text("authorization_hash"),
     status: text("status", { enum: ["pending", "sent", "success", "reverted", "failed", "rejected"] }).notNull(),
     txHash: text("tx_hash"),
     rawTx: text("raw_tx"),

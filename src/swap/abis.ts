@@ -2,7 +2,7 @@ import { parseAbi } from "viem";
 
 /** The relayer's swap entry points (contracts/Relayer.sol): the call is built by the relayer from `route`. */
 export const relayerSwapAbi = parseAbi([
-  "struct SwapAuthorization { address from; address sellToken; address buyToken; uint256 sellAmount; uint256 minBuyAmount; address recipient; uint256 fee; uint256 validAfter; uint256 validBefore; bytes32 nonce; }",
+  "struct SwapAuthorization { address from; address sellToken; address buyToken; uint256 sellAmount; uint256 minBuyAmount; address recipient; uint256 fee; address router; bytes32 routeHash; uint256 validAfter; uint256 validBefore; bytes32 nonce; }",
   "struct SwapOrder { address sellToken; address buyToken; uint256 sellAmount; uint256 minBuyAmount; address recipient; uint256 fee; }",
   "struct SwapRoute { address router; bytes path; }",
   "function swapWithAuthorization(SwapAuthorization auth, bytes signature, SwapRoute route) returns (uint256 buyAmount)",
@@ -12,11 +12,12 @@ export const relayerSwapAbi = parseAbi([
   "function feeRecipient() view returns (address)",
   "function setFeeRecipient(address recipient)",
   "function SWAP_WITH_AUTHORIZATION_TYPEHASH() view returns (bytes32)",
-  "event SwapExecuted(address indexed payer, bytes32 indexed nonce, address indexed recipient, address sellToken, address buyToken, uint256 sellAmount, uint256 fee, uint256 buyAmount)",
+  "event SwapExecuted(address indexed payer, bytes32 indexed nonce, address indexed recipient, address sellToken, address buyToken, uint256 sellAmount, uint256 fee, uint256 buyAmount, bytes32 authorizationHash)",
   "error RouterNotWhitelisted(address router)",
   "error InvalidSwapPath()",
   "error InvalidSwap()",
   "error InsufficientOutput(uint256 received, uint256 minimum)",
+  "error RouteNotSigned()",
 ]);
 
 /** Router kinds of `setRouter` / `routerKind` (0 = not whitelisted). */

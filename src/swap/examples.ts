@@ -1,7 +1,8 @@
 /**
- * OpenAPI examples of the smart-wallet swap routes (merged into src/http/openapi/examples.ts), of shapes the
- * routes' schemas accept; test/http/openapi.test.ts checks each.
+ * OpenAPI examples of the swap routes (merged into src/http/openapi/examples.ts), of shapes the routes' schemas
+ * accept; test/http/openapi.test.ts checks each.
  */
+import { type Hex, keccak256 } from "viem";
 import { EXAMPLE_WALLET, exampleUserOp } from "../userops/examples";
 
 type Examples = { request?: unknown; responses?: Record<string, unknown> };
@@ -9,8 +10,11 @@ type Examples = { request?: unknown; responses?: Record<string, unknown> };
 const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const DAI = "0x1AF3F329e8BE154074D8769D1FFa4eE058B1DBc3";
 const WRAPPED_NATIVE = "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c";
-const RELAYER = "0x626D9DeF38AA6A2Aeaba5865Da3178A6691cbdd4";
+const RELAYER = "0xe7a518451b8e7Abb526ea674A1D2A6720014de71";
 const OWNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+const PAYER = OWNER;
+const SWAP_V3_ROUTER = "0x13f4EA83D0bd40E75C8222255bc855a974568Dd4";
+const NOW = 1_767_225_600;
 const WALLET = EXAMPLE_WALLET;
 const SIGNATURE = `0x${"ab".repeat(65)}`;
 const hash = (digit: string) => `0x${digit.repeat(64)}`;
@@ -64,5 +68,82 @@ export const WALLET_SWAP_EXAMPLES: Record<string, Examples> = {
         },
       },
     },
+  },
+};
+
+/** The example route's packed path: TOKEN, fee 500, WRAPPED_NATIVE, fee 2500, DAI. */
+const SWAP_PATH = `${TOKEN}0001f4${WRAPPED_NATIVE.slice(2)}0009c4${DAI.slice(2)}`.toLowerCase();
+
+const swapQuote = {
+  network: "bsc",
+  sellToken: TOKEN,
+  buyToken: DAI,
+  sellAmount: "100000000000000000000",
+  fee: "300000000000000000",
+  buyAmount: "98402317722316553401",
+  minBuyAmount: "97910306133705970634",
+  slippageBps: 50,
+  route: [
+    { dex: "pancakeswap-v3", kind: "v3", tokenIn: TOKEN, tokenOut: WRAPPED_NATIVE, fee: 500 },
+    { dex: "pancakeswap-v3", kind: "v3", tokenIn: WRAPPED_NATIVE, tokenOut: DAI, fee: 2500 },
+  ],
+  router: SWAP_V3_ROUTER,
+  path: SWAP_PATH,
+  priceImpactBps: 36,
+  validBefore: NOW + 120,
+  relayerContract: RELAYER,
+};
+
+const swapBody = {
+  swapPayload: {
+    authorization: {
+      from: PAYER,
+      sellToken: TOKEN,
+      buyToken: DAI,
+      sellAmount: "100000000000000000000",
+      minBuyAmount: "97910306133705970634",
+      recipient: PAYER,
+      fee: "300000000000000000",
+      router: SWAP_V3_ROUTER,
+      routeHash: keccak256(SWAP_PATH as Hex),
+      validAfter: NOW - 60,
+      validBefore: NOW + 120,
+      nonce: hash("4"),
+    },
+    signature: SIGNATURE,
+    path: SWAP_PATH,
+  },
+  swapRequirements: { network: "bsc", relayerContract: RELAYER },
+};
+
+/** The EOA swap routes: quote, then verify and settle of the signed SwapWithAuthorization. */
+export const SWAP_EXAMPLES: Record<string, Examples> = {
+  "POST /swap/verify": {
+    request: swapBody,
+    responses: { 200: { isValid: true, payer: PAYER, buyAmount: "98402317722316553401" } },
+  },
+  "POST /swap/settle": {
+    request: swapBody,
+    responses: {
+      200: {
+        success: true,
+        transaction: hash("b").toLowerCase(),
+        network: "bsc",
+        payer: PAYER.toLowerCase(),
+        blockNumber: 1240,
+        swap: {
+          sellToken: TOKEN.toLowerCase(),
+          buyToken: DAI.toLowerCase(),
+          sellAmount: "100000000000000000000",
+          fee: "300000000000000000",
+          buyAmount: "98402317722316553401",
+          recipient: PAYER.toLowerCase(),
+        },
+      },
+    },
+  },
+  "POST /swap/quote": {
+    request: { network: "bsc", sellToken: TOKEN, buyToken: DAI, sellAmount: "100000000000000000000", slippageBps: 50 },
+    responses: { 200: swapQuote },
   },
 };

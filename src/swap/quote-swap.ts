@@ -1,10 +1,11 @@
 import type { Static } from "elysia";
-import { type Address, getAddress, type Hex, isAddressEqual, toHex } from "viem";
+import { type Address, getAddress, type Hex, isAddressEqual, keccak256, toHex } from "viem";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import type { SwapConfig, TokenConfig } from "../config/schema";
 import { ApiError } from "../errors";
 import type { RelayerDomain } from "../payments/relayer-port";
+import { encodePath } from "./path";
 import { bestRoute, minBuyAmount, swapFee } from "./quote-math";
 import { decodeAggregate3, encodeAggregate3, planQuote, type QuoteDexes, type RouteQuote } from "./quote-plan";
 import type { SwapQuoteBodySchema } from "./schemas";
@@ -163,6 +164,7 @@ export async function quoteSwap(
   const now = deps.now();
   const validBefore = Number(now + QUOTE_VALIDITY_SECONDS);
   const relayerContract = network.config.contracts.relayer;
+  const path = encodePath(best.route.kind, best.route.hops);
   const answer = {
     network: network.name,
     sellToken,
@@ -173,6 +175,8 @@ export async function quoteSwap(
     minBuyAmount: minimum.toString(),
     slippageBps,
     route: wireRoute(best),
+    router: best.router,
+    path,
     priceImpactBps: best.priceImpactBps,
     validBefore,
     relayerContract,
@@ -195,6 +199,8 @@ export async function quoteSwap(
         minBuyAmount: answer.minBuyAmount,
         recipient: body.recipient ? getAddress(body.recipient) : from,
         fee: answer.fee,
+        router: best.router,
+        routeHash: keccak256(path),
         validAfter: Number(now) - 60,
         validBefore,
         nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) as Hex,

@@ -28,7 +28,7 @@ export function swapRoutes(swaps: Swaps) {
         tags: ["Swaps"],
         summary: "Quote an exact-in swap on the whitelisted DEX routers",
         description:
-          "Public, writes nothing. Quotes direct and two-hop routes (V2 from reserves, V3 through QuoterV2, all in one Multicall3 eth_call) for sellAmount minus the swap fee and answers the best one with minBuyAmount = floor(buyAmount × (10000 − slippageBps) / 10000). mode eoa (with from) adds the ready-to-sign SwapWithAuthorization typed data.",
+          "Public, writes nothing. Quotes direct and two-hop routes (V2 from reserves, V3 through QuoterV2, all in one Multicall3 eth_call) for sellAmount minus the swap fee and answers the best one with minBuyAmount = floor(buyAmount × (10000 − slippageBps) / 10000), its router and packed path. mode eoa (with from) adds the ready-to-sign SwapWithAuthorization typed data, which binds that route (router, routeHash = keccak256(path)).",
       },
     })
     .post("/swap/verify", ({ body }) => swaps.verify(body), {
@@ -38,7 +38,7 @@ export function swapRoutes(swaps: Swaps) {
         tags: ["Swaps"],
         summary: "Verify a signed SwapWithAuthorization",
         description:
-          'Checks the relayer, the sell token, the signature, the validity window and the fee against the rule, then simulates the settlement (swapWithAuthorization on the best route now) in one eth_call and reports buyAmount. A swap that fails a check, or whose route can no longer pay minBuyAmount ("price moved below minBuyAmount"), is 200 with isValid false.',
+          'Checks the relayer, the sell token, the signature, the validity window and the fee against the rule, then simulates the settlement (swapWithAuthorization on the signed route: swapPayload.path, whose keccak256 must be the signed routeHash) in one eth_call and reports buyAmount. A swap that fails a check, or whose route can no longer pay minBuyAmount ("price moved below minBuyAmount"), is 200 with isValid false.',
       },
     })
     .post("/swap/settle", ({ body }) => swaps.settle(body), {
@@ -48,7 +48,7 @@ export function swapRoutes(swaps: Swaps) {
         tags: ["Swaps"],
         summary: "Settle a signed SwapWithAuthorization on-chain",
         description:
-          "Re-runs every check of /swap/verify (a failed one is a 400), then sends swapWithAuthorization on the route the service finds best; the signed minBuyAmount is the floor the relayer enforces at the recipient. Idempotent per (network, from, nonce).",
+          "Re-runs every check of /swap/verify (a failed one is a 400), then sends swapWithAuthorization on the signed route (the relayer refuses any other); the signed minBuyAmount is the floor the relayer enforces at the recipient. Idempotent per (network, from, nonce); a nonce the chain shows used by another transaction is a success only if that transaction executed this very authorization (the struct hash in SwapExecuted), else 400 nonce_error.",
       },
     })
     .post("/wallet/swap/verify", ({ body }) => swaps.walletVerify(body.paymentRequirements.network, body), {

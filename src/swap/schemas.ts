@@ -47,9 +47,17 @@ const SwapMessage = t.Object({
   minBuyAmount: Amount,
   recipient: t.String(),
   fee: Amount,
+  router: t.String(),
+  routeHash: t.String({ description: "keccak256 of the packed path (the quote's `path`)" }),
   validAfter: UnixTimeField,
   validBefore: UnixTimeField,
   nonce: t.String(),
+});
+
+const RoutePath = t.String({
+  pattern: "^0x([0-9a-fA-F]{2}){40,2000}$",
+  description:
+    "the route's packed path as the relayer takes it: V2 = token addresses (20 bytes each); V3 = token, fee tier (3 bytes), token, ...",
 });
 
 export const SwapQuoteResponseSchema = t.Object({
@@ -62,6 +70,8 @@ export const SwapQuoteResponseSchema = t.Object({
   minBuyAmount: Amount,
   slippageBps: t.Integer(),
   route: t.Array(RouteHop),
+  router: t.String({ description: "the router of the route (what an EOA swap signs as `router`)" }),
+  path: t.String({ description: "the route's packed path; its keccak256 is what an EOA swap signs as `routeHash`" }),
   priceImpactBps: t.Integer(),
   validBefore: UnixTimeField,
   relayerContract: t.String(),
@@ -93,11 +103,14 @@ export const SwapBodySchema = t.Object({
       minBuyAmount: UintString,
       recipient: AddressField,
       fee: UintString,
+      router: AddressField,
+      routeHash: Bytes32Field,
       validAfter: UnixTimeField,
       validBefore: UnixTimeField,
       nonce: Bytes32Field,
     }),
     signature: t.String({ maxLength: 10_000, description: "EIP-712 signature (65 bytes for an EOA)" }),
+    path: RoutePath,
   }),
   swapRequirements: t.Object({ network: NetworkField, relayerContract: AddressField }),
 });

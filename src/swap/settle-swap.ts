@@ -8,7 +8,7 @@ import { everyRecord, inNonceOrder, type RecordFilter } from "../lifecycle/orpha
 import { type Logger, shortReason } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../payments/authorization-settlement";
 import { relayerSwapAbi } from "./abis";
-import type { SwapAuthorization } from "./swap-authorization";
+import type { SwapAuthorization, SwapRoute } from "./swap-authorization";
 import { type SwapSettlementStore, swapSettlementOf } from "./swap-store";
 import { explainRevert, type SwapVerifyContext, swapCallData, verifySwap } from "./verify-swap";
 
@@ -49,19 +49,19 @@ async function findSwap(
   return log ? { transactionHash: log.transactionHash, blockNumber: log.blockNumber, args: log.args } : null;
 }
 
-/** Whether an execution is this record's swap: same tokens, amounts, fee and recipient (the relayer enforced the minimum). */
+/**
+ * Whether an execution is this record's swap: the struct hash the relayer emits is the one of the authorization
+ * it executed, so only the signed swap itself (its minimum, window and route included) matches; a different
+ * authorization that reused the nonce never does, however alike its tokens and amounts.
+ */
 const isSameSwap = (args: Record<string, unknown>, record: SwapSettlement) =>
-  String(args.sellToken).toLowerCase() === record.sellToken &&
-  String(args.buyToken).toLowerCase() === record.buyToken &&
-  String(args.recipient).toLowerCase() === record.recipient &&
-  String(args.sellAmount) === record.sellAmount &&
-  String(args.fee) === record.fee;
+  String(args.authorizationHash).toLowerCase() === record.authorizationHash;
 
 /**
  * Settles EOA swaps exactly once per (network, payer, nonce), like EOA payments (settle-payment.ts): one promise
  * per key in this process, the table's unique key across processes, and the shared state machine
- * (authorization-settlement.ts on the durable sender). The route is the best one at settle; the signed
- * minBuyAmount is the floor the relayer enforces.
+ * (authorization-settlement.ts on the durable sender). The route is the signed one, which the relayer enforces
+ * with the signed minBuyAmount at the recipient.
  */
 export function createSwapSettler(deps: {
   /** SQLite's store through asAsync, or PostgreSQL's: every call awaited, the claim one statement. */
@@ -153,19 +153,18 @@ export function createSwapSettler(deps: {
 
   async function replay(network: NetworkRuntime, record: SwapSettlement, auth: SwapAuthorization, signature: Hex) {
     const expected = swapSettlementOf(network.name, auth, signature);
-    const same =
-      record.signature === signature &&
-      record.sellToken === expected.sellToken &&
-      record.buyToken === expected.buyToken &&
-      record.sellAmount === expected.sellAmount &&
-      record.minBuyAmount === expected.minBuyAmount &&
-      record.recipient === expected.recipient &&
-      record.fee === expected.fee;
+    const same = record.signature === signature && record.authorizationHash === expected.authorizationHash;
     if (!same) throw new ApiError("nonce_error", "nonce already used by a different authorization");
     return answer(network, record, await machine.replay(network, record));
   }
 
-  async function run(context: SwapVerifyContext, auth: SwapAuthorization, signature: Hex, relayerContract: string) {
+  async function run(
+    context: SwapVerifyContext,
+    auth: SwapAuthorization,
+    signature: Hex,
+    route: SwapRoute,
+    relayerContract: string,
+  ) {
     const { network } = context;
     const key = { network: network.name, payer: auth.from, nonce: auth.nonce };
     const known = await deps.store.find(key);
@@ -175,7 +174,7 @@ export function createSwapSettler(deps: {
       await deps.store.release(known.id, true);
     }
 
-    const verdict = await verifySwap(context, auth, signature, relayerContract);
+    const verdict = await verifySwap(context, auth, signature, route, relayerContract);
     if (!verdict.isValid) {
       // Another request (another instance) may have claimed and settled it since the find above: its record answers.
       const claimed = await deps.store.find(key);
@@ -197,7 +196,7 @@ export function createSwapSettler(deps: {
     }
     const sent = await machine.send(network, record, {
       to: network.config.contracts.relayer,
-      data: swapCallData(auth, signature, verdict.route),
+      data: swapCallData(auth, signature, route),
       gas: SWAP_GAS_LIMIT,
     });
     const settled = await answer(network, record, sent);
@@ -238,10 +237,11 @@ export function createSwapSettler(deps: {
       context: SwapVerifyContext,
       auth: SwapAuthorization,
       signature: Hex,
+      route: SwapRoute,
       relayerContract: string,
     ): Promise<SwapSettleResponse> {
       const key = `${context.network.name}:${auth.from.toLowerCase()}:${auth.nonce}:${signature}`;
-      return once(key, () => run(context, auth, signature, relayerContract));
+      return once(key, () => run(context, auth, signature, route, relayerContract));
     },
   };
 }

@@ -4,7 +4,7 @@ import type { ChainLog } from "../userops/outcome";
 import { relayerSwapAbi } from "./abis";
 import { walletSwapIn } from "./settle-wallet-swap";
 
-const RELAYER = getAddress("0x626d9def38aa6a2aeaba5865da3178a6691cbdd4");
+const RELAYER = getAddress("0xe7a518451b8e7abb526ea674a1d2a6720014de71");
 const WALLET = getAddress("0x2c5c3f2cc1f2e4f0f1b3a5b7c9d0e1f2a3b4c5d6");
 const OTHER_WALLET = getAddress("0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
 const RECIPIENT = getAddress("0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc");
@@ -18,8 +18,15 @@ function swapExecuted(emitter: Address, payer: Address, buyAmount: bigint): Chai
     args: { payer, nonce: `0x${"00".repeat(32)}`, recipient: RECIPIENT },
   }) as Hex[];
   const data = encodeAbiParameters(
-    [{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "uint256" }, { type: "uint256" }],
-    [SELL, BUY, 100n, 3n, buyAmount],
+    [
+      { type: "address" },
+      { type: "address" },
+      { type: "uint256" },
+      { type: "uint256" },
+      { type: "uint256" },
+      { type: "bytes32" },
+    ],
+    [SELL, BUY, 100n, 3n, buyAmount, `0x${"00".repeat(32)}`],
   );
   return { address: emitter, topics, data };
 }

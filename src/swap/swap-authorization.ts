@@ -1,5 +1,5 @@
 import type { Static } from "elysia";
-import { type Address, getAddress, type Hex, maxUint256 } from "viem";
+import { type Address, getAddress, type Hex, keccak256, maxUint256 } from "viem";
 import { ApiError } from "../errors";
 import type { SwapBodySchema } from "./schemas";
 
@@ -14,7 +14,17 @@ export type SwapOrder = {
 };
 
 /** The signed SwapWithAuthorization as the relayer's struct takes it (bigints, checksummed addresses). */
-export type SwapAuthorization = SwapOrder & { from: Address; validAfter: bigint; validBefore: bigint; nonce: Hex };
+export type SwapAuthorization = SwapOrder & {
+  from: Address;
+  router: Address;
+  routeHash: Hex;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+};
+
+/** The relayer's SwapRoute: the router and the packed path (src/swap/path.ts). */
+export type SwapRoute = { router: Address; path: Hex };
 
 export type SwapBody = Static<typeof SwapBodySchema>;
 
@@ -25,11 +35,27 @@ export function uint256(value: string, field: string): bigint {
   return amount;
 }
 
+/**
+ * The body's authorization and the route it signed: `swapPayload.path` must hash to the signed routeHash (the
+ * service executes exactly that route, which the relayer checks again), else validation_error naming the path.
+ */
 export function parseSwapAuthorization(payload: SwapBody["swapPayload"]): {
   authorization: SwapAuthorization;
   signature: Hex;
+  route: SwapRoute;
 } {
   const a = payload.authorization;
+  const path = payload.path.toLowerCase() as Hex;
+  const routeHash = a.routeHash.toLowerCase() as Hex;
+  if (keccak256(path) !== routeHash) {
+    throw new ApiError(
+      "validation_error",
+      "swapPayload.path: its keccak256 is not the signed authorization.routeHash",
+      {
+        field: "swapPayload.path",
+      },
+    );
+  }
   return {
     authorization: {
       from: getAddress(a.from),
@@ -39,10 +65,13 @@ export function parseSwapAuthorization(payload: SwapBody["swapPayload"]): {
       minBuyAmount: uint256(a.minBuyAmount, "swapPayload.authorization.minBuyAmount"),
       recipient: getAddress(a.recipient),
       fee: uint256(a.fee, "swapPayload.authorization.fee"),
+      router: getAddress(a.router),
+      routeHash,
       validAfter: BigInt(a.validAfter),
       validBefore: BigInt(a.validBefore),
       nonce: a.nonce.toLowerCase() as Hex,
     },
     signature: payload.signature as Hex,
+    route: { router: getAddress(a.router), path },
   };
 }

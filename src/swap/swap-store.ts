@@ -3,6 +3,7 @@ import type { Db } from "../db/open";
 import { type SwapSettlement, swapSettlements } from "../db/schema";
 import { claimRecord, createSettlementJournal, type SettlementStoreOf } from "../payments/settlement-journal";
 import type { SwapAuthorization } from "./swap-authorization";
+import { swapAuthorizationHash } from "./typed-data";
 
 export type NewSwapSettlement = Omit<
   SwapSettlement,
@@ -28,6 +29,7 @@ export function swapSettlementOf(network: string, auth: SwapAuthorization, signa
     validAfter: Number(auth.validAfter),
     validBefore: Number(auth.validBefore),
     signature,
+    authorizationHash: swapAuthorizationHash(auth),
   };
 }
 
@@ -61,6 +63,7 @@ export function createSwapSettlementStore(db: Db): SwapSettlementStore {
       validAfter: p("validAfter"),
       validBefore: p("validBefore"),
       signature: p("signature"),
+      authorizationHash: p("authorizationHash"),
       status: "pending",
       createdAt: p("time"),
       updatedAt: p("time"),

@@ -69,13 +69,9 @@ export function createSwaps(deps: {
       );
     },
     async verify(body: SwapBody) {
-      const { authorization, signature } = parseSwapAuthorization(body.swapPayload);
-      const verdict = await verifySwap(
-        contextOf(body),
-        authorization,
-        signature,
-        body.swapRequirements.relayerContract,
-      );
+      const context = contextOf(body);
+      const { authorization, signature, route } = parseSwapAuthorization(body.swapPayload);
+      const verdict = await verifySwap(context, authorization, signature, route, body.swapRequirements.relayerContract);
       if (verdict.isValid) return { isValid: true, payer: verdict.payer, buyAmount: verdict.buyAmount.toString() };
       return {
         isValid: false,
@@ -86,8 +82,9 @@ export function createSwaps(deps: {
       };
     },
     settle(body: SwapBody) {
-      const { authorization, signature } = parseSwapAuthorization(body.swapPayload);
-      return settler.settle(contextOf(body), authorization, signature, body.swapRequirements.relayerContract);
+      const context = contextOf(body);
+      const { authorization, signature, route } = parseSwapAuthorization(body.swapPayload);
+      return settler.settle(context, authorization, signature, route, body.swapRequirements.relayerContract);
     },
     /** POST /wallet/swap/verify: the sponsored UserOp of a wallet's swap, or why it would not pay the minimum. */
     walletVerify(networkName: string, request: WalletSwapRequest) {

@@ -15,13 +15,12 @@ import type { ErrorCode } from "../errors";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import type { RelayerDomain } from "../payments/relayer-port";
-import { relayerSwapAbi } from "./abis";
-import { encodePath } from "./path";
+import { quoterV2Abi, relayerSwapAbi, v2RouterAbi } from "./abis";
 import { isPayerSignature } from "./payer-signature";
 import { decodeAggregate3, encodeAggregate3 } from "./quote-plan";
-import { type BestQuote, quoteBestRoute, sellTokenConfig, swapFeeFor } from "./quote-swap";
+import { sellTokenConfig, swapFeeFor } from "./quote-swap";
 import { isPriceMove } from "./revert-cause";
-import type { SwapAuthorization } from "./swap-authorization";
+import type { SwapAuthorization, SwapRoute } from "./swap-authorization";
 import { SWAP_WITH_AUTHORIZATION_TYPES } from "./typed-data";
 
 /** What the simulation and the chain may revert with, beside the relayer's own errors. */
@@ -43,7 +42,7 @@ const revertAbi = [
 export const PRICE_MOVED = "price moved below minBuyAmount";
 
 export type SwapVerdict =
-  | { isValid: true; payer: Address; buyAmount: bigint; route: BestQuote }
+  | { isValid: true; payer: Address; buyAmount: bigint }
   | {
       isValid: false;
       payer: Address;
@@ -61,26 +60,27 @@ export type SwapVerifyContext = {
   isPayerDenied(payer: Address): Promise<boolean>;
 };
 
-/** The relayer call of this swap through `route` (built here: the relayer never takes caller calldata). */
-export function swapCallData(auth: SwapAuthorization, signature: Hex, route: BestQuote): Hex {
+/** The relayer call of this swap through its signed `route` (the relayer never takes caller calldata). */
+export function swapCallData(auth: SwapAuthorization, signature: Hex, route: SwapRoute): Hex {
   return encodeFunctionData({
     abi: relayerSwapAbi,
     functionName: "swapWithAuthorization",
-    args: [auth, signature, { router: route.router, path: encodePath(route.route.kind, route.route.hops) }],
+    args: [auth, signature, route],
   });
 }
 
 /**
  * decisions.md "Swaps": the relayer, the sell token, the signature (a body changed after signing does not
  * recover to `from`), the validity window, the fee against the rule, then the settlement itself simulated in
- * one eth_call on the best route at this moment: its output, or why it would fail ("price moved below
- * minBuyAmount" when the route can no longer pay the signed minimum). Two RPC round trips (quote, simulation),
- * three for a contract payer (its ERC-1271 answer).
+ * one eth_call on the signed route (`route`, whose path parseSwapAuthorization matched to the signed routeHash):
+ * its output, or why it would fail ("price moved below minBuyAmount" when the route can no longer pay the signed
+ * minimum). One RPC round trip, two for a contract payer (its ERC-1271 answer).
  */
 export async function verifySwap(
   context: SwapVerifyContext,
   auth: SwapAuthorization,
   signature: Hex,
+  route: SwapRoute,
   relayerContract: string,
 ): Promise<SwapVerdict> {
   const { network } = context;
@@ -157,21 +157,6 @@ export async function verifySwap(
     return refuse("payment_verification_error", "payer refused: too many of its settlements reverted on-chain");
   }
 
-  let route: BestQuote | undefined;
-  try {
-    route = await quoteBestRoute(network, context.swap, {
-      sellToken: auth.sellToken,
-      buyToken: auth.buyToken,
-      amountIn: auth.sellAmount - auth.fee,
-    });
-  } catch (error) {
-    throw new ApiError("blockchain_error", "failed to quote the swap", { reason: shortReason(error) });
-  }
-  if (!route) return refuse("payment_verification_error", `no route from ${auth.sellToken} to ${auth.buyToken}`);
-  if (route.amountOut < auth.minBuyAmount) {
-    return refuse("payment_verification_error", PRICE_MOVED, { buyAmount: route.amountOut });
-  }
-
   let result: { success: boolean; returnData: Hex };
   try {
     const { data } = await network.client.call({
@@ -188,10 +173,45 @@ export async function verifySwap(
       functionName: "swapWithAuthorization",
       data: result.returnData,
     });
-    return { isValid: true, payer, buyAmount, route };
+    return { isValid: true, payer, buyAmount };
   }
   const [reason, message] = explainRevert(result.returnData);
-  return refuse(reason, message, { buyAmount: route.amountOut });
+  if (message !== PRICE_MOVED) return refuse(reason, message);
+  const buyAmount = await quoteSignedRoute(network, context.swap, route, auth.sellAmount - auth.fee).catch(
+    () => undefined,
+  );
+  return refuse(reason, message, buyAmount === undefined ? {} : { buyAmount });
+}
+
+/**
+ * What the signed route pays now for `amountIn` (a price-moved refusal shows it): the V2 router's getAmountsOut,
+ * or QuoterV2 for the V3 router of the config; undefined for a router the config does not name.
+ */
+async function quoteSignedRoute(
+  network: NetworkRuntime,
+  swap: SwapConfig,
+  route: SwapRoute,
+  amountIn: bigint,
+): Promise<bigint | undefined> {
+  const kind = swap.routers.find((router) => isAddressEqual(router.address, route.router))?.kind;
+  if (kind === "v2") {
+    const tokens = (route.path.slice(2).match(/.{40}/g) ?? []).map((token) => `0x${token}` as Address);
+    const amounts = await network.client.readContract({
+      address: route.router,
+      abi: v2RouterAbi,
+      functionName: "getAmountsOut",
+      args: [amountIn, tokens],
+    });
+    return amounts.at(-1);
+  }
+  if (kind !== "v3" || !swap.quoter) return undefined;
+  const { result } = await network.client.simulateContract({
+    address: swap.quoter,
+    abi: quoterV2Abi,
+    functionName: "quoteExactInput",
+    args: [route.path, amountIn],
+  });
+  return result[0];
 }
 
 /** A simulated or mined swap's revert, as the code and message verify answers. */
@@ -210,6 +230,8 @@ export function explainRevert(data: Hex): [ErrorCode, string] {
   switch (name) {
     case "Error":
       return ["payment_verification_error", `the swap would revert: ${String(args[0])}`];
+    case "RouteNotSigned":
+      return ["signature_error", "the route is not the one the authorization signed (router, routeHash)"];
     case "AuthorizationAlreadyUsed":
       return ["nonce_error", "nonce already used or canceled"];
     case "InvalidSignature":

@@ -316,14 +316,18 @@ describe("EOA swap settlement on PostgreSQL", () => {
     type TypedData = Parameters<ReturnType<typeof privateKeyToAccount>["signTypedData"]>[0];
     const { typedData } = quote as unknown as { typedData: TypedData };
     const signature = await privateKeyToAccount(payer.key).signTypedData(typedData);
-    const { authorization } = parseSwapAuthorization({ authorization: typedData.message, signature } as never);
+    const { authorization, route } = parseSwapAuthorization({
+      authorization: typedData.message,
+      signature,
+      path: quote.path,
+    } as never);
     const payerBefore = await balance(payer.address);
     const feeBefore = await balance(c.info.feeRecipient);
     const sentBefore = await sentBy(network, executors);
 
     const results = await Promise.allSettled(
       instances.map((instance) =>
-        instance.swapSettler.settle(instance.swapContext(network), authorization, signature, c.info.relayer),
+        instance.swapSettler.settle(instance.swapContext(network), authorization, signature, route, c.info.relayer),
       ),
     );
     const successes = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));

@@ -50,6 +50,7 @@ const swapSettlement = (): NewSwapSettlement => ({
   validAfter: 0,
   validBefore: 4_102_444_800,
   signature: `0x${"ef".repeat(65)}`,
+  authorizationHash: `0x${"12".repeat(32)}`,
 });
 
 const pick = <T>(items: T[], index: number) => items[index % items.length] as T;

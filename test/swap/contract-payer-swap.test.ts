@@ -62,7 +62,7 @@ async function quoteFor(network: NetworkName, wallet: Address, sellAmount: bigin
   expect(quoted.status).toBe(200);
   const quote = quoted.body;
   const body = (signature: Hex) => ({
-    swapPayload: { authorization: quote.typedData.message, signature },
+    swapPayload: { authorization: quote.typedData.message, signature, path: quote.path },
     swapRequirements: { network, relayerContract: quote.relayerContract },
   });
   return { quote, body };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type Address, encodePacked, type Hex, maxUint256, parseEventLogs, toHex } from "viem";
+import { type Address, encodePacked, type Hex, keccak256, maxUint256, parseEventLogs, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { UNISWAP_V2_INIT_CODE_HASH, UNISWAP_V3_INIT_CODE_HASH } from "../../scripts/devnet/dex";
 import type { NetworkName } from "../../scripts/devnet/start";
@@ -351,6 +351,8 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
           });
           const quoted = await quote(network, kind, route, sellAmount - fee);
           const now = Math.floor(Date.now() / 1000);
+          const router = kind === "v2" ? t.dex.v2.router : t.dex.v3.router;
+          const path = encodePath(kind, route);
           const auth = {
             from: payer.address,
             sellToken: t.m,
@@ -359,6 +361,8 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
             minBuyAmount: (quoted * 9950n) / 10000n,
             recipient: randomAddress(),
             fee,
+            router,
+            routeHash: keccak256(path),
             validAfter: BigInt(now - 60),
             validBefore: BigInt(now + 600),
             nonce: randomNonce(),
@@ -369,12 +373,11 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
             primaryType: "SwapWithAuthorization",
             message: auth,
           });
-          const router = kind === "v2" ? t.dex.v2.router : t.dex.v3.router;
           const hash = await wallet.writeContract({
             address: c.info.relayer,
             abi: relayerSwapAbi,
             functionName: "swapWithAuthorization",
-            args: [auth, signature, { router, path: encodePath(kind, route) }],
+            args: [auth, signature, { router, path }],
           });
           const receipt = await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
           expect(receipt.status).toBe("success");

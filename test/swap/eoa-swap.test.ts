@@ -48,7 +48,7 @@ async function signedSwap(
   const message = change(quote.typedData.message);
   const signature = await privateKeyToAccount(payer.key).signTypedData({ domain, types, primaryType, message });
   const body = {
-    swapPayload: { authorization: quote.typedData.message, signature },
+    swapPayload: { authorization: quote.typedData.message, signature, path: quote.path },
     swapRequirements: { network, relayerContract: quote.relayerContract },
   };
   return { quote, body, signature };

@@ -98,7 +98,7 @@ async function signedSwap(payer: Payer, sellAmount: bigint, recipient: Address) 
   return {
     quote,
     body: {
-      swapPayload: { authorization: message, signature },
+      swapPayload: { authorization: message, signature, path: quote.path },
       swapRequirements: { network, relayerContract: quote.relayerContract },
     },
   };
@@ -257,10 +257,8 @@ describe("swaps reverted by a front-runner (bsc)", () => {
           args: [
             authorization,
             signature,
-            {
-              router: dex.v3.router,
-              path: encodePath("v3", [{ tokenIn: m, tokenOut: w, fee: quote.route[0].fee }]),
-            },
+            // The signed route: only the market, not another route, can make it revert.
+            { router: quote.router, path: quote.path },
           ],
           gas: 700_000n,
         });

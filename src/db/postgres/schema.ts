@@ -219,6 +219,7 @@ export const swapSettlements = pgTable(
     validAfter: int("valid_after").notNull(),
     validBefore: int("valid_before").notNull(),
     signature: text("signature").notNull(),
+    authorizationHash: text("authorization_hash"),
     status: text("status", { enum: settlementStatus }).notNull(),
     txHash: text("tx_hash"),
     rawTx: text("raw_tx"),

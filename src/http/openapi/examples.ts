@@ -4,14 +4,14 @@
  */
 import { INCOGNITO_CIRCUIT_ID_EXAMPLE, INCOGNITO_EXAMPLES, INCOGNITO_POOL_EXAMPLE } from "../../incognito/examples";
 import { SIGNED_TYPES } from "../../payments/typed-data";
-import { WALLET_SWAP_EXAMPLES } from "../../swap/examples";
+import { SWAP_EXAMPLES, WALLET_SWAP_EXAMPLES } from "../../swap/examples";
 import { SWAP_WITH_AUTHORIZATION_TYPE } from "../../swap/typed-data";
 
 import { EXAMPLE_PAYMASTER, EXAMPLE_WALLET, exampleUserOp } from "../../userops/examples";
 
 type Examples = { request?: unknown; responses?: Record<string, unknown> };
 
-const RELAYER = "0x626D9DeF38AA6A2Aeaba5865Da3178A6691cbdd4";
+const RELAYER = "0xe7a518451b8e7Abb526ea674A1D2A6720014de71";
 const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const PAYER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const MERCHANT = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
@@ -21,7 +21,6 @@ const PAYMASTER = EXAMPLE_PAYMASTER;
 const SWAP_V2_ROUTER = "0x10ED43C718714eb63d5aA57B78B54704E256024E";
 const SWAP_V3_ROUTER = "0x13f4EA83D0bd40E75C8222255bc855a974568Dd4";
 const WRAPPED_NATIVE = "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c";
-const DAI = "0x1AF3F329e8BE154074D8769D1FFa4eE058B1DBc3";
 const hash = (digit: string) => `0x${digit.repeat(64)}`;
 const SIGNATURE = `0x${"ab".repeat(65)}`;
 const SALT = hash("0");
@@ -269,72 +268,7 @@ export const X402_EXAMPLES = {
   },
 };
 
-const swapQuote = {
-  network: "bsc",
-  sellToken: TOKEN,
-  buyToken: DAI,
-  sellAmount: "100000000000000000000",
-  fee: "300000000000000000",
-  buyAmount: "98402317722316553401",
-  minBuyAmount: "97910306133705970634",
-  slippageBps: 50,
-  route: [
-    { dex: "pancakeswap-v3", kind: "v3", tokenIn: TOKEN, tokenOut: WRAPPED_NATIVE, fee: 500 },
-    { dex: "pancakeswap-v3", kind: "v3", tokenIn: WRAPPED_NATIVE, tokenOut: DAI, fee: 2500 },
-  ],
-  priceImpactBps: 36,
-  validBefore: NOW + 120,
-  relayerContract: RELAYER,
-};
-
-const swapBody = {
-  swapPayload: {
-    authorization: {
-      from: PAYER,
-      sellToken: TOKEN,
-      buyToken: DAI,
-      sellAmount: "100000000000000000000",
-      minBuyAmount: "97910306133705970634",
-      recipient: PAYER,
-      fee: "300000000000000000",
-      validAfter: NOW - 60,
-      validBefore: NOW + 120,
-      nonce: hash("4"),
-    },
-    signature: SIGNATURE,
-  },
-  swapRequirements: { network: "bsc", relayerContract: RELAYER },
-};
-
 export const EXAMPLES: Record<string, Examples> = {
-  "POST /swap/verify": {
-    request: swapBody,
-    responses: { 200: { isValid: true, payer: PAYER, buyAmount: "98402317722316553401" } },
-  },
-  "POST /swap/settle": {
-    request: swapBody,
-    responses: {
-      200: {
-        success: true,
-        transaction: hash("b").toLowerCase(),
-        network: "bsc",
-        payer: PAYER.toLowerCase(),
-        blockNumber: 1240,
-        swap: {
-          sellToken: TOKEN.toLowerCase(),
-          buyToken: DAI.toLowerCase(),
-          sellAmount: "100000000000000000000",
-          fee: "300000000000000000",
-          buyAmount: "98402317722316553401",
-          recipient: PAYER.toLowerCase(),
-        },
-      },
-    },
-  },
-  "POST /swap/quote": {
-    request: { network: "bsc", sellToken: TOKEN, buyToken: DAI, sellAmount: "100000000000000000000", slippageBps: 50 },
-    responses: { 200: swapQuote },
-  },
   "POST /verify": {
     request: {
       paymentPayload: authorization("1000000000000000000"),
@@ -461,5 +395,6 @@ export const EXAMPLES: Record<string, Examples> = {
   "GET /health": { responses: { 200: health, 503: { ...health, status: "down", database: "down" } } },
   "GET /config": { responses: { 200: clientConfig } },
   ...INCOGNITO_EXAMPLES,
+  ...SWAP_EXAMPLES,
   ...WALLET_SWAP_EXAMPLES,
 };

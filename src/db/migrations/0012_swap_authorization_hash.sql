@@ -1,0 +1,1 @@
+ALTER TABLE `swap_settlements` ADD `authorization_hash` text;

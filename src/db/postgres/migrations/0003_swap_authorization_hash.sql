@@ -1,0 +1,1 @@
+ALTER TABLE "swap_settlements" ADD COLUMN "authorization_hash" text;
