@@ -9,6 +9,7 @@ import {
   createWalletClient,
   decodeFunctionData,
   encodeFunctionData,
+  getAddress,
   type Hex,
   http,
   type PublicClient,
@@ -133,7 +134,7 @@ describe("EOA swaps through relay402/client", () => {
       expect(result.settlement).toMatchObject({
         success: true,
         network,
-        swap: { sellAmount: sellAmount.toString(), fee: fee.toString(), recipient: recipient.toLowerCase() },
+        swap: { sellAmount: sellAmount.toString(), fee: fee.toString(), recipient: getAddress(recipient) },
       });
       const received = await tokenBalance(network, t.w, recipient);
       expect(received).toBe(BigInt(result.settlement.swap.buyAmount));

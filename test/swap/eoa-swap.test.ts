@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { type Address, type Hex, maxUint256 } from "viem";
+import { type Address, getAddress, type Hex, maxUint256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi } from "../../src/chain/abis";
@@ -118,13 +118,13 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
         expect(settled).toMatchObject({
           success: true,
           network,
-          payer: payer.address.toLowerCase(),
+          payer: payer.address,
           swap: {
-            sellToken: sellToken.toLowerCase(),
-            buyToken: buyToken.toLowerCase(),
+            sellToken: getAddress(sellToken),
+            buyToken: getAddress(buyToken),
             sellAmount: sellAmount.toString(),
             fee: quote.fee,
-            recipient: recipient.toLowerCase(),
+            recipient: getAddress(recipient),
           },
         });
         const after = await balances(network, {
