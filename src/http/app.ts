@@ -13,7 +13,7 @@ import { swapRoutes } from "../swap/routes";
 import { walletRoutes } from "../wallets/routes";
 import { x402Routes } from "../x402/routes";
 import { isX402Body } from "../x402/wire";
-import { adminGuard, isAdminRequest } from "./admin-guard";
+import { adminGuard, adminKeyAttempt } from "./admin-guard";
 import { checksumAddresses } from "./checksum-addresses";
 import { envelope } from "./errors";
 import { isJsonContentType, nestedDeeperThan } from "./limits";
@@ -36,6 +36,13 @@ type RequestMeta = {
  * /metrics needs the admin key and is read from the cache: a monitoring scrape is never told to slow down.
  */
 const RATE_LIMIT_EXEMPT_PATHS = new Set(["/supported", "/api/v1/supported", "/metrics", "/api/v1/metrics"]);
+
+/**
+ * What a wrong admin key costs a client's budget, on every route (the exempt ones too): ten requests' worth, so a
+ * client guessing keys at the default 120 requests a minute gets 12 guesses a minute, and a request with a wrong
+ * key never costs less than one without a key.
+ */
+export const WRONG_ADMIN_KEY_COST = 10;
 
 /**
  * The POST routes that may send a transaction or a UserOp, by flow: refused while the service drains, counted until
@@ -148,7 +155,7 @@ export function createApp(services: Services) {
     new Elysia({ prefix, seed: prefix })
       .use(paymentRoutes(services.payments, services.x402))
       .use(x402Routes(services.networks))
-      .use(statusRoutes(services.status))
+      .use(statusRoutes(services.status, config.adminApiKey))
       .use(walletRoutes(services.wallets))
       .use(incognitoRoutes(services.incognito))
       .use(swapRoutes(services.swaps))
@@ -170,12 +177,14 @@ export function createApp(services: Services) {
           limit: MAX_BODY_BYTES,
         });
       }
+      const path = new URL(request.url).pathname;
+      const adminKey = adminKeyAttempt(request, config.adminApiKey, path);
       const unlimited =
-        isAdminRequest(request, config.adminApiKey) ||
-        isMerchantRequest(request, config.merchantApiKeys ?? []) ||
-        RATE_LIMIT_EXEMPT_PATHS.has(new URL(request.url).pathname);
+        adminKey === "right" ||
+        (adminKey === "none" &&
+          (isMerchantRequest(request, config.merchantApiKeys ?? []) || RATE_LIMIT_EXEMPT_PATHS.has(path)));
       if (!unlimited) {
-        const wait = limiter.take(rateLimitKey(ip));
+        const wait = limiter.take(rateLimitKey(ip), adminKey === "wrong" ? WRONG_ADMIN_KEY_COST : 1);
         if (wait > 0) {
           throw new ApiError(
             "rate_limit_exceeded",

@@ -92,3 +92,19 @@ describe("createRateLimiter", () => {
     expect(limiter.take("c")).toBeGreaterThan(0);
   });
 });
+
+describe("createRateLimiter costs", () => {
+  test("a request that costs more is answered while budget remains, and spends that much of it", () => {
+    let time = 0;
+    const limiter = createRateLimiter(20, { now: () => time });
+    expect(limiter.take("a", 10)).toBe(0);
+    expect(limiter.take("a", 10)).toBe(0);
+    expect(limiter.take("a", 10)).toBeGreaterThan(0);
+    expect(limiter.take("a")).toBeGreaterThan(0);
+    // Ordinary requests: exactly the limit.
+    for (let i = 0; i < 20; i++) expect(limiter.take("b")).toBe(0);
+    expect(limiter.take("b")).toBeGreaterThan(0);
+    time += 60_000;
+    expect(limiter.take("a")).toBe(0);
+  });
+});

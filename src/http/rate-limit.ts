@@ -78,8 +78,11 @@ export function createRateLimiter(limitPerMinute: number, options: { now?: () =>
   const { now = Date.now, maxKeys = RATE_LIMIT_MAX_KEYS } = options;
   const windows = new Map<string, { start: number; count: number }>();
   return {
-    /** Returns 0 when allowed, else the seconds to wait. */
-    take(key: string): number {
+    /**
+     * Spends `cost` of the client's budget: 0 when allowed (something was left of it), else the seconds to wait.
+     * A request that costs more than one (a wrong admin key) is answered while budget remains, and leaves less.
+     */
+    take(key: string, cost = 1): number {
       const time = now();
       for (const [k, w] of windows) {
         if (time - w.start < WINDOW_MS) break;
@@ -87,8 +90,9 @@ export function createRateLimiter(limitPerMinute: number, options: { now?: () =>
       }
       const current = windows.get(key);
       if (current && time - current.start < WINDOW_MS) {
-        current.count += 1;
-        if (current.count <= limitPerMinute) return 0;
+        const before = current.count;
+        current.count += cost;
+        if (before < limitPerMinute) return 0;
         return Math.max(1, Math.ceil((current.start + WINDOW_MS - time) / 1000));
       }
       windows.delete(key);
@@ -96,7 +100,7 @@ export function createRateLimiter(limitPerMinute: number, options: { now?: () =>
         const oldest = windows.keys().next().value;
         if (oldest !== undefined) windows.delete(oldest);
       }
-      windows.set(key, { start: time, count: 1 });
+      windows.set(key, { start: time, count: cost });
       return 0;
     },
     /** Windows currently tracked. */
