@@ -221,7 +221,7 @@ export function createServices(
     settler,
     payments,
     x402,
-    status: { health: () => checkHealth(services), config: () => clientConfig(services) },
+    status: { health: (options) => checkHealth(services, options), config: () => clientConfig(services) },
     wallets,
     deployments,
     incognito,

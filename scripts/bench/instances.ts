@@ -16,7 +16,7 @@ import type { Address } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount } from "viem/accounts";
 import type { ConfigInput } from "../../src/config/schema";
 import { devnetChain } from "../devnet/chain";
-import { devnetKeys } from "../devnet/keys";
+import { DEVNET_ADMIN_API_KEY, devnetKeys } from "../devnet/keys";
 import { startPostgres } from "../postgres/start";
 import { benchServiceConfig, type Cleanups, cleanUpOnExit, progress, startBenchDevnet } from "./bench-devnet";
 import {
@@ -148,7 +148,10 @@ try {
     // Which keys each instance sends with (null: every configured key, no leases).
     const held = await Promise.all(
       children.map(async (child) => {
-        const health = (await (await fetch(`${child.url}/health`)).json()) as any;
+        // The lease counts are operator figures: /health shows them with the admin key only.
+        const health = (await (
+          await fetch(`${child.url}/health`, { headers: { "x-admin-api-key": DEVNET_ADMIN_API_KEY } })
+        ).json()) as any;
         return (health.networks?.bsc?.keyLeases?.held as number | undefined) ?? keys.length;
       }),
     );

@@ -17,15 +17,21 @@ async function bundlerUp(url: string): Promise<boolean> {
   }
 }
 
-async function networkHealth(network: NetworkRuntime) {
+/**
+ * A network's health. Everyone sees the status of each component; only the operator (`figures`, the admin key)
+ * sees the executors' addresses and balances, the paymaster deposit and the lease counts: they tell an attacker
+ * which keys to watch and when the service runs dry.
+ */
+async function networkHealth(network: NetworkRuntime, figures: boolean) {
   const { config, client, executor } = network;
   const [block, bundler, balances] = await Promise.all([
     client.getBlockNumber({ cacheTime: 0 }).catch(() => null),
     bundlerUp(config.bundlerUrl),
-    // Executor balances and the paymaster deposit in one round trip.
-    readBalances(network),
+    // Executor balances and the paymaster deposit in one round trip, and only for the operator.
+    figures ? readBalances(network) : null,
   ]);
-  return {
+  const leases = keyLeaseHealth(network);
+  const status = {
     chainId: config.chainId,
     blockNumber: block === null ? null : Number(block),
     rpc: block === null ? ("down" as const) : ("ok" as const),
@@ -33,13 +39,20 @@ async function networkHealth(network: NetworkRuntime) {
     relayer: config.contracts.relayer,
     paymaster: config.contracts.paymaster,
     privacyPool: config.contracts.privacyPool ?? null,
+    swap: swapHealth(network),
+  };
+  if (!figures) {
+    const keyLeases = leases && { status: leases.status, ...(leases.reason ? { reason: leases.reason } : {}) };
+    return { ...status, keyLeases };
+  }
+  return {
+    ...status,
     executors: executor.addresses.map((address, i) => ({
       address,
       balance: balances ? formatEther(balances.executors[i]?.balance as bigint) : null,
     })),
     paymasterDeposit: balances ? formatEther(balances.paymasterDeposit) : null,
-    swap: swapHealth(network),
-    keyLeases: keyLeaseHealth(network),
+    keyLeases: leases,
   };
 }
 
@@ -68,9 +81,9 @@ function swapHealth(network: NetworkRuntime) {
  * unavailable (reason in networks.<name>.swap), or an executor on key leases holds none (networks.<name>.keyLeases)
  * · down: no chain or no database · draining: a graceful shutdown is under way (new settles are refused).
  */
-export async function checkHealth(services: Services) {
+export async function checkHealth(services: Services, options: { figures: boolean } = { figures: false }) {
   const entries = await Promise.all(
-    services.networks.all().map(async (n) => [n.name, await networkHealth(n)] as const),
+    services.networks.all().map(async (n) => [n.name, await networkHealth(n, options.figures)] as const),
   );
   const networks = Object.fromEntries(entries);
   const database = (await services.stores.healthy()) ? ("ok" as const) : ("down" as const);

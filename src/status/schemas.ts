@@ -104,8 +104,10 @@ export const HealthSchema = t.Object({
       relayer: Address,
       paymaster: Address,
       privacyPool: t.Union([Address, t.Null()], { description: "null when incognito is off on this network" }),
-      executors: t.Array(t.Object({ address: Address, balance: Ether })),
-      paymasterDeposit: Ether,
+      executors: t.Optional(
+        t.Array(t.Object({ address: Address, balance: Ether }), { description: "with the admin key only" }),
+      ),
+      paymasterDeposit: t.Optional({ ...Ether, description: "with the admin key only (ether units)" }),
       swap: t.Union(
         [
           t.Object({
@@ -121,8 +123,8 @@ export const HealthSchema = t.Object({
           [
             t.Object({
               status: t.Union([t.Literal("ok"), t.Literal("none_held")]),
-              held: t.Integer({ description: "executor keys this instance leases now" }),
-              keys: t.Integer({ description: "executor keys configured" }),
+              held: t.Optional(t.Integer({ description: "executor keys this instance leases now (admin key only)" })),
+              keys: t.Optional(t.Integer({ description: "executor keys configured (admin key only)" })),
               reason: t.Optional(t.String({ description: "why no settle can be sent here now (then degraded)" })),
             }),
             t.Null(),

@@ -54,15 +54,31 @@ describe("HTTP surface", () => {
     expect(failed.headers.get("x-request-id")).toBeTruthy();
   });
 
-  test("GET /health reports chains, bundlers, executors, paymaster deposit and database", async () => {
-    const response = await service.get("/health");
-    expect(response.status).toBe(200);
-    expect(response.body.status).toBe("ok");
-    expect(response.body.database).toBe("ok");
+  test("GET /health reports chains, bundlers and database to everyone; executors and the paymaster deposit only to the admin key", async () => {
+    const admin = await service.get("/health", { "x-admin-api-key": service.config.adminApiKey });
+    const wrongKey = await service.get("/health", { "x-admin-api-key": "not-the-admin-key-000" });
+    for (const response of [await service.get("/health"), wrongKey, admin]) {
+      expect(response.status).toBe(200);
+      expect(response.body.status).toBe("ok");
+      expect(response.body.database).toBe("ok");
+      for (const name of ["bsc", "base"]) {
+        const network = response.body.networks[name];
+        expect(network).toMatchObject({ rpc: "ok", bundler: "ok", chainId: name === "bsc" ? 56 : 8453 });
+        expect(network.blockNumber).toBeGreaterThan(0);
+      }
+    }
+    for (const response of [await service.get("/health"), wrongKey]) {
+      const text = JSON.stringify(response.body);
+      for (const name of ["bsc", "base"]) {
+        expect(response.body.networks[name]).not.toHaveProperty("executors");
+        expect(response.body.networks[name]).not.toHaveProperty("paymasterDeposit");
+        for (const address of service.services.networks.get(name).executor.addresses) {
+          expect(text.toLowerCase()).not.toContain(address.slice(2).toLowerCase());
+        }
+      }
+    }
     for (const name of ["bsc", "base"]) {
-      const network = response.body.networks[name];
-      expect(network).toMatchObject({ rpc: "ok", bundler: "ok", chainId: name === "bsc" ? 56 : 8453 });
-      expect(network.blockNumber).toBeGreaterThan(0);
+      const network = admin.body.networks[name];
       expect(network.executors.length).toBe(8);
       expect(Number(network.executors[0].balance)).toBeGreaterThan(0);
       expect(Number(network.paymasterDeposit)).toBeGreaterThan(0);
@@ -174,5 +190,33 @@ describe("rate limit", () => {
     // A client cannot dodge the limit by forging entries: only the proxy's (last) entry counts.
     expect((await from("6.6.6.6, 10.0.0.1")).status).toBe(429);
     expect((await from("10.0.0.1", { "x-admin-api-key": limited.config.adminApiKey })).status).toBe(200);
+  });
+
+  test("wrong admin keys are counted, on /metrics and admin routes too; the right key stays exempt", async () => {
+    const guess = (ip: string, path: string, headers: Record<string, string>) =>
+      path === "/deploy/verify"
+        ? limited.post(path, {}, { "x-forwarded-for": ip, ...headers })
+        : limited.get(path, { "x-forwarded-for": ip, ...headers });
+    const wrong = { "x-admin-api-key": "a-guess-at-the-admin-key" };
+    // /metrics is exempt from the limit for its scrapes, never for guesses: one wrong key spends the whole budget.
+    const first = await guess("10.1.0.1", "/metrics", wrong);
+    expect(first.status).toBe(401);
+    const second = await guess("10.1.0.1", "/metrics", wrong);
+    expect(second.status).toBe(429);
+    expect(second.body.code).toBe("rate_limit_exceeded");
+    expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The same through Authorization: Bearer, and on an admin route; a wrong key there also spends the budget of
+    // the requests without one.
+    expect((await guess("10.1.0.2", "/metrics", { authorization: "Bearer a-guess-at-the-admin-key" })).status).toBe(
+      401,
+    );
+    expect((await guess("10.1.0.2", "/metrics", { authorization: "Bearer another-guess-at-it" })).status).toBe(429);
+    expect((await guess("10.1.0.3", "/deploy/verify", wrong)).status).toBe(401);
+    expect((await guess("10.1.0.3", "/config", {})).status).toBe(429);
+    // A client without a key on /metrics is refused but not limited (no guess was made); the right key is exempt.
+    for (let i = 0; i < 5; i++) expect((await guess("10.1.0.4", "/metrics", {})).status).toBe(401);
+    for (let i = 0; i < 5; i++) {
+      expect((await guess("10.1.0.1", "/metrics", { "x-admin-api-key": limited.config.adminApiKey })).status).toBe(200);
+    }
   });
 });

@@ -129,7 +129,9 @@ describe("three instances on one PostgreSQL", () => {
     try {
       const held = await Promise.all(
         instances.map(async (instance) => {
-          const health = (await (await fetch(`${instance.url}/health`)).json()) as any;
+          const health = (await (
+            await fetch(`${instance.url}/health`, { headers: { "x-admin-api-key": instance.adminApiKey } })
+          ).json()) as any;
           expect(health.status).toBe("ok");
           return health.networks[network].keyLeases.held as number;
         }),

@@ -264,7 +264,8 @@ export function executorLeaseSuite(database: LeaseDatabase) {
       expect(refused.body.details).toEqual({ retryAfterSeconds: 1 });
       expect(await tokenBalance("bsc", c().token.address, to)).toBe(0n);
 
-      const health = await service.get("/health");
+      const admin = { "x-admin-api-key": service.config.adminApiKey };
+      const health = await service.get("/health", admin);
       expect(health.status).toBe(200);
       expect(health.body.status).toBe("degraded");
       expect(health.body.networks.bsc.keyLeases).toMatchObject({ status: "none_held", held: 0, keys: keys.length });
@@ -283,7 +284,7 @@ export function executorLeaseSuite(database: LeaseDatabase) {
       expect(settled.status).toBe(200);
       expect(settled.body.success).toBe(true);
       expect(await tokenBalance("bsc", c().token.address, to)).toBe(unit);
-      const healthy = await service.get("/health");
+      const healthy = await service.get("/health", admin);
       expect(healthy.body.networks.bsc.keyLeases).toEqual({ status: "ok", held: keys.length, keys: keys.length });
     } finally {
       await cleanup();
