@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { TransformDecodeError, Value } from "@sinclair/typebox/value";
 import { Relay402Error } from "../errors";
 import { isUntrustedSetup, SERVED_CIRCUIT_ID } from "../incognito/trusted-setup";
+import { fieldsWithPublicKeys } from "./public-keys";
 import { CHAIN_IDS, type Config, type ConfigInput, ConfigSchema, NETWORKS } from "./schema";
 
 /** A configuration that cannot run: the message names the field, never its value. */
@@ -139,6 +140,25 @@ export function validateConfig(candidate: unknown): Config {
   }
   if (config.mode === "production" && config.adminApiKey === DEVNET_ADMIN_API_KEY) {
     throw new ConfigError("invalid config: adminApiKey is the public devnet key (set your own for production)");
+  }
+  if (config.mode === "production") {
+    const publicKeyFields = fieldsWithPublicKeys(
+      NETWORKS.flatMap((name) => {
+        const network = config.networks[name];
+        if (!network) return [];
+        return [
+          ...network.executorKeys.map((key, i) => ({ field: `networks.${name}.executorKeys[${i}]`, key })),
+          { field: `networks.${name}.paymasterSignerKey`, key: network.paymasterSignerKey },
+        ];
+      }),
+    );
+    if (publicKeyFields.length > 0) {
+      throw new ConfigError(
+        `invalid config: ${publicKeyFields.join(", ")} ${publicKeyFields.length === 1 ? "is a" : "are"} publicly ` +
+          "known key(s) (the test mnemonic 'test test … junk' or the local devnet): anyone can sign with them; " +
+          "generate your own for production",
+      );
+    }
   }
   const incognitoOn = NETWORKS.filter((name) => config.networks[name]?.contracts.privacyPool);
   if (

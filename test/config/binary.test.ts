@@ -7,6 +7,7 @@ import { freePort } from "../../scripts/devnet/ports";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import { encodeConfig } from "../../src/config/load";
 import { getTestDevnet } from "../support/devnet";
+import { withOperatorKeys } from "../support/operator-keys";
 
 const root = resolve(import.meta.dir, "..", "..");
 const dir = mkdtempSync(join(tmpdir(), "relay402-binary-"));
@@ -42,49 +43,52 @@ test("the single binary starts from a config file plus secrets in the environmen
       networks: { bsc: strip(networks.bsc!), base: strip(networks.base!) },
     }),
   );
-  const child = spawn(binary, [], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH,
-      RELAY402_CONFIG: file,
-      ADMIN_API_KEY: adminApiKey,
-      BSC_EXECUTOR_KEYS: networks.bsc!.executorKeys.join(","),
-      BASE_EXECUTOR_KEYS: networks.base!.executorKeys.join(","),
-      BSC_PAYMASTER_SIGNER_KEY: networks.bsc!.paymasterSignerKey,
-      BASE_PAYMASTER_SIGNER_KEY: networks.base!.paymasterSignerKey,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  // Production refuses the devnet's keys (the public test mnemonic): the binary runs with keys of its own.
+  await withOperatorKeys(["bsc", "base"], async (keys) => {
+    const child = spawn(binary, [], {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH,
+        RELAY402_CONFIG: file,
+        ADMIN_API_KEY: adminApiKey,
+        BSC_EXECUTOR_KEYS: keys.bsc.executorKeys.join(","),
+        BASE_EXECUTOR_KEYS: keys.base.executorKeys.join(","),
+        BSC_PAYMASTER_SIGNER_KEY: keys.bsc.paymasterSignerKey,
+        BASE_PAYMASTER_SIGNER_KEY: keys.base.paymasterSignerKey,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    try {
+      let health: any;
+      for (let attempt = 0; attempt < 100 && !health; attempt++) {
+        await Bun.sleep(100);
+        health = await fetch(`http://127.0.0.1:${port}/health`)
+          .then((r) => r.json())
+          .catch(() => undefined);
+      }
+      expect(health?.status).toBe("ok");
+      expect(output).toContain('"event":"started"');
+      // The /openapi page's UI is embedded in the binary, not read from node_modules or a CDN.
+      const ui = await fetch(`http://127.0.0.1:${port}/openapi/assets/swagger-ui-bundle.js`);
+      expect(ui.status).toBe(200);
+      expect((await ui.text()).length).toBeGreaterThan(100_000);
+      // The incognito circuit's artifacts are embedded too: the descriptor and the verification key by its URL.
+      const circuit = (await fetch(`http://127.0.0.1:${port}/incognito/circuit`).then((r) => r.json())) as {
+        verificationKey: string;
+      };
+      const key = await fetch(`http://127.0.0.1:${port}${circuit.verificationKey}`);
+      expect(key.status).toBe(200);
+      expect(((await key.json()) as { protocol: string }).protocol).toBe("groth16");
+      for (const secret of [adminApiKey, ...keys.bsc.executorKeys, keys.bsc.paymasterSignerKey]) {
+        expect(output).not.toContain(secret.slice(2));
+      }
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((done) => child.once("exit", done));
+    }
+    expect(child.exitCode === 0 || child.signalCode === "SIGTERM").toBe(true);
   });
-  let output = "";
-  child.stdout.on("data", (chunk) => (output += chunk));
-  child.stderr.on("data", (chunk) => (output += chunk));
-  try {
-    let health: any;
-    for (let attempt = 0; attempt < 100 && !health; attempt++) {
-      await Bun.sleep(100);
-      health = await fetch(`http://127.0.0.1:${port}/health`)
-        .then((r) => r.json())
-        .catch(() => undefined);
-    }
-    expect(health?.status).toBe("ok");
-    expect(output).toContain('"event":"started"');
-    // The /openapi page's UI is embedded in the binary, not read from node_modules or a CDN.
-    const ui = await fetch(`http://127.0.0.1:${port}/openapi/assets/swagger-ui-bundle.js`);
-    expect(ui.status).toBe(200);
-    expect((await ui.text()).length).toBeGreaterThan(100_000);
-    // The incognito circuit's artifacts are embedded too: the descriptor and the verification key by its URL.
-    const circuit = (await fetch(`http://127.0.0.1:${port}/incognito/circuit`).then((r) => r.json())) as {
-      verificationKey: string;
-    };
-    const key = await fetch(`http://127.0.0.1:${port}${circuit.verificationKey}`);
-    expect(key.status).toBe(200);
-    expect(((await key.json()) as { protocol: string }).protocol).toBe("groth16");
-    for (const secret of [adminApiKey, ...networks.bsc!.executorKeys, networks.bsc!.paymasterSignerKey]) {
-      expect(output).not.toContain(secret.slice(2));
-    }
-  } finally {
-    child.kill("SIGTERM");
-    await new Promise((done) => child.once("exit", done));
-  }
-  expect(child.exitCode === 0 || child.signalCode === "SIGTERM").toBe(true);
 }, 60_000);

@@ -104,7 +104,31 @@ describe("start-up wiring checks", () => {
       adminApiKey: "an-operator-key-0000",
       incognito: { allowUntrustedSetup: true },
     };
-    expect(configFromManifest(manifest, production).mode).toBe("production");
+    // The devnet's executor and paymaster keys come from the public test mnemonic: production refuses each,
+    // naming its field and never the key.
+    let refusal = "";
+    try {
+      configFromManifest(manifest, production);
+    } catch (error) {
+      refusal = (error as Error).message;
+    }
+    for (const field of [
+      "networks.bsc.executorKeys[0]",
+      "networks.base.executorKeys[7]",
+      "networks.bsc.paymasterSignerKey",
+    ])
+      expect(refusal).toContain(field);
+    expect(refusal).toContain("publicly known");
+    for (const key of [...devnetKeys.executors, devnetKeys.paymasterSigner])
+      expect(refusal).not.toContain(key.slice(2));
+    // With keys of its own the same config is a production config.
+    const config = encodeConfig(configFromManifest(manifest));
+    for (const network of [config.networks.bsc, config.networks.base]) {
+      if (!network) continue;
+      network.executorKeys = [generatePrivateKey(), generatePrivateKey()];
+      network.paymasterSignerKey = generatePrivateKey();
+    }
+    expect(validateConfig({ ...config, ...production }).mode).toBe("production");
   });
 
   test("the service entry point exits with the message, no stack trace, when bsc is wired to the base chain", async () => {
@@ -117,7 +141,15 @@ describe("start-up wiring checks", () => {
         ...rest,
         mode: "production",
         incognito: { allowUntrustedSetup: true },
-        networks: { bsc: { ...networks.bsc, rpcUrls: [base.rpcUrl] } },
+        // Keys of its own: production refuses the devnet's public ones before it looks at the chain.
+        networks: {
+          bsc: {
+            ...networks.bsc,
+            rpcUrls: [base.rpcUrl],
+            executorKeys: [generatePrivateKey()],
+            paymasterSignerKey: generatePrivateKey(),
+          },
+        },
       }),
     );
     const run = (adminKey: string) =>
