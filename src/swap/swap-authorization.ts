@@ -2,6 +2,7 @@ import type { Static } from "elysia";
 import { type Address, getAddress, type Hex, keccak256, maxUint256 } from "viem";
 import { ApiError } from "../errors";
 import type { SwapBodySchema } from "./schemas";
+import type { SwapAuthorizationMessage } from "./typed-data";
 
 /** The relayer's SwapOrder: what a swap sells, buys at least and pays to whom (a wallet's swapBatch takes it as is). */
 export type SwapOrder = {
@@ -13,15 +14,8 @@ export type SwapOrder = {
   fee: bigint;
 };
 
-/** The signed SwapWithAuthorization as the relayer's struct takes it (bigints, checksummed addresses). */
-export type SwapAuthorization = SwapOrder & {
-  from: Address;
-  router: Address;
-  routeHash: Hex;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
-};
+/** The signed SwapWithAuthorization as the relayer's struct takes it (its one definition: src/swap/typed-data.ts). */
+export type SwapAuthorization = SwapAuthorizationMessage;
 
 /** The relayer's SwapRoute: the router and the packed path (src/swap/path.ts). */
 export type SwapRoute = { router: Address; path: Hex };

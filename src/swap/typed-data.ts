@@ -32,7 +32,8 @@ export const SWAP_WITH_AUTHORIZATION_TYPE = `SwapWithAuthorization(${SWAP_WITH_A
 export const swapAuthorizationHash = (message: SwapAuthorizationMessage): Hex =>
   hashStruct({ data: message, primaryType: "SwapWithAuthorization", types: SWAP_WITH_AUTHORIZATION_TYPES });
 
-type SwapAuthorizationMessage = {
+/** The signed SwapWithAuthorization as the relayer's struct takes it (bigints, checksummed addresses). */
+export type SwapAuthorizationMessage = {
   from: Address;
   sellToken: Address;
   buyToken: Address;
