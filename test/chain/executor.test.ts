@@ -13,11 +13,11 @@ import {
 } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../../scripts/devnet/ports";
-import type { Logger } from "../logger";
-import { BroadcastRejectedError, ReceiptTimeoutError, RpcUnavailableError } from "./errors";
-import { createExecutor, type Executor, type ExecutorConfig, type PreparedTransaction } from "./executor";
-import { createChainClient } from "./rpc";
-import { createSyncSendClient, createSyncSender } from "./sync-send";
+import { BroadcastRejectedError, ReceiptTimeoutError, RpcUnavailableError } from "../../src/chain/errors";
+import { createExecutor, type Executor, type ExecutorConfig, type PreparedTransaction } from "../../src/chain/executor";
+import { createChainClient } from "../../src/chain/rpc";
+import { createSyncSendClient, createSyncSender } from "../../src/chain/sync-send";
+import type { Logger } from "../../src/logger";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 const CHAIN_ID = 56;

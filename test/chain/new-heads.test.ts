@@ -3,11 +3,11 @@ import { Instance } from "prool";
 import { type Address, type Hex, type PublicClient, parseEther, parseGwei, toHex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { freePort } from "../../scripts/devnet/ports";
-import { webSocketProxy } from "../../test/support/ws-proxy";
-import { createLogger } from "../logger";
-import { createExecutor, type Executor } from "./executor";
-import { createNewHeads, type NewHeads } from "./new-heads";
-import { createChainClient } from "./rpc";
+import { createExecutor, type Executor } from "../../src/chain/executor";
+import { createNewHeads, type NewHeads } from "../../src/chain/new-heads";
+import { createChainClient } from "../../src/chain/rpc";
+import { createLogger } from "../../src/logger";
+import { webSocketProxy } from "../support/ws-proxy";
 
 // The receipt poller driven by a WebSocket newHeads subscription, against a real anvil mining a block every second
 // (anvil serves WebSocket on its HTTP port). HTTP calls go through a counting proxy, the socket through a proxy the

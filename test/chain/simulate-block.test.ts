@@ -3,9 +3,9 @@ import { Instance } from "prool";
 import { type Address, type Hex, type PublicClient, parseEther, parseGwei, toHex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { freePort } from "../../scripts/devnet/ports";
-import { SimulationRevertedError } from "./errors";
-import { createExecutor, type Executor } from "./executor";
-import { createChainClient } from "./rpc";
+import { SimulationRevertedError } from "../../src/chain/errors";
+import { createExecutor, type Executor } from "../../src/chain/executor";
+import { createChainClient } from "../../src/chain/rpc";
 
 // The pre-send simulation runs on the latest block as the next one (eth_call block override: time max(now, latest
 // + 1), number latest + 1), not on anvil's "pending" block, which anvil rebuilds from its whole pool for every call.
