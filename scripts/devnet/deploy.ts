@@ -16,14 +16,13 @@ import {
   toHex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { ENTRY_POINT_V07, MULTICALL3 } from "../../src/chain/addresses";
+import { CREATE2_DEPLOYER, ENTRY_POINT_V07, MULTICALL3 } from "../../src/chain/addresses";
 import { knownSwapNetwork } from "../../src/swap/known-routers";
 import { altoArtifact, entryPointArtifact, forgeArtifact } from "./artifacts";
 import { relayerSwapSetupCalls } from "./dex";
 import { devnetKeys } from "./keys";
 import { deployPrivacyPool } from "./privacy-pool";
 
-export const CREATE2_DEPLOYER: Address = "0x4e59b44847b379578588920ca78fbf26c0b4956c";
 const ENTRY_POINT_SALT: Hex = "0x90d8084deab30c2a37c45e8d47f49f2f7965183cb6990a98943ef94940681de3";
 
 export type DeployedContracts = {

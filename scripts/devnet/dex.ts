@@ -22,6 +22,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../../src/chain/abis";
+import { CREATE2_DEPLOYER } from "../../src/chain/addresses";
 import type { NetworkName } from "../../src/config/schema";
 import {
   positionManagerAbi,
@@ -33,7 +34,6 @@ import {
 } from "../../src/swap/abis";
 import { KNOWN_SWAP, knownSwapNetwork } from "../../src/swap/known-routers";
 import { forgeArtifact } from "./artifacts";
-import { CREATE2_DEPLOYER } from "./deploy";
 import { devnetKeys } from "./keys";
 
 /**

@@ -13,8 +13,8 @@ import {
   keccak256,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { CREATE2_DEPLOYER } from "../../src/chain/addresses";
 import { PERMIT2, X402_EXACT_PERMIT2_PROXY } from "../../src/x402/permit2";
-import { CREATE2_DEPLOYER } from "./deploy";
 import { devnetKeys } from "./keys";
 
 const root = join(import.meta.dir, "..", "..");

@@ -20,7 +20,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { devnetKeys } from "./keys";
 
 const root = join(import.meta.dir, "..", "..");
-/** Arachnid's deterministic deployment proxy (deploy.ts's CREATE2_DEPLOYER), which poseidon-solidity deploys with. */
+/** Arachnid's deterministic deployment proxy (src/chain/addresses.ts's CREATE2_DEPLOYER), which poseidon-solidity deploys with. */
 const CREATE2_DEPLOYER = getAddress(proxy.address);
 
 /** The Poseidon libraries the pool links, at the addresses poseidon-solidity documents for every EVM chain. */
