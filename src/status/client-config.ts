@@ -1,13 +1,13 @@
 import { relayerAbi } from "../chain/abis";
 import { MAX_BODY_BYTES } from "../limits";
 import { SIGNED_TYPES } from "../payments/typed-data";
-import type { Services } from "../services";
 import { SWAP_WITH_AUTHORIZATION_TYPE } from "../swap/typed-data";
+import type { StatusSources } from "./status-sources";
 
 export const LIMITS = { maxTransactionsPerBatch: 20, maxSaltsPerDeployment: 10, maxFundingPayloads: 10 };
 
 /** Everything a client needs to sign for each enabled network. */
-export async function clientConfig(services: Services) {
+export async function clientConfig(services: StatusSources) {
   const entries = await Promise.all(
     services.networks.all().map(async (network) => {
       const { config } = network;

@@ -1,7 +1,7 @@
 import { formatEther } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
-import type { Services } from "../services";
 import { readBalances } from "./balances";
+import type { StatusSources } from "./status-sources";
 
 async function bundlerUp(url: string): Promise<boolean> {
   try {
@@ -81,7 +81,7 @@ function swapHealth(network: NetworkRuntime) {
  * unavailable (reason in networks.<name>.swap), or an executor on key leases holds none (networks.<name>.keyLeases)
  * · down: no chain or no database · draining: a graceful shutdown is under way (new settles are refused).
  */
-export async function checkHealth(services: Services, options: { figures: boolean } = { figures: false }) {
+export async function checkHealth(services: StatusSources, options: { figures: boolean } = { figures: false }) {
   const entries = await Promise.all(
     services.networks.all().map(async (n) => [n.name, await networkHealth(n, options.figures)] as const),
   );
