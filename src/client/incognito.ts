@@ -1,9 +1,7 @@
-import type { LeanIMT } from "@zk-kit/lean-imt";
 import type { Static } from "elysia";
 import { type Address, getAddress, type Hex, isAddressEqual } from "viem";
 import { unshieldMinimumFee } from "../incognito/fees";
 import {
-  buildTree,
   fieldToHex,
   type Note,
   newNote,
@@ -13,7 +11,7 @@ import {
   unshieldInput,
 } from "../incognito/notes";
 import { proveUnshield, type SolidityProof } from "../incognito/proof";
-import type { CircuitResponseSchema, IncognitoSettleResponseSchema, LeavesResponseSchema } from "../incognito/schemas";
+import type { IncognitoSettleResponseSchema } from "../incognito/schemas";
 import type { RpcUserOp } from "../userops/user-operation";
 import { walletPaymentFee } from "../wallets/fee";
 import { assertUserOpIsShield, assertUserOpIsUnshield } from "./check-incognito-user-op";
@@ -21,8 +19,18 @@ import type { Relay402Client } from "./client";
 import { Relay402ClientError } from "./errors";
 import { getConfig, type NetworkConfig, type TokenConfig, tokenOf } from "./get-config";
 import { type NoteStorage, putNote, type StoredNote, storedNote } from "./incognito-notes";
+import { type CircuitArtifacts, reconcileNotes, servedCircuit, syncLeaves } from "./incognito-pool-data";
 import type { NetworkName, SignerClient } from "./types";
 import { signedUserOp } from "./wallet-payment";
+
+export {
+  type CircuitArtifacts,
+  type CircuitSummary,
+  type LeavesPage,
+  reconcileNotes,
+  servedCircuit,
+  syncLeaves,
+} from "./incognito-pool-data";
 
 export type IncognitoVerifyResult = {
   isValid: boolean;
@@ -33,8 +41,6 @@ export type IncognitoVerifyResult = {
   totalAmount: string;
 };
 export type IncognitoSettleResult = Static<typeof IncognitoSettleResponseSchema>;
-export type LeavesPage = Static<typeof LeavesResponseSchema>;
-export type CircuitSummary = Static<typeof CircuitResponseSchema>;
 
 /** One network of /config with incognito on: its pool, the fee recipient the proof must name, its tokens. */
 export type IncognitoNetwork = NetworkConfig & { incognito: { pool: Address; circuitId: string } };
@@ -73,95 +79,6 @@ export function maxWithdrawal(token: TokenConfig, amount: bigint): bigint {
   }
   if (low === 0n) throw new RangeError("the note does not cover the minimum unshield fee");
   return low;
-}
-
-/**
- * The pool's leaves from `GET /incognito/:network/leaves`, page by page (1,000 a page), after the `known` ones (a
- * tree synced earlier: only new leaves are fetched). The tree they make must have the root the service states
- * for them; the pool itself then refuses a proof for a root it never had, so a service serving a wrong tree
- * cannot make the client lose anything, only fail.
- */
-export async function syncLeaves(
-  client: Relay402Client,
-  network: NetworkName,
-  known: readonly bigint[] = [],
-): Promise<{ leaves: bigint[]; root: bigint; pool: Address; tree: LeanIMT<bigint> }> {
-  const leaves = [...known];
-  for (;;) {
-    const page = await client.get<LeavesPage>(`/incognito/${network}/leaves?from=${leaves.length}`);
-    if (page.from !== leaves.length) {
-      throw new Relay402ClientError("unexpected_response", `leaves page starts at ${page.from}, not ${leaves.length}`);
-    }
-    for (const leaf of page.leaves) leaves.push(BigInt(leaf));
-    if (page.leaves.length === 0 || leaves.length >= page.total) {
-      if (leaves.length !== page.total) {
-        throw new Relay402ClientError(
-          "unexpected_response",
-          `the service counts ${page.total} leaves, served ${leaves.length}`,
-        );
-      }
-      const tree = buildTree(leaves);
-      const root = leaves.length === 0 ? 0n : tree.root;
-      if (root !== BigInt(page.root)) {
-        throw new Relay402ClientError("unexpected_response", "the served leaves do not make the served root", {
-          field: "root",
-        });
-      }
-      return { leaves, root, pool: getAddress(page.pool), tree };
-    }
-  }
-}
-
-/**
- * Notes stored `pending` (their settle's answer never came) whose commitment is in the tree become `shielded`:
- * their UserOp was mined after all.
- */
-export async function reconcileNotes(
-  storage: NoteStorage,
-  network: NetworkName,
-  leaves: readonly bigint[],
-): Promise<StoredNote[]> {
-  const notes = await storage.read();
-  const found: StoredNote[] = [];
-  for (const note of notes) {
-    if (note.network !== network || note.status !== "pending") continue;
-    const leafIndex = leaves.indexOf(BigInt(note.commitment));
-    if (leafIndex >= 0) {
-      note.status = "shielded";
-      note.leafIndex = leafIndex;
-      found.push(note);
-    }
-  }
-  if (found.length > 0) await storage.write(notes);
-  return found;
-}
-
-/** The circuit to prove with: its wasm and zkey as bytes or file paths. */
-export type CircuitArtifacts = { wasm: Uint8Array | string; zkey: Uint8Array | string };
-
-const servedCircuits = new Map<string, Promise<CircuitArtifacts & { id: string }>>();
-
-/**
- * The circuit's wasm and zkey as the service serves them (`GET /incognito/circuit`, then its two URLs; fetched
- * once per service and setup id). The setup id must be the one /config names for the pool.
- */
-export async function servedCircuit(client: Relay402Client, circuitId?: string): Promise<CircuitArtifacts> {
-  const summary = await client.get<CircuitSummary>("/incognito/circuit");
-  if (circuitId !== undefined && summary.id !== circuitId) {
-    throw new Relay402ClientError("unexpected_response", `the circuit is ${summary.id}, /config names ${circuitId}`);
-  }
-  const key = `${client.url} ${summary.id}`;
-  let artifacts = servedCircuits.get(key);
-  if (!artifacts) {
-    artifacts = Promise.all([client.getBytes(summary.wasm), client.getBytes(summary.zkey)]).then(([wasm, zkey]) => ({
-      id: summary.id,
-      wasm,
-      zkey,
-    }));
-    servedCircuits.set(key, artifacts);
-    artifacts.catch(() => servedCircuits.delete(key));
-  }
-  return artifacts;
 }
 
 export type ShieldParameters = {
