@@ -18,261 +18,268 @@ import { signedPayment } from "../support/authorization";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
 import { jsonRpcProxy } from "../support/json-rpc-proxy";
 import { startTestService } from "../support/service";
-import { approvePermit2, bscRequirements } from "../x402/support";
+import { approvePermit2, baseRequirements, bscRequirements } from "../x402/support";
 
 const service = startTestService();
 afterAll(() => service.stop());
 
-const network = "bsc";
-const c = chainOf(network);
-const dex = (() => {
-  if (!c.info.dex) throw new Error("the bsc devnet has no DEX");
-  return c.info.dex;
-})();
-const m = c.token.address;
-const w = dex.wrappedNative;
-const unit = 10n ** BigInt(c.token.decimals);
+/** The same attack and the same verdicts on each network (its DEX, its token, its x402 transfer method). */
+function sandwichSuite(network: "bsc" | "base") {
+  const c = chainOf(network);
+  const dex = (() => {
+    if (!c.info.dex) throw new Error(`the ${network} devnet has no DEX`);
+    return c.info.dex;
+  })();
+  const m = c.token.address;
+  const w = dex.wrappedNative;
+  const unit = 10n ** BigInt(c.token.decimals);
 
-const mined = async (hash: Hex) => {
-  const receipt = await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-  expect(receipt.status).toBe("success");
-};
-
-/** A trader with M to move the V3 M/W pool (fee tier `fee`) and put it back. */
-async function sandwicher(fee: number) {
-  const whale = await freshPayer(network, { tokens: 100_000n * unit });
-  const wallet = c.walletFor(whale.key);
-  for (const token of [m, w]) {
-    await mined(
-      await wallet.writeContract({
-        address: token,
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [dex.v3.router, maxUint256],
-      }),
-    );
-  }
-  const trade = (tokenIn: Address, tokenOut: Address, amountIn: bigint, tip?: bigint) =>
-    wallet.writeContract({
-      address: dex.v3.router,
-      abi: swapRouter02Abi,
-      functionName: "exactInput",
-      args: [
-        {
-          path: encodePath("v3", [{ tokenIn, tokenOut, fee }]),
-          recipient: whale.address,
-          amountIn,
-          amountOutMinimum: 0n,
-        },
-      ],
-      // Outbids the executor's transaction in the same block; an estimate on the pending state can run short.
-      ...(tip ? { maxPriorityFeePerGas: tip, maxFeePerGas: tip * 2n, gas: 1_000_000n } : {}),
-    });
-  return {
-    frontRun: () => trade(m, w, 20_000n * unit, 1_000n * 10n ** 9n),
-    async backRun() {
-      const bought = await tokenBalance(network, w, whale.address);
-      if (bought > 0n) await mined(await trade(w, m, bought));
-    },
+  const mined = async (hash: Hex) => {
+    const receipt = await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    expect(receipt.status).toBe("success");
   };
-}
 
-type Payer = Awaited<ReturnType<typeof freshPayer>>;
-
-/** A quote in mode eoa for M -> W, signed as it comes, and its /swap/verify|settle body. */
-async function signedSwap(payer: Payer, sellAmount: bigint, recipient: Address) {
-  const response = await service.post("/swap/quote", {
-    network,
-    sellToken: m,
-    buyToken: w,
-    sellAmount: sellAmount.toString(),
-    mode: "eoa",
-    from: payer.address,
-    slippageBps: 10,
-    recipient,
-  });
-  expect(response.status).toBe(200);
-  const quote = response.body;
-  const { domain, types, primaryType, message } = quote.typedData;
-  const signature = await privateKeyToAccount(payer.key).signTypedData({ domain, types, primaryType, message });
-  return {
-    quote,
-    body: {
-      swapPayload: { authorization: message, signature, path: quote.path },
-      swapRequirements: { network, relayerContract: quote.relayerContract },
-    },
-  };
-}
-
-const pendingTransactions = async () =>
-  Number(((await c.public.request({ method: "txpool_status" } as never)) as { pending: string }).pending);
-
-/**
- * Settles `body` with blocks stopped: the service simulates and sends, and the front-run outbids its transaction
- * while it waits in the pool; both land in the next block, the front-run first.
- */
-async function settleSandwiched(body: unknown, attacker: Awaited<ReturnType<typeof sandwicher>>) {
-  await c.test.setAutomine(false);
-  let settling: Promise<{ status: number; body: any }> | undefined;
-  try {
-    settling = service.post("/swap/settle", body);
-    const deadline = Date.now() + 15_000;
-    while ((await pendingTransactions()) === 0) {
-      if (Date.now() > deadline) throw new Error("the service sent nothing");
-      await Bun.sleep(25);
+  /** A trader with M to move the V3 M/W pool (fee tier `fee`) and put it back. */
+  async function sandwicher(fee: number) {
+    const whale = await freshPayer(network, { tokens: 100_000n * unit });
+    const wallet = c.walletFor(whale.key);
+    for (const token of [m, w]) {
+      await mined(
+        await wallet.writeContract({
+          address: token,
+          abi: erc20Abi,
+          functionName: "approve",
+          args: [dex.v3.router, maxUint256],
+        }),
+      );
     }
-    await attacker.frontRun();
-    await c.test.mine({ blocks: 1 });
-  } finally {
-    await c.test.setAutomine(true);
-  }
-  try {
-    return await settling;
-  } finally {
-    await attacker.backRun();
-  }
-}
-
-/** The victims' reverted settlements of the first test, read again by the second. */
-const sandwiched: { transactionHash: Hex; blockNumber: bigint }[] = [];
-
-describe("swaps reverted by a front-runner (bsc)", () => {
-  test("three sandwiched swaps revert on-chain; the victim's EOA and x402 payments still settle; its next swap is refused for denySwapsWindowSeconds", async () => {
-    // The documented defaults: three market reverts refuse swaps for an hour.
-    expect([service.config.denySwapsAfterReverts, service.config.denySwapsWindowSeconds]).toEqual([3, 3_600]);
-    // The all-flows threshold is also three: before, these three reverts refused the victim's payments for a day.
-    expect(service.config.denyAfterReverts).toBe(3);
-    const victim = await freshPayer(network, { tokens: 1_000n * unit });
-    await mined(
-      await c
-        .walletFor(victim.key)
-        .writeContract({ address: m, abi: erc20Abi, functionName: "approve", args: [c.info.relayer, maxUint256] }),
-    );
-    const sellAmount = 50n * unit;
-
-    for (let i = 0; i < service.config.denySwapsAfterReverts; i++) {
-      const recipient = randomAddress();
-      const { quote, body } = await signedSwap(victim, sellAmount, recipient);
-      expect(quote.route).toMatchObject([{ kind: "v3", tokenIn: m, tokenOut: w }]);
-      const attacker = await sandwicher(quote.route[0].fee);
-      const before = await tokenBalance(network, m, victim.address);
-      const settled = await settleSandwiched(body, attacker);
-      expect([settled.status, settled.body.code]).toEqual([500, "payment_settlement_error"]);
-      // Mined and reverted: the victim kept its M, the recipient got nothing (the executor paid the gas).
-      const receipt = await c.public.getTransactionReceipt({ hash: settled.body.details.transaction as Hex });
-      expect(receipt.status).toBe("reverted");
-      sandwiched.push(receipt);
-      expect(await tokenBalance(network, m, victim.address)).toBe(before);
-      expect(await tokenBalance(network, w, recipient)).toBe(0n);
-    }
-
-    // An EOA payment: verified and settled, the tokens moved on-chain.
-    const to = randomAddress();
-    const payment = await signedPayment({ network, key: victim.key, to, value: 3n * unit });
-    expect((await service.post("/verify", payment)).body).toEqual({ isValid: true, payer: victim.address });
-    const paid = await service.post("/settle", payment);
-    expect(paid.status).toBe(200);
-    expect(await tokenBalance(network, m, to)).toBe(3n * unit);
-
-    // An x402 payment (exact, Permit2 on bsc) by the same victim: settled, the merchant paid on-chain.
-    await approvePermit2(victim.key);
-    const buyer = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(victim.key) });
-    buyer.setSpendControls({ allowedAssets: true });
-    const requirements = bscRequirements(2n * unit);
-    const resource = { url: "http://shop.test/item", description: "an item", mimeType: "text/plain" };
-    const x402Payment = await buyer.createPaymentPayload({ x402Version: 2, resource, accepts: [requirements] });
-    const x402 = { x402Version: 2, paymentPayload: x402Payment, paymentRequirements: requirements };
-    expect((await service.post("/verify", x402)).body).toMatchObject({ isValid: true });
-    expect((await service.post("/settle", x402)).body).toMatchObject({ success: true });
-    expect(await tokenBalance(network, m, requirements.payTo as Address)).toBe(2n * unit);
-
-    // The next swap, with the price back where it was: refused at verify and settle, nothing sent.
-    const recipient = randomAddress();
-    const { body } = await signedSwap(victim, sellAmount, recipient);
-    const held = await tokenBalance(network, m, victim.address);
-    const verified = await service.post("/swap/verify", body);
-    expect(verified.status).toBe(200);
-    expect(verified.body).toMatchObject({
-      isValid: false,
-      invalidReason: "payment_verification_error",
-      invalidMessage: "payer refused: too many of its settlements reverted on-chain",
-    });
-    const refused = await service.post("/swap/settle", body);
-    expect([refused.status, refused.body.code]).toEqual([400, "payment_verification_error"]);
-    expect(await tokenBalance(network, m, victim.address)).toBe(held);
-    expect(await tokenBalance(network, w, recipient)).toBe(0n);
-
-    // The swap refusal lasts denySwapsWindowSeconds from the last revert (the service's own counters on a later clock).
-    const now = Math.floor(Date.now() / 1000);
-    const at = (clock: number) => {
-      const db = openDatabase(service.databasePath);
-      const counters = createSqliteDenyCounters(db, { ...denyPolicyOf(service.config), now: () => clock });
-      return {
-        swapsRefused: () => counters.isDenied(network, "swap_payer", victim.address),
-        close: () => db.$client.close(),
-      };
+    const trade = (tokenIn: Address, tokenOut: Address, amountIn: bigint, tip?: bigint) =>
+      wallet.writeContract({
+        address: dex.v3.router,
+        abi: swapRouter02Abi,
+        functionName: "exactInput",
+        args: [
+          {
+            path: encodePath("v3", [{ tokenIn, tokenOut, fee }]),
+            recipient: whale.address,
+            amountIn,
+            amountOutMinimum: 0n,
+          },
+        ],
+        // Outbids the executor's transaction in the same block; an estimate on the pending state can run short.
+        ...(tip ? { maxPriorityFeePerGas: tip, maxFeePerGas: tip * 2n, gas: 1_000_000n } : {}),
+      });
+    return {
+      frontRun: () => trade(m, w, 20_000n * unit, 1_000n * 10n ** 9n),
+      async backRun() {
+        const bought = await tokenBalance(network, w, whale.address);
+        if (bought > 0n) await mined(await trade(w, m, bought));
+      },
     };
-    const stillInWindow = at(now + service.config.denySwapsWindowSeconds - 30);
-    expect(await stillInWindow.swapsRefused()).toBe(true);
-    stillInWindow.close();
-    const afterWindow = at(now + service.config.denySwapsWindowSeconds + 30);
-    expect(await afterWindow.swapsRefused()).toBe(false);
-    afterWindow.close();
-  });
+  }
 
-  test("the cause is read from the mined transaction: its trace, or on a node without tracing the call replayed before its block (a same-block front-run is then the payer's)", async () => {
-    expect(sandwiched.length).toBe(service.config.denySwapsAfterReverts);
-    // A node that does not serve debug_traceTransaction, in front of the same anvil.
-    const untraced = jsonRpcProxy(c.info.rpcUrl, {
-      answer: (call) =>
-        call.method === "debug_traceTransaction" ? { error: { code: -32601, message: "method not found" } } : undefined,
+  type Payer = Awaited<ReturnType<typeof freshPayer>>;
+
+  /** A quote in mode eoa for M -> W, signed as it comes, and its /swap/verify|settle body. */
+  async function signedSwap(payer: Payer, sellAmount: bigint, recipient: Address) {
+    const response = await service.post("/swap/quote", {
+      network,
+      sellToken: m,
+      buyToken: w,
+      sellAmount: sellAmount.toString(),
+      mode: "eoa",
+      from: payer.address,
+      slippageBps: 10,
+      recipient,
     });
-    try {
-      const withoutTrace = createPublicClient({ chain: c.chain, transport: http(untraced.url) });
-      for (const mined of sandwiched) {
-        expect(swapRevertCause(await minedRevertData(c.public, mined))).toBe("market");
-        // The front-run is in the same block, before it: the state before the block pays the minimum.
-        expect(swapRevertCause(await minedRevertData(withoutTrace, mined))).toBe("payer");
-      }
+    expect(response.status).toBe(200);
+    const quote = response.body;
+    const { domain, types, primaryType, message } = quote.typedData;
+    const signature = await privateKeyToAccount(payer.key).signTypedData({ domain, types, primaryType, message });
+    return {
+      quote,
+      body: {
+        swapPayload: { authorization: message, signature, path: quote.path },
+        swapRequirements: { network, relayerContract: quote.relayerContract },
+      },
+    };
+  }
 
-      // A front-run mined a block earlier than the swap: the replay on the state before the swap's block reverts
-      // with the relayer's InsufficientOutput, and so does the trace.
-      const payer = await freshPayer(network, { tokens: 100n * unit });
+  const pendingTransactions = async () =>
+    Number(((await c.public.request({ method: "txpool_status" } as never)) as { pending: string }).pending);
+
+  /**
+   * Settles `body` with blocks stopped: the service simulates and sends, and the front-run outbids its transaction
+   * while it waits in the pool; both land in the next block, the front-run first.
+   */
+  async function settleSandwiched(body: unknown, attacker: Awaited<ReturnType<typeof sandwicher>>) {
+    await c.test.setAutomine(false);
+    let settling: Promise<{ status: number; body: any }> | undefined;
+    try {
+      settling = service.post("/swap/settle", body);
+      const deadline = Date.now() + 15_000;
+      while ((await pendingTransactions()) === 0) {
+        if (Date.now() > deadline) throw new Error("the service sent nothing");
+        await Bun.sleep(25);
+      }
+      await attacker.frontRun();
+      await c.test.mine({ blocks: 1 });
+    } finally {
+      await c.test.setAutomine(true);
+    }
+    try {
+      return await settling;
+    } finally {
+      await attacker.backRun();
+    }
+  }
+
+  /** The victims' reverted settlements of the first test, read again by the second. */
+  const sandwiched: { transactionHash: Hex; blockNumber: bigint }[] = [];
+
+  describe(`swaps reverted by a front-runner (${network})`, () => {
+    test("three sandwiched swaps revert on-chain; the victim's EOA and x402 payments still settle; its next swap is refused for denySwapsWindowSeconds", async () => {
+      // The documented defaults: three market reverts refuse swaps for an hour.
+      expect([service.config.denySwapsAfterReverts, service.config.denySwapsWindowSeconds]).toEqual([3, 3_600]);
+      // The all-flows threshold is also three: before, these three reverts refused the victim's payments for a day.
+      expect(service.config.denyAfterReverts).toBe(3);
+      const victim = await freshPayer(network, { tokens: 1_000n * unit });
       await mined(
         await c
-          .walletFor(payer.key)
+          .walletFor(victim.key)
           .writeContract({ address: m, abi: erc20Abi, functionName: "approve", args: [c.info.relayer, maxUint256] }),
       );
-      const { quote, body } = await signedSwap(payer, 50n * unit, randomAddress());
-      const { authorization, signature } = parseSwapAuthorization(body.swapPayload);
-      const attacker = await sandwicher(quote.route[0].fee);
-      await mined(await attacker.frontRun());
-      let hash: Hex;
-      try {
-        // Submitted by the payer itself (anyone may), with a gas limit so that no estimate refuses it.
-        hash = await c.walletFor(payer.key).writeContract({
-          address: c.info.relayer,
-          abi: relayerSwapAbi,
-          functionName: "swapWithAuthorization",
-          args: [
-            authorization,
-            signature,
-            // The signed route: only the market, not another route, can make it revert.
-            { router: quote.router, path: quote.path },
-          ],
-          gas: 700_000n,
-        });
-      } finally {
-        await attacker.backRun();
+      const sellAmount = 50n * unit;
+
+      for (let i = 0; i < service.config.denySwapsAfterReverts; i++) {
+        const recipient = randomAddress();
+        const { quote, body } = await signedSwap(victim, sellAmount, recipient);
+        expect(quote.route).toMatchObject([{ kind: "v3", tokenIn: m, tokenOut: w }]);
+        const attacker = await sandwicher(quote.route[0].fee);
+        const before = await tokenBalance(network, m, victim.address);
+        const settled = await settleSandwiched(body, attacker);
+        expect([settled.status, settled.body.code]).toEqual([500, "payment_settlement_error"]);
+        // Mined and reverted: the victim kept its M, the recipient got nothing (the executor paid the gas).
+        const receipt = await c.public.getTransactionReceipt({ hash: settled.body.details.transaction as Hex });
+        expect(receipt.status).toBe("reverted");
+        sandwiched.push(receipt);
+        expect(await tokenBalance(network, m, victim.address)).toBe(before);
+        expect(await tokenBalance(network, w, recipient)).toBe(0n);
       }
-      const receipt = await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-      expect(receipt.status).toBe("reverted");
-      expect(await tokenBalance(network, m, payer.address)).toBe(100n * unit);
-      expect(swapRevertCause(await minedRevertData(c.public, receipt))).toBe("market");
-      expect(swapRevertCause(await minedRevertData(withoutTrace, receipt))).toBe("market");
-      expect(untraced.counts.get("debug_traceTransaction")).toBeGreaterThan(0);
-    } finally {
-      untraced.stop();
-    }
+
+      // An EOA payment: verified and settled, the tokens moved on-chain.
+      const to = randomAddress();
+      const payment = await signedPayment({ network, key: victim.key, to, value: 3n * unit });
+      expect((await service.post("/verify", payment)).body).toEqual({ isValid: true, payer: victim.address });
+      const paid = await service.post("/settle", payment);
+      expect(paid.status).toBe(200);
+      expect(await tokenBalance(network, m, to)).toBe(3n * unit);
+
+      // An x402 payment by the same victim (exact: Permit2 on bsc, whose token has no EIP-3009; EIP-3009 on base):
+      // settled, the merchant paid on-chain.
+      if (network === "bsc") await approvePermit2(victim.key);
+      const buyer = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(victim.key) });
+      buyer.setSpendControls({ allowedAssets: true });
+      const requirements = network === "bsc" ? bscRequirements(2n * unit) : baseRequirements(2n * unit);
+      const resource = { url: "http://shop.test/item", description: "an item", mimeType: "text/plain" };
+      const x402Payment = await buyer.createPaymentPayload({ x402Version: 2, resource, accepts: [requirements] });
+      const x402 = { x402Version: 2, paymentPayload: x402Payment, paymentRequirements: requirements };
+      expect((await service.post("/verify", x402)).body).toMatchObject({ isValid: true });
+      expect((await service.post("/settle", x402)).body).toMatchObject({ success: true });
+      expect(await tokenBalance(network, m, requirements.payTo as Address)).toBe(2n * unit);
+
+      // The next swap, with the price back where it was: refused at verify and settle, nothing sent.
+      const recipient = randomAddress();
+      const { body } = await signedSwap(victim, sellAmount, recipient);
+      const held = await tokenBalance(network, m, victim.address);
+      const verified = await service.post("/swap/verify", body);
+      expect(verified.status).toBe(200);
+      expect(verified.body).toMatchObject({
+        isValid: false,
+        invalidReason: "payment_verification_error",
+        invalidMessage: "payer refused: too many of its settlements reverted on-chain",
+      });
+      const refused = await service.post("/swap/settle", body);
+      expect([refused.status, refused.body.code]).toEqual([400, "payment_verification_error"]);
+      expect(await tokenBalance(network, m, victim.address)).toBe(held);
+      expect(await tokenBalance(network, w, recipient)).toBe(0n);
+
+      // The swap refusal lasts denySwapsWindowSeconds from the last revert (the service's own counters on a later clock).
+      const now = Math.floor(Date.now() / 1000);
+      const at = (clock: number) => {
+        const db = openDatabase(service.databasePath);
+        const counters = createSqliteDenyCounters(db, { ...denyPolicyOf(service.config), now: () => clock });
+        return {
+          swapsRefused: () => counters.isDenied(network, "swap_payer", victim.address),
+          close: () => db.$client.close(),
+        };
+      };
+      const stillInWindow = at(now + service.config.denySwapsWindowSeconds - 30);
+      expect(await stillInWindow.swapsRefused()).toBe(true);
+      stillInWindow.close();
+      const afterWindow = at(now + service.config.denySwapsWindowSeconds + 30);
+      expect(await afterWindow.swapsRefused()).toBe(false);
+      afterWindow.close();
+    });
+
+    test("the cause is read from the mined transaction: its trace, or on a node without tracing the call replayed before its block (a same-block front-run is then the payer's)", async () => {
+      expect(sandwiched.length).toBe(service.config.denySwapsAfterReverts);
+      // A node that does not serve debug_traceTransaction, in front of the same anvil.
+      const untraced = jsonRpcProxy(c.info.rpcUrl, {
+        answer: (call) =>
+          call.method === "debug_traceTransaction"
+            ? { error: { code: -32601, message: "method not found" } }
+            : undefined,
+      });
+      try {
+        const withoutTrace = createPublicClient({ chain: c.chain, transport: http(untraced.url) });
+        for (const mined of sandwiched) {
+          expect(swapRevertCause(await minedRevertData(c.public, mined))).toBe("market");
+          // The front-run is in the same block, before it: the state before the block pays the minimum.
+          expect(swapRevertCause(await minedRevertData(withoutTrace, mined))).toBe("payer");
+        }
+
+        // A front-run mined a block earlier than the swap: the replay on the state before the swap's block reverts
+        // with the relayer's InsufficientOutput, and so does the trace.
+        const payer = await freshPayer(network, { tokens: 100n * unit });
+        await mined(
+          await c
+            .walletFor(payer.key)
+            .writeContract({ address: m, abi: erc20Abi, functionName: "approve", args: [c.info.relayer, maxUint256] }),
+        );
+        const { quote, body } = await signedSwap(payer, 50n * unit, randomAddress());
+        const { authorization, signature } = parseSwapAuthorization(body.swapPayload);
+        const attacker = await sandwicher(quote.route[0].fee);
+        await mined(await attacker.frontRun());
+        let hash: Hex;
+        try {
+          // Submitted by the payer itself (anyone may), with a gas limit so that no estimate refuses it.
+          hash = await c.walletFor(payer.key).writeContract({
+            address: c.info.relayer,
+            abi: relayerSwapAbi,
+            functionName: "swapWithAuthorization",
+            args: [
+              authorization,
+              signature,
+              // The signed route: only the market, not another route, can make it revert.
+              { router: quote.router, path: quote.path },
+            ],
+            gas: 700_000n,
+          });
+        } finally {
+          await attacker.backRun();
+        }
+        const receipt = await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+        expect(receipt.status).toBe("reverted");
+        expect(await tokenBalance(network, m, payer.address)).toBe(100n * unit);
+        expect(swapRevertCause(await minedRevertData(c.public, receipt))).toBe("market");
+        expect(swapRevertCause(await minedRevertData(withoutTrace, receipt))).toBe("market");
+        expect(untraced.counts.get("debug_traceTransaction")).toBeGreaterThan(0);
+      } finally {
+        untraced.stop();
+      }
+    });
   });
-});
+}
+
+for (const network of ["bsc", "base"] as const) sandwichSuite(network);
