@@ -144,3 +144,20 @@ export function isInvalidParams(error: unknown): boolean {
   if (!(error instanceof BaseError)) return false;
   return error.walk((cause) => (cause as { code?: unknown }).code === -32602) !== null;
 }
+
+/**
+ * The revert data of a failed eth_call (viem keeps the node's `error.data` on a cause), if it reverted with any:
+ * what the UserOp kernel's simulation and a mined swap's replay decode.
+ */
+export function revertDataOf(error: unknown): Hex | undefined {
+  let cause: unknown = error;
+  for (let depth = 0; cause && depth < 10; depth++) {
+    const data = (cause as { data?: unknown }).data;
+    if (typeof data === "string" && /^0x([0-9a-f]{2})*$/i.test(data)) return data as Hex;
+    if (data && typeof data === "object" && typeof (data as { data?: unknown }).data === "string") {
+      return (data as { data: Hex }).data;
+    }
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

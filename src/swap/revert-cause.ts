@@ -1,4 +1,5 @@
-import { BaseError, decodeErrorResult, type Hex, type PublicClient } from "viem";
+import { decodeErrorResult, type Hex, type PublicClient } from "viem";
+import { revertDataOf } from "../chain/errors";
 import { relayerSwapAbi } from "./abis";
 
 /**
@@ -32,15 +33,6 @@ export function swapRevertCause(data: Hex | undefined): SwapRevertCause {
 /** The top frame of `debug_traceTransaction`'s callTracer: a failed call's output is its revert data. */
 type CallFrame = { output?: Hex; error?: string };
 
-/** The revert data an eth_call error carries (as viem's own reader of it, which is internal). */
-function revertDataIn(error: unknown): Hex | undefined {
-  if (!(error instanceof BaseError)) return undefined;
-  const innermost = error.walk() as { data?: unknown };
-  const data =
-    typeof innermost?.data === "object" ? (innermost.data as { data?: unknown } | null)?.data : innermost?.data;
-  return typeof data === "string" && data.startsWith("0x") ? (data as Hex) : undefined;
-}
-
 /**
  * The revert data of our mined, reverted transaction: its trace, as it ran in its block (after whatever was mined
  * before it there). A node without `debug_traceTransaction` replays the call on the state before its block, which
@@ -71,6 +63,6 @@ export async function minedRevertData(
     });
     return undefined;
   } catch (error) {
-    return revertDataIn(error);
+    return revertDataOf(error);
   }
 }

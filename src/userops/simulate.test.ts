@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { encodeErrorResult, parseAbi } from "viem";
+import { revertDataOf } from "../chain/errors";
 import { privacyPoolAbi } from "../incognito/pool-abi";
 import { relayerSwapAbi } from "../swap/abis";
-import { decodeRevert, revertDataOf, revertRefusal, SimulatedRevertError } from "./simulate";
+import { decodeRevert, revertRefusal, SimulatedRevertError } from "./simulate";
 
 describe("simulated reverts", () => {
   test("the contracts' custom errors, revert strings and panics are named; unknown data by its selector", () => {

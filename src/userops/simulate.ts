@@ -1,5 +1,5 @@
 import { type Address, decodeErrorResult, type Hex, parseAbi } from "viem";
-import { isExecutionReverted } from "../chain/errors";
+import { isExecutionReverted, revertDataOf } from "../chain/errors";
 import { ApiError, Relay402Error } from "../errors";
 import { privacyPoolAbi } from "../incognito/pool-abi";
 import { shortReason } from "../logger";
@@ -47,20 +47,6 @@ export function decodeRevert(data: Hex): { errorName: string | undefined; reason
   } catch {
     return { errorName: undefined, reason: data === "0x" ? "reverted without a reason" : data.slice(0, 10) };
   }
-}
-
-/** The revert data of a failed eth_call (viem keeps the node's `error.data` on a cause), if it reverted with any. */
-export function revertDataOf(error: unknown): Hex | undefined {
-  let cause: unknown = error;
-  for (let depth = 0; cause && depth < 10; depth++) {
-    const data = (cause as { data?: unknown }).data;
-    if (typeof data === "string" && /^0x([0-9a-f]{2})*$/i.test(data)) return data as Hex;
-    if (data && typeof data === "object" && typeof (data as { data?: unknown }).data === "string") {
-      return (data as { data: Hex }).data;
-    }
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /**
