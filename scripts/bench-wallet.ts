@@ -1,5 +1,5 @@
 // `bun scripts/bench-wallet.ts`: smart-wallet payment figures against a fresh devnet (not a test; prints numbers
-// for the README). /wallet/verify p50/p99, /wallet/settle to receipt, verify + sign + settle end to end against
+// for docs/benchmarks.md). /wallet/verify p50/p99, /wallet/settle to receipt, verify + sign + settle end to end against
 // a direct permissionless `sendUserOperation` of the same batch through the same bundler (scripts/bench/
 // permissionless-wallet.ts: our wallet as a viem custom smart account, our paymaster as its paymaster), RPC and
 // bundler calls per verify, gas.

@@ -1,4 +1,4 @@
-// `bun run bench`: EOA payment figures against a fresh devnet (not a test; prints numbers for the README).
+// `bun run bench`: EOA payment figures against a fresh devnet (not a test; prints numbers for docs/benchmarks.md).
 // /verify latency and throughput with 16 clients, refusal of deeply nested bodies (and /health while ten arrive),
 // /settle of 100 payments at concurrency 1 and 20 with automine and with 1-second blocks, JSON-RPC round trips per
 // verify and per settle, gas, peak RSS. Each /verify and /settle figure is printed twice: for the interface's own

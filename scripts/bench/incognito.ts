@@ -1,4 +1,4 @@
-// `bun run bench:incognito`: the privacy pool's figures for the README (not a test; prints numbers).
+// `bun run bench:incognito`: the privacy pool's figures for docs/benchmarks.md (not a test; prints numbers).
 // - proving time under Bun (snarkjs, single-threaded curve): cold = the first proof in a fresh process (curve
 //   build, wasm and zkey loading included), each in its own child process; warm = later proofs in one process;
 // - off-chain verify time (snarkjs groth16.verify with the committed verification key, as /wallet/incognito/verify);

@@ -1,4 +1,4 @@
-// `bun run bench:swap`: swap figures for the README (not a test; prints numbers), on a fresh bsc devnet.
+// `bun run bench:swap`: swap figures for docs/benchmarks.md (not a test; prints numbers), on a fresh bsc devnet.
 // - /swap/quote latency p50/p99 for the four route kinds the devnet seeds (V3 direct M→W, V3 two-hop M→DAI,
 //   V2 direct DAI→W, V2 two-hop DAI→M), and the JSON-RPC round trips per quote counted at the RPC (a counting
 //   proxy between the service and anvil, as bench:speed and bench:x402 do);

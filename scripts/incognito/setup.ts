@@ -4,7 +4,7 @@
  * client need: the witness generator (wasm), the proving key (zkey), the verification key, circuit.json (id,
  * signal order, hashes) and the Solidity verifier contracts/UnshieldVerifier.sol.
  *
- * A single local contribution is for the devnet only (whoever ran this could forge proofs): see the README,
+ * A single local contribution is for the devnet only (whoever ran this could forge proofs): see docs/incognito.md,
  * "Incognito: trusted setup", for a production ceremony. Rerun with `bun scripts/incognito/setup.ts`, then
  * `bun scripts/incognito/fixtures.ts` (the forge fixture proofs are bound to the zkey).
  */

@@ -13,7 +13,7 @@ export function openDatabase(path: string): Db {
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.run("PRAGMA journal_mode = WAL");
   // FULL, not WAL's cheaper NORMAL: every commit is on disk before the call returns, so a record written before a
-  // broadcast outlives a crash of the machine, not only of the process (README, "Durability"). Writes the chain
+  // broadcast outlives a crash of the machine, not only of the process (docs/security.md, "Durability"). Writes the chain
   // can make good opt out one by one (writeLazily).
   sqlite.run("PRAGMA synchronous = FULL");
   sqlite.run("PRAGMA busy_timeout = 5000");

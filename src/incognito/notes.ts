@@ -6,7 +6,7 @@ import { type Address, bytesToHex, type Hex, hexToBigInt, numberToHex } from "vi
 import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD, TREE_DEPTH } from "./protocol";
 
 /**
- * The note arithmetic of the privacy pool (README "Incognito"), identical in the circuit (circomlib Poseidon), the
+ * The note arithmetic of the privacy pool (docs/incognito.md), identical in the circuit (circomlib Poseidon), the
  * pool (poseidon-solidity) and here (poseidon-lite): one definition for the service, the client and the tests.
  */
 

@@ -1,4 +1,4 @@
-/** The unshield circuit's interface (README "Incognito"); the circuit, the verifier and the pool depend on it. */
+/** The unshield circuit's interface (docs/incognito.md); the circuit, the verifier and the pool depend on it. */
 
 /** BN254 scalar field: every hash input and output, and every public signal, is below it. */
 export const SNARK_SCALAR_FIELD = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
