@@ -20,8 +20,9 @@ export async function startServer(config: Config, options: { silent?: boolean } 
   const services = createServices(config, logger, wiring, stores);
   // The first key leases (several instances on PostgreSQL; nothing to take for one instance on SQLite).
   await services.networks.start();
-  for (const [network, reason] of Object.entries(wiring.swapUnavailable)) {
-    logger.warn({ event: "swaps_unavailable", network, reason });
+  for (const [network, flows] of Object.entries(wiring.unavailable)) {
+    for (const [flow, reason] of Object.entries(flows ?? {}))
+      logger.warn({ event: `${flow}_unavailable`, network, reason });
   }
   const app = createApp(services);
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES * 2 });

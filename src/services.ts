@@ -5,46 +5,36 @@ import type { Config } from "./config/schema";
 import { openDatabase } from "./db/open";
 import { createSqliteStores, type Stores } from "./db/stores";
 import type { DenyCounters, DenyPolicy } from "./deny/deny-counters";
-import { createDeployments, type Deployments } from "./deploy/deployments";
-import { createIncognito, type Incognito } from "./incognito/incognito";
+import type { AnyFlow, FlowContext } from "./flow";
+import { FLOWS, type FlowServices } from "./flows";
 import { createDrain, type Drain } from "./lifecycle/drain";
 import { type OrphanSweeper, type RecordFilter, startOrphanSweeper } from "./lifecycle/orphans";
 import type { Logger } from "./logger";
 import { createServiceGauges, type ServiceGauges } from "./metrics/service-gauges";
-import { type PaymentRules, paymentRulesFor } from "./payments/payment-rules";
-import { createPayments, type Payments } from "./payments/payments";
-import { reconcileSettlements } from "./payments/reconcile-settlements";
-import { type RelayerPort, relayerPorts } from "./payments/relayer-port";
-import { createPaymentSettler, type PaymentSettler } from "./payments/settle-payment";
+import { type PaymentRules, paymentRulesFor } from "./settlement/payment-rules";
+import { type RelayerPort, relayerPorts } from "./settlement/relayer-port";
+import { createPaymentSettler, type PaymentSettler } from "./settlement/settle-payment";
 import { readBalances } from "./status/balances";
 import { clientConfig } from "./status/client-config";
 import { checkHealth } from "./status/health";
 import type { Status } from "./status/routes";
-import { createSwaps, type Swaps } from "./swap/swaps";
 import { startIssuedUserOpPurge } from "./userops/issued-user-op-purge";
 import { VERSION } from "./version";
-import { createWalletPayments, type WalletPayments } from "./wallets/wallet-payments";
-import { createX402Facilitator, type X402Facilitator } from "./x402/facilitator";
 
-/** The service's parts, built once at start from a validated config and shared by every route. */
-export type Services = {
+/**
+ * The service's parts, built once at start from a validated config and shared by every route: the kernels and
+ * shared parts, and each flow's service under its name (src/flows.ts).
+ */
+export type Services = FlowServices & {
   config: Config;
   version: string;
   /** Every store, on the SQLite file or on PostgreSQL (src/db/stores.ts). */
   stores: Stores;
   networks: Networks;
   logger: Logger;
+  /** The settlement kernel: relayer authorizations settled through our executors. */
   settler: PaymentSettler;
-  payments: Payments;
-  /** x402 bodies on /verify and /settle (scheme exact, EIP-3009). */
-  x402: X402Facilitator;
   status: Status;
-  wallets: WalletPayments;
-  deployments: Deployments;
-  /** Shield and unshield through the privacy pool, its leaves and circuit. */
-  incognito: Incognito;
-  /** Swap quotes and EOA swaps through the whitelisted DEX routers. */
-  swaps: Swaps;
   relayerFor(network: NetworkRuntime): RelayerPort;
   /** Reverts per payer and wallet owner; repeat offenders are refused. */
   deny: DenyCounters;
@@ -97,7 +87,7 @@ export const orphanStaleMs = (config: Config) =>
 export function createServices(
   config: Config,
   logger: Logger,
-  wiring: Wiring = { swapUnavailable: {} },
+  wiring: Wiring = { unavailable: {} },
   stores: Stores = sqliteStoresOf(config),
 ): Services {
   const several = stores.kind === "postgres";
@@ -105,89 +95,47 @@ export function createServices(
   const networks = createNetworks(
     config,
     logger,
-    wiring.swapUnavailable,
+    wiring.unavailable,
     several ? { store: stores.keyLeases, instanceId } : undefined,
   );
   const relayerFor = relayerPorts();
   const now = () => BigInt(Math.floor(Date.now() / 1000));
   const drain = createDrain();
   const deny = stores.deny;
+  const rulesFor = (network: NetworkRuntime) => paymentRulesFor(network, deny);
   const settler = createPaymentSettler({
     store: stores.settlements,
     relayerFor,
-    rulesFor: (network) => paymentRulesFor(network, deny),
+    rulesFor,
     now,
     logger,
     onPayerRevert: (network, payer, reason) => deny.recordRevert(network.name, "payer", payer, reason),
   });
-  const wallets = createWalletPayments({
-    store: stores.issued,
-    networks,
-    deny,
-    paymasterValiditySeconds: config.paymasterValiditySeconds,
-  });
-  const incognito = createIncognito({
-    leaves: stores.leaves,
-    networks,
-    store: wallets.store,
-    deny,
-    paymasterValiditySeconds: config.paymasterValiditySeconds,
-    logger,
-  });
-  incognito.start();
-  const issuedPurge = startIssuedUserOpPurge({ store: wallets.store, logger, now: () => Number(now()) });
   const staleMs = orphanStaleMs(config);
-  const deployments = createDeployments(
-    {
-      config,
-      store: stores.deployments,
-      networks,
-      settler,
-      settlements: stores.settlements,
-      issued: wallets.store,
-      relayerFor,
-      deny,
-      now,
-      logger,
-    },
-    // Several instances: what another live instance is deploying is not reconciled, only what nobody touched lately.
-    several ? { reconcileBefore: () => new Date(Date.now() - staleMs).toISOString() } : {},
-  );
-  const payments = createPayments({
-    networks,
-    relayerFor,
-    rulesFor: (network) => paymentRulesFor(network, deny),
-    now,
-    settler,
-  });
-  const x402 = createX402Facilitator({
-    networks,
-    store: stores.x402,
-    rulesFor: (network) => paymentRulesFor(network, deny),
-    now,
+  const context: FlowContext = {
+    config,
     logger,
-    onPayerRevert: (network, payer, reason) => deny.recordRevert(network.name, "payer", payer, reason),
-  });
-  const swaps = createSwaps({
-    store: stores.swaps,
     networks,
-    relayerFor,
     deny,
     now,
-    logger,
-    issued: wallets.store,
-    paymasterValiditySeconds: config.paymasterValiditySeconds,
-  });
+    relayerFor,
+    rulesFor,
+    settler,
+    settlements: stores.settlements,
+    issued: stores.issued,
+    // Several instances: what another live instance is working on is not reconciled, only what nobody touched lately.
+    ...(several ? { several: { reconcileBefore: () => new Date(Date.now() - staleMs).toISOString() } } : {}),
+  };
+  const flows: { flow: AnyFlow; service: unknown }[] = FLOWS.map((flow: AnyFlow) => ({
+    flow,
+    service: flow.create(context, flow.store ? (stores as Record<string, unknown>)[flow.name] : undefined),
+  }));
+  for (const { flow, service } of flows) flow.start?.(service);
+  const issuedPurge = startIssuedUserOpPurge({ store: stores.issued, logger, now: () => Number(now()) });
   const reconcileAll = async (which?: RecordFilter) => {
     // Side by side: one key signs every kind, so an EOA settlement resumed here may wait on the lower nonce of an
     // x402 settlement or a deployment step; one after the other, it would wait out its receipt timeout first.
-    const kinds = await Promise.allSettled([
-      reconcileSettlements({ networks, settler, logger, ...(which ? { which } : {}) }),
-      x402.reconcile(which),
-      swaps.reconcile(which),
-      // Several instances only: one instance reconciles its deployments when they are created, beside these.
-      deployments.reconcile(),
-    ]);
+    const kinds = await Promise.allSettled(flows.map(({ flow, service }) => flow.reconcile?.(service, which)));
     const failed = kinds.find((kind) => kind.status === "rejected");
     if (failed) throw failed.reason;
   };
@@ -212,23 +160,18 @@ export function createServices(
       });
     }
   }
-  const services: Services = {
+  const services = {
+    ...(Object.fromEntries(flows.map(({ flow, service }) => [flow.name, service])) as FlowServices),
     config,
     version: VERSION,
     stores,
     networks,
     logger,
     settler,
-    payments,
-    x402,
     status: { health: (options) => checkHealth(services, options), config: () => clientConfig(services) },
-    wallets,
-    deployments,
-    incognito,
-    swaps,
     relayerFor,
     deny,
-    paymentRulesFor: (network) => paymentRulesFor(network, deny),
+    paymentRulesFor: rulesFor,
     now,
     issuedPurge,
     drain,
@@ -240,10 +183,10 @@ export function createServices(
     async stop() {
       sweeper?.stop();
       issuedPurge.stop();
-      incognito.stop();
+      for (const { flow, service } of flows) await flow.stop?.(service);
       await networks.stop();
       await stores.close();
     },
-  };
+  } satisfies Services as Services;
   return services;
 }

@@ -1,6 +1,6 @@
 import { type Address, toHex } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/payments/typed-data";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/settlement/typed-data";
 
 /** A fresh /verify or /settle body on bsc's devnet: `payer` pays `value` of `token` to a new address. */
 export async function eoaPaymentBody(payer: PrivateKeyAccount, relayer: Address, token: Address, value = 1000n) {

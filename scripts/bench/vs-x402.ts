@@ -25,7 +25,7 @@ import {
 } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../../src/chain/abis";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/payments/typed-data";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/settlement/typed-data";
 import { devnetChain } from "../devnet/chain";
 import { DEVNET_MNEMONIC } from "../devnet/keys";
 import { benchServiceConfig, type Cleanups, cleanUpOnExit, progress, startBenchDevnet } from "./bench-devnet";

@@ -17,8 +17,11 @@ export type NetworkRuntime = {
   client: PublicClient;
   executor: Executor;
   token(address: string): TokenConfig | undefined;
-  /** Why swaps are off here although configured (the start's wiring check, chain/wiring-check.ts), or undefined. */
-  swapUnavailable?: string;
+  /**
+   * Why a flow is off here although configured, by flow name (the start's wiring check, chain/wiring-check.ts);
+   * a flow not listed works.
+   */
+  unavailable: Readonly<Record<string, string>>;
 };
 
 export type Networks = {
@@ -70,7 +73,7 @@ export const newHeadsStaleAfterMs = (blockTimeMs: number) => Math.max(1_000, 3 *
 export function createNetworks(
   config: Config,
   logger: Logger,
-  swapUnavailable: Partial<Record<NetworkName, string>> = {},
+  unavailable: Partial<Record<NetworkName, Record<string, string>>> = {},
   leases?: NetworkLeases,
 ): Networks {
   const runtimes = new Map<NetworkName, NetworkRuntime>();
@@ -127,7 +130,7 @@ export function createNetworks(
       client,
       executor,
       token: (address) => tokens.get(address.toLowerCase()),
-      ...(swapUnavailable[name] ? { swapUnavailable: swapUnavailable[name] } : {}),
+      unavailable: unavailable[name] ?? {},
     });
   }
   return {

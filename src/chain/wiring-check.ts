@@ -1,7 +1,8 @@
 import { type Address, isAddressEqual } from "viem";
 import { ConfigError } from "../config/load";
 import { type Config, NETWORKS, type NetworkConfig, type NetworkName } from "../config/schema";
-import { swapWiringProblem } from "../swap/swap-wiring";
+import type { AnyFlow } from "../flow";
+import { FLOWS } from "../flows";
 import { paymasterAbi } from "./abis";
 import { createChainClient } from "./rpc";
 
@@ -57,23 +58,20 @@ async function paymasterSignerProblem(name: NetworkName, network: NetworkConfig)
 const clientOf = (network: NetworkConfig) =>
   createChainClient({ chainId: network.chainId, rpcUrls: network.rpcUrls, timeoutMs: TIMEOUT_MS });
 
-/** Why swaps cannot work on this network (router whitelisting, pool addresses), or undefined. */
-async function swapProblem(name: NetworkName, network: NetworkConfig): Promise<string | undefined> {
-  if (!network.swap) return undefined;
+/** Per flow name, why a configured flow cannot work on this network (its own declaration, src/flow.ts). */
+async function unavailableFlows(name: NetworkName, network: NetworkConfig): Promise<Record<string, string>> {
   const client = clientOf(network);
-  return swapWiringProblem(
-    name,
-    network.contracts.relayer,
-    network.swap,
-    network.tokens.map((token) => token.address),
-    async (to, data) => (await client.call({ to, data })).data,
+  const call = async (to: `0x${string}`, data: `0x${string}`) => (await client.call({ to, data })).data;
+  const reasons = await Promise.all(
+    FLOWS.map(async (flow: AnyFlow) => [flow.name, await flow.unavailableOn?.(name, network, call)] as const),
   );
+  return Object.fromEntries(reasons.filter((entry): entry is readonly [string, string] => entry[1] !== undefined));
 }
 
 async function networkProblems(
   name: NetworkName,
   network: NetworkConfig,
-): Promise<{ problems: string[]; swapUnavailable?: string }> {
+): Promise<{ problems: string[]; unavailable?: Record<string, string> }> {
   const endpoints = await Promise.all([
     ...network.rpcUrls.map((url, i) => endpointProblem(`networks.${name}.rpcUrls.${i}`, url, network.chainId)),
     endpointProblem(`networks.${name}.bundlerUrl`, network.bundlerUrl, network.chainId),
@@ -82,26 +80,27 @@ async function networkProblems(
   // The paymaster is read through the RPCs, so only once they are known to be this network's chain.
   const rpcsOk = endpoints.slice(0, network.rpcUrls.length).every((problem) => problem === undefined);
   if (!rpcsOk) return { problems };
-  const [signer, swapUnavailable] = await Promise.all([
+  const [signer, unavailable] = await Promise.all([
     paymasterSignerProblem(name, network),
-    swapProblem(name, network),
+    unavailableFlows(name, network),
   ]);
   if (signer) problems.push(signer);
-  return { problems, ...(swapUnavailable ? { swapUnavailable } : {}) };
+  return { problems, unavailable };
 }
 
 /**
- * What the start learned that does not stop it: per network, why swaps are unavailable there. Swaps are one
- * feature among several, so a router the relayer does not whitelist turns them off on that network (reported by
- * /health, refused by every swap route with the reason) instead of refusing to start the service.
+ * What the start learned that does not stop it: per network and flow, why the flow is unavailable there. A flow
+ * is one feature among several, so wiring only it needs (a router the relayer does not whitelist, for swaps) turns
+ * it off on that network (reported by /health, refused by the flow's routes with the reason) instead of refusing
+ * to start the service.
  */
-export type Wiring = { swapUnavailable: Partial<Record<NetworkName, string>> };
+export type Wiring = { unavailable: Partial<Record<NetworkName, Record<string, string>>> };
 
 /**
  * Refuses to start on wrong wiring: every RPC URL and the bundler of each network must answer its chain id, and
  * the paymaster signer key must be the one the paymaster contract verifies. Throws one single-line ConfigError
- * naming every problem by config field (never a URL: it may hold an API key). Swap wiring problems (see
- * swap/swap-wiring.ts) are returned instead: they switch swaps off on their network.
+ * naming every problem by config field (never a URL: it may hold an API key). What only one flow needs (its
+ * `unavailableOn`) is returned instead: it switches that flow off on its network.
  */
 export async function checkWiring(config: Config): Promise<Wiring> {
   const perNetwork = await Promise.all(
@@ -112,7 +111,9 @@ export async function checkWiring(config: Config): Promise<Wiring> {
   );
   const problems = perNetwork.flatMap(([, result]) => result.problems);
   if (problems.length > 0) throw new ConfigError(`start refused: ${problems.join("; ")}`);
-  const swapUnavailable: Wiring["swapUnavailable"] = {};
-  for (const [name, result] of perNetwork) if (result.swapUnavailable) swapUnavailable[name] = result.swapUnavailable;
-  return { swapUnavailable };
+  const unavailable: Wiring["unavailable"] = {};
+  for (const [name, result] of perNetwork) {
+    if (result.unavailable && Object.keys(result.unavailable).length > 0) unavailable[name] = result.unavailable;
+  }
+  return { unavailable };
 }

@@ -1,6 +1,6 @@
 import type { Hash, Hex } from "viem";
 import { relayerAbi } from "../chain/abis";
-import { CANCEL_AUTHORIZATION_TYPES } from "../payments/typed-data";
+import { CANCEL_AUTHORIZATION_TYPES } from "../settlement/typed-data";
 import type { Relay402Client } from "./client";
 import { getNetworkConfig } from "./get-config";
 import type { NetworkName, SignerClient } from "./types";

@@ -1,5 +1,5 @@
 import { type Address, type Hex, toHex } from "viem";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../payments/typed-data";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../settlement/typed-data";
 import type { NetworkConfig } from "./get-config";
 import type { PaymentPayload, SignerClient } from "./types";
 

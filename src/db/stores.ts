@@ -3,50 +3,48 @@ import { createKeyLeaseStorePostgres } from "../chain/key-lease-store-postgres";
 import type { DenyCounters, DenyPolicy } from "../deny/deny-counters";
 import { createPostgresDenyCounters } from "../deny/postgres-deny-counters";
 import { createSqliteDenyCounters } from "../deny/sqlite-deny-counters";
-import { type AsyncDeploymentStore, createDeploymentStore } from "../deploy/deployment-store";
-import { createDeploymentStorePostgres } from "../deploy/deployment-store-postgres";
-import { type AsyncLeafStore, createLeafStore } from "../incognito/leaf-store";
-import { createLeafStorePostgres } from "../incognito/leaf-store-postgres";
-import { createSettlementStore } from "../payments/settlement-store";
-import { type AsyncSettlementStore, createSettlementStorePostgres } from "../payments/settlement-store-postgres";
-import { createSwapSettlementStore } from "../swap/swap-store";
-import { type AsyncSwapSettlementStore, createSwapSettlementStorePostgres } from "../swap/swap-store-postgres";
+import type { FlowStore } from "../flow";
+import { FLOWS, type FlowStores } from "../flows";
+import { createSettlementStore } from "../settlement/settlement-store";
+import { type AsyncSettlementStore, createSettlementStorePostgres } from "../settlement/settlement-store-postgres";
 import { type AsyncIssuedUserOpStore, createIssuedUserOpStore } from "../userops/issued-user-op-store";
 import { createIssuedUserOpStorePostgres } from "../userops/issued-user-op-store-postgres";
-import { createX402SettlementStore } from "../x402/settlement-store";
-import { type AsyncX402SettlementStore, createX402SettlementStorePostgres } from "../x402/settlement-store-postgres";
 import { asAsync } from "./async-port";
 import { type Db, isDatabaseHealthy, openDatabase } from "./open";
 import { isPostgresHealthy, openPostgres, type PgDb } from "./postgres/open";
 
 /**
  * Every store of the service, on one database: the SQLite file (one instance) or PostgreSQL (several instances).
- * The flows see only the ports; which adapter answers is decided here, once, at start.
+ * The kernels' stores are named here; each flow's own store is the one its `flow.ts` declares, under the flow's
+ * name. The flows see only the ports; which adapter answers is decided here, once, at start.
  */
-export type Stores = {
+export type Stores = FlowStores & {
   kind: "sqlite" | "postgres";
+  /** The settlement kernel's records: relayer authorizations (EOA payments, deployment fees). */
   settlements: AsyncSettlementStore;
-  x402: AsyncX402SettlementStore;
-  swaps: AsyncSwapSettlementStore;
+  /** The UserOp kernel's records: issued UserOps of every wallet flow. */
   issued: AsyncIssuedUserOpStore;
-  deployments: AsyncDeploymentStore;
   deny: DenyCounters;
-  leaves: AsyncLeafStore;
   keyLeases: KeyLeaseStore;
   healthy(): Promise<boolean>;
   close(): Promise<void>;
 };
 
+/** Each flow's own store on the database `open` picks an adapter for. */
+function flowStores(open: (store: FlowStore<unknown>) => unknown): FlowStores {
+  const stores: Record<string, unknown> = {};
+  for (const flow of FLOWS)
+    if ("store" in flow && flow.store) stores[flow.name] = open(flow.store as FlowStore<unknown>);
+  return stores as FlowStores;
+}
+
 export function createSqliteStores(db: Db, deny: DenyPolicy): Stores {
   return {
+    ...flowStores((store) => store.sqlite(db)),
     kind: "sqlite",
     settlements: asAsync(createSettlementStore(db)),
-    x402: asAsync(createX402SettlementStore(db)),
-    swaps: asAsync(createSwapSettlementStore(db)),
     issued: asAsync(createIssuedUserOpStore(db)),
-    deployments: asAsync(createDeploymentStore(db)),
     deny: createSqliteDenyCounters(db, deny),
-    leaves: asAsync(createLeafStore(db)),
     keyLeases: createKeyLeaseStoreSqlite(db),
     healthy: async () => isDatabaseHealthy(db),
     close: async () => db.$client.close(),
@@ -55,14 +53,11 @@ export function createSqliteStores(db: Db, deny: DenyPolicy): Stores {
 
 export function createPostgresStores(db: PgDb, deny: DenyPolicy): Stores {
   return {
+    ...flowStores((store) => store.postgres(db)),
     kind: "postgres",
     settlements: createSettlementStorePostgres(db),
-    x402: createX402SettlementStorePostgres(db),
-    swaps: createSwapSettlementStorePostgres(db),
     issued: createIssuedUserOpStorePostgres(db),
-    deployments: createDeploymentStorePostgres(db),
     deny: createPostgresDenyCounters(db, deny),
-    leaves: createLeafStorePostgres(db),
     keyLeases: createKeyLeaseStorePostgres(db),
     healthy: () => isPostgresHealthy(db),
     close: () => db.$client.close(),

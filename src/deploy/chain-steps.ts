@@ -14,10 +14,10 @@ import type { NetworkRuntime } from "../chain/networks";
 import type { DeploymentWallet } from "../db/schema";
 
 import { type Logger, shortReason } from "../logger";
-import { type Authorization, authorizationFromJson } from "../payments/authorization";
-import type { PaymentRules } from "../payments/payment-rules";
-import { isSameUse, type RelayerPort } from "../payments/relayer-port";
-import { verifyPayment } from "../payments/verify-payment";
+import { type Authorization, authorizationFromJson } from "../settlement/authorization";
+import type { PaymentRules } from "../settlement/payment-rules";
+import { isSameUse, type RelayerPort } from "../settlement/relayer-port";
+import { verifyPayment } from "../settlement/verify-payment";
 import { deployedAddresses } from "./addresses";
 import type { AsyncDeploymentStore, Phase } from "./deployment-store";
 

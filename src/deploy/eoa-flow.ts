@@ -1,7 +1,7 @@
 import type { Static } from "elysia";
 import type { DeploymentBatch } from "../db/schema";
 import { ApiError } from "../errors";
-import { authorizationToJson } from "../payments/authorization";
+import { authorizationToJson } from "../settlement/authorization";
 import type { DeployContext } from "./context";
 import { checkEoaPayments, parseEoaPayments } from "./eoa-payloads";
 import { assertDeployable, assertSameWallets, batchOf, planDeployment, walletEntries } from "./plan";

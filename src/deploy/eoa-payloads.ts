@@ -3,10 +3,10 @@ import { erc20Abi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import { ApiError, type ErrorCode } from "../errors";
 import { shortReason } from "../logger";
-import { type Authorization, type PaymentPayloadBody, parseAuthorization } from "../payments/authorization";
-import type { PaymentRules } from "../payments/payment-rules";
-import type { RelayerPort } from "../payments/relayer-port";
-import { verifyPayment } from "../payments/verify-payment";
+import { type Authorization, type PaymentPayloadBody, parseAuthorization } from "../settlement/authorization";
+import type { PaymentRules } from "../settlement/payment-rules";
+import type { RelayerPort } from "../settlement/relayer-port";
+import { verifyPayment } from "../settlement/verify-payment";
 import type { DeploymentPlan } from "./plan";
 
 export type EoaPayments = { payer: Address; fee: Authorization; fundings: Authorization[] };

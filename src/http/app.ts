@@ -1,18 +1,13 @@
 import { Elysia, ValidationError } from "elysia";
 import { NoKeyLeaseError } from "../chain/errors";
-import { deployRoutes } from "../deploy/routes";
 import { ApiError } from "../errors";
-import { incognitoRoutes } from "../incognito/routes";
+import type { AnyFlow, BodyReader, RouteContext } from "../flow";
+import { FLOWS } from "../flows";
 import { DRAIN_RETRY_AFTER_SECONDS } from "../lifecycle/drain";
 import { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "../limits";
 import { httpRequests, settleDuration } from "../metrics/metrics";
-import { paymentRoutes } from "../payments/routes";
 import type { Services } from "../services";
 import { statusRoutes } from "../status/routes";
-import { swapRoutes } from "../swap/routes";
-import { walletRoutes } from "../wallets/routes";
-import { x402Routes } from "../x402/routes";
-import { isX402Body } from "../x402/wire";
 import { adminGuard, adminKeyAttempt } from "./admin-guard";
 import { checksumAddresses } from "./checksum-addresses";
 import { envelope } from "./errors";
@@ -45,20 +40,11 @@ const RATE_LIMIT_EXEMPT_PATHS = new Set(["/supported", "/api/v1/supported", "/me
 export const WRONG_ADMIN_KEY_COST = 10;
 
 /**
- * The POST routes that may send a transaction or a UserOp, by flow: refused while the service drains, counted until
- * they answer (a graceful shutdown waits for them), and timed by the settle histogram. `/settle` is `x402` for an
- * x402 body.
+ * The POST routes that may send a transaction or a UserOp, with their settle metric label, as each flow declares
+ * them: refused while the service drains, counted until they answer (a graceful shutdown waits for them), and
+ * timed by the settle histogram. A body another flow reads (x402's on /settle) is labelled with that flow.
  */
-const SENDING_FLOWS: Record<string, string> = {
-  "/settle": "eoa",
-  "/wallet/settle": "wallet",
-  "/swap/settle": "swap",
-  "/wallet/swap/settle": "wallet_swap",
-  "/wallet/incognito/settle": "incognito",
-  "/deploy/settle": "deploy",
-  "/deploy/wallet/settle": "deploy_wallet",
-  "/wallet/claim": "claim",
-};
+const SENDING_FLOWS: Record<string, string> = Object.assign({}, ...FLOWS.map((flow: AnyFlow) => flow.sending ?? {}));
 
 /** The flow of a sending route and its path (a fixed path, so a bounded label even before routing). */
 function sendingRoute(request: Request): { flow: string; path: string } | undefined {
@@ -151,16 +137,21 @@ export function createApp(services: Services) {
   const limiter = createRateLimiter(config.rateLimitPerMinute);
   const meta = new WeakMap<Request, RequestMeta>();
 
-  const api = (prefix: string) =>
-    new Elysia({ prefix, seed: prefix })
-      .use(paymentRoutes(services.payments, services.x402))
-      .use(x402Routes(services.networks))
+  const serviceOf = (flow: AnyFlow) => (services as unknown as Record<string, unknown>)[flow.name];
+  const readers: BodyReader[] = FLOWS.flatMap((flow: AnyFlow) => flow.readers?.(serviceOf(flow)) ?? []);
+  const routeContext: RouteContext = {
+    config,
+    networks: services.networks,
+    adminGuard: adminGuard(config.adminApiKey),
+    readers,
+  };
+  const api = (prefix: string) => {
+    let routes = new Elysia({ prefix, seed: prefix })
       .use(statusRoutes(services.status, config.adminApiKey))
-      .use(walletRoutes(services.wallets))
-      .use(incognitoRoutes(services.incognito))
-      .use(swapRoutes(services.swaps))
-      .use(metricsRoutes(services))
-      .use(deployRoutes(services.deployments, adminGuard(config.adminApiKey)));
+      .use(metricsRoutes(services));
+    for (const flow of FLOWS as readonly AnyFlow[]) routes = routes.use(flow.routes(serviceOf(flow), routeContext));
+    return routes;
+  };
 
   return new Elysia()
     .use(apiDocs(services.version))
@@ -271,7 +262,9 @@ export function createApp(services: Services) {
       httpRequests.inc({ route: route || info?.path || "unmatched", method: request.method, status: String(status) });
       if (info?.flow) {
         info.endWork?.();
-        const flow = info.flow === "eoa" && isX402Body(body) ? "x402" : info.flow;
+        const route = info.path?.replace(/^\/api\/v1(?=\/)/, "") ?? "";
+        const reader = readers.find((each) => each.paths.includes(route) && each.matches(body));
+        const flow = reader?.flow ?? info.flow;
         settleDuration.observe({ flow, status: String(status) }, (performance.now() - info.start) / 1000);
       }
       if (!config.logRequests) return;

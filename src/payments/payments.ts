@@ -1,11 +1,14 @@
 import type { Static } from "elysia";
 import type { NetworkRuntime, Networks } from "../chain/networks";
-import { parseAuthorization } from "./authorization";
-import type { PaymentRules } from "./payment-rules";
-import type { RelayerPort } from "./relayer-port";
+import type { RecordFilter } from "../lifecycle/orphans";
+import type { Logger } from "../logger";
+import { parseAuthorization } from "../settlement/authorization";
+import type { PaymentRules } from "../settlement/payment-rules";
+import type { RelayerPort } from "../settlement/relayer-port";
+import type { PaymentSettler } from "../settlement/settle-payment";
+import { verifyPayment } from "../settlement/verify-payment";
+import { reconcileSettlements } from "./reconcile-settlements";
 import type { PaymentBodySchema } from "./schemas";
-import type { PaymentSettler } from "./settle-payment";
-import { verifyPayment } from "./verify-payment";
 
 type PaymentBody = Static<typeof PaymentBodySchema>;
 
@@ -16,8 +19,17 @@ export function createPayments(deps: {
   rulesFor(network: NetworkRuntime): PaymentRules;
   now: () => bigint;
   settler: PaymentSettler;
+  logger: Logger;
 }) {
   return {
+    /** Finishes the EOA settlements a previous process left pending or sent (`which`: several instances' orphans). */
+    reconcile: (which?: RecordFilter) =>
+      reconcileSettlements({
+        networks: deps.networks,
+        settler: deps.settler,
+        logger: deps.logger,
+        ...(which ? { which } : {}),
+      }),
     verify(body: PaymentBody) {
       const network = deps.networks.get(body.paymentRequirements.network);
       return verifyPayment(

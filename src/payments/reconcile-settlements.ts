@@ -2,7 +2,7 @@ import type { Networks } from "../chain/networks";
 import { ApiError } from "../errors";
 import { everyRecord, inNonceOrder, type RecordFilter } from "../lifecycle/orphans";
 import { type Logger, shortReason } from "../logger";
-import type { PaymentSettler } from "./settle-payment";
+import type { PaymentSettler } from "../settlement/settle-payment";
 
 /**
  * After a restart, finishes the records left pending or sent by the previous process, through the same

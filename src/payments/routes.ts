@@ -1,21 +1,23 @@
 import { Elysia } from "elysia";
 import { ErrorResponse } from "../fields";
-import type { X402Facilitator } from "../x402/facilitator";
-import { isX402Body } from "../x402/wire";
+import type { BodyReader } from "../flow";
 import type { Payments } from "./payments";
 import { PaymentBodySchema, PaymentSettleResponseSchema, PaymentVerifyResponseSchema } from "./schemas";
 
 /**
- * A body with a top-level numeric x402Version is x402: it is answered before the interface's schema sees it,
- * in x402's shapes and always 200 (x402 clients throw on any other status).
+ * A body another flow reads (x402's, with a top-level numeric x402Version) is answered by that flow before the
+ * interface's schema sees it, in its shapes and always 200 (x402 clients throw on any other status).
  */
-export function paymentRoutes(payments: Payments, x402: X402Facilitator) {
+export function paymentRoutes(payments: Payments, readers: readonly BodyReader[]) {
+  const readerOf = (path: string, body: unknown) =>
+    readers.find((reader) => reader.paths.includes(path) && reader.matches(body));
   return new Elysia({ name: "payments", seed: Math.random() })
     .post("/verify", ({ body }) => payments.verify(body), {
       body: PaymentBodySchema,
       transform: async ({ body, status }) => {
         // Elysia ends the request with a status() a transform returns (its types only allow void).
-        if (isX402Body(body)) return status(200, (await x402.verify(body)) as never) as never;
+        const reader = readerOf("/verify", body);
+        if (reader) return status(200, (await reader.verify(body)) as never) as never;
       },
       response: { 200: PaymentVerifyResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
       detail: {
@@ -28,7 +30,8 @@ export function paymentRoutes(payments: Payments, x402: X402Facilitator) {
     .post("/settle", ({ body }) => payments.settle(body), {
       body: PaymentBodySchema,
       transform: async ({ body, status }) => {
-        if (isX402Body(body)) return status(200, (await x402.settle(body)) as never) as never;
+        const reader = readerOf("/settle", body);
+        if (reader) return status(200, (await reader.settle(body)) as never) as never;
       },
       response: { 200: PaymentSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
       detail: {

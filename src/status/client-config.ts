@@ -1,6 +1,6 @@
 import { relayerAbi } from "../chain/abis";
 import { MAX_BODY_BYTES } from "../limits";
-import { SIGNED_TYPES } from "../payments/typed-data";
+import { SIGNED_TYPES } from "../settlement/typed-data";
 import { SWAP_WITH_AUTHORIZATION_TYPE } from "../swap/typed-data";
 import type { StatusSources } from "./status-sources";
 

@@ -72,7 +72,8 @@ function keyLeaseHealth({ executor }: NetworkRuntime) {
 /** null: swaps are not configured here; unavailable: configured, but the start's wiring check found why not. */
 function swapHealth(network: NetworkRuntime) {
   if (!network.config.swap) return null;
-  if (network.swapUnavailable) return { status: "unavailable" as const, reason: network.swapUnavailable };
+  const reason = network.unavailable.swaps;
+  if (reason) return { status: "unavailable" as const, reason };
   return { status: "ok" as const };
 }
 

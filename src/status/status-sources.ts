@@ -1,6 +1,6 @@
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import type { Config } from "../config/schema";
-import type { RelayerPort } from "../payments/relayer-port";
+import type { RelayerPort } from "../settlement/relayer-port";
 
 /**
  * What /health and /config read of the service: a narrow port, so that status never imports the service container

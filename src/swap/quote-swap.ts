@@ -4,7 +4,7 @@ import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import type { SwapConfig, TokenConfig } from "../config/schema";
 import { ApiError } from "../errors";
-import type { RelayerDomain } from "../payments/relayer-port";
+import type { RelayerDomain } from "../settlement/relayer-port";
 import { encodePath } from "./path";
 import { bestRoute, minBuyAmount, swapFee } from "./quote-math";
 import { decodeAggregate3, encodeAggregate3, planQuote, type QuoteDexes, type RouteQuote } from "./quote-plan";
@@ -75,11 +75,8 @@ export function swapNetwork(networks: Networks, name: string, field: string) {
   const swap = network.config.swap;
   if (!swap) throw invalid(field, `swaps are not enabled on ${name}`);
   // The start's wiring check found why swaps cannot work here (chain/wiring-check.ts): say so, not "no route".
-  if (network.swapUnavailable) {
-    throw invalid(field, `swaps are unavailable on ${name}: ${network.swapUnavailable}`, {
-      reason: network.swapUnavailable,
-    });
-  }
+  const unavailable = network.unavailable.swaps;
+  if (unavailable) throw invalid(field, `swaps are unavailable on ${name}: ${unavailable}`, { reason: unavailable });
   return { network, swap };
 }
 

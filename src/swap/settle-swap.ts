@@ -6,7 +6,7 @@ import type { SwapSettlement } from "../db/schema";
 import { ApiError } from "../errors";
 import { everyRecord, inNonceOrder, type RecordFilter } from "../lifecycle/orphans";
 import { type Logger, shortReason } from "../logger";
-import { createAuthorizationSettlement, type SettlementVerdict } from "../payments/authorization-settlement";
+import { createAuthorizationSettlement, type SettlementVerdict } from "../settlement/authorization-settlement";
 import { relayerSwapAbi } from "./abis";
 import type { SwapAuthorization, SwapRoute } from "./swap-authorization";
 import { type SwapSettlementStore, swapSettlementOf } from "./swap-store";

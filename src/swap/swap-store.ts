@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type SwapSettlement, swapSettlements } from "../db/schema";
-import { claimRecord, createSettlementJournal, type SettlementStoreOf } from "../payments/settlement-journal";
+import { claimRecord, createSettlementJournal, type SettlementStoreOf } from "../settlement/settlement-journal";
 import type { SwapAuthorization } from "./swap-authorization";
 import { swapAuthorizationHash } from "./typed-data";
 

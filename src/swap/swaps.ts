@@ -3,7 +3,7 @@ import type { NetworkRuntime, Networks } from "../chain/networks";
 import type { DenyCounters } from "../deny/deny-counters";
 import type { RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";
-import type { RelayerPort } from "../payments/relayer-port";
+import type { RelayerPort } from "../settlement/relayer-port";
 import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
 import { userOpNetworkOf } from "../userops/user-op-network";

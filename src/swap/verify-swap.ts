@@ -14,7 +14,7 @@ import type { SwapConfig } from "../config/schema";
 import type { ErrorCode } from "../errors";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
-import type { RelayerDomain } from "../payments/relayer-port";
+import type { RelayerDomain } from "../settlement/relayer-port";
 import { quoterV2Abi, relayerSwapAbi, v2RouterAbi } from "./abis";
 import { isPayerSignature } from "./payer-signature";
 import { decodeAggregate3, encodeAggregate3 } from "./quote-plan";

@@ -1,7 +1,7 @@
 import { type Address, erc6492SignatureValidatorByteCode, type Hex, isAddressEqual, toFunctionSelector } from "viem";
 import { verifyHash } from "viem/actions";
 import type { NetworkRuntime } from "../chain/networks";
-import type { PaymentRules } from "../payments/payment-rules";
+import type { PaymentRules } from "../settlement/payment-rules";
 import { type CallBatcher, createCallBatcher } from "./call-batch";
 import { eip3009TokenAbi, transferWithAuthorizationDigest } from "./eip3009";
 import type { X402Refusal } from "./reasons";

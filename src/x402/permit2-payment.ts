@@ -10,8 +10,8 @@ import {
 import type { NetworkRuntime } from "../chain/networks";
 import type { TransactionRequest } from "../chain/types";
 import type { X402Settlement } from "../db/schema";
-import type { ChainJudgement } from "../payments/authorization-settlement";
-import type { PaymentRules } from "../payments/payment-rules";
+import type { ChainJudgement } from "../settlement/authorization-settlement";
+import type { PaymentRules } from "../settlement/payment-rules";
 import type { Check } from "./check-payment";
 import {
   erc20Abi,

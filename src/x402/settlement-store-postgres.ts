@@ -3,7 +3,7 @@ import type { Async } from "../db/async-port";
 import type { PgDb } from "../db/postgres/open";
 import { x402Settlements } from "../db/postgres/schema";
 import type { X402Settlement } from "../db/schema";
-import { claimRecordAsync, createSettlementJournalPostgres } from "../payments/settlement-journal-postgres";
+import { claimRecordAsync, createSettlementJournalPostgres } from "../settlement/settlement-journal-postgres";
 import type { NewX402Settlement, X402SettlementKey, X402SettlementStore } from "./settlement-store";
 
 /** The x402 settlement store on PostgreSQL: the port of settlement-store.ts with promises, the same rows. */

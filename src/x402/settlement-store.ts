@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type X402Settlement, x402Settlements } from "../db/schema";
-import { claimRecord, createSettlementJournal, groupCommit } from "../payments/settlement-journal";
+import { claimRecord, createSettlementJournal, groupCommit } from "../settlement/settlement-journal";
 
 export type X402SettlementKey = { network: string; contract: string; payer: string; nonce: string };
 export type NewX402Settlement = X402SettlementKey &

@@ -1,5 +1,5 @@
 import { type Address, getAddress, type Hex, isAddress, isHex, maxUint256 } from "viem";
-import type { Authorization } from "../payments/authorization";
+import type { Authorization } from "../settlement/authorization";
 import type { X402Refusal } from "./reasons";
 
 /** An x402 request body: `x402Version` at the top level is what tells it from the interface's own. */

@@ -4,8 +4,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { openDatabase } from "../../src/db/open";
 import { openPostgres, type PgDb } from "../../src/db/postgres/open";
-import { createSettlementStore, type NewSettlement } from "../../src/payments/settlement-store";
-import { type AsyncSettlementStore, createSettlementStorePostgres } from "../../src/payments/settlement-store-postgres";
+import { createSettlementStore, type NewSettlement } from "../../src/settlement/settlement-store";
+import {
+  type AsyncSettlementStore,
+  createSettlementStorePostgres,
+} from "../../src/settlement/settlement-store-postgres";
 import { createTestDatabase } from "../support/postgres";
 
 const INSTANCES = 5;

@@ -2,7 +2,7 @@ import { type Address, type Hex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { relayerAbi } from "../../src/chain/abis";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/payments/typed-data";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/settlement/typed-data";
 import { chainOf } from "./chain";
 
 export { TRANSFER_WITH_AUTHORIZATION_TYPES };

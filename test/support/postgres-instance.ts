@@ -9,9 +9,9 @@ import { createNetworks, type NetworkRuntime } from "../../src/chain/networks";
 import { openPostgres } from "../../src/db/postgres/open";
 import { createPostgresDenyCounters } from "../../src/deny/postgres-deny-counters";
 import { createLogger } from "../../src/logger";
-import { paymentRulesFor } from "../../src/payments/payment-rules";
-import { relayerPorts } from "../../src/payments/relayer-port";
 import { denyPolicyOf } from "../../src/services";
+import { paymentRulesFor } from "../../src/settlement/payment-rules";
+import { relayerPorts } from "../../src/settlement/relayer-port";
 import { getTestDevnet } from "./devnet";
 
 export async function postgresInstanceBase(url: string, keyIndex: number) {

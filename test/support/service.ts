@@ -7,9 +7,9 @@ import { openDatabase } from "../../src/db/open";
 import { createSqliteStores } from "../../src/db/stores";
 import { createApp } from "../../src/http/app";
 import { createLogger } from "../../src/logger";
-import { type PaymentPayloadBody, parseAuthorization } from "../../src/payments/authorization";
-import { createSettlementStore, settlementOf } from "../../src/payments/settlement-store";
 import { createServices, denyPolicyOf } from "../../src/services";
+import { type PaymentPayloadBody, parseAuthorization } from "../../src/settlement/authorization";
+import { createSettlementStore, settlementOf } from "../../src/settlement/settlement-store";
 import { createSwapSettlementStore } from "../../src/swap/swap-store";
 import { getTestDevnet } from "./devnet";
 

@@ -3,7 +3,7 @@
  * illustrative, of a shape the route's schema accepts (test/http/openapi.test.ts checks each against it).
  */
 import { INCOGNITO_CIRCUIT_ID_EXAMPLE, INCOGNITO_EXAMPLES, INCOGNITO_POOL_EXAMPLE } from "../../incognito/examples";
-import { SIGNED_TYPES } from "../../payments/typed-data";
+import { SIGNED_TYPES } from "../../settlement/typed-data";
 import { SWAP_EXAMPLES, WALLET_SWAP_EXAMPLES } from "../../swap/examples";
 import { SWAP_WITH_AUTHORIZATION_TYPE } from "../../swap/typed-data";
 

@@ -5,10 +5,10 @@ import type { Async } from "../db/async-port";
 import type { EoaSettlement } from "../db/schema";
 import { ApiError } from "../errors";
 import type { Logger } from "../logger";
-import type { Authorization } from "./authorization";
-import { createAuthorizationSettlement, type SettlementVerdict } from "./authorization-settlement";
-import type { PaymentRules } from "./payment-rules";
-import { isSameUse, type RelayerPort } from "./relayer-port";
+import type { Authorization } from "../settlement/authorization";
+import { createAuthorizationSettlement, type SettlementVerdict } from "../settlement/authorization-settlement";
+import type { PaymentRules } from "../settlement/payment-rules";
+import { isSameUse, type RelayerPort } from "../settlement/relayer-port";
 import { type SettlementStore, settlementOf } from "./settlement-store";
 import { verifyPayment } from "./verify-payment";
 

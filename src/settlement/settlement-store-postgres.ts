@@ -1,7 +1,7 @@
 import type { PgDb } from "../db/postgres/open";
 import { eoaSettlements } from "../db/postgres/schema";
 import type { EoaSettlement } from "../db/schema";
-import { type AsyncSettlementStoreOf, createPayerNonceStorePostgres } from "./settlement-journal-postgres";
+import { type AsyncSettlementStoreOf, createPayerNonceStorePostgres } from "../settlement/settlement-journal-postgres";
 import type { NewSettlement, SettlementKey } from "./settlement-store";
 
 /**

@@ -2,9 +2,9 @@ import { type Address, isAddressEqual } from "viem";
 import type { ErrorCode } from "../errors";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
-import type { Authorization } from "./authorization";
-import { brokenPaymentRule, type PaymentRules } from "./payment-rules";
-import { AUTHORIZATION_STATUS, type AuthorizationCheck, type RelayerPort } from "./relayer-port";
+import type { Authorization } from "../settlement/authorization";
+import { brokenPaymentRule, type PaymentRules } from "../settlement/payment-rules";
+import { AUTHORIZATION_STATUS, type AuthorizationCheck, type RelayerPort } from "../settlement/relayer-port";
 
 export type VerifyResult =
   | { isValid: true; payer: Address }

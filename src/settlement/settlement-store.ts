@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type EoaSettlement, eoaSettlements } from "../db/schema";
-import type { Authorization } from "./authorization";
-import { claimRecord, createSettlementJournal, type SettlementStoreOf } from "./settlement-journal";
+import type { Authorization } from "../settlement/authorization";
+import { claimRecord, createSettlementJournal, type SettlementStoreOf } from "../settlement/settlement-journal";
 
 export type NewSettlement = Omit<
   EoaSettlement,

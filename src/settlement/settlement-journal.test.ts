@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../db/open";
+import { createSettlementStore } from "../settlement/settlement-store";
 import { groupCommit, RecordNotPendingError } from "./settlement-journal";
-import { createSettlementStore } from "./settlement-store";
 
 const dir = mkdtempSync(join(tmpdir(), "relay402-group-commit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

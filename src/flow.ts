@@ -1,0 +1,103 @@
+import type { AnyElysia } from "elysia";
+import type { NetworkRuntime, Networks } from "./chain/networks";
+import type { Config, NetworkConfig, NetworkName } from "./config/schema";
+import type { Db } from "./db/open";
+import type { PgDb } from "./db/postgres/open";
+import type { DenyCounters } from "./deny/deny-counters";
+import type { AdminGuard } from "./http/admin-guard";
+import type { RecordFilter } from "./lifecycle/orphans";
+import type { Logger } from "./logger";
+import type { PaymentRules } from "./settlement/payment-rules";
+import type { RelayerPort } from "./settlement/relayer-port";
+import type { PaymentSettler } from "./settlement/settle-payment";
+import type { AsyncSettlementStore } from "./settlement/settlement-store-postgres";
+import type { AsyncIssuedUserOpStore } from "./userops/issued-user-op-store";
+
+/**
+ * What every flow may use, built once at start by the service (src/services.ts): the two kernels (the relayer
+ * authorizations' settler and the issued UserOps every wallet flow shares) and the shared parts around them.
+ */
+export type FlowContext = {
+  config: Config;
+  logger: Logger;
+  networks: Networks;
+  deny: DenyCounters;
+  /** Unix seconds; the single clock of verify checks. */
+  now(): bigint;
+  relayerFor(network: NetworkRuntime): RelayerPort;
+  /** The service's own refusals of a relayer authorization on this network (minimum value, margins, denied payers). */
+  rulesFor(network: NetworkRuntime): PaymentRules;
+  /** The settlement kernel: relayer authorizations settled through our executors (src/settlement/). */
+  settler: PaymentSettler;
+  settlements: AsyncSettlementStore;
+  /** The UserOp kernel's store: UserOps issued and not yet settled, across every wallet flow (src/userops/). */
+  issued: AsyncIssuedUserOpStore;
+  /**
+   * Several instances on one PostgreSQL: records another live instance may still be working on are not
+   * reconciled, only what nobody wrote since `reconcileBefore()`.
+   */
+  several?: { reconcileBefore(): string };
+};
+
+/** A flow's own store on either database; the service opens one of the two at start (src/db/stores.ts). */
+export type FlowStore<T> = { sqlite(db: Db): T; postgres(db: PgDb): T };
+
+/**
+ * Another reading of a shared route's body: x402 bodies arrive on the EOA flow's /verify and /settle and are told
+ * apart by their shape. `flow` is the settle metric's label for such a body.
+ */
+export type BodyReader = {
+  flow: string;
+  /** The shared routes (without the /api/v1 prefix) whose bodies it reads. */
+  paths: readonly string[];
+  matches(body: unknown): boolean;
+  verify(body: unknown): Promise<unknown>;
+  settle(body: unknown): Promise<unknown>;
+};
+
+/** What the routes of a flow are given besides its own service. */
+export type RouteContext = {
+  config: Config;
+  networks: Networks;
+  /** The admin key check (deployments spend the service's money on request). */
+  adminGuard: AdminGuard;
+  /** Other flows' readings of shared routes' bodies (see BodyReader). */
+  readers: readonly BodyReader[];
+};
+
+/**
+ * A payment flow as the service sees it: a feature folder declares this in its `flow.ts`, and the list in
+ * src/flows.ts is the only place that names it. Everything is optional except the name, how to build the flow's
+ * service, and its routes.
+ */
+export type Flow<Name extends string, Service, Store = undefined> = {
+  name: Name;
+  /** The flow's own records, on whichever database the service opened. */
+  store?: FlowStore<Store>;
+  create(context: FlowContext, store: Store): Service;
+  routes(service: Service, context: RouteContext): AnyElysia;
+  /**
+   * The POST paths (without the /api/v1 prefix) that may send a transaction or a UserOp, with their settle metric
+   * label: refused while the service drains, counted until they answer, and timed by the settle histogram.
+   */
+  sending?: Readonly<Record<string, string>>;
+  /** Its readings of shared routes' bodies, given to every flow's routes. */
+  readers?(service: Service): BodyReader[];
+  /** Finishes what a previous process left unfinished (at start; on several instances, others' orphans). */
+  reconcile?(service: Service, which?: RecordFilter): Promise<void>;
+  /** Background work (indexers, pollers), started once the service is built and stopped before the database closes. */
+  start?(service: Service): void;
+  stop?(service: Service): void | Promise<void>;
+  /**
+   * Why this flow cannot work on a network although it is configured there (checked once at start, on the
+   * network's RPC): the flow is then refused on that network with this reason, and the rest of the service runs.
+   */
+  unavailableOn?(
+    name: NetworkName,
+    network: NetworkConfig,
+    call: (to: `0x${string}`, data: `0x${string}`) => Promise<`0x${string}` | undefined>,
+  ): Promise<string | undefined>;
+};
+
+// The list holds flows of every service and store type.
+export type AnyFlow = Flow<string, any, any>;
