@@ -26,6 +26,8 @@ import { VERSION } from "./version";
  * shared parts, and each flow's service under its name (src/flows.ts).
  */
 export type Services = FlowServices & {
+  /** Every flow served, with its service: what the HTTP app mounts and the wiring check asks (src/flows.ts). */
+  flows: readonly { flow: AnyFlow; service: unknown }[];
   config: Config;
   version: string;
   /** Every store, on the SQLite file or on PostgreSQL (src/db/stores.ts). */
@@ -89,6 +91,8 @@ export function createServices(
   logger: Logger,
   wiring: Wiring = { unavailable: {} },
   stores: Stores = sqliteStoresOf(config),
+  /** The flows to serve: src/flows.ts's list (a test may add a throwaway flow to it). */
+  served: readonly AnyFlow[] = FLOWS,
 ): Services {
   const several = stores.kind === "postgres";
   const instanceId = `${hostname()}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
@@ -126,7 +130,7 @@ export function createServices(
     // Several instances: what another live instance is working on is not reconciled, only what nobody touched lately.
     ...(several ? { several: { reconcileBefore: () => new Date(Date.now() - staleMs).toISOString() } } : {}),
   };
-  const flows: { flow: AnyFlow; service: unknown }[] = FLOWS.map((flow: AnyFlow) => ({
+  const flows = served.map((flow) => ({
     flow,
     service: flow.create(context, flow.store ? (stores as Record<string, unknown>)[flow.name] : undefined),
   }));
@@ -162,6 +166,7 @@ export function createServices(
   }
   const services = {
     ...(Object.fromEntries(flows.map(({ flow, service }) => [flow.name, service])) as FlowServices),
+    flows,
     config,
     version: VERSION,
     stores,

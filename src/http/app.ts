@@ -1,8 +1,7 @@
 import { Elysia, ValidationError } from "elysia";
 import { NoKeyLeaseError } from "../chain/errors";
 import { ApiError } from "../errors";
-import type { AnyFlow, BodyReader, RouteContext } from "../flow";
-import { FLOWS } from "../flows";
+import type { BodyReader, RouteContext } from "../flow";
 import { DRAIN_RETRY_AFTER_SECONDS } from "../lifecycle/drain";
 import { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "../limits";
 import { httpRequests, settleDuration } from "../metrics/metrics";
@@ -44,14 +43,15 @@ export const WRONG_ADMIN_KEY_COST = 10;
  * them: refused while the service drains, counted until they answer (a graceful shutdown waits for them), and
  * timed by the settle histogram. A body another flow reads (x402's on /settle) is labelled with that flow.
  */
-const SENDING_FLOWS: Record<string, string> = Object.assign({}, ...FLOWS.map((flow: AnyFlow) => flow.sending ?? {}));
-
-/** The flow of a sending route and its path (a fixed path, so a bounded label even before routing). */
-function sendingRoute(request: Request): { flow: string; path: string } | undefined {
-  if (request.method !== "POST") return undefined;
-  const path = new URL(request.url).pathname.replace(/(?<=.)\/$/, "");
-  const flow = SENDING_FLOWS[path.replace(/^\/api\/v1(?=\/)/, "")];
-  return flow ? { flow, path } : undefined;
+function sendingRoutes(services: Services) {
+  const sending: Record<string, string> = Object.assign({}, ...services.flows.map(({ flow }) => flow.sending ?? {}));
+  /** The flow of a sending route and its path (a fixed path, so a bounded label even before routing). */
+  return (request: Request): { flow: string; path: string } | undefined => {
+    if (request.method !== "POST") return undefined;
+    const path = new URL(request.url).pathname.replace(/(?<=.)\/$/, "");
+    const flow = sending[path.replace(/^\/api\/v1(?=\/)/, "")];
+    return flow ? { flow, path } : undefined;
+  };
 }
 
 type ValueError = { path?: string; message?: string; summary?: string; schema?: unknown; value?: unknown };
@@ -137,8 +137,8 @@ export function createApp(services: Services) {
   const limiter = createRateLimiter(config.rateLimitPerMinute);
   const meta = new WeakMap<Request, RequestMeta>();
 
-  const serviceOf = (flow: AnyFlow) => (services as unknown as Record<string, unknown>)[flow.name];
-  const readers: BodyReader[] = FLOWS.flatMap((flow: AnyFlow) => flow.readers?.(serviceOf(flow)) ?? []);
+  const sendingRoute = sendingRoutes(services);
+  const readers: BodyReader[] = services.flows.flatMap(({ flow, service }) => flow.readers?.(service) ?? []);
   const routeContext: RouteContext = {
     config,
     networks: services.networks,
@@ -149,7 +149,7 @@ export function createApp(services: Services) {
     let routes = new Elysia({ prefix, seed: prefix })
       .use(statusRoutes(services.status, config.adminApiKey))
       .use(metricsRoutes(services));
-    for (const flow of FLOWS as readonly AnyFlow[]) routes = routes.use(flow.routes(serviceOf(flow), routeContext));
+    for (const { flow, service } of services.flows) routes = routes.use(flow.routes(service, routeContext));
     return routes;
   };
 

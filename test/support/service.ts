@@ -5,6 +5,7 @@ import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { Config, ConfigInput } from "../../src/config/schema";
 import { openDatabase } from "../../src/db/open";
 import { createSqliteStores } from "../../src/db/stores";
+import type { AnyFlow } from "../../src/flow";
 import { createApp } from "../../src/http/app";
 import { createLogger } from "../../src/logger";
 import { createServices, denyPolicyOf } from "../../src/services";
@@ -23,6 +24,8 @@ export function startTestService(
   overrides: Partial<ConfigInput> = {},
   configure?: (config: Config) => void,
   logSink?: (line: string) => void,
+  /** The flows to serve (default src/flows.ts's list): a test adds a throwaway flow here. */
+  flows?: readonly AnyFlow[],
 ) {
   const databasePath = overrides.databasePath ?? join(mkdtempSync(join(tmpdir(), "relay402-test-")), "relay402.sqlite");
   const config = configFromManifest(getTestDevnet().devnet.manifest, {
@@ -35,7 +38,7 @@ export function startTestService(
   const logger = createLogger(logSink ? { sink: logSink } : { silent: true });
   // The tests read and write the records beside the service: the same SQLite file, synchronous stores on it.
   const db = openDatabase(config.databasePath);
-  const services = createServices(config, logger, undefined, createSqliteStores(db, denyPolicyOf(config)));
+  const services = createServices(config, logger, undefined, createSqliteStores(db, denyPolicyOf(config)), flows);
   const app = createApp(services);
 
   const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
