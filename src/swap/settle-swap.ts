@@ -4,9 +4,10 @@ import { createSingleFlight } from "../concurrency/single-flight";
 import type { Async } from "../db/async-port";
 import type { SwapSettlement } from "../db/schema";
 import { ApiError } from "../errors";
-import { everyRecord, inNonceOrder, type RecordFilter } from "../lifecycle/orphans";
-import { type Logger, shortReason } from "../logger";
+import { everyRecord, type RecordFilter } from "../lifecycle/orphans";
+import type { Logger } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../settlement/authorization-settlement";
+import { reconcileUnfinished } from "../settlement/reconcile-unfinished";
 import { relayerSwapAbi } from "./abis";
 import type { SwapAuthorization, SwapRoute } from "./swap-authorization";
 import { type SwapSettlementStore, swapSettlementOf } from "./swap-store";
@@ -213,25 +214,18 @@ export function createSwapSettler(deps: {
       networks: { enabled: readonly string[]; get(name: string): NetworkRuntime },
       which: RecordFilter = everyRecord,
     ): Promise<void> {
-      for (const record of inNonceOrder(await deps.store.unfinished())) {
-        if (!networks.enabled.includes(record.network) || !(await which(record))) continue;
-        const network = networks.get(record.network);
-        const key = `${record.network}:${record.payer}:${record.nonce}:${record.signature}`;
-        try {
-          const settled = await once(key, async () => {
+      await reconcileUnfinished({
+        records: await deps.store.unfinished(),
+        networks,
+        which,
+        logger: deps.logger,
+        event: "swap_settlement_reconciled",
+        resolve: (network, record) =>
+          once(`${record.network}:${record.payer}:${record.nonce}:${record.signature}`, async () => {
             const verdict = await machine.reconcile(network, record);
             return verdict ? answer(network, record, verdict) : null;
-          });
-          deps.logger.info({
-            event: "swap_settlement_reconciled",
-            id: record.id,
-            status: settled ? "success" : "released",
-          });
-        } catch (error) {
-          const outcome = error instanceof ApiError ? error.code : "unresolved";
-          deps.logger.warn({ event: "swap_settlement_reconciled", id: record.id, outcome, reason: shortReason(error) });
-        }
-      }
+          }),
+      });
     },
     settle(
       context: SwapVerifyContext,

@@ -4,10 +4,11 @@ import type { TransactionRequest } from "../chain/types";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { Async } from "../db/async-port";
 import type { X402Settlement } from "../db/schema";
-import { everyRecord, inNonceOrder, type RecordFilter } from "../lifecycle/orphans";
-import { type Logger, shortReason } from "../logger";
+import type { RecordFilter } from "../lifecycle/orphans";
+import type { Logger } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../settlement/authorization-settlement";
 import type { PaymentRules } from "../settlement/payment-rules";
+import { reconcileUnfinished } from "../settlement/reconcile-unfinished";
 import { checkX402Payment, passesLocalChecks } from "./check-payment";
 import { eip3009TokenAbi } from "./eip3009";
 import { x402NetworkOf } from "./networks";
@@ -359,23 +360,18 @@ export function createX402Facilitator(deps: {
    * After a restart, finishes the records the previous process left: one sent is resumed, one never signed is
    * released while its nonce is unused, else the chain decides. A later settle then answers from the record.
    */
-  async function reconcile(which: RecordFilter = everyRecord): Promise<void> {
-    for (const record of inNonceOrder(await deps.store.unfinished())) {
-      if (!deps.networks.enabled.includes(record.network as never) || !(await which(record))) continue;
-      const network = deps.networks.get(record.network);
-      const key = `${record.network}:${record.contract}:${record.payer}:${record.nonce}:${record.signature}`;
-      try {
-        const outcome = await once(key, () => resolveUnfinished(network, record));
-        deps.logger.info({ event: "x402_settlement_reconciled", id: record.id, outcome: outcome?.kind ?? "released" });
-      } catch (error) {
-        deps.logger.warn({
-          event: "x402_settlement_reconciled",
-          id: record.id,
-          outcome: "unresolved",
-          reason: shortReason(error),
-        });
-      }
-    }
+  async function reconcile(which?: RecordFilter): Promise<void> {
+    await reconcileUnfinished({
+      records: await deps.store.unfinished(),
+      networks: deps.networks,
+      ...(which ? { which } : {}),
+      logger: deps.logger,
+      event: "x402_settlement_reconciled",
+      resolve: (network, record) =>
+        once(`${record.network}:${record.contract}:${record.payer}:${record.nonce}:${record.signature}`, () =>
+          resolveUnfinished(network, record),
+        ),
+    });
   }
 
   async function resolveUnfinished(network: NetworkRuntime, record: X402Settlement): Promise<Outcome | null> {
