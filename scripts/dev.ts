@@ -10,7 +10,11 @@ import { startDevnet } from "./devnet/start";
 
 const port = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
 
+const begun = performance.now();
+const step = (message: string) => console.log(`[dev ${((performance.now() - begun) / 1000).toFixed(1)}s] ${message}`);
+step("building the contracts (forge build; the first build compiles everything with solc and takes about a minute)");
 buildContracts();
+step("contracts built");
 const started = performance.now();
 const devnet = await startDevnet({
   servicePort: port("RELAY402_PORT") ?? 4020,
@@ -21,11 +25,13 @@ const devnet = await startDevnet({
   blockTime: port("BLOCK_TIME"),
   forkUrls: { bsc: process.env.BSC_RPC_URL, base: process.env.BASE_RPC_URL },
   quiet: true,
+  progress: step,
 });
 const devnetSeconds = ((performance.now() - started) / 1000).toFixed(1);
 // The chains are new on every start, so the service's records of the previous run must go too.
 const config = configFromManifest(devnet.manifest);
 for (const suffix of ["", "-wal", "-shm"]) rmSync(`${config.databasePath}${suffix}`, { force: true });
+step("starting the service");
 const service = await startServer(config);
 
 const { networks } = devnet.manifest;

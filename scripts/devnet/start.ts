@@ -56,6 +56,8 @@ export type DevnetOptions = {
   forkUrls?: Partial<Record<NetworkName, string>>;
   /** Silence the children's output. */
   quiet?: boolean;
+  /** Told of each step as it starts (`bun run dev` prints them: a first start takes a while). */
+  progress?: (step: string) => void;
 };
 
 export type Devnet = {
@@ -88,9 +90,11 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
     codeSizeLimit: 0x100000,
   } as Parameters<typeof Instance.anvil>[0]);
   running.push(anvil);
+  options.progress?.(`${network}: starting anvil (chain ${CHAIN_IDS[network]}) on port ${rpcPort}`);
   await anvil.start();
   pids.push(anvil._internal.process.pid ?? 0);
 
+  options.progress?.(`${network}: deploying EntryPoint v0.7, Alto's simulations, Permit2 and x402's proxy`);
   await fundNativeBalances(rpcUrl, chain);
   await deployEntryPoint(rpcUrl, chain);
   const simulations = await deployBundlerSimulations(rpcUrl, chain);
@@ -109,6 +113,9 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
   } as Parameters<typeof Instance.alto>[0]);
   running.push(alto);
   const forked = Boolean(options.forkUrls?.[network]);
+  options.progress?.(
+    `${network}: deploying relay402's contracts and the DEX, starting the Alto bundler on port ${bundlerPort}`,
+  );
   const contractsDeployed = deployContracts(rpcUrl, chain, { forked });
   const [contracts, swaps] = await Promise.all([
     contractsDeployed,
