@@ -4,6 +4,7 @@ import type { Config, NetworkConfig, NetworkName } from "./config/schema";
 import type { Db } from "./db/open";
 import type { PgDb } from "./db/postgres/open";
 import type { DenyCounters } from "./deny/deny-counters";
+import type { FlowOpenApi } from "./examples";
 import type { AdminGuard } from "./http/admin-guard";
 import type { RecordFilter } from "./lifecycle/orphans";
 import type { Logger } from "./logger";
@@ -76,6 +77,11 @@ export type Flow<Name extends string, Service, Store = undefined> = {
   store?: FlowStore<Store>;
   create(context: FlowContext, store: Store): Service;
   routes(service: Service, context: RouteContext): AnyElysia;
+  /**
+   * What the OpenAPI document shows of it (src/http/openapi/document.ts): its tag, the examples of its routes'
+   * bodies, and the bodies it reads on other flows' routes (see `readers`).
+   */
+  openapi?: FlowOpenApi;
   /**
    * The POST paths (without the /api/v1 prefix) that may send a transaction or a UserOp, with their settle metric
    * label: refused while the service drains, counted until they answer, and timed by the settle histogram.

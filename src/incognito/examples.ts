@@ -1,20 +1,21 @@
 /**
- * OpenAPI examples of the incognito routes (merged into src/http/openapi/examples.ts), of shapes the routes'
- * schemas accept; test/http/openapi.test.ts checks each.
+ * OpenAPI examples of the incognito routes (declared in ./flow.ts), of shapes the routes' schemas accept;
+ * test/http/openapi.test.ts checks each.
  */
-import { EXAMPLE_WALLET, exampleUserOp } from "../userops/examples";
+import {
+  CIRCUIT_ID,
+  type Examples,
+  hash,
+  PAYER as OWNER,
+  PRIVACY_POOL as POOL,
+  MERCHANT as RECIPIENT,
+  SIGNATURE,
+  TOKEN,
+  WALLET,
+} from "../examples";
+import { exampleUserOp } from "../userops/examples";
 
-type Examples = { request?: unknown; responses?: Record<string, unknown> };
-
-const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
-const OWNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-const WALLET = EXAMPLE_WALLET;
-const RECIPIENT = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
-const POOL = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
-const SIGNATURE = `0x${"ab".repeat(65)}`;
 const field = (digit: string) => `0x0${digit.repeat(63)}`;
-const hash = (digit: string) => `0x${digit.repeat(64)}`;
-const CIRCUIT_ID = "unshield-a9f02a5930ae639b";
 
 export const INCOGNITO_EXAMPLES: Record<string, Examples> = {
   "POST /wallet/incognito/verify": {
@@ -98,6 +99,3 @@ export const INCOGNITO_EXAMPLES: Record<string, Examples> = {
     },
   },
 };
-
-export const INCOGNITO_POOL_EXAMPLE = POOL;
-export const INCOGNITO_CIRCUIT_ID_EXAMPLE = CIRCUIT_ID;

@@ -1,5 +1,6 @@
 import { asAsync } from "../db/async-port";
 import type { Flow } from "../flow";
+import { INCOGNITO_EXAMPLES } from "./examples";
 import { createIncognito, type Incognito } from "./incognito";
 import { type AsyncLeafStore, createLeafStore } from "./leaf-store";
 import { createLeafStorePostgres } from "./leaf-store-postgres";
@@ -19,6 +20,18 @@ export const incognitoFlow: Flow<"incognito", Incognito, AsyncLeafStore> = {
       logger: context.logger,
     }),
   routes: (incognito) => incognitoRoutes(incognito),
+  openapi: {
+    tags: [
+      {
+        name: "Incognito",
+        order: 60,
+        description: `A privacy pool per network: shield deposits a hidden note, unshield spends one with a zero-knowledge proof (made by the client) to a visible address, leaving a change note.
+1. Make a note (\`nullifier\`, \`secret\`), \`POST /wallet/incognito/verify\` with \`{ type: "shield", token, amount, precommitment }\`, check the UserOp shields exactly that, sign \`userOpHash\`, \`POST /wallet/incognito/settle\`.
+2. To spend: read the tree (\`GET /incognito/{network}/leaves\`) and the circuit (\`GET /incognito/circuit\`), prove locally with \`feeRecipient\` of \`/config\` and a fee of at least \`max(unshieldMinFee, ceil(withdrawAmount × unshieldFeeBps / 10000))\`, then verify and settle an unshield from any wallet of the factory (preferably a fresh one).`,
+      },
+    ],
+    examples: INCOGNITO_EXAMPLES,
+  },
   sending: { "/wallet/incognito/settle": "incognito" },
   start: (incognito) => incognito.start(),
   stop: (incognito) => incognito.stop(),

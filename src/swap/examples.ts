@@ -1,23 +1,23 @@
 /**
- * OpenAPI examples of the swap routes (merged into src/http/openapi/examples.ts), of shapes the routes' schemas
- * accept; test/http/openapi.test.ts checks each.
+ * OpenAPI examples of the swap routes (declared in ./flow.ts), of shapes the routes' schemas accept;
+ * test/http/openapi.test.ts checks each.
  */
 import { type Hex, keccak256 } from "viem";
-import { EXAMPLE_WALLET, exampleUserOp } from "../userops/examples";
+import {
+  type Examples,
+  hash,
+  NOW,
+  PAYER,
+  RELAYER,
+  SIGNATURE,
+  SWAP_V3_ROUTER,
+  TOKEN,
+  WALLET,
+  WRAPPED_NATIVE,
+} from "../examples";
+import { exampleUserOp } from "../userops/examples";
 
-type Examples = { request?: unknown; responses?: Record<string, unknown> };
-
-const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const DAI = "0x1AF3F329e8BE154074D8769D1FFa4eE058B1DBc3";
-const WRAPPED_NATIVE = "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c";
-const RELAYER = "0xe7a518451b8e7Abb526ea674A1D2A6720014de71";
-const OWNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-const PAYER = OWNER;
-const SWAP_V3_ROUTER = "0x13f4EA83D0bd40E75C8222255bc855a974568Dd4";
-const NOW = 1_767_225_600;
-const WALLET = EXAMPLE_WALLET;
-const SIGNATURE = `0x${"ab".repeat(65)}`;
-const hash = (digit: string) => `0x${digit.repeat(64)}`;
 
 const quoted = {
   buyAmount: "98402317722316553401",
@@ -40,7 +40,7 @@ export const WALLET_SWAP_EXAMPLES: Record<string, Examples> = {
     responses: {
       200: {
         isValid: true,
-        payer: OWNER,
+        payer: PAYER,
         userOp: exampleUserOp("0x", "0x4c4b40"),
         userOpHash: hash("e"),
         feeAmount: "300000000000000000",

@@ -1,5 +1,6 @@
 import { asAsync } from "../db/async-port";
 import type { Flow } from "../flow";
+import { X402_ALTERNATIVES, X402_EXAMPLES } from "./examples";
 import { createX402Facilitator, type X402Facilitator } from "./facilitator";
 import { x402Routes } from "./routes";
 import { createX402SettlementStore } from "./settlement-store";
@@ -23,6 +24,18 @@ export const x402Flow: Flow<"x402", X402Facilitator, AsyncX402SettlementStore> =
       onPayerRevert: (network, payer, reason) => context.deny.recordRevert(network.name, "payer", payer, reason),
     }),
   routes: (_x402, { networks }) => x402Routes(networks),
+  openapi: {
+    tags: [
+      {
+        name: "x402",
+        order: 50,
+        description: `relay402 is also an x402 facilitator: \`POST /verify\` and \`POST /settle\` take x402 v1 and v2 bodies next to the interface's own, told apart by the top-level \`x402Version\`, and answer in x402's shapes (always 200; 413 and 429 keep the error envelope). Point x402's \`HTTPFacilitatorClient\` at this service.
+\`GET /supported\` lists exactly the kinds served (scheme \`exact\` on the networks with x402 enabled) and the executors that send the transactions. A merchant calling for all its buyers from one address sends its key as \`x-api-key\` (configured \`merchantApiKeys\`), which lifts the per-IP rate limit.`,
+      },
+    ],
+    examples: X402_EXAMPLES,
+    alternatives: X402_ALTERNATIVES,
+  },
   readers: (x402) => [
     {
       flow: "x402",

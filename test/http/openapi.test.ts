@@ -1,8 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { ERROR_EXAMPLE, EXAMPLES } from "../../src/http/openapi/examples";
-import { X402_ALTERNATIVES } from "../../src/http/openapi/x402";
+import { ERROR_EXAMPLE } from "../../src/examples";
+import type { AnyFlow } from "../../src/flow";
+import { FLOWS } from "../../src/flows";
+import { ALTERNATIVES, EXAMPLES } from "../../src/http/openapi/document";
+import { STATUS_EXAMPLES } from "../../src/status/examples";
 import { startTestService } from "../support/service";
 
 const service = startTestService();
@@ -67,6 +70,19 @@ describe("the OpenAPI document", () => {
     expect(wrong).toEqual([]);
   });
 
+  test("each flow declares its tag and its own routes' examples: none twice, none of a route not served", () => {
+    const served = new Set(
+      service.app.routes.map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, "{$1}")}`),
+    );
+    const flows: readonly AnyFlow[] = FLOWS;
+    const declared = [STATUS_EXAMPLES, ...flows.map((flow) => flow.openapi?.examples ?? {})].flatMap(Object.keys);
+    expect(declared.filter((key, index) => declared.indexOf(key) !== index)).toEqual([]);
+    expect(declared.filter((key) => !served.has(key))).toEqual([]);
+    const tags = flows.flatMap((flow) => flow.openapi?.tags ?? []);
+    expect(flows.filter((flow) => !flow.openapi?.tags.length).map((flow) => flow.name)).toEqual([]);
+    expect(new Set(tags.map((tag) => tag.order)).size).toBe(tags.length);
+  });
+
   test("/verify and /settle document the x402 v1 and v2 bodies and answers beside the interface's own", async () => {
     const doc = await documentOf();
     for (const path of ["/verify", "/settle"]) {
@@ -86,7 +102,7 @@ describe("the OpenAPI document", () => {
 
   test("every x402 example passes its x402 schema, and the service answers each x402 request example in the documented shape", async () => {
     const wrong: string[] = [];
-    for (const [route, { request, responses }] of Object.entries(X402_ALTERNATIVES)) {
+    for (const [route, { request, responses }] of Object.entries(ALTERNATIVES)) {
       const answerSchemas = Object.values(responses["200"] ?? {}).map((answer) => answer.schema);
       for (const [name, { schema, example }] of Object.entries(request)) {
         if (!Value.Check(schema, example)) wrong.push(`${route} request ${name}`);
