@@ -7,6 +7,7 @@ import type { ErrorCode } from "../errors";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import type { Call } from "../userops/execution";
+import { invalid } from "../userops/invalid";
 import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
 import type { SimulatedRevertError } from "../userops/simulate";
 import type { UserOpNetwork } from "../userops/user-op-network";
@@ -63,9 +64,6 @@ export class SwapRefusal extends Error {
     super(message);
   }
 }
-
-const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
-  new ApiError("validation_error", `${field}: ${message}`, { field, ...details });
 
 /**
  * The wallet's calls: approve the relayer for exactly `sellAmount` (swapBatch pulls it all from msg.sender, pays

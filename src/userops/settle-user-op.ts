@@ -2,6 +2,7 @@ import type { Hex } from "viem";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { IssuedUserOp } from "../db/schema";
 import { ApiError, type StoredApiError } from "../errors";
+import { refuse } from "./invalid";
 import { assertSignedByOwner, type LocatedUserOp, locateIssuedUserOp } from "./locate-issued-user-op";
 import type { UserOpOutcome } from "./outcome";
 import type { SimulatedRevertError } from "./simulate";
@@ -34,8 +35,6 @@ export type SettleDeps = SubmitDeps & {
   /** Unix seconds. */
   now: () => number;
 };
-
-const invalid = (field: string, message: string) => new ApiError("validation_error", message, { field });
 
 /**
  * Settle of a signed UserOp: accepts only one that verify issued, unchanged but for the owner's signature and
@@ -81,7 +80,7 @@ export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow
       flow.issuedBy,
     );
     if (request.userOp.signature.toLowerCase() !== request.signature.toLowerCase()) {
-      throw invalid("signature", "signature differs from userOp.signature");
+      throw refuse("signature", "signature differs from userOp.signature");
     }
     await assertSignedByOwner(located, request.signature, now);
     return once(located.hash, () => send(located, request.signature));

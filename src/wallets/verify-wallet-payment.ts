@@ -1,5 +1,5 @@
 import { type Address, getAddress, maxUint256 } from "viem";
-import { ApiError } from "../errors";
+import { invalid } from "../userops/invalid";
 import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
 import { payBatchCalls } from "../userops/pay-batch";
 import type { UserOpNetwork } from "../userops/user-op-network";
@@ -29,8 +29,6 @@ export type WalletPaymentContext = {
   feeAmount: string;
   totalAmount: string;
 };
-
-const invalid = (field: string, message: string) => new ApiError("validation_error", `${field}: ${message}`, { field });
 
 /** The body rules the schema cannot express: one token, non-zero amounts, a token this network charges fees in. */
 function parseTransfers(network: UserOpNetwork, request: WalletVerifyRequest) {
