@@ -1,6 +1,7 @@
-import { type Address, getAddress, type Hex, isAddressEqual, type Log, parseEventLogs } from "viem";
+import { type Address, getAddress, type Hex } from "viem";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
+import { eventsIn } from "../userops/events";
 import type { LocatedUserOp } from "../userops/locate-issued-user-op";
 import type { ChainLog } from "../userops/outcome";
 import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
@@ -8,6 +9,7 @@ import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { incognitoNetworkOf } from "./incognito-network";
 import { fieldToHex } from "./notes";
 import { privacyPoolAbi } from "./pool-abi";
+import { invalid } from "./verify-incognito";
 import type { ShieldContext } from "./verify-shield";
 import type { UnshieldContext } from "./verify-unshield";
 
@@ -30,14 +32,7 @@ type Context = ShieldContext | UnshieldContext;
  * another UserOp's in the same bundle), so the answer is the chain's, not the request's.
  */
 export function incognitoResultIn(logs: readonly ChainLog[], pool: Address): IncognitoResult | null {
-  const events = parseEventLogs({
-    abi: privacyPoolAbi,
-    logs: logs
-      .filter((log) => isAddressEqual(log.address, pool))
-      .map((log) => ({ ...log, topics: log.topics as [Hex, ...Hex[]] })) as unknown as Log[],
-    strict: true,
-  });
-  for (const event of events) {
+  for (const event of eventsIn(logs, privacyPoolAbi, { emitter: pool })) {
     if (event.eventName === "Shielded") {
       return {
         type: "shield",
@@ -67,13 +62,10 @@ export type LeafInPool = (network: string, pool: Address, commitment: string) =>
 
 const leafRefusal = (context: Context) =>
   context.type === "shield"
-    ? new ApiError("validation_error", "incognitoData.precommitment: this note was inserted into the pool meanwhile", {
-        field: "incognitoData.precommitment",
-      })
-    : new ApiError(
-        "validation_error",
-        "incognitoData.changeCommitment: the change note was inserted into the pool meanwhile; prove again with fresh change secrets",
-        { field: "incognitoData.changeCommitment" },
+    ? invalid("precommitment", "this note was inserted into the pool meanwhile")
+    : invalid(
+        "changeCommitment",
+        "the change note was inserted into the pool meanwhile; prove again with fresh change secrets",
       );
 
 /**
@@ -101,16 +93,10 @@ async function stillValid(leafInPool: LeafInPool, { network, record }: LocatedUs
     throw new ApiError("blockchain_error", "failed to read the privacy pool", { reason: shortReason(error) });
   }
   if (state.nullifierSpent) {
-    throw new ApiError("validation_error", "incognitoData.nullifierHash: this note was unshielded meanwhile", {
-      field: "incognitoData.nullifierHash",
-    });
+    throw invalid("nullifierHash", "this note was unshielded meanwhile");
   }
   if (!state.rootKnown) {
-    throw new ApiError(
-      "validation_error",
-      "incognitoData.root: the root left the pool's history since verify; prove against a newer root",
-      { field: "incognitoData.root" },
-    );
+    throw invalid("root", "the root left the pool's history since verify; prove against a newer root");
   }
   // After the nullifier: an unshield executed by someone else inserted this change too, and its spend says more.
   if (await inserted()) throw leafRefusal(context);

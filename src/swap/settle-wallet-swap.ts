@@ -1,5 +1,6 @@
-import { type Address, getAddress, type Hex, isAddressEqual, type Log, parseEventLogs } from "viem";
+import { type Address, getAddress, type Hex, isAddressEqual } from "viem";
 import { ApiError } from "../errors";
+import { eventsIn } from "../userops/events";
 import type { LocatedUserOp } from "../userops/locate-issued-user-op";
 import { type ChainLog, revertReasonIn } from "../userops/outcome";
 import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
@@ -31,14 +32,7 @@ export type WalletSwapSettleResponse = {
  * what the recipient actually received, measured by the relayer at the recipient. Null when absent.
  */
 export function walletSwapIn(logs: readonly ChainLog[], relayer: Address, wallet: Address): WalletSwapResult | null {
-  const events = parseEventLogs({
-    abi: relayerSwapAbi,
-    eventName: "SwapExecuted",
-    logs: logs
-      .filter((log) => isAddressEqual(log.address, relayer))
-      .map((log) => ({ ...log, topics: log.topics as [Hex, ...Hex[]] })) as unknown as Log[],
-    strict: true,
-  });
+  const events = eventsIn(logs, relayerSwapAbi, { emitter: relayer, eventName: "SwapExecuted" });
   const event = events.find((candidate) => isAddressEqual(candidate.args.payer, wallet));
   if (!event) return null;
   return {
