@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields";
-import { SignatureField, UserOpSchema } from "../userops/schema";
+import { UserOpSchema } from "../userops/schema";
 import { MAX_WALLET_TRANSACTIONS } from "./verify-wallet-payment";
 
 export const WalletPaymentVerifyBodySchema = t.Object({
@@ -19,11 +19,6 @@ export const WalletPaymentVerifyResponseSchema = t.Object({
   userOpHash: Bytes32Field,
   feeAmount: t.String({ description: "facilitator fee in token wei" }),
   totalAmount: t.String({ description: "sum of amounts plus feeAmount" }),
-});
-
-export const WalletPaymentSettleBodySchema = t.Object({
-  userOp: UserOpSchema,
-  signature: SignatureField,
 });
 
 export const WalletPaymentSettleResponseSchema = t.Object({
