@@ -1,4 +1,5 @@
-import { type Address, getAddress, type Hex } from "viem";
+import type { Static } from "elysia";
+import { type Address, getAddress } from "viem";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { eventsIn } from "../userops/events";
@@ -9,21 +10,13 @@ import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { incognitoNetworkOf } from "./incognito-network";
 import { fieldToHex } from "./notes";
 import { privacyPoolAbi } from "./pool-abi";
+import type { IncognitoSettleResponseSchema } from "./schemas";
 import { invalid } from "./verify-incognito";
 import type { ShieldContext } from "./verify-shield";
 import type { UnshieldContext } from "./verify-unshield";
 
-export type IncognitoResult = {
-  type: "shield" | "unshield";
-  token: string;
-  amount: string;
-  commitment?: string;
-  leafIndex?: number;
-  nullifierHash?: string;
-  recipient?: string;
-};
-
-export type IncognitoSettleResponse = { success: true; txHash: Hex; userOpHash: Hex; incognito: IncognitoResult };
+export type IncognitoSettleResponse = Static<typeof IncognitoSettleResponseSchema>;
+export type IncognitoResult = IncognitoSettleResponse["incognito"];
 
 type Context = ShieldContext | UnshieldContext;
 

@@ -1,23 +1,13 @@
 import type { Static } from "elysia";
-import type { Address, Hex } from "viem";
 import type { ApiError } from "../errors";
 import { invalidUnder } from "../userops/invalid";
 import type { IssueUserOpDeps } from "../userops/issue-user-op";
 import type { IncognitoKeys, NewIssuedUserOp, Reservation } from "../userops/issued-user-op-store";
-import type { RpcUserOp } from "../userops/user-operation";
-import type { IncognitoDataSchema } from "./schemas";
+import type { IncognitoDataSchema, IncognitoVerifyBodySchema, IncognitoVerifyResponseSchema } from "./schemas";
 
 export type IncognitoData = Static<typeof IncognitoDataSchema>;
-export type IncognitoRequest = { walletAddress: string; incognitoData: IncognitoData };
-
-export type IncognitoVerifyResponse = {
-  isValid: true;
-  payer: Address;
-  userOp: RpcUserOp;
-  userOpHash: Hex;
-  feeAmount: string;
-  totalAmount: string;
-};
+export type IncognitoRequest = Pick<Static<typeof IncognitoVerifyBodySchema>, "walletAddress" | "incognitoData">;
+export type IncognitoVerifyResponse = Static<typeof IncognitoVerifyResponseSchema>;
 
 /** A refusal naming the `incognitoData` field at fault. */
 export const invalid = invalidUnder("incognitoData");

@@ -1,31 +1,19 @@
-import { type Address, getAddress, type Hex, isAddressEqual } from "viem";
+import type { Static } from "elysia";
+import { type Address, getAddress, isAddressEqual } from "viem";
 import { ApiError } from "../errors";
 import { eventsIn } from "../userops/events";
 import type { LocatedUserOp } from "../userops/locate-issued-user-op";
 import { type ChainLog, revertReasonIn } from "../userops/outcome";
 import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
-import { type PaymentRecord, transfersIn } from "../wallets/transfers";
+import { transfersIn } from "../wallets/transfers";
 import { relayerSwapAbi } from "./abis";
 import { swapRevertCause } from "./revert-cause";
+import type { WalletSwapSettleResponseSchema } from "./schemas";
 import { swapRefusalOf, type WalletSwapContext } from "./verify-wallet-swap";
 
-export type WalletSwapResult = {
-  sellToken: Address;
-  buyToken: Address;
-  sellAmount: string;
-  fee: string;
-  buyAmount: string;
-  recipient: Address;
-};
-
-export type WalletSwapSettleResponse = {
-  success: true;
-  txHash: Hex;
-  userOpHash: Hex;
-  payments: PaymentRecord[];
-  swap: WalletSwapResult;
-};
+export type WalletSwapSettleResponse = Static<typeof WalletSwapSettleResponseSchema>;
+export type WalletSwapResult = WalletSwapSettleResponse["swap"];
 
 /**
  * The relayer's SwapExecuted of `wallet` among one UserOp's own logs (never another UserOp's in the same bundle):

@@ -1,3 +1,4 @@
+import type { Static } from "elysia";
 import { type Address, encodeFunctionData, getAddress, type Hex, isAddressEqual } from "viem";
 import { erc20Abi } from "../chain/abis";
 import type { NetworkRuntime } from "../chain/networks";
@@ -22,20 +23,11 @@ import {
   swapFeeFor,
   wireRoute,
 } from "./quote-swap";
+import type { WalletSwapVerifyBodySchema, WalletSwapVerifyResponseSchema } from "./schemas";
 import { type SwapOrder, uint256 } from "./swap-authorization";
 import { explainRevert, PRICE_MOVED } from "./verify-swap";
 
-export type WalletSwapRequest = {
-  walletAddress: string;
-  swap: {
-    sellToken: string;
-    buyToken: string;
-    sellAmount: string;
-    slippageBps?: number;
-    minBuyAmount?: string;
-    recipient?: string;
-  };
-};
+export type WalletSwapRequest = Pick<Static<typeof WalletSwapVerifyBodySchema>, "walletAddress" | "swap">;
 
 /** What settle needs to know about an issued wallet swap besides the UserOp (amounts as decimal strings). */
 export type WalletSwapContext = {
@@ -93,17 +85,7 @@ export function swapRefusalOf(revert: SimulatedRevertError, owner?: Address): Sw
   return new SwapRefusal(code, message, owner);
 }
 
-export type WalletSwapVerifyResponse =
-  | (ReturnType<typeof verifiedAnswer> & WalletSwapQuoted & { recipient: Address })
-  | ({ isValid: false; payer: Address; invalidReason: ErrorCode; invalidMessage: string } & WalletSwapQuoted);
-
-type WalletSwapQuoted = {
-  buyAmount: string;
-  minBuyAmount: string;
-  slippageBps: number;
-  route: ReturnType<typeof wireRoute>;
-  priceImpactBps: number;
-};
+export type WalletSwapVerifyResponse = Static<typeof WalletSwapVerifyResponseSchema>;
 
 /**
  * /wallet/swap/verify: the order's own rules (sell token the service takes fees in, a different buy token, an
@@ -143,7 +125,7 @@ export async function verifyWalletSwap(
   }
   if (!best) throw invalid("swap.buyToken", `no route from ${sellToken} to ${buyToken} on ${runtime.name}`);
   const { minBuyAmount, slippageBps } = signedMinimum(best.amountOut, body);
-  const quoted: WalletSwapQuoted = {
+  const quoted = {
     buyAmount: best.amountOut.toString(),
     minBuyAmount: minBuyAmount.toString(),
     slippageBps,

@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields";
 import { UserOpSchema } from "../userops/schema";
-import { MAX_WALLET_TRANSACTIONS } from "./verify-wallet-payment";
+
+export const MAX_WALLET_TRANSACTIONS = 20;
 
 export const WalletPaymentVerifyBodySchema = t.Object({
   walletAddress: AddressField,

@@ -1,10 +1,12 @@
-import type { Address, Hex } from "viem";
+import type { Static } from "elysia";
+import type { Address } from "viem";
 import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
-import { type PaymentRecord, transfersIn } from "./transfers";
+import type { WalletPaymentSettleResponseSchema } from "./schemas";
+import { transfersIn } from "./transfers";
 import type { WalletPaymentContext } from "./verify-wallet-payment";
 
-export type WalletSettleResponse = { success: true; txHash: Hex; userOpHash: Hex; payments: PaymentRecord[] };
+export type WalletSettleResponse = Static<typeof WalletPaymentSettleResponseSchema>;
 
 /** /wallet/settle: the kernel's settle of a "payment" UserOp; the answer lists the transfers out of the wallet. */
 export const createWalletPaymentSettler = (deps: SettleDeps) =>

@@ -1,9 +1,11 @@
+import type { Static } from "elysia";
 import { type Address, getAddress, isAddressEqual } from "viem";
 import { erc20Abi } from "../chain/abis";
 import { eventsIn } from "../userops/events";
 import type { ChainLog } from "../userops/outcome";
+import type { WalletPaymentSettleResponseSchema } from "./schemas";
 
-export type PaymentRecord = { to: string; amount: string; token: string };
+export type PaymentRecord = Static<typeof WalletPaymentSettleResponseSchema>["payments"][number];
 
 /**
  * The ERC-20 Transfer events out of `from` among `logs` (the logs of one UserOp's execution, read from the

@@ -1,26 +1,18 @@
+import type { Static } from "elysia";
 import { type Address, getAddress, maxUint256 } from "viem";
 import { invalid } from "../userops/invalid";
 import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
 import { payBatchCalls } from "../userops/pay-batch";
 import type { UserOpNetwork } from "../userops/user-op-network";
-import type { RpcUserOp } from "../userops/user-operation";
 import { walletPaymentFee, withFee } from "./fee";
+import {
+  MAX_WALLET_TRANSACTIONS,
+  type WalletPaymentVerifyBodySchema,
+  type WalletPaymentVerifyResponseSchema,
+} from "./schemas";
 
-export const MAX_WALLET_TRANSACTIONS = 20;
-
-export type WalletVerifyRequest = {
-  walletAddress: string;
-  transactions: { to: string; amount: string; token: string }[];
-};
-
-export type WalletVerifyResponse = {
-  isValid: true;
-  payer: Address;
-  userOp: RpcUserOp;
-  userOpHash: `0x${string}`;
-  feeAmount: string;
-  totalAmount: string;
-};
+export type WalletVerifyRequest = Pick<Static<typeof WalletPaymentVerifyBodySchema>, "walletAddress" | "transactions">;
+export type WalletVerifyResponse = Static<typeof WalletPaymentVerifyResponseSchema>;
 
 /** What settle needs to know about an issued payment besides the UserOp itself. */
 export type WalletPaymentContext = {
