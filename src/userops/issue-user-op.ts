@@ -7,7 +7,7 @@ import { type Call, encodeBatchExecution } from "./execution";
 import { refuse } from "./invalid";
 import type { AsyncIssuedUserOpStore, NewIssuedUserOp } from "./issued-user-op-store";
 import { revertRefusal, SimulatedRevertError, simulateUserOpCalls } from "./simulate";
-import { buildSponsoredUserOp } from "./sponsor";
+import { buildSponsoredUserOp, EstimateFailedError } from "./sponsor";
 import type { UserOpNetwork } from "./user-op-network";
 import { type RpcUserOp, toRpcUserOp, userOpHash } from "./user-operation";
 import { readWalletState, type WalletState } from "./wallet-state";
@@ -113,7 +113,7 @@ export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpReq
       },
     );
   } catch (error) {
-    throw new ApiError("blockchain_error", "failed to estimate gas for the UserOp", { reason: shortReason(error) });
+    throw new EstimateFailedError(error);
   }
   const hash = userOpHash(sponsored.userOp, network.runtime.config.chainId, network.entryPoint);
   const userOp = toRpcUserOp(sponsored.userOp);
