@@ -76,7 +76,7 @@ export async function verifyWalletDeployment(ctx: SettlingContext, body: Static<
         payments: feeAndFundings(plan, amounts),
       }),
       kind: "deployment",
-      context: JSON.stringify(normalized(deployment, amounts)),
+      context: normalized(deployment, amounts),
       fields: { sender: `${FIELD}.payerAddress`, balance: `${FIELD}.payerAddress`, calls: FIELD },
     },
   );

@@ -3,9 +3,8 @@ import { type Address, getAddress } from "viem";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { eventsIn } from "../userops/events";
-import type { LocatedUserOp } from "../userops/locate-issued-user-op";
 import type { ChainLog } from "../userops/outcome";
-import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
+import { createUserOpSettler, type SettleDeps, type SettlingUserOp } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { incognitoNetworkOf } from "./incognito-network";
 import { fieldToHex } from "./notes";
@@ -66,8 +65,10 @@ const leafRefusal = (context: Context) =>
  * still holds amount + fee; an unshield's root is still in the pool's history and its nullifier unspent; the leaf
  * the UserOp inserts is not in the pool yet (another UserOp, or a direct call, may have inserted it since).
  */
-async function stillValid(leafInPool: LeafInPool, { network, record }: LocatedUserOp): Promise<void> {
-  const context = JSON.parse(record.context) as Context;
+async function stillValid(
+  leafInPool: LeafInPool,
+  { network, record, context }: SettlingUserOp<Context>,
+): Promise<void> {
   const { pool } = incognitoNetworkOf(network.runtime);
   const leaf = context.type === "shield" ? context.commitment : context.changeCommitment;
   const inserted = () => leafInPool(network.runtime.name, pool.address, leaf);
@@ -97,10 +98,10 @@ async function stillValid(leafInPool: LeafInPool, { network, record }: LocatedUs
 
 /** /wallet/incognito/settle: the kernel's settle of an "incognito" UserOp, answered from the pool's event. */
 export const createIncognitoSettler = (deps: SettleDeps & { leafInPool: LeafInPool }) =>
-  createUserOpSettler<IncognitoSettleResponse>(deps, {
+  createUserOpSettler<IncognitoSettleResponse, Context>(deps, {
     kind: "incognito",
     issuedBy: "/wallet/incognito/verify",
-    beforeSend: (located) => stillValid(deps.leafInPool, located),
+    beforeSend: (settling) => stillValid(deps.leafInPool, settling),
     respond: ({ hash, network }, outcome) => {
       const pool = incognitoNetworkOf(network.runtime).pool.address;
       const incognito = incognitoResultIn(outcome.logs, pool);

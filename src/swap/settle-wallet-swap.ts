@@ -2,9 +2,8 @@ import type { Static } from "elysia";
 import { type Address, getAddress, isAddressEqual } from "viem";
 import { ApiError } from "../errors";
 import { eventsIn } from "../userops/events";
-import type { LocatedUserOp } from "../userops/locate-issued-user-op";
 import { type ChainLog, revertReasonIn } from "../userops/outcome";
-import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
+import { createUserOpSettler, type SettleDeps, type SettlingUserOp } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { transfersIn } from "../wallets/transfers";
 import { relayerSwapAbi } from "./abis";
@@ -39,8 +38,7 @@ export function walletSwapIn(logs: readonly ChainLog[], relayer: Address, wallet
  * Otherwise 400 and nothing is sent (the paymaster would pay for a revert); the UserOp stays issued and may be
  * settled once the price is back.
  */
-async function stillPays({ network, record }: LocatedUserOp): Promise<void> {
-  const context = JSON.parse(record.context) as WalletSwapContext;
+async function stillPays({ network, record, context }: SettlingUserOp<WalletSwapContext>): Promise<void> {
   await assertBalanceStillCovers(network.runtime.client, {
     wallet: record.sender as Address,
     token: context.sellToken,
@@ -50,7 +48,7 @@ async function stillPays({ network, record }: LocatedUserOp): Promise<void> {
 
 /** /wallet/swap/settle: the kernel's settle of a "swap" UserOp, answered from the relayer's SwapExecuted. */
 export const createWalletSwapSettler = (deps: SettleDeps) =>
-  createUserOpSettler<WalletSwapSettleResponse>(deps, {
+  createUserOpSettler<WalletSwapSettleResponse, WalletSwapContext>(deps, {
     kind: "swap",
     issuedBy: "/wallet/swap/verify",
     beforeSend: stillPays,

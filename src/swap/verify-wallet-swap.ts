@@ -152,7 +152,7 @@ export async function verifyWalletSwap(
       spends: { token: sellToken, amount: sellAmount },
       calls,
       kind: "swap",
-      context: JSON.stringify(context),
+      context,
       fields: { sender: "walletAddress", balance: "swap.sellAmount" },
       // A swap's gas moves with the pools between the estimate and the bundle (a V2 pair's first trade in a new
       // block writes its price accumulators, a V3 pool its oracle and ticks): an inner call short of gas under

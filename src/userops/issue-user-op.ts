@@ -22,8 +22,8 @@ export type IssueUserOpRequest = {
   spends: { token: Address; amount: bigint };
   calls: readonly Call[];
   kind: IssuedUserOp["kind"];
-  /** The flow's own record of what was asked (JSON), kept with the UserOp and handed back at settle. */
-  context: string;
+  /** The flow's own record of what was asked, kept with the UserOp (as JSON) and handed back at settle. */
+  context: object;
   /**
    * Request fields a refusal names: the one holding the sender, the one to blame for a short balance, the one the
    * calls came from (named by a simulated revert; default the sender's).
@@ -125,7 +125,7 @@ export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpReq
     sender,
     owner: state.owner,
     userOp: JSON.stringify(userOp),
-    context: request.context,
+    context: JSON.stringify(request.context),
     expiresAt: sponsored.validUntil,
   });
   return { userOp, userOpHash: hash, owner: state.owner };

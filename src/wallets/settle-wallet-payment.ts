@@ -10,12 +10,11 @@ export type WalletSettleResponse = Static<typeof WalletPaymentSettleResponseSche
 
 /** /wallet/settle: the kernel's settle of a "payment" UserOp; the answer lists the transfers out of the wallet. */
 export const createWalletPaymentSettler = (deps: SettleDeps) =>
-  createUserOpSettler<WalletSettleResponse>(deps, {
+  createUserOpSettler<WalletSettleResponse, WalletPaymentContext>(deps, {
     kind: "payment",
     issuedBy: "/wallet/verify",
     // A wallet that no longer holds the total gets nothing claimed or sent: the paymaster would pay for a revert.
-    beforeSend({ network, record }) {
-      const context = JSON.parse(record.context) as WalletPaymentContext;
+    beforeSend({ network, record, context }) {
       return assertBalanceStillCovers(network.runtime.client, {
         wallet: record.sender as Address,
         token: context.token,

@@ -77,7 +77,7 @@ export async function verifyWalletPayment(
       payments: withFee(plan.transfers, { to: network.runtime.config.feeRecipient, amount: plan.feeAmount }),
     }),
     kind: "payment",
-    context: JSON.stringify(context),
+    context,
     fields: { sender: "walletAddress", balance: "transactions", calls: "transactions" },
   });
   return verifiedAnswer(issued, context.feeAmount, context.totalAmount);
