@@ -31,7 +31,7 @@ export interface SendJournal {
 export type SendOutcome =
   | { status: "mined"; receipt: TransactionReceipt }
   /** The simulation reverted: nothing was signed and no gas was spent. */
-  | { status: "would_revert"; reason: string }
+  | { status: "would_revert"; reason: string; revertData?: Hex }
   /** Nothing was signed (fees, nonce or the simulation could not be read). */
   | { status: "not_sent"; reason: string }
   /** The node refused the signed transaction: it can never be mined. */
@@ -84,7 +84,9 @@ export async function sendDurably(
 type Unsent = Extract<SendOutcome, { status: "would_revert" | "not_sent" }>;
 
 function unsent(error: unknown): Unsent {
-  if (error instanceof SimulationRevertedError) return { status: "would_revert", reason: error.details ?? "" };
+  if (error instanceof SimulationRevertedError) {
+    return { status: "would_revert", reason: error.details ?? "", revertData: error.revertData };
+  }
   // The node's own words ("insufficient funds for gas", ...) are what an operator needs here.
   const details = error instanceof ChainError && error.details ? ` (${shortReason(error.details)})` : "";
   return { status: "not_sent", reason: `${shortReason(error)}${details}` };

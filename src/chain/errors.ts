@@ -44,8 +44,11 @@ export class ReceiptTimeoutError extends ChainError {
 
 /** The transaction, run as an eth_call exactly as it would be sent, reverted: it was not signed. */
 export class SimulationRevertedError extends ChainError {
-  constructor(details: string) {
-    super("SIMULATION_REVERTED", "The transaction would revert.", { details });
+  /** The revert data the node gave, read from the kept cause: what a flow decodes into its own refusal. */
+  readonly revertData: Hex | undefined;
+  constructor(details: string, options: { cause?: unknown } = {}) {
+    super("SIMULATION_REVERTED", "The transaction would revert.", { details, cause: options.cause });
+    this.revertData = revertDataOf(options.cause);
   }
 }
 

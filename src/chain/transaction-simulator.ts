@@ -42,7 +42,7 @@ export function createTransactionSimulator({ client, fees, poller, logger }: Sim
         await run({ blockTag: "pending" });
       }
     } catch (error) {
-      if (isExecutionReverted(error)) throw new SimulationRevertedError(shortReason(error));
+      if (isExecutionReverted(error)) throw new SimulationRevertedError(shortReason(error), { cause: error });
       throw toReadError(error);
     }
   }

@@ -1,6 +1,6 @@
 import type { Static } from "elysia";
 import { getAddress, type Hex } from "viem";
-import { ApiError } from "../errors";
+import { refuse } from "../userops/invalid";
 import { issueUserOp } from "../userops/issue-user-op";
 import { assertSignedByOwner, locateIssuedUserOp } from "../userops/locate-issued-user-op";
 import { payBatchCalls } from "../userops/pay-batch";
@@ -28,13 +28,10 @@ type IssuedDeployment = {
   fundingAmounts: string[];
 };
 
-const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
-  new ApiError("validation_error", message, { field, ...details });
-
 function fundingAmountsOf(plan: DeploymentPlan, deployment: Deployment): bigint[] {
   if (!deployment.fundingAmounts) return plan.salts.map(() => 0n);
   if (deployment.fundingAmounts.length !== plan.salts.length) {
-    throw invalid(`${FIELD}.fundingAmounts`, `fundingAmounts must have one amount per salt (${plan.salts.length})`);
+    throw refuse(`${FIELD}.fundingAmounts`, `fundingAmounts must have one amount per salt (${plan.salts.length})`);
   }
   return deployment.fundingAmounts.map((amount) => BigInt(amount));
 }
@@ -79,7 +76,7 @@ export async function verifyWalletDeployment(ctx: SettlingContext, body: Static<
         payments: feeAndFundings(plan, amounts),
       }),
       kind: "deployment",
-      context: JSON.stringify(normalized(deployment, amounts)),
+      context: normalized(deployment, amounts),
       fields: { sender: `${FIELD}.payerAddress`, balance: `${FIELD}.payerAddress`, calls: FIELD },
     },
   );
@@ -111,7 +108,7 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
   const { hash, record } = located;
   const signature = body.signature.toLowerCase() as Hex;
   if (body.userOp.signature.toLowerCase() !== signature)
-    throw invalid("signature", "signature differs from userOp.signature");
+    throw refuse("signature", "signature differs from userOp.signature");
   const batchKey = `wallet:${network.name}:${hash}`;
 
   return ctx.once(batchKey, async () => {
@@ -122,12 +119,12 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
     let plan: DeploymentPlan;
     let amounts: bigint[];
     try {
-      if (record.status !== "issued") throw invalid("userOp", `this UserOp was already settled (${record.status})`);
+      if (record.status !== "issued") throw refuse("userOp", `this UserOp was already settled (${record.status})`);
       await assertSignedByOwner(located, signature, Number(ctx.now()));
       plan = await planDeployment(network, deployment, FIELD);
       amounts = fundingAmountsOf(plan, deployment);
       if (JSON.stringify(normalized(deployment, amounts)) !== record.context) {
-        throw invalid(FIELD, "paymentRequirements.deployment differs from the one this UserOp was issued for");
+        throw refuse(FIELD, "paymentRequirements.deployment differs from the one this UserOp was issued for");
       }
       assertSameWallets(walletEntries(plan, amounts), body.wallets);
       await assertDeployable(plan, ctx.store, FIELD);

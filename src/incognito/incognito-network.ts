@@ -1,6 +1,6 @@
 import type { Address } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
-import { ApiError } from "../errors";
+import { refuse } from "../userops/invalid";
 import { type UserOpNetwork, userOpNetworkOf } from "../userops/user-op-network";
 import { createPoolPort, type PoolPort } from "./pool-port";
 
@@ -15,9 +15,7 @@ export function incognitoNetworkOf(runtime: NetworkRuntime, field = "paymentRequ
   if (known) return known;
   const pool = runtime.config.contracts.privacyPool;
   if (!pool) {
-    throw new ApiError("validation_error", `incognito is not enabled on ${runtime.name} (no privacy pool configured)`, {
-      field,
-    });
+    throw refuse(field, `incognito is not enabled on ${runtime.name} (no privacy pool configured)`);
   }
   const network = {
     userOps: userOpNetworkOf(runtime),

@@ -1,11 +1,8 @@
-import type { Networks } from "../chain/networks";
 import { createKeyedLock } from "../concurrency/keyed-lock";
-import type { DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import { type Logger, shortReason } from "../logger";
-import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
+import { type UserOpFlowDeps, userOpKernel } from "../userops/flow-deps";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
-import { userOpNetworkOf } from "../userops/user-op-network";
 import { type CircuitFiles, createCircuitFiles } from "./circuit-files";
 import { incognitoNetworkOf } from "./incognito-network";
 import { createLeafIndexer, type LeafIndexer } from "./leaf-indexer";
@@ -21,19 +18,17 @@ export const MAX_LEAVES_PAGE = 1_000;
 const SYNC_INTERVAL_MS = 5_000;
 
 /** Incognito: the service object behind /wallet/incognito/*, the leaves and the circuit. */
-export function createIncognito(deps: {
-  /** The pool's leaves: SQLite's store through asAsync, or PostgreSQL's (createLeafStorePostgres). */
-  leaves: AsyncLeafStore;
-  networks: Networks;
-  store: AsyncIssuedUserOpStore;
-  deny: DenyCounters;
-  paymasterValiditySeconds: number;
-  logger: Logger;
-  circuit?: CircuitFiles;
-}) {
+export function createIncognito(
+  deps: UserOpFlowDeps & {
+    /** The pool's leaves: SQLite's store through asAsync, or PostgreSQL's (createLeafStorePostgres). */
+    leaves: AsyncLeafStore;
+    logger: Logger;
+    circuit?: CircuitFiles;
+  },
+) {
   const circuit = deps.circuit ?? createCircuitFiles();
   const { leaves } = deps;
-  const now = () => Math.floor(Date.now() / 1000);
+  const kernel = userOpKernel(deps);
   const withLock = createKeyedLock();
   const indexers = new Map<string, LeafIndexer>();
   for (const runtime of deps.networks.all()) {
@@ -51,10 +46,7 @@ export function createIncognito(deps: {
     );
   }
   const settle = createIncognitoSettler({
-    networks: () => deps.networks.all().map(userOpNetworkOf),
-    store: deps.store,
-    deny: deps.deny,
-    now,
+    ...kernel.settle,
     // The newest leaves first (one sync at a time per network); if the chain cannot be read, what was stored.
     async leafInPool(network, pool, commitment) {
       await indexers
@@ -81,14 +73,7 @@ export function createIncognito(deps: {
     circuit,
     verify(networkName: string, request: IncognitoRequest) {
       const network = incognitoNetworkOf(deps.networks.get(networkName));
-      const common = {
-        network,
-        store: deps.store,
-        deny: deps.deny,
-        validitySeconds: deps.paymasterValiditySeconds,
-        withLock,
-        now,
-      };
+      const common = { ...kernel.issue, network, withLock, now: kernel.now };
       return request.incognitoData.type === "shield"
         ? verifyShield(common, request)
         : verifyUnshield({ ...common, verificationKey: circuit.verificationKey }, request);

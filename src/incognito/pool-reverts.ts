@@ -1,5 +1,6 @@
-import { toFunctionSelector } from "viem";
+import { type Hex, toFunctionSelector } from "viem";
 import { ApiError } from "../errors";
+import { EstimateFailedError } from "../userops/sponsor";
 import { privacyPoolAbi } from "./pool-abi";
 import { invalid } from "./verify-incognito";
 
@@ -14,10 +15,10 @@ const NAME_BY_SELECTOR = new Map(
     ]),
 );
 
-/** The pool's custom error named in a failed estimate's reason (the bundler quotes the revert data), if any. */
-export function poolErrorIn(reason: string): PoolErrorName | undefined {
-  for (const match of reason.toLowerCase().matchAll(/0x[0-9a-f]{8}/g)) {
-    const name = NAME_BY_SELECTOR.get(match[0] as `0x${string}`);
+/** The pool's custom error whose selector begins one of the revert data a failed estimate quoted, if any. */
+export function poolErrorIn(quotedData: readonly Hex[]): PoolErrorName | undefined {
+  for (const data of quotedData) {
+    const name = NAME_BY_SELECTOR.get(data.slice(0, 10).toLowerCase() as Hex);
     if (name) return name as PoolErrorName;
   }
   return undefined;
@@ -33,13 +34,12 @@ export function asPoolRefusal(
   refusals: Partial<Record<PoolErrorName, { field: string; message: string }>>,
 ): unknown {
   if (!(error instanceof ApiError)) return error;
-  const reason = typeof error.details?.reason === "string" ? error.details.reason : "";
   // The kernel's simulation names the decoded error; a failed estimate only quotes the revert data.
   const name =
     error.code === "userop_error" && typeof error.details?.revert === "string"
       ? (error.details.revert as PoolErrorName)
-      : error.code === "blockchain_error"
-        ? poolErrorIn(reason)
+      : error instanceof EstimateFailedError
+        ? poolErrorIn(error.quotedData)
         : undefined;
   const refusal = name ? refusals[name] : undefined;
   return refusal ? invalid(refusal.field, refusal.message, { poolError: name }) : error;

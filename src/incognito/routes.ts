@@ -1,13 +1,11 @@
 import { Elysia } from "elysia";
-import type { Hex } from "viem";
 import { ApiError } from "../errors";
 import { ErrorResponse } from "../fields";
-import type { RpcUserOp } from "../userops/user-operation";
+import { userOpSettleRoute } from "../userops/settle-route";
 import { CIRCUIT_PATH } from "./circuit-files";
 import type { Incognito } from "./incognito";
 import {
   CircuitResponseSchema,
-  IncognitoSettleBodySchema,
   IncognitoSettleResponseSchema,
   IncognitoVerifyBodySchema,
   IncognitoVerifyResponseSchema,
@@ -35,19 +33,14 @@ export function incognitoRoutes(incognito: Incognito) {
           "shield: `{ type, token, amount, precommitment, commitment? }`: approve the pool, `shield` (the pool computes the commitment from the precommitment), pay the wallet payment fee. unshield: `{ type, token, withdrawAmount, fee, recipient, root, nullifierHash, changeCommitment, proof }`: fee, root, nullifier and the proof (with `feeRecipient` of /config) are checked before anything is built; the UserOp calls the pool from `walletAddress`, which needs no balance. A refusal names the field (`details.field`).",
       },
     })
-    .post(
-      "/wallet/incognito/settle",
-      ({ body }) => incognito.settle({ userOp: body.userOp as RpcUserOp, signature: body.signature as Hex }),
-      {
-        body: IncognitoSettleBodySchema,
-        response: { 200: IncognitoSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
-        detail: {
-          tags: [TAG],
-          summary: "Send a signed UserOp from /wallet/incognito/verify and report what the pool recorded",
-          description:
-            "As /wallet/settle. `incognito` is read from the pool's Shielded or Unshielded event in the UserOp's own logs: the note's (or the change note's) `leafIndex` and `commitment`.",
-        },
-      },
+    .use(
+      userOpSettleRoute("/wallet/incognito/settle", incognito.settle, {
+        response: IncognitoSettleResponseSchema,
+        tag: TAG,
+        summary: "Send a signed UserOp from /wallet/incognito/verify and report what the pool recorded",
+        description:
+          "As /wallet/settle. `incognito` is read from the pool's Shielded or Unshielded event in the UserOp's own logs: the note's (or the change note's) `leafIndex` and `commitment`.",
+      }),
     )
     .get(
       "/incognito/:network/leaves",

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields";
-import { SignatureField, UserOpSchema } from "../userops/schema";
+import { UserOpSchema } from "../userops/schema";
 
 const FieldElement = (description: string) =>
   t.String({ pattern: "^0x[0-9a-fA-F]{64}$", description: `${description} (0x-prefixed 32-byte field element)` });
@@ -49,8 +49,6 @@ export const IncognitoVerifyResponseSchema = t.Object({
   feeAmount: t.String({ description: "shield: the wallet payment fee; unshield: the proven fee" }),
   totalAmount: t.String({ description: "shield: amount + fee (out of the wallet); unshield: withdrawAmount + fee" }),
 });
-
-export const IncognitoSettleBodySchema = t.Object({ userOp: UserOpSchema, signature: SignatureField });
 
 export const IncognitoSettleResponseSchema = t.Object({
   success: t.Boolean(),

@@ -1,27 +1,21 @@
-import { type Address, getAddress, type Hex, isAddressEqual, type Log, parseEventLogs } from "viem";
+import type { Static } from "elysia";
+import { type Address, getAddress } from "viem";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
-import type { LocatedUserOp } from "../userops/locate-issued-user-op";
+import { eventsIn } from "../userops/events";
 import type { ChainLog } from "../userops/outcome";
-import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
+import { createUserOpSettler, type SettleDeps, type SettlingUserOp } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { incognitoNetworkOf } from "./incognito-network";
 import { fieldToHex } from "./notes";
 import { privacyPoolAbi } from "./pool-abi";
+import type { IncognitoSettleResponseSchema } from "./schemas";
+import { invalid } from "./verify-incognito";
 import type { ShieldContext } from "./verify-shield";
 import type { UnshieldContext } from "./verify-unshield";
 
-export type IncognitoResult = {
-  type: "shield" | "unshield";
-  token: string;
-  amount: string;
-  commitment?: string;
-  leafIndex?: number;
-  nullifierHash?: string;
-  recipient?: string;
-};
-
-export type IncognitoSettleResponse = { success: true; txHash: Hex; userOpHash: Hex; incognito: IncognitoResult };
+export type IncognitoSettleResponse = Static<typeof IncognitoSettleResponseSchema>;
+export type IncognitoResult = IncognitoSettleResponse["incognito"];
 
 type Context = ShieldContext | UnshieldContext;
 
@@ -30,14 +24,7 @@ type Context = ShieldContext | UnshieldContext;
  * another UserOp's in the same bundle), so the answer is the chain's, not the request's.
  */
 export function incognitoResultIn(logs: readonly ChainLog[], pool: Address): IncognitoResult | null {
-  const events = parseEventLogs({
-    abi: privacyPoolAbi,
-    logs: logs
-      .filter((log) => isAddressEqual(log.address, pool))
-      .map((log) => ({ ...log, topics: log.topics as [Hex, ...Hex[]] })) as unknown as Log[],
-    strict: true,
-  });
-  for (const event of events) {
+  for (const event of eventsIn(logs, privacyPoolAbi, { emitter: pool })) {
     if (event.eventName === "Shielded") {
       return {
         type: "shield",
@@ -67,13 +54,10 @@ export type LeafInPool = (network: string, pool: Address, commitment: string) =>
 
 const leafRefusal = (context: Context) =>
   context.type === "shield"
-    ? new ApiError("validation_error", "incognitoData.precommitment: this note was inserted into the pool meanwhile", {
-        field: "incognitoData.precommitment",
-      })
-    : new ApiError(
-        "validation_error",
-        "incognitoData.changeCommitment: the change note was inserted into the pool meanwhile; prove again with fresh change secrets",
-        { field: "incognitoData.changeCommitment" },
+    ? invalid("precommitment", "this note was inserted into the pool meanwhile")
+    : invalid(
+        "changeCommitment",
+        "the change note was inserted into the pool meanwhile; prove again with fresh change secrets",
       );
 
 /**
@@ -81,8 +65,10 @@ const leafRefusal = (context: Context) =>
  * still holds amount + fee; an unshield's root is still in the pool's history and its nullifier unspent; the leaf
  * the UserOp inserts is not in the pool yet (another UserOp, or a direct call, may have inserted it since).
  */
-async function stillValid(leafInPool: LeafInPool, { network, record }: LocatedUserOp): Promise<void> {
-  const context = JSON.parse(record.context) as Context;
+async function stillValid(
+  leafInPool: LeafInPool,
+  { network, record, context }: SettlingUserOp<Context>,
+): Promise<void> {
   const { pool } = incognitoNetworkOf(network.runtime);
   const leaf = context.type === "shield" ? context.commitment : context.changeCommitment;
   const inserted = () => leafInPool(network.runtime.name, pool.address, leaf);
@@ -101,16 +87,10 @@ async function stillValid(leafInPool: LeafInPool, { network, record }: LocatedUs
     throw new ApiError("blockchain_error", "failed to read the privacy pool", { reason: shortReason(error) });
   }
   if (state.nullifierSpent) {
-    throw new ApiError("validation_error", "incognitoData.nullifierHash: this note was unshielded meanwhile", {
-      field: "incognitoData.nullifierHash",
-    });
+    throw invalid("nullifierHash", "this note was unshielded meanwhile");
   }
   if (!state.rootKnown) {
-    throw new ApiError(
-      "validation_error",
-      "incognitoData.root: the root left the pool's history since verify; prove against a newer root",
-      { field: "incognitoData.root" },
-    );
+    throw invalid("root", "the root left the pool's history since verify; prove against a newer root");
   }
   // After the nullifier: an unshield executed by someone else inserted this change too, and its spend says more.
   if (await inserted()) throw leafRefusal(context);
@@ -118,10 +98,10 @@ async function stillValid(leafInPool: LeafInPool, { network, record }: LocatedUs
 
 /** /wallet/incognito/settle: the kernel's settle of an "incognito" UserOp, answered from the pool's event. */
 export const createIncognitoSettler = (deps: SettleDeps & { leafInPool: LeafInPool }) =>
-  createUserOpSettler<IncognitoSettleResponse>(deps, {
+  createUserOpSettler<IncognitoSettleResponse, Context>(deps, {
     kind: "incognito",
     issuedBy: "/wallet/incognito/verify",
-    beforeSend: (located) => stillValid(deps.leafInPool, located),
+    beforeSend: (settling) => stillValid(deps.leafInPool, settling),
     respond: ({ hash, network }, outcome) => {
       const pool = incognitoNetworkOf(network.runtime).pool.address;
       const incognito = incognitoResultIn(outcome.logs, pool);

@@ -1,29 +1,16 @@
 import type { Static } from "elysia";
-import type { Address, Hex } from "viem";
-import { ApiError } from "../errors";
+import type { ApiError } from "../errors";
+import { invalidUnder } from "../userops/invalid";
 import type { IssueUserOpDeps } from "../userops/issue-user-op";
 import type { IncognitoKeys, NewIssuedUserOp, Reservation } from "../userops/issued-user-op-store";
-import type { RpcUserOp } from "../userops/user-operation";
-import type { IncognitoDataSchema } from "./schemas";
+import type { IncognitoDataSchema, IncognitoVerifyBodySchema, IncognitoVerifyResponseSchema } from "./schemas";
 
 export type IncognitoData = Static<typeof IncognitoDataSchema>;
-export type IncognitoRequest = { walletAddress: string; incognitoData: IncognitoData };
-
-export type IncognitoVerifyResponse = {
-  isValid: true;
-  payer: Address;
-  userOp: RpcUserOp;
-  userOpHash: Hex;
-  feeAmount: string;
-  totalAmount: string;
-};
+export type IncognitoRequest = Pick<Static<typeof IncognitoVerifyBodySchema>, "walletAddress" | "incognitoData">;
+export type IncognitoVerifyResponse = Static<typeof IncognitoVerifyResponseSchema>;
 
 /** A refusal naming the `incognitoData` field at fault. */
-export const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
-  new ApiError("validation_error", `incognitoData.${field}: ${message}`, {
-    field: `incognitoData.${field}`,
-    ...details,
-  });
+export const invalid = invalidUnder("incognitoData");
 
 /** A field the operation's type needs (the schema has them all optional: one flat object for both types). */
 export function required<K extends keyof IncognitoData>(data: IncognitoData, field: K): NonNullable<IncognitoData[K]> {

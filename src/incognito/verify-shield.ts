@@ -102,7 +102,7 @@ export async function verifyShield(
         spends: { token, amount: totalAmount },
         calls,
         kind: "incognito",
-        context: JSON.stringify(context),
+        context,
         fields: { sender: "walletAddress", balance: "incognitoData.amount", calls: "incognitoData" },
         record,
       }).catch((error: unknown) => {

@@ -179,7 +179,7 @@ export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoReque
         spends: { token, amount: 0n },
         calls: [call],
         kind: "incognito",
-        context: JSON.stringify(context),
+        context,
         fields: { sender: "walletAddress", balance: "incognitoData.withdrawAmount", calls: "incognitoData" },
         record,
       }).catch((error: unknown) => {

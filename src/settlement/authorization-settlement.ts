@@ -57,11 +57,17 @@ export type SettlementVerdict =
   | { kind: "rejected"; reason: string }
   /** Never mined and the nonce is free: the authorization may be settled again. */
   | { kind: "dropped" }
-  | { kind: "would_revert"; reason: string }
+  | { kind: "would_revert"; reason: string; revertData?: Hex }
   | { kind: "not_sent"; reason: string }
   | { kind: "refused"; reason: string }
   /** Not known yet: sent and unmined, the chain unreadable, or another request settling it right now. */
   | { kind: "pending"; why: "unconfirmed" | "unreadable" | "in_progress"; hash: string | null; message: string };
+
+/** A transaction that was not sent, as a verdict: a simulated revert keeps the node's revert data for the flow. */
+const unsentVerdict = (outcome: Extract<SendOutcome, { status: "would_revert" | "not_sent" }>): SettlementVerdict =>
+  outcome.status === "would_revert"
+    ? { kind: "would_revert", reason: outcome.reason, revertData: outcome.revertData }
+    : { kind: "not_sent", reason: outcome.reason };
 
 export function createAuthorizationSettlement<R extends SettlementRecord>(deps: {
   store: SettlementRecordStore;
@@ -129,7 +135,7 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
       case "would_revert":
       case "not_sent":
         await deps.store.release(record.id);
-        return { kind: outcome.status, reason: outcome.reason };
+        return unsentVerdict(outcome);
       case "refused":
         // The node refused it, so it can never be mined: the authorization may be settled again.
         await deps.store.markOutcome(record.id, { status: "failed", error: outcome.reason });
@@ -162,7 +168,7 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
      */
     async simulate(network: NetworkRuntime, request: TransactionRequest): Promise<SettlementVerdict | null> {
       const outcome = await simulateSend(network, request);
-      return outcome && { kind: outcome.status, reason: outcome.reason };
+      return outcome && unsentVerdict(outcome);
     },
 
     /** Sends the record's transaction (simulated first, unless `simulated` says `simulate` just passed) and concludes. */

@@ -3,8 +3,8 @@ import { type Address, getAddress, type Hex, isAddressEqual, keccak256, toHex } 
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import type { SwapConfig, TokenConfig } from "../config/schema";
-import { ApiError } from "../errors";
 import type { RelayerDomain } from "../settlement/relayer-port";
+import { invalid } from "../userops/invalid";
 import { encodePath } from "./path";
 import { bestRoute, minBuyAmount, swapFee } from "./quote-math";
 import { decodeAggregate3, encodeAggregate3, planQuote, type QuoteDexes, type RouteQuote } from "./quote-plan";
@@ -18,9 +18,6 @@ export const DEFAULT_SLIPPAGE_BPS = 50;
 export const MAX_SLIPPAGE_BPS = 500;
 /** decisions.md: the quote's validBefore is a suggestion, now + 120 s. */
 export const QUOTE_VALIDITY_SECONDS = 120n;
-
-const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
-  new ApiError("validation_error", `${field}: ${message}`, { field, ...details });
 
 /** The configured routers as quoting sees them (config allows at most one per kind). */
 export function dexesOf(swap: SwapConfig): QuoteDexes {

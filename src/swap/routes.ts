@@ -1,14 +1,12 @@
 import { Elysia } from "elysia";
-import type { Hex } from "viem";
 import { ErrorResponse } from "../fields";
-import type { RpcUserOp } from "../userops/user-operation";
+import { userOpSettleRoute } from "../userops/settle-route";
 import {
   SwapBodySchema,
   SwapQuoteBodySchema,
   SwapQuoteResponseSchema,
   SwapSettleResponseSchema,
   SwapVerifyResponseSchema,
-  WalletSwapSettleBodySchema,
   WalletSwapSettleResponseSchema,
   WalletSwapVerifyBodySchema,
   WalletSwapVerifyResponseSchema,
@@ -61,18 +59,13 @@ export function swapRoutes(swaps: Swaps) {
           'Quotes the best route for sellAmount minus the swap fee, checks the wallet (deployed by the factory, holding sellAmount), builds the batch approve(relayer, sellAmount) + Relayer.swapBatch(order, route) with minBuyAmount and the recipient in the order, simulates it as the EntryPoint runs it, and has the paymaster sign. The owner signs userOpHash and sends the UserOp to /wallet/swap/settle before the paymaster data expires. A route that can no longer pay minBuyAmount is 200 isValid false ("price moved below minBuyAmount"), with nothing issued.',
       },
     })
-    .post(
-      "/wallet/swap/settle",
-      ({ body }) => swaps.walletSettle({ userOp: body.userOp as RpcUserOp, signature: body.signature as Hex }),
-      {
-        body: WalletSwapSettleBodySchema,
-        response: { 200: WalletSwapSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
-        detail: {
-          tags: ["Swaps"],
-          summary: "Send a signed UserOp from /wallet/swap/verify and report the swap the relayer executed",
-          description:
-            'As /wallet/settle: only a UserOp issued by /wallet/swap/verify, unchanged but for `signature`, sent at most once (a repeat answers the first result). Before the first send the batch is simulated again: a price that can no longer pay minBuyAmount is 400 payment_verification_error ("price moved below minBuyAmount") and nothing is sent. `swap` is the relayer\'s SwapExecuted event of this UserOp.',
-        },
-      },
+    .use(
+      userOpSettleRoute("/wallet/swap/settle", swaps.walletSettle, {
+        response: WalletSwapSettleResponseSchema,
+        tag: "Swaps",
+        summary: "Send a signed UserOp from /wallet/swap/verify and report the swap the relayer executed",
+        description:
+          'As /wallet/settle: only a UserOp issued by /wallet/swap/verify, unchanged but for `signature`, sent at most once (a repeat answers the first result). Before the first send the batch is simulated again: a price that can no longer pay minBuyAmount is 400 payment_verification_error ("price moved below minBuyAmount") and nothing is sent. `swap` is the relayer\'s SwapExecuted event of this UserOp.',
+      }),
     );
 }

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { AddressField, Bytes32Field, JsonInteger, NetworkField, UintString, UnixTimeField } from "../fields";
-import { SignatureField, UserOpSchema } from "../userops/schema";
+import { UserOpSchema } from "../userops/schema";
 
 const Amount = t.String({ description: "decimal integer in the token's smallest unit" });
 /** The two ways to bound a swap's output (decisions.md "Swaps"), the same for EOA and wallet swaps. */
@@ -183,8 +183,6 @@ export const WalletSwapVerifyResponseSchema = t.Union([
     ...WalletSwapQuoted,
   }),
 ]);
-
-export const WalletSwapSettleBodySchema = t.Object({ userOp: UserOpSchema, signature: SignatureField });
 
 export const WalletSwapSettleResponseSchema = t.Object({
   success: t.Boolean(),

@@ -134,9 +134,8 @@ export function createSwapSettler(deps: {
       case "rejected":
         throw new ApiError("nonce_error", "nonce already used by a different authorization");
       case "would_revert": {
-        const data = verdict.reason.match(/0x[0-9a-fA-F]{8,}/)?.[0] as Hex | undefined;
-        const [code, message] = data
-          ? explainRevert(data)
+        const [code, message] = verdict.revertData
+          ? explainRevert(verdict.revertData)
           : ["payment_verification_error" as const, "the swap would revert"];
         throw new ApiError(code, message, { reason: verdict.reason });
       }

@@ -1,44 +1,25 @@
-import { type Address, getAddress, type Hex, isAddressEqual, type Log, parseEventLogs } from "viem";
+import type { Static } from "elysia";
+import { type Address, getAddress, isAddressEqual } from "viem";
 import { ApiError } from "../errors";
-import type { LocatedUserOp } from "../userops/locate-issued-user-op";
+import { eventsIn } from "../userops/events";
 import { type ChainLog, revertReasonIn } from "../userops/outcome";
-import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
+import { createUserOpSettler, type SettleDeps, type SettlingUserOp } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
-import { type PaymentRecord, transfersIn } from "../wallets/transfers";
+import { transfersIn } from "../wallets/transfers";
 import { relayerSwapAbi } from "./abis";
 import { swapRevertCause } from "./revert-cause";
+import type { WalletSwapSettleResponseSchema } from "./schemas";
 import { swapRefusalOf, type WalletSwapContext } from "./verify-wallet-swap";
 
-export type WalletSwapResult = {
-  sellToken: Address;
-  buyToken: Address;
-  sellAmount: string;
-  fee: string;
-  buyAmount: string;
-  recipient: Address;
-};
-
-export type WalletSwapSettleResponse = {
-  success: true;
-  txHash: Hex;
-  userOpHash: Hex;
-  payments: PaymentRecord[];
-  swap: WalletSwapResult;
-};
+export type WalletSwapSettleResponse = Static<typeof WalletSwapSettleResponseSchema>;
+export type WalletSwapResult = WalletSwapSettleResponse["swap"];
 
 /**
  * The relayer's SwapExecuted of `wallet` among one UserOp's own logs (never another UserOp's in the same bundle):
  * what the recipient actually received, measured by the relayer at the recipient. Null when absent.
  */
 export function walletSwapIn(logs: readonly ChainLog[], relayer: Address, wallet: Address): WalletSwapResult | null {
-  const events = parseEventLogs({
-    abi: relayerSwapAbi,
-    eventName: "SwapExecuted",
-    logs: logs
-      .filter((log) => isAddressEqual(log.address, relayer))
-      .map((log) => ({ ...log, topics: log.topics as [Hex, ...Hex[]] })) as unknown as Log[],
-    strict: true,
-  });
+  const events = eventsIn(logs, relayerSwapAbi, { emitter: relayer, eventName: "SwapExecuted" });
   const event = events.find((candidate) => isAddressEqual(candidate.args.payer, wallet));
   if (!event) return null;
   return {
@@ -57,8 +38,7 @@ export function walletSwapIn(logs: readonly ChainLog[], relayer: Address, wallet
  * Otherwise 400 and nothing is sent (the paymaster would pay for a revert); the UserOp stays issued and may be
  * settled once the price is back.
  */
-async function stillPays({ network, record }: LocatedUserOp): Promise<void> {
-  const context = JSON.parse(record.context) as WalletSwapContext;
+async function stillPays({ network, record, context }: SettlingUserOp<WalletSwapContext>): Promise<void> {
   await assertBalanceStillCovers(network.runtime.client, {
     wallet: record.sender as Address,
     token: context.sellToken,
@@ -68,7 +48,7 @@ async function stillPays({ network, record }: LocatedUserOp): Promise<void> {
 
 /** /wallet/swap/settle: the kernel's settle of a "swap" UserOp, answered from the relayer's SwapExecuted. */
 export const createWalletSwapSettler = (deps: SettleDeps) =>
-  createUserOpSettler<WalletSwapSettleResponse>(deps, {
+  createUserOpSettler<WalletSwapSettleResponse, WalletSwapContext>(deps, {
     kind: "swap",
     issuedBy: "/wallet/swap/verify",
     beforeSend: stillPays,

@@ -1,6 +1,6 @@
 import type { Static } from "elysia";
 import { type Address, getAddress, type Hex, keccak256, maxUint256 } from "viem";
-import { ApiError } from "../errors";
+import { invalid } from "../userops/invalid";
 import type { SwapBodySchema } from "./schemas";
 import type { SwapAuthorizationMessage } from "./typed-data";
 
@@ -25,7 +25,7 @@ export type SwapBody = Static<typeof SwapBodySchema>;
 /** A decimal amount as a uint256 (the schema allows 78 digits, which can exceed it): else validation_error naming `field`. */
 export function uint256(value: string, field: string): bigint {
   const amount = BigInt(value);
-  if (amount > maxUint256) throw new ApiError("validation_error", `${field}: exceeds uint256`, { field });
+  if (amount > maxUint256) throw invalid(field, "exceeds uint256");
   return amount;
 }
 
@@ -42,13 +42,7 @@ export function parseSwapAuthorization(payload: SwapBody["swapPayload"]): {
   const path = payload.path.toLowerCase() as Hex;
   const routeHash = a.routeHash.toLowerCase() as Hex;
   if (keccak256(path) !== routeHash) {
-    throw new ApiError(
-      "validation_error",
-      "swapPayload.path: its keccak256 is not the signed authorization.routeHash",
-      {
-        field: "swapPayload.path",
-      },
-    );
+    throw invalid("swapPayload.path", "its keccak256 is not the signed authorization.routeHash");
   }
   return {
     authorization: {

@@ -4,9 +4,9 @@ import type { DenyCounters } from "../deny/deny-counters";
 import type { RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";
 import type { RelayerPort } from "../settlement/relayer-port";
+import { userOpKernel } from "../userops/flow-deps";
 import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
-import { userOpNetworkOf } from "../userops/user-op-network";
 import { quoteSwap, swapNetwork } from "./quote-swap";
 import { minedRevertData, swapRevertCause } from "./revert-cause";
 import type { SwapQuoteBodySchema } from "./schemas";
@@ -41,12 +41,8 @@ export function createSwaps(deps: {
       else await deps.deny.recordRevert(network.name, "payer", payer, "swap reverted");
     },
   });
-  const walletSettler = createWalletSwapSettler({
-    networks: () => deps.networks.all().map(userOpNetworkOf),
-    store: deps.issued,
-    deny: deps.deny,
-    now: () => Number(deps.now()),
-  });
+  const kernel = userOpKernel({ ...deps, store: deps.issued, now: () => Number(deps.now()) });
+  const walletSettler = createWalletSwapSettler(kernel.settle);
   const contextOf = (body: SwapBody): SwapVerifyContext => {
     const { network, swap } = swapNetwork(deps.networks, body.swapRequirements.network, "swapRequirements.network");
     return {
@@ -89,16 +85,7 @@ export function createSwaps(deps: {
     /** POST /wallet/swap/verify: the sponsored UserOp of a wallet's swap, or why it would not pay the minimum. */
     walletVerify(networkName: string, request: WalletSwapRequest) {
       const { network, swap } = swapNetwork(deps.networks, networkName, "paymentRequirements.network");
-      return verifyWalletSwap(
-        {
-          network: userOpNetworkOf(network),
-          swap,
-          store: deps.issued,
-          deny: deps.deny,
-          validitySeconds: deps.paymasterValiditySeconds,
-        },
-        request,
-      );
+      return verifyWalletSwap({ ...kernel.issueOn(network), swap }, request);
     },
     /** POST /wallet/swap/settle: as /wallet/settle, answered with the relayer's SwapExecuted. */
     walletSettle: (request: UserOpSettleRequest) => walletSettler(request),

@@ -1,3 +1,4 @@
+import type { Static } from "elysia";
 import { type Address, encodeFunctionData, getAddress, type Hex, isAddressEqual } from "viem";
 import { erc20Abi } from "../chain/abis";
 import type { NetworkRuntime } from "../chain/networks";
@@ -7,6 +8,7 @@ import type { ErrorCode } from "../errors";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import type { Call } from "../userops/execution";
+import { invalid } from "../userops/invalid";
 import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
 import type { SimulatedRevertError } from "../userops/simulate";
 import type { UserOpNetwork } from "../userops/user-op-network";
@@ -21,20 +23,11 @@ import {
   swapFeeFor,
   wireRoute,
 } from "./quote-swap";
+import type { WalletSwapVerifyBodySchema, WalletSwapVerifyResponseSchema } from "./schemas";
 import { type SwapOrder, uint256 } from "./swap-authorization";
 import { explainRevert, PRICE_MOVED } from "./verify-swap";
 
-export type WalletSwapRequest = {
-  walletAddress: string;
-  swap: {
-    sellToken: string;
-    buyToken: string;
-    sellAmount: string;
-    slippageBps?: number;
-    minBuyAmount?: string;
-    recipient?: string;
-  };
-};
+export type WalletSwapRequest = Pick<Static<typeof WalletSwapVerifyBodySchema>, "walletAddress" | "swap">;
 
 /** What settle needs to know about an issued wallet swap besides the UserOp (amounts as decimal strings). */
 export type WalletSwapContext = {
@@ -64,9 +57,6 @@ export class SwapRefusal extends Error {
   }
 }
 
-const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
-  new ApiError("validation_error", `${field}: ${message}`, { field, ...details });
-
 /**
  * The wallet's calls: approve the relayer for exactly `sellAmount` (swapBatch pulls it all from msg.sender, pays
  * the fee and approves the router for the rest itself), then `Relayer.swapBatch(order, route)`. The router call is
@@ -95,17 +85,7 @@ export function swapRefusalOf(revert: SimulatedRevertError, owner?: Address): Sw
   return new SwapRefusal(code, message, owner);
 }
 
-export type WalletSwapVerifyResponse =
-  | (ReturnType<typeof verifiedAnswer> & WalletSwapQuoted & { recipient: Address })
-  | ({ isValid: false; payer: Address; invalidReason: ErrorCode; invalidMessage: string } & WalletSwapQuoted);
-
-type WalletSwapQuoted = {
-  buyAmount: string;
-  minBuyAmount: string;
-  slippageBps: number;
-  route: ReturnType<typeof wireRoute>;
-  priceImpactBps: number;
-};
+export type WalletSwapVerifyResponse = Static<typeof WalletSwapVerifyResponseSchema>;
 
 /**
  * /wallet/swap/verify: the order's own rules (sell token the service takes fees in, a different buy token, an
@@ -145,7 +125,7 @@ export async function verifyWalletSwap(
   }
   if (!best) throw invalid("swap.buyToken", `no route from ${sellToken} to ${buyToken} on ${runtime.name}`);
   const { minBuyAmount, slippageBps } = signedMinimum(best.amountOut, body);
-  const quoted: WalletSwapQuoted = {
+  const quoted = {
     buyAmount: best.amountOut.toString(),
     minBuyAmount: minBuyAmount.toString(),
     slippageBps,
@@ -172,7 +152,7 @@ export async function verifyWalletSwap(
       spends: { token: sellToken, amount: sellAmount },
       calls,
       kind: "swap",
-      context: JSON.stringify(context),
+      context,
       fields: { sender: "walletAddress", balance: "swap.sellAmount" },
       // A swap's gas moves with the pools between the estimate and the bundle (a V2 pair's first trade in a new
       // block writes its price accumulators, a V3 pool its oracle and ticks): an inner call short of gas under

@@ -22,10 +22,15 @@ export class UserOpAlreadyKnownError extends BundlerError {
   override name = "UserOpAlreadyKnownError";
 }
 
-/** The bundler refused the request with a JSON-RPC error; `aaCode` is the EntryPoint's code (AA25, …) if it gave one. */
+/**
+ * The bundler refused the request with a JSON-RPC error; `aaCode` is the EntryPoint's code (AA25, …) if it gave one,
+ * `quotedData` the hex data (4 bytes or more) it quoted in its message or error data: a failed estimate quotes the
+ * calls' revert data there, whose selector a flow may know.
+ */
 export class BundlerRejectedError extends BundlerError {
   override name = "BundlerRejectedError";
   readonly aaCode: string | undefined;
+  readonly quotedData: Hex[];
   constructor(
     message: string,
     readonly rpcCode: number,
@@ -33,6 +38,8 @@ export class BundlerRejectedError extends BundlerError {
   ) {
     super(message);
     this.aaCode = /\b(AA\d\d)\b/.exec(message)?.[1];
+    const quoted = `${message} ${data === undefined ? "" : JSON.stringify(data)}`;
+    this.quotedData = [...quoted.matchAll(/0x[0-9a-fA-F]{8,}/g)].map((match) => match[0].toLowerCase() as Hex);
   }
 }
 

@@ -4,9 +4,10 @@ import { assertOwnerNotDenied, type DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import { type Call, encodeBatchExecution } from "./execution";
+import { refuse } from "./invalid";
 import type { AsyncIssuedUserOpStore, NewIssuedUserOp } from "./issued-user-op-store";
 import { revertRefusal, SimulatedRevertError, simulateUserOpCalls } from "./simulate";
-import { buildSponsoredUserOp } from "./sponsor";
+import { buildSponsoredUserOp, EstimateFailedError } from "./sponsor";
 import type { UserOpNetwork } from "./user-op-network";
 import { type RpcUserOp, toRpcUserOp, userOpHash } from "./user-operation";
 import { readWalletState, type WalletState } from "./wallet-state";
@@ -21,8 +22,8 @@ export type IssueUserOpRequest = {
   spends: { token: Address; amount: bigint };
   calls: readonly Call[];
   kind: IssuedUserOp["kind"];
-  /** The flow's own record of what was asked (JSON), kept with the UserOp and handed back at settle. */
-  context: string;
+  /** The flow's own record of what was asked, kept with the UserOp (as JSON) and handed back at settle. */
+  context: object;
   /**
    * Request fields a refusal names: the one holding the sender, the one to blame for a short balance, the one the
    * calls came from (named by a simulated revert; default the sender's).
@@ -56,9 +57,6 @@ export const verifiedAnswer = (issued: IssuedTicket, feeAmount: string, totalAmo
   totalAmount,
 });
 
-const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
-  new ApiError("validation_error", message, { field, ...details });
-
 /**
  * The kernel's first step, shared by every UserOp flow: read the wallet (deployed, ours, its owner not denied,
  * enough balance: one round trip), batch the flow's calls and simulate them (one eth_call), have the bundler
@@ -79,14 +77,14 @@ export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpReq
   } catch (error) {
     throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
   }
-  if (!state.deployed) throw invalid(fields.sender, `no wallet deployed at ${sender} on ${name}`);
+  if (!state.deployed) throw refuse(fields.sender, `no wallet deployed at ${sender} on ${name}`);
   // Only our own accounts: any other contract could accept the sponsorship and do nothing with it.
   if (!state.fromFactory || !state.owner) {
-    throw invalid(fields.sender, `${sender} is not a relay402 wallet (deployed by the factory)`);
+    throw refuse(fields.sender, `${sender} is not a relay402 wallet (deployed by the factory)`);
   }
   await assertOwnerNotDenied(deps.deny, name, state.owner, fields.sender);
   if (state.balance < request.spends.amount) {
-    throw invalid(fields.balance, `insufficient token balance: ${state.balance} < ${request.spends.amount} needed`, {
+    throw refuse(fields.balance, `insufficient token balance: ${state.balance} < ${request.spends.amount} needed`, {
       balance: state.balance.toString(),
       totalAmount: request.spends.amount.toString(),
     });
@@ -115,7 +113,7 @@ export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpReq
       },
     );
   } catch (error) {
-    throw new ApiError("blockchain_error", "failed to estimate gas for the UserOp", { reason: shortReason(error) });
+    throw new EstimateFailedError(error);
   }
   const hash = userOpHash(sponsored.userOp, network.runtime.config.chainId, network.entryPoint);
   const userOp = toRpcUserOp(sponsored.userOp);
@@ -127,7 +125,7 @@ export async function issueUserOp(deps: IssueUserOpDeps, request: IssueUserOpReq
     sender,
     owner: state.owner,
     userOp: JSON.stringify(userOp),
-    context: request.context,
+    context: JSON.stringify(request.context),
     expiresAt: sponsored.validUntil,
   });
   return { userOp, userOpHash: hash, owner: state.owner };

@@ -1,6 +1,6 @@
 import type { Hex } from "viem";
 import type { IssuedUserOp } from "../db/schema";
-import { ApiError } from "../errors";
+import { refuse } from "./invalid";
 import type { AsyncIssuedUserOpStore } from "./issued-user-op-store";
 import { checkOwnerSignature, differingFields } from "./user-op-match";
 import type { UserOpNetwork } from "./user-op-network";
@@ -8,9 +8,6 @@ import { fromRpcUserOp, type RpcUserOp, userOpHash } from "./user-operation";
 
 /** A signed UserOp matched to what a verify endpoint issued. */
 export type LocatedUserOp = { network: UserOpNetwork; hash: Hex; record: IssuedUserOp };
-
-const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
-  new ApiError("validation_error", message, { field, ...details });
 
 /**
  * The issue of `kind` this UserOp is, on one of `networks` (its hash, chain id included, decides). A UserOp that
@@ -40,23 +37,22 @@ export async function locateIssuedUserOp(
   }
   if (closest && closest.length > 0) {
     const fields = closest.map((field) => `userOp.${field}`);
-    throw invalid(
+    throw refuse(
       fields[0] as string,
       `${fields.join(", ")} differs from the UserOp issued by ${issuedBy}; only signature may change`,
       { fields },
     );
   }
-  throw invalid("userOp", `unknown UserOp: it was not issued by ${issuedBy} (call verify first)`);
+  throw refuse("userOp", `unknown UserOp: it was not issued by ${issuedBy} (call verify first)`);
 }
 
 /** Before anything is sent: the issue has not expired and the signature is the owner's over `userOpHash`. */
 export async function assertSignedByOwner(located: LocatedUserOp, signature: Hex, now: number): Promise<void> {
   const { record, hash } = located;
   if (record.status === "issued" && record.expiresAt <= now) {
-    throw invalid("userOp.paymasterData", "UserOp expired, call verify again", { expiresAt: record.expiresAt });
+    throw refuse("userOp.paymasterData", "UserOp expired, call verify again", { expiresAt: record.expiresAt });
   }
   const signer = await checkOwnerSignature(hash, signature, record.owner);
-  if (signer === "malformed") throw invalid("signature", "signature is not a valid ECDSA signature");
-  if (signer === "other")
-    throw invalid("signature", "signature does not recover to the wallet's owner over userOpHash");
+  if (signer === "malformed") throw refuse("signature", "signature is not a valid ECDSA signature");
+  if (signer === "other") throw refuse("signature", "signature does not recover to the wallet's owner over userOpHash");
 }

@@ -2,6 +2,7 @@ import type { Hex } from "viem";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { IssuedUserOp } from "../db/schema";
 import { ApiError, type StoredApiError } from "../errors";
+import { refuse } from "./invalid";
 import { assertSignedByOwner, type LocatedUserOp, locateIssuedUserOp } from "./locate-issued-user-op";
 import type { UserOpOutcome } from "./outcome";
 import type { SimulatedRevertError } from "./simulate";
@@ -11,8 +12,11 @@ import type { RpcUserOp } from "./user-operation";
 
 export type UserOpSettleRequest = { userOp: RpcUserOp; signature: Hex };
 
+/** The issued UserOp being settled, with the context its flow gave issueUserOp at verify. */
+export type SettlingUserOp<Context> = LocatedUserOp & { context: Context };
+
 /** What a UserOp flow whose settle takes just the signed UserOp (`/wallet/settle` and the like) supplies. */
-export type SettleFlow<Response> = {
+export type SettleFlow<Response, Context> = {
   kind: IssuedUserOp["kind"];
   /** The endpoint that issues this kind, named in refusals. */
   issuedBy: string;
@@ -20,13 +24,13 @@ export type SettleFlow<Response> = {
    * Before the first send, what must still hold on-chain so that the paymaster never pays for a revert, checked
    * before the kernel's own simulation so that the flow names the field.
    */
-  beforeSend?: (located: LocatedUserOp) => Promise<void>;
+  beforeSend?: (settling: SettlingUserOp<Context>) => Promise<void>;
   /** The flow's answer to calls whose simulation just before the send reverts; default revertRefusal. */
-  refuseRevert?: (revert: SimulatedRevertError, located: LocatedUserOp) => ApiError;
+  refuseRevert?: (revert: SimulatedRevertError, settling: SettlingUserOp<Context>) => ApiError;
   /** The answer to a UserOp that executed successfully, read from its own logs; stored and replayed. */
-  respond: (located: LocatedUserOp, outcome: UserOpOutcome) => Response;
+  respond: (settling: SettlingUserOp<Context>, outcome: UserOpOutcome) => Response;
   /** Which count a reverted UserOp of this flow goes to (the owner's all-flows count unless told otherwise). */
-  countRevert?: (located: LocatedUserOp) => RevertCount;
+  countRevert?: (settling: SettlingUserOp<Context>) => RevertCount;
 };
 
 export type SettleDeps = SubmitDeps & {
@@ -35,22 +39,20 @@ export type SettleDeps = SubmitDeps & {
   now: () => number;
 };
 
-const invalid = (field: string, message: string) => new ApiError("validation_error", message, { field });
-
 /**
  * Settle of a signed UserOp: accepts only one that verify issued, unchanged but for the owner's signature and
  * before its paymaster data expires, and sends it through the kernel. Concurrent settles in this process share
  * one promise; a settled UserOp answers from the store. The body carries no network: the UserOp's hash (chain
  * id in it) finds the issue.
  */
-export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow<Response>) {
+export function createUserOpSettler<Response, Context>(deps: SettleDeps, flow: SettleFlow<Response, Context>) {
   const once = createSingleFlight();
 
   async function send(located: LocatedUserOp, signature: Hex): Promise<Response> {
     const record = (await deps.store.find(located.hash)) ?? located.record;
     if (record.status === "success") return JSON.parse(record.result ?? "null") as Response;
     if (record.status === "failed") throw ApiError.fromStored(JSON.parse(record.result ?? "null") as StoredApiError);
-    const current = { ...located, record };
+    const current = { ...located, record, context: JSON.parse(record.context) as Context };
     const { refuseRevert } = flow;
     if (record.status === "issued") await flow.beforeSend?.(current);
     const outcome = await sendIssuedUserOp(
@@ -81,7 +83,7 @@ export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow
       flow.issuedBy,
     );
     if (request.userOp.signature.toLowerCase() !== request.signature.toLowerCase()) {
-      throw invalid("signature", "signature differs from userOp.signature");
+      throw refuse("signature", "signature differs from userOp.signature");
     }
     await assertSignedByOwner(located, request.signature, now);
     return once(located.hash, () => send(located, request.signature));

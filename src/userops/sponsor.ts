@@ -1,9 +1,28 @@
 import type { Address, Hex } from "viem";
 import type { LocalAccount } from "viem/accounts";
-import type { Bundler } from "./bundler";
+import { ApiError } from "../errors";
+import { shortReason } from "../logger";
+import { type Bundler, BundlerRejectedError } from "./bundler";
 import { assertWithinCaps, type UserOpCaps } from "./caps";
 import { encodePaymasterData, STUB_PAYMASTER_SIGNATURE, signPaymasterData } from "./paymaster-data";
 import { toRpcUserOp, type UserOp } from "./user-operation";
+
+/**
+ * The bundler could not estimate the UserOp (500 blockchain_error). The bundler's answer stays the cause: a flow
+ * that knows the calls' custom errors reads the revert data it quoted (BundlerRejectedError.quotedData).
+ */
+export class EstimateFailedError extends ApiError {
+  override name = "EstimateFailedError";
+  constructor(override readonly cause: unknown) {
+    super("blockchain_error", "failed to estimate gas for the UserOp", { reason: shortReason(cause) });
+  }
+
+  /** The hex data the bundler quoted when it refused the estimate; none when it failed otherwise. */
+  get quotedData(): Hex[] {
+    const rejected = this.walk((error) => error instanceof BundlerRejectedError);
+    return rejected instanceof BundlerRejectedError ? rejected.quotedData : [];
+  }
+}
 
 /** A signature of the right shape for estimation; it recovers to nobody, so the account reports "failed", not a revert. */
 export const STUB_ACCOUNT_SIGNATURE: Hex = `0x${"ff".repeat(64)}1c`;

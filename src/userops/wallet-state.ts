@@ -3,6 +3,7 @@ import { accountAbi, entryPointAbi, erc20Abi, factoryAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
+import { refuse } from "./invalid";
 
 export type WalletState = {
   deployed: boolean;
@@ -73,10 +74,10 @@ export async function assertBalanceStillCovers(
     throw new ApiError("blockchain_error", "failed to read the wallet's token balance", { reason: shortReason(error) });
   }
   if (balance < target.amount) {
-    throw new ApiError(
-      "validation_error",
+    throw refuse(
+      "balance",
       `insufficient token balance at settle: ${balance} < ${target.amount} (the wallet spent it after verify)`,
-      { field: "balance", balance: balance.toString(), required: target.amount.toString() },
+      { balance: balance.toString(), required: target.amount.toString() },
     );
   }
 }

@@ -1,9 +1,7 @@
 import { Elysia } from "elysia";
-import type { Hex } from "viem";
 import { ErrorResponse } from "../fields";
-import type { RpcUserOp } from "../userops/user-operation";
+import { userOpSettleRoute } from "../userops/settle-route";
 import {
-  WalletPaymentSettleBodySchema,
   WalletPaymentSettleResponseSchema,
   WalletPaymentVerifyBodySchema,
   WalletPaymentVerifyResponseSchema,
@@ -22,18 +20,13 @@ export function walletRoutes(wallets: WalletPayments) {
           "Up to 20 transfers in one token, plus the facilitator fee, as one ERC-7579 batch. The owner signs `userOpHash` (EIP-191 or raw) and sends the UserOp back to /wallet/settle before the paymaster data expires.",
       },
     })
-    .post(
-      "/wallet/settle",
-      ({ body }) => wallets.settle({ userOp: body.userOp as RpcUserOp, signature: body.signature as Hex }),
-      {
-        body: WalletPaymentSettleBodySchema,
-        response: { 200: WalletPaymentSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
-        detail: {
-          tags: ["Smart wallet payments"],
-          summary: "Send a signed UserOp from /wallet/verify to the bundler and report the transfers",
-          description:
-            "Only a UserOp issued by /wallet/verify, unchanged but for `signature`. Idempotent: a UserOp already sent answers with its first result.",
-        },
-      },
+    .use(
+      userOpSettleRoute("/wallet/settle", wallets.settle, {
+        response: WalletPaymentSettleResponseSchema,
+        tag: "Smart wallet payments",
+        summary: "Send a signed UserOp from /wallet/verify to the bundler and report the transfers",
+        description:
+          "Only a UserOp issued by /wallet/verify, unchanged but for `signature`. Idempotent: a UserOp already sent answers with its first result.",
+      }),
     );
 }

@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields";
-import { SignatureField, UserOpSchema } from "../userops/schema";
-import { MAX_WALLET_TRANSACTIONS } from "./verify-wallet-payment";
+import { UserOpSchema } from "../userops/schema";
+
+export const MAX_WALLET_TRANSACTIONS = 20;
 
 export const WalletPaymentVerifyBodySchema = t.Object({
   walletAddress: AddressField,
@@ -19,11 +20,6 @@ export const WalletPaymentVerifyResponseSchema = t.Object({
   userOpHash: Bytes32Field,
   feeAmount: t.String({ description: "facilitator fee in token wei" }),
   totalAmount: t.String({ description: "sum of amounts plus feeAmount" }),
-});
-
-export const WalletPaymentSettleBodySchema = t.Object({
-  userOp: UserOpSchema,
-  signature: SignatureField,
 });
 
 export const WalletPaymentSettleResponseSchema = t.Object({

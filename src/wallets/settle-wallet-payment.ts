@@ -1,19 +1,20 @@
-import type { Address, Hex } from "viem";
+import type { Static } from "elysia";
+import type { Address } from "viem";
 import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
-import { type PaymentRecord, transfersIn } from "./transfers";
+import type { WalletPaymentSettleResponseSchema } from "./schemas";
+import { transfersIn } from "./transfers";
 import type { WalletPaymentContext } from "./verify-wallet-payment";
 
-export type WalletSettleResponse = { success: true; txHash: Hex; userOpHash: Hex; payments: PaymentRecord[] };
+export type WalletSettleResponse = Static<typeof WalletPaymentSettleResponseSchema>;
 
 /** /wallet/settle: the kernel's settle of a "payment" UserOp; the answer lists the transfers out of the wallet. */
 export const createWalletPaymentSettler = (deps: SettleDeps) =>
-  createUserOpSettler<WalletSettleResponse>(deps, {
+  createUserOpSettler<WalletSettleResponse, WalletPaymentContext>(deps, {
     kind: "payment",
     issuedBy: "/wallet/verify",
     // A wallet that no longer holds the total gets nothing claimed or sent: the paymaster would pay for a revert.
-    beforeSend({ network, record }) {
-      const context = JSON.parse(record.context) as WalletPaymentContext;
+    beforeSend({ network, record, context }) {
       return assertBalanceStillCovers(network.runtime.client, {
         wallet: record.sender as Address,
         token: context.token,

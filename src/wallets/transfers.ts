@@ -1,23 +1,18 @@
-import { type Address, getAddress, type Hex, isAddressEqual, type Log, parseEventLogs } from "viem";
+import type { Static } from "elysia";
+import { type Address, getAddress, isAddressEqual } from "viem";
 import { erc20Abi } from "../chain/abis";
+import { eventsIn } from "../userops/events";
+import type { ChainLog } from "../userops/outcome";
+import type { WalletPaymentSettleResponseSchema } from "./schemas";
 
-export type PaymentRecord = { to: string; amount: string; token: string };
+export type PaymentRecord = Static<typeof WalletPaymentSettleResponseSchema>["payments"][number];
 
 /**
  * The ERC-20 Transfer events out of `from` among `logs` (the logs of one UserOp's execution, read from the
  * chain) as the interface's payment records.
  */
-export function transfersIn(
-  logs: readonly { address: string; topics: Hex[]; data: Hex }[],
-  from: Address,
-): PaymentRecord[] {
-  const events = parseEventLogs({
-    abi: erc20Abi,
-    eventName: "Transfer",
-    logs: logs.map((log) => ({ ...log, topics: log.topics as [Hex, ...Hex[]] })) as unknown as Log[],
-    strict: true,
-  });
-  return events
+export function transfersIn(logs: readonly ChainLog[], from: Address): PaymentRecord[] {
+  return eventsIn(logs, erc20Abi, { eventName: "Transfer" })
     .filter((event) => isAddressEqual(event.args.from, from))
     .map((event) => ({
       to: getAddress(event.args.to),

@@ -1,26 +1,18 @@
+import type { Static } from "elysia";
 import { type Address, getAddress, maxUint256 } from "viem";
-import { ApiError } from "../errors";
+import { invalid } from "../userops/invalid";
 import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
 import { payBatchCalls } from "../userops/pay-batch";
 import type { UserOpNetwork } from "../userops/user-op-network";
-import type { RpcUserOp } from "../userops/user-operation";
 import { walletPaymentFee, withFee } from "./fee";
+import {
+  MAX_WALLET_TRANSACTIONS,
+  type WalletPaymentVerifyBodySchema,
+  type WalletPaymentVerifyResponseSchema,
+} from "./schemas";
 
-export const MAX_WALLET_TRANSACTIONS = 20;
-
-export type WalletVerifyRequest = {
-  walletAddress: string;
-  transactions: { to: string; amount: string; token: string }[];
-};
-
-export type WalletVerifyResponse = {
-  isValid: true;
-  payer: Address;
-  userOp: RpcUserOp;
-  userOpHash: `0x${string}`;
-  feeAmount: string;
-  totalAmount: string;
-};
+export type WalletVerifyRequest = Pick<Static<typeof WalletPaymentVerifyBodySchema>, "walletAddress" | "transactions">;
+export type WalletVerifyResponse = Static<typeof WalletPaymentVerifyResponseSchema>;
 
 /** What settle needs to know about an issued payment besides the UserOp itself. */
 export type WalletPaymentContext = {
@@ -29,8 +21,6 @@ export type WalletPaymentContext = {
   feeAmount: string;
   totalAmount: string;
 };
-
-const invalid = (field: string, message: string) => new ApiError("validation_error", `${field}: ${message}`, { field });
 
 /** The body rules the schema cannot express: one token, non-zero amounts, a token this network charges fees in. */
 function parseTransfers(network: UserOpNetwork, request: WalletVerifyRequest) {
@@ -87,7 +77,7 @@ export async function verifyWalletPayment(
       payments: withFee(plan.transfers, { to: network.runtime.config.feeRecipient, amount: plan.feeAmount }),
     }),
     kind: "payment",
-    context: JSON.stringify(context),
+    context,
     fields: { sender: "walletAddress", balance: "transactions", calls: "transactions" },
   });
   return verifiedAnswer(issued, context.feeAmount, context.totalAmount);

@@ -1,38 +1,17 @@
-import type { Networks } from "../chain/networks";
-import type { DenyCounters } from "../deny/deny-counters";
-import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
+import { type UserOpFlowDeps, userOpKernel } from "../userops/flow-deps";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
-import { userOpNetworkOf } from "../userops/user-op-network";
 import { createWalletPaymentSettler } from "./settle-wallet-payment";
 import { verifyWalletPayment, type WalletVerifyRequest } from "./verify-wallet-payment";
 
 /** Smart-wallet payments: the service object behind /wallet/verify and /wallet/settle. */
-export function createWalletPayments(deps: {
-  /** The issued UserOps every wallet flow shares (the service hands it on to incognito, swaps and deployments). */
-  store: AsyncIssuedUserOpStore;
-  networks: Networks;
-  deny: DenyCounters;
-  paymasterValiditySeconds: number;
-}) {
-  const store = deps.store;
-  const settle = createWalletPaymentSettler({
-    networks: () => deps.networks.all().map(userOpNetworkOf),
-    store,
-    deny: deps.deny,
-    now: () => Math.floor(Date.now() / 1000),
-  });
+export function createWalletPayments(deps: UserOpFlowDeps) {
+  const kernel = userOpKernel(deps);
+  const settle = createWalletPaymentSettler(kernel.settle);
   return {
-    store,
+    /** The issued UserOps every wallet flow shares (the service hands it on to incognito, swaps and deployments). */
+    store: deps.store,
     verify: (networkName: string, request: WalletVerifyRequest) =>
-      verifyWalletPayment(
-        {
-          network: userOpNetworkOf(deps.networks.get(networkName)),
-          store,
-          deny: deps.deny,
-          validitySeconds: deps.paymasterValiditySeconds,
-        },
-        request,
-      ),
+      verifyWalletPayment(kernel.issueOn(networkName), request),
     settle: (request: UserOpSettleRequest) => settle(request),
   };
 }

@@ -84,6 +84,15 @@ describe("the pre-send simulation's block", () => {
     await expect(executor.simulate(call)).rejects.toBeInstanceOf(SimulationRevertedError);
   });
 
+  test("a revert's data stays on the error, read from its cause: a flow decodes it, never the message", async () => {
+    const reverter: Address = "0x0000000000000000000000000000000000000bad";
+    // PUSH4 selector, PUSH0, MSTORE, then REVERT with the word's last 4 bytes.
+    await rpc("anvil_setCode", [reverter, "0x63258a195a5f526004601cfd"]);
+    const error = await executor.simulate({ ...call, to: reverter }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SimulationRevertedError);
+    expect((error as SimulationRevertedError).revertData).toBe("0x258a195a");
+  });
+
   test("a chain whose clock runs ahead of ours: the next block's time is the latest block's + 1 s", async () => {
     const ahead = nowSeconds() + 1_000;
     await rpc("evm_setNextBlockTimestamp", [toHex(ahead)]);

@@ -57,7 +57,7 @@ function createTipJar(context: FlowContext) {
           { to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, amount] }) },
         ],
         kind: "payment",
-        context: JSON.stringify({ token, totalAmount: body.amount }),
+        context: { token, totalAmount: body.amount },
         fields: { sender: "walletAddress", balance: "amount" },
       });
       return { userOp: issued.userOp, userOpHash: issued.userOpHash };

@@ -1,0 +1,38 @@
+import type { NetworkRuntime, Networks } from "../chain/networks";
+import type { DenyCounters } from "../deny/deny-counters";
+import type { IssueUserOpDeps } from "./issue-user-op";
+import type { AsyncIssuedUserOpStore } from "./issued-user-op-store";
+import type { SettleDeps } from "./settle-user-op";
+import { type UserOpNetwork, userOpNetworkOf } from "./user-op-network";
+
+/** What a UserOp flow's service object is built from: the issued UserOps and deny counters every flow shares. */
+export type UserOpFlowDeps = {
+  networks: Networks;
+  store: AsyncIssuedUserOpStore;
+  deny: DenyCounters;
+  paymasterValiditySeconds: number;
+  /** Unix seconds; the clock by default. */
+  now?: () => number;
+};
+
+/** The kernel's dependencies as a flow hands them on: settle's (across every enabled network) and verify's. */
+export function userOpKernel(deps: UserOpFlowDeps) {
+  const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+  const settle: SettleDeps = {
+    networks: () => deps.networks.all().map(userOpNetworkOf),
+    store: deps.store,
+    deny: deps.deny,
+    now,
+  };
+  const issue: IssueUserOpDeps = { store: deps.store, deny: deps.deny, validitySeconds: deps.paymasterValiditySeconds };
+  return {
+    now,
+    settle,
+    issue,
+    /** Verify's dependencies on one network, by name (refused when it is not enabled) or by its runtime. */
+    issueOn: (network: string | NetworkRuntime): IssueUserOpDeps & { network: UserOpNetwork } => ({
+      ...issue,
+      network: userOpNetworkOf(typeof network === "string" ? deps.networks.get(network) : network),
+    }),
+  };
+}
