@@ -63,6 +63,17 @@ function withAlternatives(media: Media, own: string, alternatives: Record<string
   delete media.example;
 }
 
+/**
+ * A route's own body or answer schema as Elysia enforces it: Elysia sets `additionalProperties: false` on each
+ * route's top-level object schema, in place, when it first compiles the route's validator. Stated here, the
+ * document is the same before and after the first request (a copy: the live schema is Elysia's).
+ */
+function asEnforced(media: Media) {
+  const schema = media.schema as { type?: unknown; additionalProperties?: unknown } | undefined;
+  if (schema?.type === "object")
+    media.schema = { ...schema, additionalProperties: schema.additionalProperties ?? false };
+}
+
 /** What the generator reads of an app (its `getGlobal…` methods are protected in Elysia's types). */
 type RouteSource = {
   getGlobalDefinitions?(): unknown;
@@ -102,12 +113,14 @@ export function buildDocument(app: AnyElysia, version: string) {
         // Elysia also lists form encodings for every object body; the service is JSON only.
         for (const type of Object.keys(requestContent)) if (type !== "application/json") delete requestContent[type];
         const json = requestContent["application/json"];
+        if (json) asEnforced(json);
         if (json && examples?.request !== undefined) json.example = examples.request;
         if (json && alternatives) withAlternatives(json, "relay402's own body", alternatives.request);
       }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const json = response.content?.["application/json"];
         if (!json) continue;
+        asEnforced(json);
         const example = examples?.responses?.[status] ?? (Number(status) >= 400 ? ERROR_EXAMPLE : undefined);
         if (example !== undefined) json.example = example;
         const answers = alternatives?.responses[status];
