@@ -67,6 +67,16 @@ export const issuedUserOps = sqliteTable(
     index("issued_user_ops_recent").on(table.network, table.sender, table.status, table.kind, table.expiresAt),
     // The purge of expired issues.
     index("issued_user_ops_expiry").on(table.status, table.expiresAt),
+    // An incognito spend's pending UserOps by nullifier (src/userops/issued-user-op-store.ts).
+    index("issued_user_ops_nullifier")
+      .on(sql`json_extract(${table.context}, '$.nullifierHash')`)
+      .where(sql`${table.kind} = 'incognito'`),
+    // The pending UserOps inserting a leaf: a shield's commitment or an unshield's change.
+    index("issued_user_ops_leaf")
+      .on(
+        sql`coalesce(json_extract(${table.context}, '$.commitment'), json_extract(${table.context}, '$.changeCommitment'))`,
+      )
+      .where(sql`${table.kind} = 'incognito'`),
   ],
 );
 
