@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { type Db, writeLazily } from "../db/open";
 import type { MinedFigures } from "../chain/mined-figures";
+import { type Db, writeLazily } from "../db/open";
 import type { eoaSettlements, swapSettlements, x402Settlements } from "../db/schema";
 
 export type SettlementOutcome = {
