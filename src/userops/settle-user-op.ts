@@ -3,7 +3,7 @@ import { createSingleFlight } from "../concurrency/single-flight";
 import type { IssuedUserOp } from "../db/schema";
 import { ApiError, type StoredApiError } from "../errors";
 import { assertSignedByOwner, type LocatedUserOp, locateIssuedUserOp } from "./locate-issued-user-op";
-import type { UserOpOutcome } from "./outcome";
+import { type UserOpOutcome, userOpFigures } from "./outcome";
 import type { SimulatedRevertError } from "./simulate";
 import { type RevertCount, type SubmitDeps, sendIssuedUserOp } from "./submit-user-op";
 import type { UserOpNetwork } from "./user-op-network";
@@ -67,7 +67,12 @@ export function createUserOpSettler<Response>(deps: SettleDeps, flow: SettleFlow
       refuseRevert && ((revert) => refuseRevert(revert, current)),
     );
     const response = flow.respond(current, outcome);
-    await deps.store.finish(located.hash, { status: "success", txHash: outcome.transactionHash, result: response });
+    await deps.store.finish(located.hash, {
+      status: "success",
+      txHash: outcome.transactionHash,
+      result: response,
+      mined: userOpFigures(outcome),
+    });
     return response;
   }
 
