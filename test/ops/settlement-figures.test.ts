@@ -1,13 +1,14 @@
 // What each settlement records of its transaction (docs/operating.md, "What each settlement records"), judged by
-// the chain: an EOA payment, an x402 payment (settled at once, and resumed after it was left unmined) and a sponsored
-// smart-wallet payment, each settled by the service on the devnet with its SQLite file. The stored gas_used and
+// the chain: an EOA payment, an x402 payment (settled at once, and resumed after it was left unmined), a sponsored
+// smart-wallet payment and an EOA deployment's two steps, each settled by the service on the devnet with its SQLite file. The stored gas_used and
 // effective_gas_price must be the receipt's (eth_getTransactionReceipt), the UserOp's sponsored cost its
 // UserOperationEvent's actualGasCost, which is also exactly what the paymaster's EntryPoint deposit lost.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { type Hex, parseEventLogs, type TransactionReceipt } from "viem";
 import { entryPointAbi } from "../../src/chain/abis";
-import { issuedUserOps, x402Settlements } from "../../src/db/schema";
+import { deploymentWallets, issuedUserOps, x402Settlements } from "../../src/db/schema";
+import { adminHeaders, eoaDeployment, randomSalt } from "../deploy/support";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress } from "../support/chain";
 import { trackServices } from "../support/service";
@@ -151,3 +152,55 @@ for (const network of NETWORK_NAMES) {
     expect(BigInt(record?.actualGasCost ?? "0")).toBeGreaterThan(0n);
   });
 }
+
+test("bsc: an EOA deployment of two funded wallets records each step's transaction (one for both wallets) as its receipt says", async () => {
+  const network = "bsc";
+  const c = chainOf(network);
+  const unit = 10n ** BigInt(c.token.decimals);
+  const flow = await eoaDeployment(service, {
+    network,
+    salts: [randomSalt(), randomSalt()],
+    funding: [unit, 2n * unit],
+  });
+  const verified = await service.post("/deploy/verify", flow.body, adminHeaders(service));
+  expect(verified.status).toBe(200);
+  const startedAt = new Date().toISOString();
+  const settled = await service.post(
+    "/deploy/settle",
+    { ...flow.body, wallets: verified.body.wallets },
+    adminHeaders(service),
+  );
+  expect(settled.body).toMatchObject({ paymentSuccess: true, deploymentSuccess: true, fundingSuccess: true });
+  const [first] = settled.body.wallets as { deploymentTxHash: Hex; fundingTxHash: Hex }[];
+  const deployment = await c.public.getTransactionReceipt({ hash: first?.deploymentTxHash as Hex });
+  const funding = await c.public.getTransactionReceipt({ hash: first?.fundingTxHash as Hex });
+  for (const wallet of flow.wallets) {
+    const row = service.db
+      .select()
+      .from(deploymentWallets)
+      .where(eq(deploymentWallets.walletAddress, wallet.address.toLowerCase()))
+      .get();
+    expect(row?.deploymentTxHash).toBe(deployment.transactionHash);
+    expectReceiptFigures(
+      row && {
+        gasUsed: row.deploymentGasUsed,
+        effectiveGasPrice: row.deploymentEffectiveGasPrice,
+        sentAt: row.deploymentSentAt,
+        minedAt: row.deploymentMinedAt,
+      },
+      deployment,
+      startedAt,
+    );
+    expect(row?.fundingTxHash).toBe(funding.transactionHash);
+    expectReceiptFigures(
+      row && {
+        gasUsed: row.fundingGasUsed,
+        effectiveGasPrice: row.fundingEffectiveGasPrice,
+        sentAt: row.fundingSentAt,
+        minedAt: row.fundingMinedAt,
+      },
+      funding,
+      startedAt,
+    );
+  }
+});
