@@ -30,6 +30,15 @@ export const eoaSettlements = sqliteTable(
     error: text("error"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /**
+     * What the mined transaction of `tx_hash` cost (its receipt, decimal strings: exact at any size) and when: sent
+     * when journaled before its broadcast, mined when the service saw the receipt (both ISO, the service's clock).
+     * Null when unknown: rows from before these columns, and outcomes concluded without our receipt.
+     */
+    gasUsed: text("gas_used"),
+    effectiveGasPrice: text("effective_gas_price"),
+    sentAt: text("sent_at"),
+    minedAt: text("mined_at"),
   },
   (table) => [uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce)],
 );
@@ -61,12 +70,34 @@ export const issuedUserOps = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /**
+     * The bundle transaction's receipt (gas of the whole bundle, decimal strings) and, from this UserOp's
+     * UserOperationEvent, what the paymaster paid (actual_gas_cost, wei) for actual_gas_used. sent: when settle
+     * claimed it for the bundler; mined: when the service read its outcome (ISO, the service's clock). Null when
+     * unknown: rows from before these columns, and UserOps that never executed.
+     */
+    gasUsed: text("gas_used"),
+    effectiveGasPrice: text("effective_gas_price"),
+    actualGasCost: text("actual_gas_cost"),
+    actualGasUsed: text("actual_gas_used"),
+    sentAt: text("sent_at"),
+    minedAt: text("mined_at"),
   },
   (table) => [
     // A sender's newest unexpired issues (to name a changed field) without reading the rest of its rows.
     index("issued_user_ops_recent").on(table.network, table.sender, table.status, table.kind, table.expiresAt),
     // The purge of expired issues.
     index("issued_user_ops_expiry").on(table.status, table.expiresAt),
+    // An incognito spend's pending UserOps by nullifier (src/userops/issued-user-op-store.ts).
+    index("issued_user_ops_nullifier")
+      .on(sql`json_extract(${table.context}, '$.nullifierHash')`)
+      .where(sql`${table.kind} = 'incognito'`),
+    // The pending UserOps inserting a leaf: a shield's commitment or an unshield's change.
+    index("issued_user_ops_leaf")
+      .on(
+        sql`coalesce(json_extract(${table.context}, '$.commitment'), json_extract(${table.context}, '$.changeCommitment'))`,
+      )
+      .where(sql`${table.kind} = 'incognito'`),
   ],
 );
 
@@ -145,6 +176,19 @@ export const deploymentWallets = sqliteTable(
     fundingTxHash: text("funding_tx_hash"),
     fundingRawTx: text("funding_raw_tx"),
     fundingError: text("funding_error"),
+    /**
+     * Each step's transaction as in eoa_settlements: gas and price from its receipt (decimal strings; the
+     * transaction of a step serves every wallet leased with it, and each row shows the whole transaction's), sent
+     * and mined times. Null when unknown.
+     */
+    deploymentGasUsed: text("deployment_gas_used"),
+    deploymentEffectiveGasPrice: text("deployment_effective_gas_price"),
+    deploymentSentAt: text("deployment_sent_at"),
+    deploymentMinedAt: text("deployment_mined_at"),
+    fundingGasUsed: text("funding_gas_used"),
+    fundingEffectiveGasPrice: text("funding_effective_gas_price"),
+    fundingSentAt: text("funding_sent_at"),
+    fundingMinedAt: text("funding_mined_at"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -207,6 +251,11 @@ export const x402Settlements = sqliteTable(
     updatedAt: text("updated_at").notNull(),
     /** The token moved (a Permit2 nonce is the payer's across tokens); null in EIP-3009 records made before it. */
     token: text("token"),
+    /** As in eoa_settlements: what the mined transaction cost, sent and mined times; null when unknown. */
+    gasUsed: text("gas_used"),
+    effectiveGasPrice: text("effective_gas_price"),
+    sentAt: text("sent_at"),
+    minedAt: text("mined_at"),
   },
   (table) => [
     uniqueIndex("x402_settlements_authorization").on(table.network, table.contract, table.payer, table.nonce),
@@ -282,6 +331,11 @@ export const swapSettlements = sqliteTable(
     error: text("error"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /** As in eoa_settlements: what the mined transaction cost, sent and mined times; null when unknown. */
+    gasUsed: text("gas_used"),
+    effectiveGasPrice: text("effective_gas_price"),
+    sentAt: text("sent_at"),
+    minedAt: text("mined_at"),
   },
   (table) => [uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce)],
 );

@@ -10,6 +10,7 @@ import {
 import { factoryAbi, relayerAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send";
+import { minedFigures } from "../chain/mined-figures";
 import type { NetworkRuntime } from "../chain/networks";
 import type { DeploymentWallet } from "../db/schema";
 
@@ -117,6 +118,7 @@ async function record(
   } else {
     verdicts = await Promise.all(rows.map((row) => fundingOnChain(deps, row, receipt)));
   }
+  const mined = receipt ? minedFigures(receipt) : undefined;
   return Promise.all(
     rows.map(async (row, i) => {
       const verdict = verdicts[i] as Verdict;
@@ -126,6 +128,8 @@ async function record(
         status: verdict.status,
         txHash: rowTx,
         error: verdict.reason ?? null,
+        // Our receipt's figures only go with our own transaction (a funding may have been executed by another).
+        ...(mined && rowTx?.toLowerCase() === receipt?.transactionHash.toLowerCase() && { mined }),
       });
       return { walletAddress: row.walletAddress, ok, txHash: rowTx, reason: verdict.reason, concluded };
     }),

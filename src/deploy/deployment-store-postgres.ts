@@ -8,11 +8,10 @@ import {
   type NewWallet,
   type Phase,
   RETRYABLE,
-  reservedWalletRow,
-  stepColumns as stepColumnsOf,
   UNPAID,
   WalletReservedError,
 } from "./deployment-store";
+import { outcomeFigures, reservedWalletRow, stepColumns as stepColumnsOf } from "./wallet-rows";
 
 const statusColumn = (phase: Phase) =>
   phase === "deployment" ? deploymentWallets.deploymentStatus : deploymentWallets.fundingStatus;
@@ -201,7 +200,7 @@ export function createDeploymentStorePostgres(db: PgDb): AsyncDeploymentStore {
     async markRefused(phase, ids, error) {
       await db
         .update(w)
-        .set(stepColumns(phase, { status: "failed", txHash: null, rawTx: null, error }))
+        .set(stepColumns(phase, { status: "failed", txHash: null, rawTx: null, sentAt: null, error }))
         .where(inArray(w.id, ids));
     },
 
@@ -213,7 +212,14 @@ export function createDeploymentStorePostgres(db: PgDb): AsyncDeploymentStore {
       // One conditional UPDATE: of two instances resolving the same transaction, one concludes the row.
       const concluded = await db
         .update(w)
-        .set(stepColumns(phase, { status: outcome.status, txHash: outcome.txHash, error: outcome.error ?? null }))
+        .set(
+          stepColumns(phase, {
+            status: outcome.status,
+            txHash: outcome.txHash,
+            error: outcome.error ?? null,
+            ...outcomeFigures(outcome.mined),
+          }),
+        )
         .where(and(eq(w.id, id), inArray(statusColumn(phase), [...IN_FLIGHT])))
         .returning({ id: w.id });
       return concluded.length > 0;

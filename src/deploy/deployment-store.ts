@@ -1,7 +1,9 @@
 import { and, desc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import type { MinedFigures } from "../chain/mined-figures";
 import type { Async } from "../db/async-port";
 import type { Db } from "../db/open";
 import { type DeploymentBatch, type DeploymentWallet, deploymentBatches, deploymentWallets } from "../db/schema";
+import { outcomeFigures, reservedWalletRow, stepColumns } from "./wallet-rows";
 
 export type Phase = "deployment" | "funding";
 export type NewBatch = Omit<
@@ -58,7 +60,10 @@ export type DeploymentStore = {
   markOutcome(
     phase: Phase,
     id: number,
-    outcome: { status: "success" | "failed" | "abandoned"; txHash?: string | null; error?: string | null },
+    outcome: { status: "success" | "failed" | "abandoned"; txHash?: string | null; error?: string | null } & {
+      /** Our mined transaction's receipt, when it is the step's `txHash` (one transaction serves the whole lease). */
+      mined?: MinedFigures;
+    },
   ): boolean;
   /** Batches in scope of a claim, newest first. */
   batchesFor(scope: { paymentTxHash?: string; payer?: string; network?: string }): DeploymentBatch[];
@@ -90,42 +95,6 @@ export const RETRYABLE = ["pending", "failed"] as const;
 export const IN_FLIGHT = ["sending", "sent"] as const;
 /** Payment states a payment may (again) be sent from: `sending` never replaces success or failed. */
 export const UNPAID = ["pending", "sending"] as const;
-
-/** A new batch's wallet row, reserved for it, in both dialects' schemas. */
-export function reservedWalletRow(
-  wallet: NewWallet,
-  position: number,
-  batch: Pick<DeploymentBatch, "id" | "network" | "owner">,
-  time: string,
-) {
-  return {
-    ...wallet,
-    walletAddress: wallet.walletAddress.toLowerCase(),
-    batchId: batch.id,
-    position,
-    network: batch.network,
-    owner: batch.owner,
-    reserved: true,
-    deploymentStatus: "pending" as const,
-    fundingStatus: wallet.fundingRequested ? ("pending" as const) : ("none" as const),
-    createdAt: time,
-    updatedAt: time,
-  };
-}
-
-/** The columns of one step (deployment or funding) a state change sets, named alike in both dialects' schemas. */
-export function stepColumns<Row = Partial<DeploymentWallet>>(
-  phase: Phase,
-  fields: { status?: string; txHash?: string | null; rawTx?: string | null; error?: string | null },
-): Row {
-  const set: Record<string, unknown> = { updatedAt: new Date().toISOString() };
-  const prefix = phase === "deployment" ? "deployment" : "funding";
-  if (fields.status !== undefined) set[`${prefix}Status`] = fields.status;
-  if (fields.txHash !== undefined) set[`${prefix}TxHash`] = fields.txHash;
-  if (fields.rawTx !== undefined) set[`${prefix}RawTx`] = fields.rawTx;
-  if (fields.error !== undefined) set[`${prefix}Error`] = fields.error;
-  return set as Row;
-}
 
 const statusColumn = (phase: Phase) =>
   phase === "deployment" ? deploymentWallets.deploymentStatus : deploymentWallets.fundingStatus;
@@ -302,7 +271,7 @@ export function createDeploymentStore(db: Db): DeploymentStore {
 
     markRefused(phase: Phase, ids: number[], error: string) {
       db.update(deploymentWallets)
-        .set(stepColumns(phase, { status: "failed", txHash: null, rawTx: null, error }))
+        .set(stepColumns(phase, { status: "failed", txHash: null, rawTx: null, sentAt: null, error }))
         .where(inArray(deploymentWallets.id, ids))
         .run();
     },
@@ -314,7 +283,14 @@ export function createDeploymentStore(db: Db): DeploymentStore {
     markOutcome(phase, id, outcome) {
       const concluded = db
         .update(deploymentWallets)
-        .set(stepColumns(phase, { status: outcome.status, txHash: outcome.txHash, error: outcome.error ?? null }))
+        .set(
+          stepColumns(phase, {
+            status: outcome.status,
+            txHash: outcome.txHash,
+            error: outcome.error ?? null,
+            ...outcomeFigures(outcome.mined),
+          }),
+        )
         .where(and(eq(deploymentWallets.id, id), inArray(statusColumn(phase), [...IN_FLIGHT])))
         .returning({ id: deploymentWallets.id })
         .all();

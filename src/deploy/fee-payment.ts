@@ -8,7 +8,7 @@ import { type Authorization, authorizationFromJson } from "../settlement/authori
 import type { PaymentSettler } from "../settlement/settle-payment";
 import type { SettlementStore } from "../settlement/settlement-store";
 import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
-import type { UserOpOutcome } from "../userops/outcome";
+import { type UserOpOutcome, userOpFigures } from "../userops/outcome";
 import { sendIssuedUserOp } from "../userops/submit-user-op";
 import type { UserOpNetwork } from "../userops/user-op-network";
 import type { RpcUserOp } from "../userops/user-operation";
@@ -126,7 +126,12 @@ export async function payFeeByUserOp(
   const txHash = outcome.transactionHash.toLowerCase();
   // The fundings travelled in the same UserOp: recorded with the payment, in one transaction.
   await deps.store.paidWithFundings(batch.id, txHash);
-  await deps.issued.finish(hash, { status: "success", txHash, result: { batchId: batch.id, txHash } });
+  await deps.issued.finish(hash, {
+    status: "success",
+    txHash,
+    result: { batchId: batch.id, txHash },
+    mined: userOpFigures(outcome),
+  });
 }
 
 /**

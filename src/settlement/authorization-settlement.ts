@@ -1,5 +1,6 @@
 import type { Hex, TransactionReceipt } from "viem";
 import { resumeSend, type SendOutcome, sendDurably, simulateSend } from "../chain/durable-send";
+import { minedFigures } from "../chain/mined-figures";
 import type { NetworkRuntime } from "../chain/networks";
 import type { TransactionRequest } from "../chain/types";
 import type { Logger } from "../logger";
@@ -82,8 +83,19 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
    */
   onPayerRevert?(network: NetworkRuntime, payer: string, reverted: TransactionReceipt): Promise<void> | void;
 }) {
-  const settled = async (record: R, txHash: string, blockNumber: number): Promise<SettlementVerdict> => {
-    await deps.store.markOutcome(record.id, { status: "success", txHash, blockNumber });
+  /** `ours`: the receipt of our own transaction that paid (its cost goes with the record); absent for a foreign one. */
+  const settled = async (
+    record: R,
+    txHash: string,
+    blockNumber: number,
+    ours?: TransactionReceipt,
+  ): Promise<SettlementVerdict> => {
+    await deps.store.markOutcome(record.id, {
+      status: "success",
+      txHash,
+      blockNumber,
+      ...(ours && { mined: minedFigures(ours) }),
+    });
     return { kind: "settled", txHash, blockNumber };
   };
 
@@ -118,6 +130,7 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
       txHash: reverted.transactionHash,
       blockNumber: Number(reverted.blockNumber),
       error: "reverted",
+      mined: minedFigures(reverted),
     });
     await deps.onPayerRevert?.(network, record.payer, reverted);
     return { kind: "reverted", txHash: reverted.transactionHash };
@@ -128,7 +141,7 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
       case "mined": {
         const { receipt } = outcome;
         if (receipt.status !== "success") return fromChain(network, record, receipt);
-        return settled(record, receipt.transactionHash, Number(receipt.blockNumber));
+        return settled(record, receipt.transactionHash, Number(receipt.blockNumber), receipt);
       }
       case "superseded":
         return fromChain(network, record, null);

@@ -2,7 +2,12 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Async } from "../db/async-port";
 import type { PgDb } from "../db/postgres/open";
 import type { eoaSettlements, swapSettlements, x402Settlements } from "../db/postgres/schema";
-import { RecordNotPendingError, type SettlementOutcome, type SettlementStoreOf } from "./settlement-journal";
+import {
+  figureColumns,
+  RecordNotPendingError,
+  type SettlementOutcome,
+  type SettlementStoreOf,
+} from "./settlement-journal";
 
 /** The port type lives in src/db/async-port.ts (the flows take it); re-exported for the adapters. */
 export type { Async } from "../db/async-port";
@@ -50,20 +55,22 @@ type SettlementTable = typeof eoaSettlements | typeof x402Settlements | typeof s
 export function createSettlementJournalPostgres<Row>(db: PgDb, table: SettlementTable) {
   const t = table as typeof eoaSettlements;
   const now = () => new Date().toISOString();
-  const setSent = (id: number, txHash: string, rawTx: string) =>
-    db.update(t).set({ status: "sent", txHash, rawTx, updatedAt: now() }).where(eq(t.id, id));
+  const sent = (txHash: string, rawTx: string) => {
+    const time = now();
+    return { status: "sent" as const, txHash, rawTx, sentAt: time, updatedAt: time };
+  };
   return {
     async release(id: number, evenIfFailed = false) {
       const releasable: ("pending" | "failed")[] = evenIfFailed ? ["pending", "failed"] : ["pending"];
       await db.delete(t).where(and(eq(t.id, id), inArray(t.status, releasable)));
     },
     async markSent(id: number, txHash: string, rawTx: string) {
-      await setSent(id, txHash, rawTx);
+      await db.update(t).set(sent(txHash, rawTx)).where(eq(t.id, id));
     },
     async journalSent(id: number, txHash: string, rawTx: string) {
       const written = await db
         .update(t)
-        .set({ status: "sent", txHash, rawTx, updatedAt: now() })
+        .set(sent(txHash, rawTx))
         .where(and(eq(t.id, id), eq(t.status, "pending")))
         .returning({ id: t.id });
       if (written.length !== 1) throw new RecordNotPendingError(id);
@@ -80,6 +87,7 @@ export function createSettlementJournalPostgres<Row>(db: PgDb, table: Settlement
           txHash: sql`coalesce(${outcome.txHash || null}, ${t.txHash})`,
           blockNumber: outcome.blockNumber ?? null,
           error: outcome.error ?? null,
+          ...figureColumns(outcome),
           updatedAt: now(),
         })
         .where(eq(t.id, id));

@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
+import type { MinedFigures } from "../chain/mined-figures";
 import { type Db, writeLazily } from "../db/open";
 import type { eoaSettlements, swapSettlements, x402Settlements } from "../db/schema";
 
@@ -7,7 +8,31 @@ export type SettlementOutcome = {
   txHash?: string;
   blockNumber?: number;
   error?: string;
+  /** Our own transaction's receipt figures, when `txHash` is ours and mined; the columns stay null otherwise. */
+  mined?: MinedFigures;
 };
+
+/** The columns the journal writes (the claim never does): what a new record of any settlement kind leaves out. */
+export type JournalColumns =
+  | "id"
+  | "status"
+  | "txHash"
+  | "rawTx"
+  | "blockNumber"
+  | "error"
+  | "createdAt"
+  | "updatedAt"
+  | "gasUsed"
+  | "effectiveGasPrice"
+  | "sentAt"
+  | "minedAt";
+
+/** An outcome's figure columns, null where it has none. */
+export const figureColumns = (outcome: SettlementOutcome) => ({
+  gasUsed: outcome.mined?.gasUsed ?? null,
+  effectiveGasPrice: outcome.mined?.effectiveGasPrice ?? null,
+  minedAt: outcome.mined?.minedAt ?? null,
+});
 
 const p = (name: string) => sql.placeholder(name);
 
@@ -117,12 +142,24 @@ export function createSettlementJournal<Row>(
     .prepare();
   const setSent = db
     .update(t)
-    .set({ status: "sent", txHash: sql`${p("txHash")}`, rawTx: sql`${p("rawTx")}`, updatedAt: sql`${p("time")}` })
+    .set({
+      status: "sent",
+      txHash: sql`${p("txHash")}`,
+      rawTx: sql`${p("rawTx")}`,
+      sentAt: sql`${p("time")}`,
+      updatedAt: sql`${p("time")}`,
+    })
     .where(eq(t.id, p("id")))
     .prepare();
   const setSentIfPending = db
     .update(t)
-    .set({ status: "sent", txHash: sql`${p("txHash")}`, rawTx: sql`${p("rawTx")}`, updatedAt: sql`${p("time")}` })
+    .set({
+      status: "sent",
+      txHash: sql`${p("txHash")}`,
+      rawTx: sql`${p("rawTx")}`,
+      sentAt: sql`${p("time")}`,
+      updatedAt: sql`${p("time")}`,
+    })
     .where(and(eq(t.id, p("id")), eq(t.status, "pending")))
     .returning({ id: t.id })
     .prepare();
@@ -139,6 +176,9 @@ export function createSettlementJournal<Row>(
       txHash: sql`coalesce(${p("txHash")}, ${t.txHash})`,
       blockNumber: sql`${p("blockNumber")}`,
       error: sql`${p("error")}`,
+      gasUsed: sql`${p("gasUsed")}`,
+      effectiveGasPrice: sql`${p("effectiveGasPrice")}`,
+      minedAt: sql`${p("minedAt")}`,
       updatedAt: sql`${p("time")}`,
     })
     .where(eq(t.id, p("id")))
@@ -174,6 +214,7 @@ export function createSettlementJournal<Row>(
           txHash: outcome.txHash || null,
           blockNumber: outcome.blockNumber ?? null,
           error: outcome.error ?? null,
+          ...figureColumns(outcome),
           time: now(),
         }),
       );

@@ -1,13 +1,15 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type EoaSettlement, eoaSettlements } from "../db/schema";
-import type { Authorization } from "../settlement/authorization";
-import { claimRecord, createSettlementJournal, type SettlementStoreOf } from "../settlement/settlement-journal";
+import type { Authorization } from "./authorization";
+import {
+  claimRecord,
+  createSettlementJournal,
+  type JournalColumns,
+  type SettlementStoreOf,
+} from "./settlement-journal";
 
-export type NewSettlement = Omit<
-  EoaSettlement,
-  "id" | "status" | "txHash" | "rawTx" | "blockNumber" | "error" | "createdAt" | "updatedAt"
->;
+export type NewSettlement = Omit<EoaSettlement, JournalColumns>;
 export type SettlementKey = { network: string; payer: string; nonce: string };
 
 /** Where EOA settlements are remembered; SQLite here, any store with a unique key would do. */

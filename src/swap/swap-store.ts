@@ -1,14 +1,16 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type SwapSettlement, swapSettlements } from "../db/schema";
-import { claimRecord, createSettlementJournal, type SettlementStoreOf } from "../settlement/settlement-journal";
+import {
+  claimRecord,
+  createSettlementJournal,
+  type JournalColumns,
+  type SettlementStoreOf,
+} from "../settlement/settlement-journal";
 import type { SwapAuthorization } from "./swap-authorization";
 import { swapAuthorizationHash } from "./typed-data";
 
-export type NewSwapSettlement = Omit<
-  SwapSettlement,
-  "id" | "status" | "txHash" | "rawTx" | "blockNumber" | "error" | "createdAt" | "updatedAt"
->;
+export type NewSwapSettlement = Omit<SwapSettlement, JournalColumns>;
 export type SwapSettlementKey = { network: string; payer: string; nonce: string };
 
 /** Where EOA swaps being settled are remembered: the key and the claim; the journal is the shared one. */

@@ -4,6 +4,7 @@ import { issuedUserOps } from "../db/postgres/schema";
 import type { IssuedUserOp } from "../db/schema";
 import {
   type AsyncIssuedUserOpStore,
+  finishedFigures,
   type IncognitoKeys,
   type NewIssuedUserOp,
   RECENT_ISSUED_LIMIT,
@@ -121,9 +122,9 @@ export function createIssuedUserOpStorePostgres(db: PgDb): AsyncIssuedUserOpStor
         RETURNING ${t.userOpHash}`);
       return deleted.length;
     },
-    claim: (userOpHash) => move(userOpHash, "issued", { status: "sending" }),
+    claim: (userOpHash) => move(userOpHash, "issued", { status: "sending", sentAt: now() }),
     async release(userOpHash) {
-      await move(userOpHash, "sending", { status: "issued" });
+      await move(userOpHash, "sending", { status: "issued", sentAt: null });
     },
     async finish(userOpHash, outcome) {
       await db
@@ -132,6 +133,7 @@ export function createIssuedUserOpStorePostgres(db: PgDb): AsyncIssuedUserOpStor
           status: outcome.status,
           txHash: outcome.txHash ?? null,
           result: JSON.stringify(outcome.result),
+          ...finishedFigures(outcome.mined),
           updatedAt: now(),
         })
         .where(eq(t.userOpHash, userOpHash));

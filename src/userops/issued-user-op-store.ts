@@ -2,6 +2,7 @@ import { and, desc, eq, gt, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Async } from "../db/async-port";
 import type { Db } from "../db/open";
 import { type IssuedUserOp, issuedUserOps } from "../db/schema";
+import type { UserOpFigures } from "./outcome";
 
 export type NewIssuedUserOp = Pick<
   IssuedUserOp,
@@ -43,11 +44,12 @@ export type IssuedUserOpStore = {
    * sent or settled ones stay, they answer replays. Returns how many went.
    */
   purgeExpired(before: number, limit: number): number;
-  /** issued → sending, atomically: true for exactly one caller. */
+  /** issued → sending, atomically: true for exactly one caller. Its time is the record's sent time. */
   claim(userOpHash: string): boolean;
-  /** sending → issued: nothing reached the bundler, the UserOp may be settled again. */
+  /** sending → issued: nothing reached the bundler, the UserOp may be settled again (the sent time is cleared). */
   release(userOpHash: string): void;
-  finish(userOpHash: string, outcome: { status: "success" | "failed"; txHash?: string | null; result: unknown }): void;
+  /** The final state, with the executed UserOp's figures (`mined`) in the same statement; none when it never ran. */
+  finish(userOpHash: string, outcome: FinishedUserOp): void;
   /**
    * The incognito UserOp on a network that holds one of these keys, if any: one that may still execute (issued or
    * being sent, before its paymaster data expires at `now`, unix seconds; after that the EntryPoint refuses it) or
@@ -63,6 +65,22 @@ export type IssuedUserOpStore = {
    */
   issueUnlessReserved(record: NewIssuedUserOp, keys: IncognitoKeys, now: number): Reservation | undefined;
 };
+
+export type FinishedUserOp = {
+  status: "success" | "failed";
+  txHash?: string | null;
+  result: unknown;
+  mined?: UserOpFigures;
+};
+
+/** The figure columns `finish` writes: null where the UserOp did not execute (or the outcome was not ours to read). */
+export const finishedFigures = (mined: UserOpFigures | undefined) => ({
+  gasUsed: mined?.gasUsed ?? null,
+  effectiveGasPrice: mined?.effectiveGasPrice ?? null,
+  actualGasCost: mined?.actualGasCost ?? null,
+  actualGasUsed: mined?.actualGasUsed ?? null,
+  minedAt: mined?.minedAt ?? null,
+});
 
 /** The port the flows take: every method answers a promise. */
 export type AsyncIssuedUserOpStore = Async<IssuedUserOpStore>;
@@ -147,9 +165,9 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
         .returning({ userOpHash: issuedUserOps.userOpHash })
         .all().length;
     },
-    claim: (userOpHash) => move(userOpHash, "issued", { status: "sending" }),
+    claim: (userOpHash) => move(userOpHash, "issued", { status: "sending", sentAt: now() }),
     release: (userOpHash) => {
-      move(userOpHash, "sending", { status: "issued" });
+      move(userOpHash, "sending", { status: "issued", sentAt: null });
     },
     finish(userOpHash, outcome) {
       db.update(issuedUserOps)
@@ -157,6 +175,7 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
           status: outcome.status,
           txHash: outcome.txHash ?? null,
           result: JSON.stringify(outcome.result),
+          ...finishedFigures(outcome.mined),
           updatedAt: now(),
         })
         .where(eq(issuedUserOps.userOpHash, userOpHash))

@@ -7,6 +7,7 @@ import {
   parseAbiItem,
   toEventSelector,
 } from "viem";
+import { type MinedFigures, minedFigures } from "../chain/mined-figures";
 import type { Bundler } from "./bundler";
 
 const userOperationEvent = parseAbiItem(
@@ -29,9 +30,21 @@ export type UserOpOutcome = {
   blockNumber: bigint;
   /** The logs emitted while this UserOp executed (after the previous UserOp's event, up to its own). */
   logs: ChainLog[];
+  /** From its UserOperationEvent: what the paymaster paid (wei) for the gas this UserOp used. */
+  actualGasCost: bigint;
+  actualGasUsed: bigint;
+  /** The bundle transaction's receipt (the whole bundle's gas, and its price); absent from a receipt without them. */
+  gasUsed?: bigint;
+  effectiveGasPrice?: bigint | null;
 };
 
-type Receipt = { transactionHash: Hex; blockNumber: bigint; logs: readonly ChainLog[] };
+type Receipt = {
+  transactionHash: Hex;
+  blockNumber: bigint;
+  logs: readonly ChainLog[];
+  gasUsed?: bigint;
+  effectiveGasPrice?: bigint | null;
+};
 
 /** The EntryPoint's UserOperationEvent for `userOpHash` in `receipt` and the logs of that UserOp; null when absent. */
 export function outcomeInReceipt(receipt: Receipt, entryPoint: Address, userOpHash: Hex): UserOpOutcome | null {
@@ -59,6 +72,25 @@ export function outcomeInReceipt(receipt: Receipt, entryPoint: Address, userOpHa
     transactionHash: receipt.transactionHash,
     blockNumber: receipt.blockNumber,
     logs: logs.slice(start, index),
+    actualGasCost: args.actualGasCost,
+    actualGasUsed: args.actualGasUsed,
+    gasUsed: receipt.gasUsed,
+    effectiveGasPrice: receipt.effectiveGasPrice,
+  };
+}
+
+/** What an executed UserOp's record keeps of it (issued_user_ops): the bundle's receipt and the paymaster's cost. */
+export type UserOpFigures = MinedFigures & { actualGasCost: string; actualGasUsed: string };
+
+export function userOpFigures(outcome: UserOpOutcome): UserOpFigures {
+  const receipt =
+    outcome.gasUsed === undefined
+      ? { gasUsed: null, effectiveGasPrice: null, minedAt: new Date().toISOString() }
+      : minedFigures({ gasUsed: outcome.gasUsed, effectiveGasPrice: outcome.effectiveGasPrice });
+  return {
+    ...receipt,
+    actualGasCost: outcome.actualGasCost.toString(),
+    actualGasUsed: outcome.actualGasUsed.toString(),
   };
 }
 

@@ -4,7 +4,7 @@ import type { IssuedUserOp } from "../db/schema";
 import { ApiError, type StoredApiError } from "../errors";
 import { refuse } from "./invalid";
 import { assertSignedByOwner, type LocatedUserOp, locateIssuedUserOp } from "./locate-issued-user-op";
-import type { UserOpOutcome } from "./outcome";
+import { type UserOpOutcome, userOpFigures } from "./outcome";
 import type { SimulatedRevertError } from "./simulate";
 import { type RevertCount, type SubmitDeps, sendIssuedUserOp } from "./submit-user-op";
 import type { UserOpNetwork } from "./user-op-network";
@@ -69,7 +69,12 @@ export function createUserOpSettler<Response, Context>(deps: SettleDeps, flow: S
       refuseRevert && ((revert) => refuseRevert(revert, current)),
     );
     const response = flow.respond(current, outcome);
-    await deps.store.finish(located.hash, { status: "success", txHash: outcome.transactionHash, result: response });
+    await deps.store.finish(located.hash, {
+      status: "success",
+      txHash: outcome.transactionHash,
+      result: response,
+      mined: userOpFigures(outcome),
+    });
     return response;
   }
 

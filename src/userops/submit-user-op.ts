@@ -14,6 +14,7 @@ import {
   outcomeByBundlerHint,
   outcomeInTransaction,
   type UserOpOutcome,
+  userOpFigures,
   waitForUserOpOutcome,
 } from "./outcome";
 import { revertRefusal, SimulatedRevertError, simulateUserOpCalls } from "./simulate";
@@ -56,8 +57,14 @@ export async function sendIssuedUserOp(
     client: network.runtime.client,
     entryPoint: network.entryPoint,
   };
-  const fail = async (error: ApiError, txHash: Hex | null = null): Promise<never> => {
-    await deps.store.finish(hash, { status: "failed", txHash, result: error.toStored() });
+  const fail = async (error: ApiError, executed?: UserOpOutcome): Promise<never> => {
+    await deps.store.finish(hash, {
+      status: "failed",
+      txHash: executed?.transactionHash ?? null,
+      result: error.toStored(),
+      // A reverted UserOp was still paid for by the paymaster.
+      ...(executed && { mined: userOpFigures(executed) }),
+    });
     throw error;
   };
   // In flight, unknown or never delivered: the claim stays, and a later settle resumes.
@@ -67,7 +74,7 @@ export async function sendIssuedUserOp(
     if (outcome.success) return outcome;
     const count = countRevert?.(outcome) ?? { kind: "owner", reason: `sponsored ${record.kind} UserOp reverted` };
     await deps.deny.recordRevert(network.runtime.name, count.kind, record.owner, count.reason);
-    return fail(reverted(outcome.transactionHash), outcome.transactionHash);
+    return fail(reverted(outcome.transactionHash), outcome);
   };
 
   if (!(await deps.store.claim(hash))) {

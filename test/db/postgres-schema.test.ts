@@ -80,7 +80,9 @@ function readSqlite(): Map<string, Table> {
 async function readPostgres(client: SQL): Promise<Map<string, Table>> {
   const tables = new Map<string, Table>();
   const columns = await client`
-    SELECT table_name, column_name, data_type, is_nullable, column_default, is_identity
+    SELECT table_name, column_name, is_nullable, column_default, is_identity,
+      CASE WHEN data_type = 'numeric' THEN format('numeric(%s, %s)', numeric_precision, numeric_scale)
+        ELSE data_type END AS data_type
     FROM information_schema.columns
     WHERE table_schema = 'public' AND table_name <> 'relay402_migrations'
     ORDER BY table_name, ordinal_position`;
@@ -145,11 +147,12 @@ function sqliteBooleans(): Map<string, Set<string>> {
 
 /**
  * The PostgreSQL types that hold what a SQLite column holds: its INTEGER is 64-bit (so `bigint`, never
- * `integer`), read as a boolean by drizzle when the schema says so; TEXT is `text`.
+ * `integer`), read as a boolean by drizzle when the schema says so; TEXT is `text`, or `numeric(78, 0)` for a
+ * decimal amount (any uint256, read back as the same decimal string).
  */
 function compatible(sqliteType: string, isBoolean: boolean): string[] {
   if (sqliteType === "integer") return isBoolean ? ["boolean"] : ["bigint"];
-  if (sqliteType === "text") return ["text"];
+  if (sqliteType === "text") return ["text", "numeric(78, 0)"];
   return [];
 }
 

@@ -58,8 +58,8 @@ const pick = <T>(items: T[], index: number) => items[index % items.length] as T;
 /** A record without what each database assigns itself (id, times), to compare the two stores' rows. */
 const strip = <T extends object | undefined>(row: T) => {
   if (!row) return row;
-  const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = row as Record<string, unknown>;
-  return rest;
+  const { id: _id, createdAt: _c, updatedAt: _u, sentAt, minedAt, ...rest } = row as Record<string, unknown>;
+  return { ...rest, sentAt: sentAt !== null, minedAt: minedAt !== null };
 };
 
 beforeAll(async () => {

@@ -3,6 +3,7 @@
 // Every "instance" is a connection (pool) of its own to one real database; nothing of the store is mocked. The races
 // are many concurrent calls from several instances: each reservation, lease and count must be decided exactly once.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { DeploymentWallet } from "../../src/db/schema";
 import {
   type AsyncDeploymentStore,
   type NewBatch,
@@ -353,6 +354,49 @@ export function deploymentStoreSuite(database: DeploymentStoreDatabase) {
     expect(await store.markOutcome("deployment", a, { status: "success", txHash: "0xd1" })).toBe(false);
     expect(await store.markOutcome("funding", b, { status: "success", txHash: "0xf1" })).toBe(false);
     expect(await store.markOutcome("deployment", b, { status: "success", txHash: "0xd1" })).toBe(true);
+  });
+
+  test("each step records its sent time with markSent and its receipt's figures with the outcome, exactly; a refusal clears them", async () => {
+    const batch = await store.create(newBatch(), [newWallet(), newWallet()]);
+    const [a, b] = (await store.walletsOf(batch.id)).map((row) => row.id) as [number, number];
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    const before = new Date().toISOString();
+    await store.lease("deployment", [a, b], nowSeconds);
+    expect((await store.walletsOf(batch.id))[0]).toMatchObject({ deploymentSentAt: null, deploymentGasUsed: null });
+    await store.markSent("deployment", [a, b], "0xd1", "0xraw");
+    const [sentA, sentB] = (await pick(1).walletsOf(batch.id)) as [DeploymentWallet, DeploymentWallet];
+    expect((sentA.deploymentSentAt ?? "") >= before).toBe(true);
+    expect(sentB.deploymentSentAt).toBe(sentA.deploymentSentAt);
+    // Beyond 2^64 and a double's 53 bits: exact on either database.
+    const mined = {
+      gasUsed: "312345",
+      effectiveGasPrice: (2n ** 255n + 3n).toString(),
+      minedAt: new Date().toISOString(),
+    };
+    expect(await pick(2).markOutcome("deployment", a, { status: "success", txHash: "0xd1", mined })).toBe(true);
+    // An outcome without our receipt (the nonce went elsewhere) leaves the figures unknown.
+    expect(await pick(3).markOutcome("deployment", b, { status: "failed", txHash: null, error: "gone" })).toBe(true);
+    const [doneA, doneB] = (await store.walletsOf(batch.id)) as [DeploymentWallet, DeploymentWallet];
+    expect(doneA).toMatchObject({
+      deploymentGasUsed: mined.gasUsed,
+      deploymentEffectiveGasPrice: mined.effectiveGasPrice,
+      deploymentMinedAt: mined.minedAt,
+      deploymentSentAt: sentA.deploymentSentAt,
+      fundingSentAt: null,
+      fundingGasUsed: null,
+    });
+    expect(doneB).toMatchObject({
+      deploymentGasUsed: null,
+      deploymentEffectiveGasPrice: null,
+      deploymentMinedAt: null,
+    });
+    // The funding step has figures of its own; a refused transaction was never sent.
+    await store.lease("funding", [a], nowSeconds);
+    await store.markSent("funding", [a], "0xf1", "0xraw");
+    expect(((await store.walletsOf(batch.id))[0] as DeploymentWallet).fundingSentAt).not.toBeNull();
+    await store.markRefused("funding", [a], "nonce too low");
+    expect((await store.walletsOf(batch.id))[0]).toMatchObject({ fundingSentAt: null, fundingTxHash: null });
+    expect((await store.walletsOf(batch.id))[0]).toMatchObject({ deploymentGasUsed: mined.gasUsed });
   });
 
   test("unfinished and unleaseAll: only what was left before the given time; leased rows back to pending, sent rows kept", async () => {

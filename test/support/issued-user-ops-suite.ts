@@ -132,6 +132,41 @@ export function issuedUserOpStoreSuite(database: IssuedStoreDatabase) {
     expect((await b.find(noHash))?.txHash).toBeNull();
   });
 
+  test("the claim's time is the sent time (cleared by a release); finish writes the executed UserOp's figures exactly", async () => {
+    const [a, b] = (await instances(2)) as [AsyncIssuedUserOpStore, AsyncIssuedUserOpStore];
+    const hash = await issue(a, address(0xf16), NOW + 60);
+    expect(await a.find(hash)).toMatchObject({ sentAt: null, minedAt: null, gasUsed: null, actualGasCost: null });
+    const before = new Date().toISOString();
+    expect(await a.claim(hash)).toBe(true);
+    const claimed = (await b.find(hash))?.sentAt ?? "";
+    expect(claimed >= before && new Date(claimed).toISOString() === claimed).toBe(true);
+    await b.release(hash);
+    expect((await a.find(hash))?.sentAt).toBeNull();
+    expect(await b.claim(hash)).toBe(true);
+    const sentAt = (await a.find(hash))?.sentAt;
+    // Beyond 2^64 and a double's 53 bits: exact, on either database.
+    const huge = (2n ** 255n + 7n).toString();
+    const mined = {
+      gasUsed: "182345",
+      effectiveGasPrice: huge,
+      actualGasCost: "98765432109876543210",
+      actualGasUsed: "150000",
+      minedAt: new Date().toISOString(),
+    };
+    await a.finish(hash, { status: "success", txHash: "0x0f", result: { ok: true }, mined });
+    expect(await b.find(hash)).toMatchObject({ status: "success", txHash: "0x0f", sentAt, ...mined });
+    // A UserOp that never executed has no figures: unknown, not zero.
+    const refused = await issue(a, address(0xf16), NOW + 60);
+    await a.claim(refused);
+    await a.finish(refused, { status: "failed", result: { code: "userop_error" } });
+    expect(await b.find(refused)).toMatchObject({
+      gasUsed: null,
+      effectiveGasPrice: null,
+      actualGasCost: null,
+      minedAt: null,
+    });
+  });
+
   test("recentIssued: only the newest unexpired issued ones of that sender, network and kind, newest first", async () => {
     const [store] = (await instances(1)) as [AsyncIssuedUserOpStore];
     const sender = address(0xa11ce);

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, numeric, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 
 // The PostgreSQL twin of src/db/schema.ts (SQLite): the same tables, columns, keys and indexes, column by column,
 // so a store's PostgreSQL adapter reads and writes the rows its SQLite adapter does. What each table and column
@@ -11,6 +11,8 @@ import { bigint, boolean, index, pgTable, primaryKey, text, uniqueIndex } from "
 // rows copied from a SQLite file keep their ids).
 
 const int = (name: string) => bigint(name, { mode: "number" });
+/** Wei and gas figures (SQLite: decimal TEXT): any uint256, exact, read as the same decimal string. */
+const amount = (name: string) => numeric(name, { precision: 78, scale: 0 });
 const id = () => int("id").primaryKey().generatedByDefaultAsIdentity();
 const settlementStatus = ["pending", "sent", "success", "reverted", "failed", "rejected"] as const;
 
@@ -34,6 +36,10 @@ export const eoaSettlements = pgTable(
     error: text("error"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    gasUsed: amount("gas_used"),
+    effectiveGasPrice: amount("effective_gas_price"),
+    sentAt: text("sent_at"),
+    minedAt: text("mined_at"),
   },
   (table) => [uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce)],
 );
@@ -56,6 +62,12 @@ export const issuedUserOps = pgTable(
     expiresAt: int("expires_at").notNull(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    gasUsed: amount("gas_used"),
+    effectiveGasPrice: amount("effective_gas_price"),
+    actualGasCost: amount("actual_gas_cost"),
+    actualGasUsed: amount("actual_gas_used"),
+    sentAt: text("sent_at"),
+    minedAt: text("mined_at"),
   },
   (table) => [
     index("issued_user_ops_recent").on(table.network, table.sender, table.status, table.kind, table.expiresAt),
@@ -123,6 +135,14 @@ export const deploymentWallets = pgTable(
     fundingTxHash: text("funding_tx_hash"),
     fundingRawTx: text("funding_raw_tx"),
     fundingError: text("funding_error"),
+    deploymentGasUsed: amount("deployment_gas_used"),
+    deploymentEffectiveGasPrice: amount("deployment_effective_gas_price"),
+    deploymentSentAt: text("deployment_sent_at"),
+    deploymentMinedAt: text("deployment_mined_at"),
+    fundingGasUsed: amount("funding_gas_used"),
+    fundingEffectiveGasPrice: amount("funding_effective_gas_price"),
+    fundingSentAt: text("funding_sent_at"),
+    fundingMinedAt: text("funding_mined_at"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -168,6 +188,10 @@ export const x402Settlements = pgTable(
     error: text("error"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    gasUsed: amount("gas_used"),
+    effectiveGasPrice: amount("effective_gas_price"),
+    sentAt: text("sent_at"),
+    minedAt: text("mined_at"),
     token: text("token"),
   },
   (table) => [
@@ -227,6 +251,10 @@ export const swapSettlements = pgTable(
     error: text("error"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    gasUsed: amount("gas_used"),
+    effectiveGasPrice: amount("effective_gas_price"),
+    sentAt: text("sent_at"),
+    minedAt: text("mined_at"),
   },
   (table) => [uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce)],
 );

@@ -1,0 +1,26 @@
+ALTER TABLE `deployment_wallets` ADD `deployment_gas_used` text;--> statement-breakpoint
+ALTER TABLE `deployment_wallets` ADD `deployment_effective_gas_price` text;--> statement-breakpoint
+ALTER TABLE `deployment_wallets` ADD `deployment_sent_at` text;--> statement-breakpoint
+ALTER TABLE `deployment_wallets` ADD `deployment_mined_at` text;--> statement-breakpoint
+ALTER TABLE `deployment_wallets` ADD `funding_gas_used` text;--> statement-breakpoint
+ALTER TABLE `deployment_wallets` ADD `funding_effective_gas_price` text;--> statement-breakpoint
+ALTER TABLE `deployment_wallets` ADD `funding_sent_at` text;--> statement-breakpoint
+ALTER TABLE `deployment_wallets` ADD `funding_mined_at` text;--> statement-breakpoint
+ALTER TABLE `eoa_settlements` ADD `gas_used` text;--> statement-breakpoint
+ALTER TABLE `eoa_settlements` ADD `effective_gas_price` text;--> statement-breakpoint
+ALTER TABLE `eoa_settlements` ADD `sent_at` text;--> statement-breakpoint
+ALTER TABLE `eoa_settlements` ADD `mined_at` text;--> statement-breakpoint
+ALTER TABLE `issued_user_ops` ADD `gas_used` text;--> statement-breakpoint
+ALTER TABLE `issued_user_ops` ADD `effective_gas_price` text;--> statement-breakpoint
+ALTER TABLE `issued_user_ops` ADD `actual_gas_cost` text;--> statement-breakpoint
+ALTER TABLE `issued_user_ops` ADD `actual_gas_used` text;--> statement-breakpoint
+ALTER TABLE `issued_user_ops` ADD `sent_at` text;--> statement-breakpoint
+ALTER TABLE `issued_user_ops` ADD `mined_at` text;--> statement-breakpoint
+ALTER TABLE `swap_settlements` ADD `gas_used` text;--> statement-breakpoint
+ALTER TABLE `swap_settlements` ADD `effective_gas_price` text;--> statement-breakpoint
+ALTER TABLE `swap_settlements` ADD `sent_at` text;--> statement-breakpoint
+ALTER TABLE `swap_settlements` ADD `mined_at` text;--> statement-breakpoint
+ALTER TABLE `x402_settlements` ADD `gas_used` text;--> statement-breakpoint
+ALTER TABLE `x402_settlements` ADD `effective_gas_price` text;--> statement-breakpoint
+ALTER TABLE `x402_settlements` ADD `sent_at` text;--> statement-breakpoint
+ALTER TABLE `x402_settlements` ADD `mined_at` text;
