@@ -1,5 +1,4 @@
-import { Type } from "@sinclair/typebox";
-import { t } from "elysia";
+import { Type, Type as t } from "@sinclair/typebox";
 
 /** Shared field shapes: a wrong one is a 400 `validation_error` that names the field. */
 export const AddressField = t.String({ pattern: "^0x[0-9a-fA-F]{40}$", description: "20-byte hex address" });

@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress, type Hex, isAddressEqual, keccak256 } from "viem";
 import { encodePath } from "../swap/path";
 import { minBuyAmount as slippageFloor, swapFee } from "../swap/quote-math";

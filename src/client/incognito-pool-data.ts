@@ -1,5 +1,5 @@
+import type { Static } from "@sinclair/typebox";
 import type { LeanIMT } from "@zk-kit/lean-imt";
-import type { Static } from "elysia";
 import { type Address, getAddress } from "viem";
 import { buildTree } from "../incognito/notes";
 import type { CircuitResponseSchema, LeavesResponseSchema } from "../incognito/schemas";

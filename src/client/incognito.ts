@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress, type Hex, isAddressEqual } from "viem";
 import { unshieldMinimumFee } from "../incognito/fees";
 import {

@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress, type Hash, type Hex, type PublicClient, toHex } from "viem";
 import type { SwapBodySchema, SwapSettleResponseSchema, SwapVerifyResponseSchema } from "../swap/schemas";
 import { SWAP_WITH_AUTHORIZATION_TYPES } from "../swap/typed-data";

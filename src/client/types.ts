@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Account, Address, Chain, Hex, Transport, WalletClient } from "viem";
 import type {
   ClaimResponseSchema,

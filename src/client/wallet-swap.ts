@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress, type Hex } from "viem";
 import type { WalletSwapSettleResponseSchema, WalletSwapVerifyResponseSchema } from "../swap/schemas";
 import type { RpcUserOp } from "../userops/user-operation";

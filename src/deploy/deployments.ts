@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import { claimDeployments } from "./claim";
 import { createDeployContext, type DeployDeps } from "./context";
 import { settleEoaDeployment, verifyEoaDeployment } from "./eoa-flow";

@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { DeploymentBatch } from "../db/schema";
 import { ApiError } from "../errors";
 import { authorizationToJson } from "../settlement/authorization";

@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { DeployContext } from "./context";
 import { planDeployment, walletEntries } from "./plan";
 import type { QuoteBodySchema } from "./schemas";

@@ -1,4 +1,4 @@
-import { t } from "elysia";
+import { Type as t } from "@sinclair/typebox";
 import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields";
 import { PaymentPayloadSchema } from "../payments/schemas";
 import { SignatureField, UserOpSchema } from "../userops/schema";

@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import { getAddress, type Hex } from "viem";
 import { refuse } from "../userops/invalid";
 import { issueUserOp } from "../userops/issue-user-op";

@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress } from "viem";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";

@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { ApiError } from "../errors";
 import { invalidUnder } from "../userops/invalid";
 import type { IssueUserOpDeps } from "../userops/issue-user-op";

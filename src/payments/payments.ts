@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import type { RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";

@@ -1,4 +1,4 @@
-import { t } from "elysia";
+import { Type as t } from "@sinclair/typebox";
 
 const Address = t.String({ description: "20-byte hex address" });
 const Amount = t.String({ description: "decimal integer in the token's smallest unit" });

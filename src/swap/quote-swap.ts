@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress, type Hex, isAddressEqual, keccak256, toHex } from "viem";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime, Networks } from "../chain/networks";

@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import { type Address, encodeFunctionData, getAddress, type Hex, isAddressEqual } from "viem";
 import { erc20Abi } from "../chain/abis";
 import type { NetworkRuntime } from "../chain/networks";

@@ -1,4 +1,4 @@
-import { t } from "elysia";
+import { Type as t } from "@sinclair/typebox";
 import { AddressField } from "../fields";
 
 // Packed v0.7 UserOps hold gas limits and fees in 16 bytes each; a wider value could not be hashed or sent.

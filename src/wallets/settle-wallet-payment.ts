@@ -1,4 +1,4 @@
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Address } from "viem";
 import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";

@@ -1,4 +1,4 @@
-import { t } from "elysia";
+import { Type as t } from "@sinclair/typebox";
 
 export const X402SupportedResponseSchema = t.Object({
   kinds: t.Array(
