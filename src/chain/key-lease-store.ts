@@ -1,5 +1,4 @@
 import { type SQL, sql } from "drizzle-orm";
-import type { Db } from "../db/open";
 
 /** A lease this instance holds on one executor key, as the database wrote it. */
 export type TakenLease = {
@@ -60,8 +59,8 @@ export function leaseStatements(now: SQL) {
   };
 }
 
-type RawLease = { expires_at: number | string; taken_from: string | null };
-type RawRow = { address: string; holder: string; expires_at: number | string; heartbeat_at: number | string };
+export type RawLease = { expires_at: number | string; taken_from: string | null };
+export type RawRow = { address: string; holder: string; expires_at: number | string; heartbeat_at: number | string };
 
 export const toTaken = (row: RawLease | undefined): TakenLease | undefined =>
   row && { expiresAt: Number(row.expires_at), takenFrom: row.taken_from };
@@ -71,24 +70,3 @@ export const toLeaseRow = (row: RawRow): LeaseRow => ({
   expiresAt: Number(row.expires_at),
   heartbeatAt: Number(row.heartbeat_at),
 });
-
-/**
- * The SQLite adapter: the same statements on the service's file. A SQLite file serves one instance, so that
- * instance always gets its keys; the wiring gives it one fixed holder id, so that after a crash the restarted
- * process takes its own leases again at once instead of waiting for them to expire (start-up reconciliation
- * resolves what the crashed process left, as it does today).
- */
-export function createKeyLeaseStoreSqlite(db: Db): KeyLeaseStore {
-  const statements = leaseStatements(sql`CAST(unixepoch('subsec') * 1000 AS INTEGER)`);
-  const lower = (address: string) => address.toLowerCase();
-  return {
-    take: async (network, address, holder, leaseMs) =>
-      toTaken(db.all<RawLease>(statements.take(network, lower(address), holder, leaseMs))[0]),
-    renew: async (network, address, holder, leaseMs) =>
-      db.all(statements.renew(network, lower(address), holder, leaseMs)).length > 0,
-    release: async (network, address, holder) => {
-      db.run(statements.release(network, lower(address), holder));
-    },
-    leases: async (network) => db.all<RawRow>(statements.leases(network)).map(toLeaseRow),
-  };
-}

@@ -1,5 +1,6 @@
-import { createKeyLeaseStoreSqlite, type KeyLeaseStore } from "../chain/key-lease-store";
+import type { KeyLeaseStore } from "../chain/key-lease-store";
 import { createKeyLeaseStorePostgres } from "../chain/key-lease-store-postgres";
+import { createKeyLeaseStoreSqlite } from "../chain/key-lease-store-sqlite";
 import type { DenyCounters, DenyPolicy } from "../deny/deny-counters";
 import { createPostgresDenyCounters } from "../deny/postgres-deny-counters";
 import { createSqliteDenyCounters } from "../deny/sqlite-deny-counters";
@@ -7,8 +8,9 @@ import type { FlowStore } from "../flow";
 import { FLOWS, type FlowStores } from "../flows";
 import { createSettlementStore } from "../settlement/settlement-store";
 import { type AsyncSettlementStore, createSettlementStorePostgres } from "../settlement/settlement-store-postgres";
-import { type AsyncIssuedUserOpStore, createIssuedUserOpStore } from "../userops/issued-user-op-store";
+import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import { createIssuedUserOpStorePostgres } from "../userops/issued-user-op-store-postgres";
+import { createIssuedUserOpStore } from "../userops/issued-user-op-store-sqlite";
 import { asAsync } from "./async-port";
 import { type Db, isDatabaseHealthy, openDatabase } from "./open";
 import { isPostgresHealthy, openPostgres, type PgDb } from "./postgres/open";

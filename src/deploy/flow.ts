@@ -1,7 +1,8 @@
 import { asAsync } from "../db/async-port";
 import type { Flow } from "../flow";
-import { type AsyncDeploymentStore, createDeploymentStore } from "./deployment-store";
+import type { AsyncDeploymentStore } from "./deployment-store";
 import { createDeploymentStorePostgres } from "./deployment-store-postgres";
+import { createDeploymentStore } from "./deployment-store-sqlite";
 import { createDeployments, type Deployments } from "./deployments";
 import { DEPLOYMENT_EXAMPLES } from "./examples";
 import { deployRoutes } from "./routes";

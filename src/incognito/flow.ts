@@ -2,8 +2,9 @@ import { asAsync } from "../db/async-port";
 import type { Flow } from "../flow";
 import { INCOGNITO_EXAMPLES } from "./examples";
 import { createIncognito, type Incognito } from "./incognito";
-import { type AsyncLeafStore, createLeafStore } from "./leaf-store";
+import type { AsyncLeafStore } from "./leaf-store";
 import { createLeafStorePostgres } from "./leaf-store-postgres";
+import { createLeafStore } from "./leaf-store-sqlite";
 import { incognitoRoutes } from "./routes";
 
 /** Incognito shield and unshield through the privacy pool: UserOps of the kernel, and the pool's leaves indexed. */

@@ -5,7 +5,7 @@ import { afterAll, describe } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createKeyLeaseStoreSqlite } from "../../src/chain/key-lease-store";
+import { createKeyLeaseStoreSqlite } from "../../src/chain/key-lease-store-sqlite";
 import { openDatabase } from "../../src/db/open";
 import { executorLeaseSuite } from "../support/executor-leases-suite";
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { asAsync } from "../../src/db/async-port";
 import { openDatabase } from "../../src/db/open";
-import { createDeploymentStore } from "../../src/deploy/deployment-store";
+import { createDeploymentStore } from "../../src/deploy/deployment-store-sqlite";
 import { deploymentStoreSuite } from "../support/deployment-store-suite";
 
 const dir = mkdtempSync(join(tmpdir(), "relay402-deployment-store-"));

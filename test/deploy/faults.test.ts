@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Address, Hex } from "viem";
 import { erc20Abi } from "../../src/chain/abis";
-import { createDeploymentStore } from "../../src/deploy/deployment-store";
+import { createDeploymentStore } from "../../src/deploy/deployment-store-sqlite";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";

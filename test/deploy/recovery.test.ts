@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { type Address, type Hex, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { createDeploymentStore } from "../../src/deploy/deployment-store";
+import { createDeploymentStore } from "../../src/deploy/deployment-store-sqlite";
 import { chainOf, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
 import {

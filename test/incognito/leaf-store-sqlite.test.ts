@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { asAsync } from "../../src/db/async-port";
 import { openDatabase } from "../../src/db/open";
-import { createLeafStore } from "../../src/incognito/leaf-store";
+import { createLeafStore } from "../../src/incognito/leaf-store-sqlite";
 import { leafStoreSuite } from "../support/leaf-store-suite";
 
 const dir = mkdtempSync(join(tmpdir(), "relay402-leaves-"));

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { asAsync } from "../../src/db/async-port";
 import { openDatabase } from "../../src/db/open";
-import { createIssuedUserOpStore } from "../../src/userops/issued-user-op-store";
+import { createIssuedUserOpStore } from "../../src/userops/issued-user-op-store-sqlite";
 import { issuedUserOpStoreSuite } from "../support/issued-user-ops-suite";
 
 const dir = mkdtempSync(join(tmpdir(), "relay402-issued-"));
