@@ -1,12 +1,7 @@
-import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type SwapSettlement, swapSettlements } from "../db/schema";
-import {
-  claimRecord,
-  createSettlementJournal,
-  type JournalColumns,
-  type SettlementStoreOf,
-} from "../settlement/settlement-journal";
+import { createClaimStore } from "../settlement/claim-store";
+import type { JournalColumns, SettlementStoreOf } from "../settlement/settlement-journal";
 import type { SwapAuthorization } from "./swap-authorization";
 import { swapAuthorizationHash } from "./typed-data";
 
@@ -40,48 +35,7 @@ const keyOf = (key: SwapSettlementKey) => ({
   payer: key.payer.toLowerCase(),
   nonce: key.nonce.toLowerCase(),
 });
-const p = (name: string) => sql.placeholder(name);
 
-export function createSwapSettlementStore(db: Db): SwapSettlementStore {
-  const now = () => new Date().toISOString();
-  const t = swapSettlements;
-  const findByKey = db
-    .select()
-    .from(t)
-    .where(and(eq(t.network, p("network")), eq(t.payer, p("payer")), eq(t.nonce, p("nonce"))))
-    .prepare();
-  const insertPending = db
-    .insert(t)
-    .values({
-      network: p("network"),
-      payer: p("payer"),
-      nonce: p("nonce"),
-      sellToken: p("sellToken"),
-      buyToken: p("buyToken"),
-      sellAmount: p("sellAmount"),
-      minBuyAmount: p("minBuyAmount"),
-      recipient: p("recipient"),
-      fee: p("fee"),
-      validAfter: p("validAfter"),
-      validBefore: p("validBefore"),
-      signature: p("signature"),
-      authorizationHash: p("authorizationHash"),
-      status: "pending",
-      createdAt: p("time"),
-      updatedAt: p("time"),
-    })
-    .onConflictDoNothing()
-    .returning()
-    .prepare();
-  const find = (key: SwapSettlementKey) => findByKey.get(keyOf(key));
-  return {
-    find,
-    claim: (settlement) =>
-      claimRecord(
-        db,
-        () => insertPending.get({ ...settlement, ...keyOf(settlement), time: now() }),
-        () => find(settlement),
-      ),
-    ...createSettlementJournal<SwapSettlement>(db, t),
-  };
-}
+/** EOA swaps in SQLite, one per (network, payer, nonce). */
+export const createSwapSettlementStore = (db: Db): SwapSettlementStore =>
+  createClaimStore(db, swapSettlements, { key: ["network", "payer", "nonce"], keyOf });
