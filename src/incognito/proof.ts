@@ -1,4 +1,12 @@
-import * as snarkjs from "snarkjs";
+import type * as Snarkjs from "snarkjs";
+
+/**
+ * snarkjs (and the curve code it pulls in) is loaded on the first proof or verification, not at start: a service
+ * that never sees an unshield, and a payments-only client, do not pay its memory.
+ */
+let loaded: Promise<typeof Snarkjs> | undefined;
+const snarkjs = () => (loaded ??= import("snarkjs"));
+
 import { PUBLIC_SIGNALS, type PublicSignalName, SNARK_BASE_FIELD, SNARK_SCALAR_FIELD } from "./protocol";
 import { useSingleThreadedCurve } from "./snark";
 
@@ -10,7 +18,7 @@ export type SolidityProof = { a: [string, string]; b: [[string, string], [string
 
 export type PublicSignals = Record<PublicSignalName, bigint>;
 
-export function toSolidityProof(proof: snarkjs.Groth16Proof): SolidityProof {
+export function toSolidityProof(proof: Snarkjs.Groth16Proof): SolidityProof {
   const at = (values: readonly string[] | undefined, i: number) => {
     const value = values?.[i];
     if (value === undefined) throw new Error("malformed snarkjs proof");
@@ -27,7 +35,7 @@ export function toSolidityProof(proof: snarkjs.Groth16Proof): SolidityProof {
 }
 
 /** The inverse of `toSolidityProof`, for verifying off-chain with snarkjs (z coordinates are 1: affine). */
-export function fromSolidityProof(proof: SolidityProof): snarkjs.Groth16Proof {
+export function fromSolidityProof(proof: SolidityProof): Snarkjs.Groth16Proof {
   return {
     pi_a: [proof.a[0], proof.a[1], "1"],
     pi_b: [
@@ -81,9 +89,10 @@ export async function proveUnshield(
   wasm: string | Uint8Array,
   zkey: string | Uint8Array,
 ): Promise<{ proof: SolidityProof; publicSignals: PublicSignals }> {
+  const { groth16 } = await snarkjs();
   await useSingleThreadedCurve();
   const asFile = (f: string | Uint8Array) => (typeof f === "string" ? f : { type: "mem" as const, data: f });
-  const { proof, publicSignals } = await snarkjs.groth16.fullProve(input, asFile(wasm), asFile(zkey));
+  const { proof, publicSignals } = await groth16.fullProve(input, asFile(wasm), asFile(zkey));
   return { proof: toSolidityProof(proof), publicSignals: publicSignalsFromArray(publicSignals) };
 }
 
@@ -96,10 +105,11 @@ export async function verifyUnshield(
   publicSignals: PublicSignals,
   proof: SolidityProof,
 ): Promise<boolean> {
+  const { groth16 } = await snarkjs();
   await useSingleThreadedCurve();
   try {
     if (coordinateOutOfField(proof) !== undefined || signalOutOfField(publicSignals) !== undefined) return false;
-    return await snarkjs.groth16.verify(verificationKey, publicSignalsArray(publicSignals), fromSolidityProof(proof));
+    return await groth16.verify(verificationKey, publicSignalsArray(publicSignals), fromSolidityProof(proof));
   } catch {
     return false;
   }

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { ApiError } from "../../errors";
 import { buildDocument } from "./document";
-import { UI_ASSETS, uiPage } from "./ui";
+import { uiAsset, uiPage } from "./ui";
 
 const PATH = "/openapi";
 const hidden = { detail: { hide: true } };
@@ -17,8 +17,8 @@ export function apiDocs(version: string) {
     .get(`${PATH}/json`, () => (document ??= buildDocument(plugin, version)), hidden)
     .get(
       `${PATH}/assets/:file`,
-      ({ params }) => {
-        const asset = UI_ASSETS[params.file as keyof typeof UI_ASSETS];
+      async ({ params }) => {
+        const asset = await uiAsset(params.file);
         if (!asset) throw new ApiError("not_found", "no such file");
         return new Response(asset.body, {
           headers: { "content-type": asset.type, "cache-control": "public, max-age=86400" },
