@@ -95,6 +95,11 @@ export type Flow<Name extends string, Service, Store = undefined> = {
   start?(service: Service): void;
   stop?(service: Service): void | Promise<void>;
   /**
+   * Whether a network's config enables this flow there (a privacy pool for incognito, a swap section for swaps,
+   * x402 switched on); absent: every configured network. The start logs the flows each network serves.
+   */
+  enabledOn?(network: NetworkConfig): boolean;
+  /**
    * Why this flow cannot work on a network although it is configured there (checked once at start, on the
    * network's RPC): the flow is then refused on that network with this reason, and the rest of the service runs.
    */

@@ -13,13 +13,25 @@ import { createServices, denyPolicyOf } from "./services";
  * does not verify) is refused with a ConfigError before anything is opened or listened on; wrong swap wiring
  * (a router the relayer does not whitelist) only switches swaps off on its network.
  */
-export async function startServer(config: Config, options: { silent?: boolean } = {}) {
+export async function startServer(
+  config: Config,
+  options: { silent?: boolean; logSink?: (line: string) => void } = {},
+) {
   const wiring = await checkWiring(config);
-  const logger = createLogger({ silent: options.silent });
+  const logger = createLogger({ silent: options.silent, ...(options.logSink ? { sink: options.logSink } : {}) });
   const stores = await openStores(databaseOf(config), denyPolicyOf(config));
   const services = createServices(config, logger, wiring, stores);
   // The first key leases (several instances on PostgreSQL; nothing to take for one instance on SQLite).
   await services.networks.start();
+  for (const network of services.networks.all()) {
+    const served = services.flows.filter(({ flow }) => flow.enabledOn?.(network.config) ?? true);
+    const off = wiring.unavailable[network.name] ?? {};
+    logger.info({
+      event: "flows_served",
+      network: network.name,
+      flows: served.map(({ flow }) => flow.name).filter((name) => !(name in off)),
+    });
+  }
   for (const [network, flows] of Object.entries(wiring.unavailable)) {
     for (const [flow, reason] of Object.entries(flows ?? {}))
       logger.warn({ event: `${flow}_unavailable`, network, reason });

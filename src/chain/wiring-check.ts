@@ -63,7 +63,9 @@ async function unavailableFlows(name: NetworkName, network: NetworkConfig): Prom
   const client = clientOf(network);
   const call = async (to: `0x${string}`, data: `0x${string}`) => (await client.call({ to, data })).data;
   const reasons = await Promise.all(
-    FLOWS.map(async (flow: AnyFlow) => [flow.name, await flow.unavailableOn?.(name, network, call)] as const),
+    FLOWS.filter((flow: AnyFlow) => flow.enabledOn?.(network) ?? true).map(
+      async (flow: AnyFlow) => [flow.name, await flow.unavailableOn?.(name, network, call)] as const,
+    ),
   );
   return Object.fromEntries(reasons.filter((entry): entry is readonly [string, string] => entry[1] !== undefined));
 }

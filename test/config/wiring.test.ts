@@ -63,6 +63,40 @@ describe("start-up wiring checks", () => {
     }
   });
 
+  test("each network serves the flows its config enables: a network without a pool, swaps or x402 serves neither", async () => {
+    const lines: string[] = [];
+    const config = await devnetConfig((input) => {
+      const bsc = (input.networks as Record<string, Record<string, any>>).bsc;
+      if (!bsc) throw new Error("no bsc");
+      delete bsc.contracts.privacyPool;
+      delete bsc.swap;
+      bsc.x402 = { enabled: false };
+    });
+    const service = await startServer(config, { logSink: (line) => lines.push(line) });
+    try {
+      const served = Object.fromEntries(
+        lines
+          .map((line) => JSON.parse(line))
+          .filter((line) => line.event === "flows_served")
+          .map((line) => [line.network, line.flows]),
+      );
+      expect(served).toEqual({
+        bsc: ["payments", "wallets", "deployments"],
+        base: ["payments", "x402", "wallets", "incognito", "swaps", "deployments"],
+      });
+      // What bsc does not serve is refused there, naming the network.
+      const quote = { sellToken: bsc.tokens.USDT?.address, buyToken: bsc.dex?.wrappedNative, sellAmount: "1000" };
+      const refused = await fetch(`${service.url}/swap/quote`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ network: "bsc", ...quote }),
+      }).then((r) => r.json() as Promise<{ code: string; message: string }>);
+      expect(refused).toMatchObject({ code: "validation_error", message: "network: swaps are not enabled on bsc" });
+    } finally {
+      await service.stop();
+    }
+  });
+
   test("bsc pointed at the base chain's RPC is refused, naming the network and the URL's index", async () => {
     const message = await refusal(await devnetConfig((c) => (c.networks.bsc!.rpcUrls = [bsc.rpcUrl, base.rpcUrl])));
     expect(message).toBe("start refused: networks.bsc.rpcUrls.1 answers chain id 8453, expected 56");
