@@ -42,7 +42,7 @@ const WARM_UP = 5;
 const GAS_RUNS = 5;
 
 type Hop = { dex: string; kind: "v2" | "v3"; tokenIn: Address; tokenOut: Address; fee?: number };
-type Quote = { fee: string; buyAmount: string; minBuyAmount: string; route: Hop[]; typedData?: any };
+type Quote = { fee: string; buyAmount: string; minBuyAmount: string; route: Hop[]; path: string; typedData?: any };
 
 const randomAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
@@ -180,7 +180,7 @@ try {
       const signature = await payer.account.signTypedData({ domain, types, primaryType, message });
       await nextSecond();
       const settled = await post("/swap/settle", {
-        swapPayload: { authorization: message, signature },
+        swapPayload: { authorization: message, signature, path: quote.path },
         swapRequirements: { network: "bsc", relayerContract: network.relayer },
       });
       if (settled.status !== 200) throw new Error(`swap settle failed: ${JSON.stringify(settled.body)}`);
