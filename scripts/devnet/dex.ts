@@ -86,8 +86,29 @@ const V3_DAI_SKEW_PERCENT = 1n;
  * the ones deployed here links a library (the position manager's NFTDescriptor is only used by the token
  * descriptor, which is the zero address); an unlinked placeholder would deploy broken code, so it stops the start.
  */
+/**
+ * Two artifacts of @uniswap/swap-router-contracts 1.3.1, committed as the package ships them (its dependencies pull
+ * in hardhat, about 220 MB, only to hold three JSON files); test/swap/vendored-artifacts.test.ts checks each file's
+ * sha256 against the package's. The package's QuoterV2 is v3-periphery 1.4.4's, byte for byte.
+ */
+export const VENDORED_UNISWAP = {
+  dir: join(import.meta.dir, "..", "..", "artifacts", "uniswap", "swap-router-contracts-1.3.1"),
+  package: "@uniswap/swap-router-contracts@1.3.1",
+  files: {
+    "SwapRouter02.json": {
+      from: "artifacts/contracts/SwapRouter02.sol/SwapRouter02.json",
+      sha256: "210a7bf29f26de9f45d35dac1214943eca41c3a002007dd6a0e1aa870bf2d2d1",
+    },
+    "MixedRouteQuoterV1.json": {
+      from: "artifacts/contracts/lens/MixedRouteQuoterV1.sol/MixedRouteQuoterV1.json",
+      sha256: "f141b2e0f1651751f6a25f6a8821725498077e3e949ab307e488cf7086f333fb",
+    },
+  },
+} as const;
+
 function uniswapArtifact(path: string): Hex {
-  const json = JSON.parse(readFileSync(join(UNISWAP, path), "utf8"));
+  const vendored = path.startsWith("vendored/") ? join(VENDORED_UNISWAP.dir, path.slice("vendored/".length)) : null;
+  const json = JSON.parse(readFileSync(vendored ?? join(UNISWAP, path), "utf8"));
   const code: string = json.bytecode;
   if (!/^(0x)?[0-9a-fA-F]*$/.test(code)) throw new Error(`${path} has unlinked library placeholders`);
   return (code.startsWith("0x") ? code : `0x${code}`) as Hex;
@@ -102,9 +123,9 @@ const ARTIFACTS = {
   v3Factory: "v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json",
   positionManager: "v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
   // QuoterV2 ships in both v3-periphery 1.4.4 and swap-router-contracts 1.3.1 with identical bytecode.
-  quoterV2: "swap-router-contracts/artifacts/contracts/lens/QuoterV2.sol/QuoterV2.json",
-  mixedRouteQuoter: "swap-router-contracts/artifacts/contracts/lens/MixedRouteQuoterV1.sol/MixedRouteQuoterV1.json",
-  swapRouter02: "swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json",
+  quoterV2: "v3-periphery/artifacts/contracts/lens/QuoterV2.sol/QuoterV2.json",
+  mixedRouteQuoter: "vendored/MixedRouteQuoterV1.json",
+  swapRouter02: "vendored/SwapRouter02.json",
 } as const;
 
 /**
