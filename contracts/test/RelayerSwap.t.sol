@@ -160,8 +160,7 @@ contract RelayerSwapTest is UniswapFixture {
     /// @dev Field by field in the order of the type string (two halves only to keep the stack small).
     function _structHash(Relayer.SwapAuthorization memory a) internal pure returns (bytes32) {
         bytes memory head = abi.encode(SWAP_TYPEHASH, a.from, a.sellToken, a.buyToken, a.sellAmount, a.minBuyAmount);
-        bytes memory tail =
-            abi.encode(a.recipient, a.fee, a.router, a.routeHash, a.validAfter, a.validBefore, a.nonce);
+        bytes memory tail = abi.encode(a.recipient, a.fee, a.router, a.routeHash, a.validAfter, a.validBefore, a.nonce);
         return keccak256(bytes.concat(head, tail));
     }
 
@@ -355,7 +354,8 @@ contract RelayerSwapTest is UniswapFixture {
         assertFalse(relayer.authorizationState(payer, "victim"));
 
         // Claiming another route in the authorization breaks the signature instead.
-        Relayer.SwapAuthorization memory rebound = _bind(_auth(address(dai), 1000e18, a.minBuyAmount, "victim"), others[0]);
+        Relayer.SwapAuthorization memory rebound =
+            _bind(_auth(address(dai), 1000e18, a.minBuyAmount, "victim"), others[0]);
         vm.expectRevert(Relayer.InvalidSignature.selector);
         relayer.swapWithAuthorization(rebound, sig, others[0]);
 
@@ -498,7 +498,9 @@ contract RelayerSwapTest is UniswapFixture {
 
     function test_routerNotWhitelisted() public {
         // A real, working V2 router, just not whitelisted.
-        address other = _deploy("v2-periphery/build/UniswapV2Router02.json", abi.encode(address(v2Factory), weth));
+        address other = _deploy(
+            string.concat(UNISWAP, "v2-periphery/build/UniswapV2Router02.json"), abi.encode(address(v2Factory), weth)
+        );
         Relayer.SwapRoute memory otherRoute = Relayer.SwapRoute(other, _v2Path(address(usdt), address(dai)));
         Relayer.SwapAuthorization memory signedOther = _bind(_auth(address(dai), 1000e18, 1, "router"), otherRoute);
         bytes memory otherSig = _sign(payerKey, signedOther);

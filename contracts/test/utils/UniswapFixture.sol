@@ -88,6 +88,8 @@ abstract contract UniswapFixture is Test {
     bytes32 internal constant V2_INIT_CODE_HASH = 0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f;
     bytes32 internal constant V3_INIT_CODE_HASH = 0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54;
     string internal constant UNISWAP = "node_modules/@uniswap/";
+    /// @dev @uniswap/swap-router-contracts 1.3.1's SwapRouter02, committed as the package ships it (scripts/devnet/dex.ts).
+    string internal constant VENDORED = "artifacts/uniswap/swap-router-contracts-1.3.1/";
 
     address internal weth;
     IUniswapV2Factory internal v2Factory;
@@ -98,37 +100,49 @@ abstract contract UniswapFixture is Test {
     IQuoterV2 internal quoterV2;
 
     function _deployUniswap() internal {
-        assertEq(keccak256(_artifact("v2-core/build/UniswapV2Pair.json")), V2_INIT_CODE_HASH, "V2 pair init code");
         assertEq(
-            keccak256(_artifact("v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json")),
+            keccak256(_artifact(string.concat(UNISWAP, "v2-core/build/UniswapV2Pair.json"))),
+            V2_INIT_CODE_HASH,
+            "V2 pair init code"
+        );
+        assertEq(
+            keccak256(
+                _artifact(string.concat(UNISWAP, "v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json"))
+            ),
             V3_INIT_CODE_HASH,
             "V3 pool init code"
         );
-        weth = _deploy("v2-periphery/build/WETH9.json", "");
-        address v2f = _deploy("v2-core/build/UniswapV2Factory.json", abi.encode(address(this)));
+        weth = _deploy(string.concat(UNISWAP, "v2-periphery/build/WETH9.json"), "");
+        address v2f = _deploy(string.concat(UNISWAP, "v2-core/build/UniswapV2Factory.json"), abi.encode(address(this)));
         v2Factory = IUniswapV2Factory(v2f);
-        v2Router = IUniswapV2Router02(_deploy("v2-periphery/build/UniswapV2Router02.json", abi.encode(v2f, weth)));
-        address v3f = _deploy("v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json", "");
+        v2Router = IUniswapV2Router02(
+            _deploy(string.concat(UNISWAP, "v2-periphery/build/UniswapV2Router02.json"), abi.encode(v2f, weth))
+        );
+        address v3f = _deploy(
+            string.concat(UNISWAP, "v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json"), ""
+        );
         v3Factory = IUniswapV3Factory(v3f);
         address npm = _deploy(
-            "v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
+            string.concat(
+                UNISWAP,
+                "v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json"
+            ),
             abi.encode(v3f, weth, address(0))
         );
         positionManager = INonfungiblePositionManager(npm);
-        swapRouter02 = ISwapRouter02(
-            _deploy(
-                "swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json",
-                abi.encode(v2f, v3f, npm, weth)
-            )
-        );
+        swapRouter02 =
+            ISwapRouter02(_deploy(string.concat(VENDORED, "SwapRouter02.json"), abi.encode(v2f, v3f, npm, weth)));
         quoterV2 = IQuoterV2(
-            _deploy("swap-router-contracts/artifacts/contracts/lens/QuoterV2.sol/QuoterV2.json", abi.encode(v3f, weth))
+            _deploy(
+                string.concat(UNISWAP, "v3-periphery/artifacts/contracts/lens/QuoterV2.sol/QuoterV2.json"),
+                abi.encode(v3f, weth)
+            )
         );
     }
 
     /// @dev Creation code from a waffle (`bytecode` without 0x) or hardhat (`bytecode` with 0x) artifact.
     function _artifact(string memory path) internal view returns (bytes memory) {
-        string memory hexCode = vm.parseJsonString(vm.readFile(string.concat(UNISWAP, path)), ".bytecode");
+        string memory hexCode = vm.parseJsonString(vm.readFile(path), ".bytecode");
         bytes memory raw = bytes(hexCode);
         if (raw.length < 2 || raw[0] != "0" || raw[1] != "x") hexCode = string.concat("0x", hexCode);
         return vm.parseBytes(hexCode);
