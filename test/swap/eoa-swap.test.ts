@@ -183,6 +183,8 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
             amountOutMinimum: 0n,
           },
         ],
+        // Fixed: a restore that ran out of gas on a short estimate would leave the pool moved for the files after.
+        gas: 1_000_000n,
       });
     await mined(
       await wallet.writeContract({

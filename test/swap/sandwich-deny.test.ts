@@ -66,14 +66,24 @@ function sandwichSuite(network: "bsc" | "base") {
             amountOutMinimum: 0n,
           },
         ],
-        // Outbids the executor's transaction in the same block; an estimate on the pending state can run short.
-        ...(tip ? { maxPriorityFeePerGas: tip, maxFeePerGas: tip * 2n, gas: 1_000_000n } : {}),
+        // A fixed gas limit: an estimate can run short when the block also holds transactions still pending (the pool
+        // crosses more ticks), and a back-run out of gas leaves the pool moved for every test after this one.
+        gas: 1_000_000n,
+        // Outbids the executor's transaction in the same block.
+        ...(tip ? { maxPriorityFeePerGas: tip, maxFeePerGas: tip * 2n } : {}),
       });
     return {
       frontRun: () => trade(m, w, 20_000n * unit, 1_000n * 10n ** 9n),
+      /** Sells back what it holds; a sale that reverts is tried again (twice), so the pool is never left moved. */
       async backRun() {
-        const bought = await tokenBalance(network, w, whale.address);
-        if (bought > 0n) await mined(await trade(w, m, bought));
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const bought = await tokenBalance(network, w, whale.address);
+          if (bought === 0n) return;
+          const hash = await trade(w, m, bought);
+          const receipt = await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+          if (receipt.status === "success") return;
+        }
+        throw new Error("the sandwicher's W could not be sold back: the pool stays moved");
       },
     };
   }
