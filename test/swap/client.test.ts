@@ -35,6 +35,7 @@ import type { SwapOrder } from "../../src/swap/swap-authorization";
 import { encodeBatchExecution } from "../../src/userops/execution";
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../../src/userops/user-operation";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { swapTokensOf } from "../support/dex";
 import { trackServices } from "../support/service";
 import { deployFundedWallet } from "../support/wallet";
 
@@ -65,14 +66,6 @@ afterAll(() => {
 
 const direct = createRelay402Client({ url: server.url.origin });
 const throughProxy = createRelay402Client({ url: proxy.url.origin });
-
-function tokensOf(network: NetworkName) {
-  const c = chainOf(network);
-  const dex = c.info.dex;
-  const dai = c.info.tokens.DAI?.address;
-  if (!dex || !dai) throw new Error(`the ${network} devnet has no DEX`);
-  return { c, m: c.token.address, dai, w: dex.wrappedNative, unit: 10n ** BigInt(c.token.decimals) };
-}
 
 /** The key as viem clients, counting every signature it makes. */
 function clientsOf(network: NetworkName, account: PrivateKeyAccount) {
@@ -107,7 +100,7 @@ const allowance = (network: NetworkName, token: Address, owner: Address) =>
 describe("EOA swaps through relay402/client", () => {
   for (const network of ["bsc", "base"] as const) {
     test(`${network}: swap 40 M for W to a fresh recipient: the payer loses exactly sellAmount, the fee recipient gets the rule's fee, the recipient at least the minimum`, async () => {
-      const t = tokensOf(network);
+      const t = swapTokensOf(network);
       const payer = await freshPayer(network);
       const counted = clientsOf(network, payer.account);
       const { signer, publicClient } = counted;
@@ -156,7 +149,7 @@ describe("EOA swaps through relay402/client", () => {
 
   test("a rewritten quote (recipient, minimum, amount, a lowered price under an own minimum) is refused before the payer signs or approves: nothing moves", async () => {
     const network = "bsc";
-    const t = tokensOf(network);
+    const t = swapTokensOf(network);
     const payer = await freshPayer(network);
     const counted = clientsOf(network, payer.account);
     const { signer, publicClient } = counted;
@@ -261,7 +254,7 @@ const rewriteWalletSwap =
 describe("smart-wallet swaps through relay402/client", () => {
   for (const network of ["bsc", "base"] as const) {
     test(`${network}: a wallet swaps 30 M for DAI (to itself, then to a fresh recipient): the wallet loses exactly sellAmount, the fee recipient gets the rule's fee, the output at least the minimum`, async () => {
-      const t = tokensOf(network);
+      const t = swapTokensOf(network);
       const { owner, wallet } = await deployFundedWallet(network, 100n * t.unit);
       const counted = clientsOf(network, owner);
       const sellAmount = 30n * t.unit;
@@ -310,7 +303,7 @@ describe("smart-wallet swaps through relay402/client", () => {
 
   test("a rewritten wallet swap (recipient, minimum, amount, a lowered price under an own minimum) is refused before the owner signs: nothing moves", async () => {
     const network = "bsc";
-    const t = tokensOf(network);
+    const t = swapTokensOf(network);
     const { owner, wallet } = await deployFundedWallet(network, 100n * t.unit);
     const counted = clientsOf(network, owner);
     const attacker = randomAddress();

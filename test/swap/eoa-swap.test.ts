@@ -1,25 +1,18 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { type Address, getAddress, type Hex, maxUint256 } from "viem";
+import { type Address, getAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi } from "../../src/chain/abis";
-import { relayerSwapAbi, swapRouter02Abi } from "../../src/swap/abis";
+import { relayerSwapAbi } from "../../src/swap/abis";
 import { encodePath } from "../../src/swap/path";
 import { parseSwapAuthorization } from "../../src/swap/swap-authorization";
 import { swapSettlementOf } from "../../src/swap/swap-store";
-import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { approveRelayer, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { swapTokensOf, v3Whale } from "../support/dex";
 import { startTestService } from "../support/service";
 
 const service = startTestService();
 afterAll(() => service.stop());
-
-function tokensOf(network: NetworkName) {
-  const c = chainOf(network);
-  const dex = c.info.dex;
-  const dai = c.info.tokens.DAI?.address;
-  if (!dex || !dai) throw new Error(`the ${network} devnet has no DEX`);
-  return { c, dex, m: c.token.address, dai, w: dex.wrappedNative, unit: 10n ** BigInt(c.token.decimals) };
-}
 
 type Change = (message: Record<string, unknown>) => Record<string, unknown>;
 type Payer = Awaited<ReturnType<typeof freshPayer>>;
@@ -31,7 +24,7 @@ async function signedSwap(
   order: { sellToken?: Address; buyToken: Address; sellAmount: bigint; slippageBps?: number; recipient?: Address },
   change: (message: Record<string, unknown>) => Record<string, unknown> = (message) => message,
 ) {
-  const t = tokensOf(network);
+  const t = swapTokensOf(network);
   const response = await service.post("/swap/quote", {
     network,
     sellToken: order.sellToken ?? t.m,
@@ -74,7 +67,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
       ["dai", "m", "v2", 2],
     ] as const) {
       test(`${network}: ${sell.toUpperCase()} -> ${buy.toUpperCase()} (${kind}, ${hops} hop) settles with exact balances; settled twice, one transaction`, async () => {
-        const t = tokensOf(network);
+        const t = swapTokensOf(network);
         const payer = await freshPayer(network);
         const sellToken = t[sell];
         const sellAmount = 40n * (sell === "m" ? t.unit : 10n ** 18n);
@@ -154,7 +147,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
 
   test("a front-running trade that moves the price below minBuyAmount: verify isValid false, settle 400, nothing lost", async () => {
     const network = "bsc";
-    const t = tokensOf(network);
+    const t = swapTokensOf(network);
     const payer = await freshPayer(network);
     const sellAmount = 50n * t.unit;
     await approveRelayer(network, payer.key, sellAmount);
@@ -164,46 +157,13 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
 
     // The front-runner buys W with M on the V3 pool the quote routes through (the best route).
     expect(quote.route).toMatchObject([{ kind: "v3", tokenIn: t.m, tokenOut: t.w }]);
-    const whale = await freshPayer(network, { tokens: 100_000n * t.unit });
-    const wallet = t.c.walletFor(whale.key);
-    const mined = async (hash: Hex) => {
-      const receipt = await t.c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-      expect(receipt.status).toBe("success");
-    };
-    const v3 = (tokenIn: Address, tokenOut: Address, amountIn: bigint) =>
-      wallet.writeContract({
-        address: t.dex.v3.router,
-        abi: swapRouter02Abi,
-        functionName: "exactInput",
-        args: [
-          {
-            path: encodePath("v3", [{ tokenIn, tokenOut, fee: quote.route[0].fee }]),
-            recipient: whale.address,
-            amountIn,
-            amountOutMinimum: 0n,
-          },
-        ],
-        // Fixed: a restore that ran out of gas on a short estimate would leave the pool moved for the files after.
-        gas: 1_000_000n,
-      });
-    await mined(
-      await wallet.writeContract({
-        address: t.m,
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [t.dex.v3.router, maxUint256],
-      }),
-    );
-    await mined(
-      await wallet.writeContract({
-        address: t.w,
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [t.dex.v3.router, maxUint256],
-      }),
-    );
-    await mined(await v3(t.m, t.w, 20_000n * t.unit));
+    const whale = await v3Whale(network, quote.route[0].fee);
     try {
+      const bought = await t.c.public.waitForTransactionReceipt({
+        hash: await whale.buy(20_000n * t.unit),
+        pollingInterval: 50,
+      });
+      expect(bought.status).toBe("success");
       const verified = await service.post("/swap/verify", body);
       expect(verified.status).toBe(200);
       expect(verified.body).toMatchObject({
@@ -223,7 +183,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
       expect(await tokenBalance(network, t.w, recipient)).toBe(0n);
     } finally {
       // The price back where it was (about: the pool keeps the fees) for the files after this one.
-      await mined(await v3(t.w, t.m, await tokenBalance(network, t.w, whale.address)));
+      await whale.restore();
     }
     // The refused settle left nothing behind: with the price back, the same signed swap settles.
     const retried = await service.post("/swap/settle", body);
@@ -233,7 +193,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
 
   test("after a crash: a claimed swap never sent is released at start and settles; one the chain executed is recognised", async () => {
     const network = "base";
-    const t = tokensOf(network);
+    const t = swapTokensOf(network);
     const unfinished = async () => {
       const payer = await freshPayer(network);
       const sellAmount = 10n * t.unit;
@@ -278,7 +238,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
 
   describe("refusals, with no balance moved", () => {
     const network = "base";
-    const cases: [string, (t: ReturnType<typeof tokensOf>) => Change, string, string][] = [
+    const cases: [string, (t: ReturnType<typeof swapTokensOf>) => Change, string, string][] = [
       [
         "expired",
         () => (m) => ({
@@ -304,7 +264,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
     ];
     for (const [name, change, code, message] of cases) {
       test(`signed ${name}: verify isValid false, settle 400 ${code}`, async () => {
-        const t = tokensOf(network);
+        const t = swapTokensOf(network);
         const payer = await freshPayer(network);
         const sellAmount = 10n * t.unit;
         await approveRelayer(network, payer.key, sellAmount);
@@ -327,7 +287,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
       ["a larger fee", (m: Record<string, unknown>) => ({ ...m, fee: (BigInt(String(m.fee)) * 2n).toString() })],
     ] as const) {
       test(`${name} after signing: signature_error, nothing sent`, async () => {
-        const t = tokensOf(network);
+        const t = swapTokensOf(network);
         const payer = await freshPayer(network);
         const sellAmount = 10n * t.unit;
         await approveRelayer(network, payer.key, sellAmount);
@@ -352,7 +312,7 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
     }
 
     test("a sell token that is not whitelisted and a wrong relayer are refused", async () => {
-      const t = tokensOf(network);
+      const t = swapTokensOf(network);
       const payer = await freshPayer(network);
       const { body } = await signedSwap(network, payer, { buyToken: t.dai, sellAmount: 10n * t.unit });
       const wrongToken = {

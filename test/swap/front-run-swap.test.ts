@@ -9,6 +9,7 @@ import { encodePath } from "../../src/swap/path";
 import { parseSwapAuthorization, type SwapRoute } from "../../src/swap/swap-authorization";
 import { swapAuthorizationHash } from "../../src/swap/typed-data";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { swapTokensOf } from "../support/dex";
 import { startTestService } from "../support/service";
 
 const service = startTestService();
@@ -17,14 +18,6 @@ afterAll(() => service.stop());
 type Payer = Awaited<ReturnType<typeof freshPayer>>;
 type Message = Record<string, unknown>;
 
-function tokensOf(network: NetworkName) {
-  const c = chainOf(network);
-  const dex = c.info.dex;
-  const dai = c.info.tokens.DAI?.address;
-  if (!dex || !dai) throw new Error(`the ${network} devnet has no DEX`);
-  return { c, dex, m: c.token.address, dai, w: dex.wrappedNative, unit: 10n ** BigInt(c.token.decimals) };
-}
-
 /** The quote's typed data (M -> DAI, 10 M) signed as it comes, and signed again changed (same nonce). */
 async function signedSwaps(
   network: NetworkName,
@@ -32,7 +25,7 @@ async function signedSwaps(
   change: (message: Message) => Message = (m) => m,
   slippageBps = 50,
 ) {
-  const t = tokensOf(network);
+  const t = swapTokensOf(network);
   const sellAmount = 10n * t.unit;
   await approveRelayer(network, payer.key, 2n * sellAmount);
   const response = await service.post("/swap/quote", {
@@ -86,7 +79,7 @@ function submitDirectly(network: NetworkName, key: Hex, swap: Signed, route: Swa
  * deep.
  */
 async function ownRoute(network: NetworkName, key: Hex, amountIn: bigint, buyAmount: bigint): Promise<SwapRoute> {
-  const t = tokensOf(network);
+  const t = swapTokensOf(network);
   const wallet = t.c.walletFor(key);
   const mined = async (hash: Hex) =>
     expect((await t.c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 })).status).toBe("success");

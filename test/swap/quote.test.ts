@@ -3,25 +3,18 @@ import type { Address } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { quoterV2Abi, v2RouterAbi } from "../../src/swap/abis";
 import { encodePath, type Hop } from "../../src/swap/path";
-import { chainOf, NETWORK_NAMES, randomAddress } from "../support/chain";
+import { NETWORK_NAMES, randomAddress } from "../support/chain";
+import { swapTokensOf } from "../support/dex";
 import { startTestService } from "../support/service";
 
 const service = startTestService();
 afterAll(() => service.stop());
 
-function tokensOf(network: NetworkName) {
-  const c = chainOf(network);
-  const dex = c.info.dex;
-  const dai = c.info.tokens.DAI?.address;
-  if (!dex || !dai) throw new Error(`the ${network} devnet has no DEX`);
-  return { c, dex, m: c.token.address, dai, w: dex.wrappedNative, unit: 10n ** BigInt(c.token.decimals) };
-}
-
 type QuotedHop = { dex: string; kind: "v2" | "v3"; tokenIn: Address; tokenOut: Address; fee?: number };
 
 /** What the router (V2 getAmountsOut) or QuoterV2 says the same route pays for amountIn, read directly. */
 async function onChainOutput(network: NetworkName, route: QuotedHop[], amountIn: bigint): Promise<bigint> {
-  const { c, dex } = tokensOf(network);
+  const { c, dex } = swapTokensOf(network);
   const hops: Hop[] = route.map(({ tokenIn, tokenOut, fee }) => ({ tokenIn, tokenOut, ...(fee ? { fee } : {}) }));
   if (route[0]?.kind === "v2") {
     const amounts = await c.public.readContract({
@@ -62,7 +55,7 @@ describe("POST /swap/quote", () => {
       ] as const;
       for (const expected of cases) {
         test(`${expected.name}: buyAmount is what the chain pays on that route for sellAmount - fee`, async () => {
-          const t = tokensOf(network);
+          const t = swapTokensOf(network);
           const sellToken = t[expected.sell];
           const buyToken = t[expected.buy];
           const sellAmount = 123n * (expected.sell === "m" ? t.unit : 10n ** 18n);
@@ -103,7 +96,7 @@ describe("POST /swap/quote", () => {
       }
 
       test("mode eoa adds the SwapWithAuthorization to sign, on the relayer's domain, with the quote's amounts", async () => {
-        const t = tokensOf(network);
+        const t = swapTokensOf(network);
         const from = randomAddress();
         const recipient = randomAddress();
         const body = { network, sellToken: t.m, buyToken: t.dai, sellAmount: (50n * t.unit).toString() };
@@ -135,7 +128,7 @@ describe("POST /swap/quote", () => {
       });
 
       test("a given minBuyAmount is the minimum, and the slippage it allows is reported", async () => {
-        const t = tokensOf(network);
+        const t = swapTokensOf(network);
         const body = { network, sellToken: t.m, buyToken: t.w, sellAmount: (10n * t.unit).toString() };
         const plain = (await service.post("/swap/quote", body)).body;
         const minimum = (BigInt(plain.buyAmount) * 9_800n) / 10_000n;
@@ -147,7 +140,7 @@ describe("POST /swap/quote", () => {
   }
 
   describe("refusals are validation_error naming the field", () => {
-    const t = () => tokensOf("bsc");
+    const t = () => swapTokensOf("bsc");
     const base = () => ({
       network: "bsc",
       sellToken: t().m,

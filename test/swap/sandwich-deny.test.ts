@@ -10,12 +10,12 @@ import { erc20Abi } from "../../src/chain/abis";
 import { openDatabase } from "../../src/db/open";
 import { createSqliteDenyCounters } from "../../src/deny/sqlite-deny-counters";
 import { denyPolicyOf } from "../../src/services";
-import { relayerSwapAbi, swapRouter02Abi } from "../../src/swap/abis";
-import { encodePath } from "../../src/swap/path";
+import { relayerSwapAbi } from "../../src/swap/abis";
 import { minedRevertData, swapRevertCause } from "../../src/swap/revert-cause";
 import { parseSwapAuthorization } from "../../src/swap/swap-authorization";
 import { signedPayment } from "../support/authorization";
-import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { swapTokensOf, v3Whale } from "../support/dex";
 import { jsonRpcProxy } from "../support/json-rpc-proxy";
 import { startTestService } from "../support/service";
 import { approvePermit2, baseRequirements, bscRequirements } from "../x402/support";
@@ -25,14 +25,7 @@ afterAll(() => service.stop());
 
 /** The same attack and the same verdicts on each network (its DEX, its token, its x402 transfer method). */
 function sandwichSuite(network: "bsc" | "base") {
-  const c = chainOf(network);
-  const dex = (() => {
-    if (!c.info.dex) throw new Error(`the ${network} devnet has no DEX`);
-    return c.info.dex;
-  })();
-  const m = c.token.address;
-  const w = dex.wrappedNative;
-  const unit = 10n ** BigInt(c.token.decimals);
+  const { c, m, w, unit } = swapTokensOf(network);
 
   const mined = async (hash: Hex) => {
     const receipt = await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
@@ -41,50 +34,11 @@ function sandwichSuite(network: "bsc" | "base") {
 
   /** A trader with M to move the V3 M/W pool (fee tier `fee`) and put it back. */
   async function sandwicher(fee: number) {
-    const whale = await freshPayer(network, { tokens: 100_000n * unit });
-    const wallet = c.walletFor(whale.key);
-    for (const token of [m, w]) {
-      await mined(
-        await wallet.writeContract({
-          address: token,
-          abi: erc20Abi,
-          functionName: "approve",
-          args: [dex.v3.router, maxUint256],
-        }),
-      );
-    }
-    const trade = (tokenIn: Address, tokenOut: Address, amountIn: bigint, tip?: bigint) =>
-      wallet.writeContract({
-        address: dex.v3.router,
-        abi: swapRouter02Abi,
-        functionName: "exactInput",
-        args: [
-          {
-            path: encodePath("v3", [{ tokenIn, tokenOut, fee }]),
-            recipient: whale.address,
-            amountIn,
-            amountOutMinimum: 0n,
-          },
-        ],
-        // A fixed gas limit: an estimate can run short when the block also holds transactions still pending (the pool
-        // crosses more ticks), and a back-run out of gas leaves the pool moved for every test after this one.
-        gas: 1_000_000n,
-        // Outbids the executor's transaction in the same block.
-        ...(tip ? { maxPriorityFeePerGas: tip, maxFeePerGas: tip * 2n } : {}),
-      });
+    const whale = await v3Whale(network, fee);
     return {
-      frontRun: () => trade(m, w, 20_000n * unit, 1_000n * 10n ** 9n),
-      /** Sells back what it holds; a sale that reverts is tried again (twice), so the pool is never left moved. */
-      async backRun() {
-        for (let attempt = 0; attempt < 3; attempt++) {
-          const bought = await tokenBalance(network, w, whale.address);
-          if (bought === 0n) return;
-          const hash = await trade(w, m, bought);
-          const receipt = await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-          if (receipt.status === "success") return;
-        }
-        throw new Error("the sandwicher's W could not be sold back: the pool stays moved");
-      },
+      // Outbids the executor's transaction into the same block.
+      frontRun: () => whale.buy(20_000n * unit, 1_000n * 10n ** 9n),
+      backRun: () => whale.restore(),
     };
   }
 

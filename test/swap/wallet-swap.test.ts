@@ -1,11 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { type Address, type Hex, maxUint256 } from "viem";
+import type { Address, Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { erc20Abi } from "../../src/chain/abis";
 import { issuedUserOps } from "../../src/db/schema";
-import { swapRouter02Abi } from "../../src/swap/abis";
 import { encodePath } from "../../src/swap/path";
 import type { SwapOrder } from "../../src/swap/swap-authorization";
 import { SwapRefusal, swapRefusalOf, walletSwapCalls } from "../../src/swap/verify-wallet-swap";
@@ -13,20 +12,13 @@ import { encodeBatchExecution } from "../../src/userops/execution";
 import { SimulatedRevertError, simulateUserOpCalls } from "../../src/userops/simulate";
 import { userOpNetworkOf } from "../../src/userops/user-op-network";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { swapTokensOf, v3Whale } from "../support/dex";
 import { startTestService } from "../support/service";
 import { deployFundedWallet } from "../support/wallet";
 import { expectRefusal, paymasterDeposit, settleBody } from "../wallets/support";
 
 const service = startTestService();
 afterAll(() => service.stop());
-
-function tokensOf(network: NetworkName) {
-  const c = chainOf(network);
-  const dex = c.info.dex;
-  const dai = c.info.tokens.DAI?.address;
-  if (!dex || !dai) throw new Error(`the ${network} devnet has no DEX`);
-  return { c, dex, m: c.token.address, dai, w: dex.wrappedNative, unit: 10n ** BigInt(c.token.decimals) };
-}
 
 const mined = async (network: NetworkName, hash: Hex) => {
   const receipt = await chainOf(network).public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
@@ -35,7 +27,7 @@ const mined = async (network: NetworkName, hash: Hex) => {
 
 /** A factory wallet holding `amount` of `token` (M is minted by deployFundedWallet; DAI's mint is public too). */
 async function walletHolding(network: NetworkName, token: Address, amount: bigint) {
-  const t = tokensOf(network);
+  const t = swapTokensOf(network);
   if (token === t.m) return deployFundedWallet(network, amount);
   const funded = await deployFundedWallet(network, 0n);
   const minter = await freshPayer(network, { tokens: 0n });
@@ -83,65 +75,9 @@ const balances = async (network: NetworkName, holders: Record<string, [Address, 
   ) as Record<string, bigint>;
 
 const relayerHoldsNothing = async (network: NetworkName) => {
-  const t = tokensOf(network);
+  const t = swapTokensOf(network);
   for (const token of [t.m, t.w, t.dai]) expect(await tokenBalance(network, token, t.c.info.relayer)).toBe(0n);
 };
-
-/**
- * A whale trading M for W on the V3 pool of `fee` (the best M → W route), approvals done; `restore` sells its W
- * back so that the price is about where it was (the pool keeps the fees) for the tests after.
- */
-async function v3Whale(network: NetworkName, fee: number) {
-  const t = tokensOf(network);
-  const whale = await freshPayer(network, { tokens: 100_000n * t.unit });
-  const wallet = t.c.walletFor(whale.key);
-  for (const token of [t.m, t.w]) {
-    await mined(
-      network,
-      await wallet.writeContract({
-        address: token,
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [t.dex.v3.router, maxUint256],
-      }),
-    );
-  }
-  const trade = (tokenIn: Address, tokenOut: Address, amountIn: bigint, fees: { maxPriorityFeePerGas?: bigint } = {}) =>
-    wallet.writeContract({
-      address: t.dex.v3.router,
-      abi: swapRouter02Abi,
-      functionName: "exactInput",
-      args: [
-        {
-          path: encodePath("v3", [{ tokenIn, tokenOut, fee }]),
-          recipient: whale.address,
-          amountIn,
-          amountOutMinimum: 0n,
-        },
-      ],
-      // A fixed gas limit: an estimate can run short when the block also holds transactions still pending from
-      // the front-run's block (the pool crosses more ticks), and a restore that runs out of gas leaves the pool moved
-      // for every test after this one.
-      gas: 1_000_000n,
-      ...(fees.maxPriorityFeePerGas
-        ? { maxPriorityFeePerGas: fees.maxPriorityFeePerGas, maxFeePerGas: fees.maxPriorityFeePerGas * 2n }
-        : {}),
-    });
-  return {
-    buyW: (amountIn: bigint, fees?: { maxPriorityFeePerGas?: bigint }) => trade(t.m, t.w, amountIn, fees),
-    /** Sells back what it holds; a sale that reverts is tried again (twice), so the pool is never left moved. */
-    async restore() {
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const bought = await tokenBalance(network, t.w, whale.address);
-        if (bought === 0n) return;
-        const hash = await trade(t.w, t.m, bought);
-        const receipt = await t.c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-        if (receipt.status === "success") return;
-      }
-      throw new Error("the whale's W could not be sold back: the pool stays moved");
-    },
-  };
-}
 
 describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle)", () => {
   for (const network of NETWORK_NAMES) {
@@ -153,7 +89,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
       ["dai", "m", "v2", 2],
     ] as const) {
       test(`${network}: ${sell.toUpperCase()} -> ${buy.toUpperCase()} (${kind}, ${hops} hop) with exact balances; settled twice at once and again, one execution`, async () => {
-        const t = tokensOf(network);
+        const t = swapTokensOf(network);
         const sellToken = t[sell];
         const buyToken = t[buy];
         const sellAmount = 40n * (sell === "m" ? t.unit : 10n ** 18n);
@@ -223,7 +159,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
 
   test("a front-running trade that moves the price below minBuyAmount: settle 400 with nothing sent, verify isValid false; settles once the price is back", async () => {
     const network = "bsc";
-    const t = tokensOf(network);
+    const t = swapTokensOf(network);
     const sellAmount = 50n * t.unit;
     const { owner, wallet } = await walletHolding(network, t.m, sellAmount);
     const recipient = randomAddress();
@@ -239,8 +175,8 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     // The front-runner buys W with M on the V3 pool the UserOp routes through.
     const whale = await v3Whale(network, quote.route[0].fee);
     const deposit = await paymasterDeposit(network);
-    await mined(network, await whale.buyW(20_000n * t.unit));
     try {
+      await mined(network, await whale.buy(20_000n * t.unit));
       const settled = await service.post("/wallet/swap/settle", body);
       expectRefusal(settled, 400, "payment_verification_error");
       expect(settled.body.message).toBe("price moved below minBuyAmount");
@@ -283,7 +219,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
 
   test("a front-running trade mined before the UserOp, after settle's check: the UserOp reverts, the wallet keeps sellAmount, the recipient gets nothing", async () => {
     const network = "bsc";
-    const t = tokensOf(network);
+    const t = swapTokensOf(network);
     const sellAmount = 50n * t.unit;
     const { owner, wallet } = await walletHolding(network, t.m, sellAmount);
     const recipient = randomAddress();
@@ -309,7 +245,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
         if (Date.now() > deadline) throw new Error("the bundler sent nothing");
         await Bun.sleep(25);
       }
-      await whale.buyW(20_000n * t.unit, { maxPriorityFeePerGas: 1_000n * 10n ** 9n });
+      await whale.buy(20_000n * t.unit, 1_000n * 10n ** 9n);
       await t.c.test.mine({ blocks: 1 });
     } finally {
       await t.c.test.setAutomine(true);
@@ -340,7 +276,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
 
   test("three wallet swaps reverted by a front-run: the owner's wallet payments still settle, its next swap is refused (validation_error, walletAddress)", async () => {
     const network = "bsc";
-    const t = tokensOf(network);
+    const t = swapTokensOf(network);
     const sellAmount = 50n * t.unit;
     const { owner, wallet } = await walletHolding(network, t.m, 4n * sellAmount);
     const swapBody = (recipient: Address) =>
@@ -364,7 +300,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
           if (Date.now() > deadline) throw new Error("the bundler sent nothing");
           await Bun.sleep(25);
         }
-        await whale.buyW(20_000n * t.unit, { maxPriorityFeePerGas: 1_000n * 10n ** 9n });
+        await whale.buy(20_000n * t.unit, 1_000n * 10n ** 9n);
         await t.c.test.mine({ blocks: 1 });
       } finally {
         await t.c.test.setAutomine(true);
@@ -403,7 +339,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
 
   test("the simulation runs the wallet's batch as the EntryPoint would: a minimum the route cannot pay and a router the relayer does not whitelist are refusals, a good batch passes", async () => {
     const network = "base";
-    const t = tokensOf(network);
+    const t = swapTokensOf(network);
     const sellAmount = 10n * t.unit;
     const { wallet } = await walletHolding(network, t.m, sellAmount);
     const userOps = userOpNetworkOf(service.services.networks.get(network));
@@ -445,7 +381,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     const network = "base";
 
     async function issued() {
-      const t = tokensOf(network);
+      const t = swapTokensOf(network);
       const sellAmount = 10n * t.unit;
       const { owner, wallet } = await walletHolding(network, t.m, sellAmount);
       const recipient = randomAddress();
@@ -458,7 +394,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     }
 
     const nothingMoved = async (wallet: Address, recipient: Address, sellAmount: bigint) => {
-      const t = tokensOf(network);
+      const t = swapTokensOf(network);
       expect(await tokenBalance(network, t.m, wallet)).toBe(sellAmount);
       expect(await tokenBalance(network, t.dai, recipient)).toBe(0n);
     };
@@ -524,7 +460,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     });
 
     test("bad orders are 400 validation_error naming the field, nothing issued", async () => {
-      const t = tokensOf(network);
+      const t = swapTokensOf(network);
       const sellAmount = 10n * t.unit;
       const { wallet } = await walletHolding(network, t.m, sellAmount);
       const order = { sellToken: t.m, buyToken: t.dai, sellAmount };
