@@ -22,6 +22,8 @@ type RequestMeta = {
   /** The settle flow of a route that sends (the settle metric's label), its path, and the end of its drain count. */
   flow?: string;
   path?: string;
+  /** The sending route's path without the /api/v1 prefix: what flows declare and body readers match. */
+  route?: string;
   endWork?: () => void;
 };
 
@@ -46,11 +48,12 @@ export const WRONG_ADMIN_KEY_COST = 10;
 function sendingRoutes(services: Services) {
   const sending: Record<string, string> = Object.assign({}, ...services.flows.map(({ flow }) => flow.sending ?? {}));
   /** The flow of a sending route and its path (a fixed path, so a bounded label even before routing). */
-  return (request: Request): { flow: string; path: string } | undefined => {
+  return (request: Request): { flow: string; path: string; route: string } | undefined => {
     if (request.method !== "POST") return undefined;
     const path = new URL(request.url).pathname.replace(/(?<=.)\/$/, "");
-    const flow = sending[path.replace(/^\/api\/v1(?=\/)/, "")];
-    return flow ? { flow, path } : undefined;
+    const route = path.replace(/^\/api\/v1(?=\/)/, "");
+    const flow = sending[route];
+    return flow ? { flow, path, route } : undefined;
   };
 }
 
@@ -159,7 +162,7 @@ export function createApp(services: Services) {
       const id = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
       const ip = clientIp(request, server, config.trustProxy);
       const sending = sendingRoute(request);
-      const info: RequestMeta = { id, start: performance.now(), ip, flow: sending?.flow, path: sending?.path };
+      const info: RequestMeta = { id, start: performance.now(), ip, ...sending };
       meta.set(request, info);
       set.headers["x-request-id"] = id;
 
@@ -262,8 +265,7 @@ export function createApp(services: Services) {
       httpRequests.inc({ route: route || info?.path || "unmatched", method: request.method, status: String(status) });
       if (info?.flow) {
         info.endWork?.();
-        const route = info.path?.replace(/^\/api\/v1(?=\/)/, "") ?? "";
-        const reader = readers.find((each) => each.paths.includes(route) && each.matches(body));
+        const reader = readers.find((each) => each.paths.includes(info.route ?? "") && each.matches(body));
         const flow = reader?.flow ?? info.flow;
         settleDuration.observe({ flow, status: String(status) }, (performance.now() - info.start) / 1000);
       }

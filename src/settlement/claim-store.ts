@@ -1,30 +1,12 @@
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import type { eoaSettlements, swapSettlements, x402Settlements } from "../db/schema";
-import {
-  claimRecord,
-  createSettlementJournal,
-  type JournalColumns,
-  type SettlementStoreOf,
-} from "./settlement-journal";
+import { claimRecord, createSettlementJournal, JOURNAL_COLUMNS, type SettlementStoreOf } from "./settlement-journal";
 
 type SettlementTable = typeof eoaSettlements | typeof x402Settlements | typeof swapSettlements;
 
 /** The journal's own columns, written by the journal (src/settlement/settlement-journal.ts), never by a claim. */
-const JOURNAL_COLUMNS = new Set<string>([
-  "id",
-  "status",
-  "txHash",
-  "rawTx",
-  "blockNumber",
-  "error",
-  "createdAt",
-  "updatedAt",
-  "gasUsed",
-  "effectiveGasPrice",
-  "sentAt",
-  "minedAt",
-] satisfies JournalColumns[]);
+const JOURNAL = new Set<string>(JOURNAL_COLUMNS);
 
 const p = (name: string) => sql.placeholder(name);
 
@@ -50,7 +32,7 @@ export function createClaimStore<Row, New, Key extends Record<string, unknown>>(
 ): SettlementStoreOf<Row, New, Key> {
   const t = table as typeof eoaSettlements;
   const columns = Object.keys(getTableColumns(table)).filter(
-    (name) => !JOURNAL_COLUMNS.has(name) && !shape.defaulted?.includes(name),
+    (name) => !JOURNAL.has(name) && !shape.defaulted?.includes(name),
   );
   const now = () => new Date().toISOString();
   const byName = t as unknown as Record<string, Parameters<typeof eq>[0]>;

@@ -13,19 +13,21 @@ export type SettlementOutcome = {
 };
 
 /** The columns the journal writes (the claim never does): what a new record of any settlement kind leaves out. */
-export type JournalColumns =
-  | "id"
-  | "status"
-  | "txHash"
-  | "rawTx"
-  | "blockNumber"
-  | "error"
-  | "createdAt"
-  | "updatedAt"
-  | "gasUsed"
-  | "effectiveGasPrice"
-  | "sentAt"
-  | "minedAt";
+export const JOURNAL_COLUMNS = [
+  "id",
+  "status",
+  "txHash",
+  "rawTx",
+  "blockNumber",
+  "error",
+  "createdAt",
+  "updatedAt",
+  "gasUsed",
+  "effectiveGasPrice",
+  "sentAt",
+  "minedAt",
+] as const;
+export type JournalColumns = (typeof JOURNAL_COLUMNS)[number];
 
 /** An outcome's figure columns, null where it has none. */
 export const figureColumns = (outcome: SettlementOutcome) => ({
@@ -140,26 +142,21 @@ export function createSettlementJournal<Row>(
     .delete(t)
     .where(and(eq(t.id, p("id")), inArray(t.status, ["pending", "failed"])))
     .prepare();
+  const sent = {
+    status: "sent" as const,
+    txHash: sql`${p("txHash")}`,
+    rawTx: sql`${p("rawTx")}`,
+    sentAt: sql`${p("time")}`,
+    updatedAt: sql`${p("time")}`,
+  };
   const setSent = db
     .update(t)
-    .set({
-      status: "sent",
-      txHash: sql`${p("txHash")}`,
-      rawTx: sql`${p("rawTx")}`,
-      sentAt: sql`${p("time")}`,
-      updatedAt: sql`${p("time")}`,
-    })
+    .set(sent)
     .where(eq(t.id, p("id")))
     .prepare();
   const setSentIfPending = db
     .update(t)
-    .set({
-      status: "sent",
-      txHash: sql`${p("txHash")}`,
-      rawTx: sql`${p("rawTx")}`,
-      sentAt: sql`${p("time")}`,
-      updatedAt: sql`${p("time")}`,
-    })
+    .set(sent)
     .where(and(eq(t.id, p("id")), eq(t.status, "pending")))
     .returning({ id: t.id })
     .prepare();
