@@ -105,7 +105,7 @@ try {
     }),
   });
 
-  const payment = (value = 1000n) => eoaPaymentBody(payer, network.relayer, token, value);
+  const payment = (value = 1000n) => eoaPaymentBody(payer, network.relayer, token, { value });
 
   // x402 v2 on base: the buyer holds the EIP-3009 token (no approve) and signs with @x402/evm's exact scheme.
   const base = clientsOf(baseNetwork, "base");

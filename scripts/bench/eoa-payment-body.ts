@@ -2,20 +2,29 @@ import { type Address, toHex } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/settlement/typed-data";
 
-/** A fresh /verify or /settle body on bsc's devnet: `payer` pays `value` of `token` to a new address. */
-export async function eoaPaymentBody(payer: PrivateKeyAccount, relayer: Address, token: Address, value = 1000n) {
+/** Where an EOA payment goes: bsc's devnet unless said otherwise, a new payee unless `to` is given. */
+export type EoaPaymentTarget = { network?: "bsc" | "base"; chainId?: number; to?: Address; value?: bigint };
+
+/** A fresh /verify or /settle body of relay402's own format: `payer` pays `value` of `token` through `relayer`. */
+export async function eoaPaymentBody(
+  payer: PrivateKeyAccount,
+  relayer: Address,
+  token: Address,
+  target: EoaPaymentTarget = {},
+) {
+  const { network = "bsc", chainId = 56, value = 1000n } = target;
   const now = Math.floor(Date.now() / 1000);
   const message = {
     token,
     from: payer.address,
-    to: privateKeyToAccount(generatePrivateKey()).address,
+    to: target.to ?? privateKeyToAccount(generatePrivateKey()).address,
     value,
     validAfter: BigInt(now - 60),
     validBefore: BigInt(now + 3600),
     nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
   };
   const signature = await payer.signTypedData({
-    domain: { name: "relay402", version: "1", chainId: 56, verifyingContract: relayer },
+    domain: { name: "relay402", version: "1", chainId, verifyingContract: relayer },
     types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: "TransferWithAuthorization",
     message,
@@ -33,6 +42,6 @@ export async function eoaPaymentBody(payer: PrivateKeyAccount, relayer: Address,
         signature,
       },
     },
-    paymentRequirements: { network: "bsc", relayerContract: relayer },
+    paymentRequirements: { network, relayerContract: relayer },
   });
 }

@@ -13,3 +13,10 @@ export const median = (values: number[]) => {
     ? (finite[middle] as number)
     : ((finite[middle - 1] as number) + (finite[middle] as number)) / 2;
 };
+
+/** JSON-RPC calls by method, most frequent first, each divided by `per` (calls per verify or per settle). */
+export const perMethod = (calls: Record<string, number>, per: number) =>
+  Object.entries(calls)
+    .sort(([, a], [, b]) => b - a)
+    .map(([method, n]) => `${method} ${(n / per).toFixed(2)}`)
+    .join(", ");

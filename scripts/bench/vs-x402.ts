@@ -8,27 +8,12 @@
 // Not a test: figures on a shared machine are indicative; compare the columns with each other.
 import "../../src/production-env";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { x402Client } from "@x402/core/client";
-import type { PaymentRequirements } from "@x402/core/types";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import {
-  type Address,
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  type Hex,
-  http,
-  maxUint256,
-  toHex,
-} from "viem";
-import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import { type Address, createPublicClient, createWalletClient, type Hex, http, maxUint256 } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../../src/chain/abis";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/settlement/typed-data";
 import { devnetChain } from "../devnet/chain";
-import { DEVNET_MNEMONIC } from "../devnet/keys";
-import { benchServiceConfig, type Cleanups, cleanUpOnExit, progress, startBenchDevnet } from "./bench-devnet";
+import { type Cleanups, cleanUpOnExit, progress, startBenchDevnet } from "./bench-devnet";
 import {
   failureReasons,
   nonceErrors,
@@ -37,11 +22,13 @@ import {
   settlementsPerBlock,
   tokenFunder,
 } from "./burst";
-import { type Child, startChild } from "./child";
+import { eoaPaymentBody } from "./eoa-payment-body";
 import { drive, type Outcome, postJson } from "./load";
 import { cpuMsOf, peakRssMiBOf } from "./proc";
-import { startRpcCounter } from "./rpc-counter";
-import { median, percentile } from "./stats";
+import { median, percentile, perMethod } from "./stats";
+import { startFacilitators } from "./vs-x402-facilitators";
+import { createReport, SIDES, type Side } from "./vs-x402-report";
+import { x402BodySigner } from "./x402-bodies";
 
 // The load generator and both counting proxies run in this process (burst.ts says why it needs more fetches at once).
 await raiseFetchLimit();
@@ -68,23 +55,8 @@ const BURST = Number(flags.burst);
 const BURST_CONCURRENCY = Number(flags["burst-concurrency"]);
 const BLOCK_SECONDS = 1;
 const AMOUNT = 1000n; // 0.001 of the 6-decimal token
-/** The reference's signer: the first key of the test mnemonic after every key the devnet gives a role. */
-const REFERENCE_KEY_INDEX = 24;
 
-type Side = "relay402" | "reference";
-const SIDES: Side[] = ["relay402", "reference"];
-
-// ---- what the table shows: rows, each one figure per side per run ----
-type Row = { label: string; unit: string; digits: number; sides?: Side[] };
-const rows = new Map<string, Row>();
-const samples = new Map<string, Record<Side, number[]>>();
-const details: string[] = [];
-function record(key: string, row: Row, side: Side, value: number) {
-  if (!rows.has(key)) rows.set(key, row);
-  const entry = samples.get(key) ?? { relay402: [], reference: [] };
-  entry[side].push(value);
-  samples.set(key, entry);
-}
+const { record, details, printReport } = createReport();
 
 const cleanups: Cleanups = [];
 const cleanUp = cleanUpOnExit(cleanups);
@@ -100,37 +72,14 @@ try {
   const chain = devnetChain(network.chainId, "base", network.rpcUrl);
   const transport = http(network.rpcUrl);
   const publicClient = createPublicClient({ chain, transport });
-  const testClient = createTestClient({ chain, transport, mode: "anvil" });
-
-  // ---- the two facilitators, each behind its own RPC counter ----
-  const counters = { relay402: startRpcCounter(network.rpcUrl), reference: startRpcCounter(network.rpcUrl) };
-  cleanups.push(() => counters.relay402.stop());
-  cleanups.push(() => counters.reference.stop());
-
-  const config = await benchServiceConfig(devnet.manifest, "base", counters.relay402.url, join(dir, "relay402.sqlite"));
-
-  const referenceKey = toHex(
-    mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: REFERENCE_KEY_INDEX }).getHdKey().privateKey as Uint8Array,
-  );
-  const referenceAddress = privateKeyToAccount(referenceKey).address;
-  await testClient.setBalance({ address: referenceAddress, value: 10n ** 21n });
 
   step("devnet up; starting relay402 and the x402 reference");
-  const children = {} as Record<Side, Child>;
-  const relay402Child = startChild(join(import.meta.dir, "relay402-process.ts"), {
-    RELAY402_BENCH_CONFIG: JSON.stringify(config),
+  const { counters, children, referenceAddress } = await startFacilitators({
+    manifest: devnet.manifest,
+    dir,
+    cleanups,
+    referencePollingMs: flags["reference-polling-ms"] ?? "",
   });
-  const referenceChild = startChild(join(import.meta.dir, "x402-reference-process.ts"), {
-    REFERENCE_RPC_URL: counters.reference.url,
-    REFERENCE_KEY: referenceKey,
-    REFERENCE_POLLING_MS: flags["reference-polling-ms"] ?? "",
-  });
-  // Both starts are awaited before either can throw, so that a started child is always stopped.
-  const started = await Promise.allSettled([relay402Child, referenceChild]);
-  for (const result of started) if (result.status === "fulfilled") cleanups.push(() => result.value.stop());
-  for (const result of started) if (result.status === "rejected") throw result.reason;
-  children.relay402 = (started[0] as PromiseFulfilledResult<Child>).value;
-  children.reference = (started[1] as PromiseFulfilledResult<Child>).value;
 
   step("both facilitators listen; funding payers");
   // ---- payers, merchant, payments ----
@@ -149,12 +98,7 @@ try {
     await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   });
 
-  const x402Clients = payerKeys.map((key) => {
-    const client = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(key) });
-    client.setSpendControls({ allowedAssets: true }); // the devnet token is not one of x402's default assets
-    return client;
-  });
-  const requirements: PaymentRequirements = {
+  const { x402Body, x402Bodies } = x402BodySigner(payerKeys, {
     scheme: "exact",
     network: `eip155:${network.chainId}`,
     asset: usdc,
@@ -162,15 +106,7 @@ try {
     payTo: merchant,
     maxTimeoutSeconds: 3600,
     extra: { name: "USD Coin", version: "2" },
-  };
-  const resource = { url: "http://shop.test/item", description: "an item", mimeType: "text/plain" };
-  let signed = 0;
-  const x402Body = async () => {
-    const client = x402Clients[signed++ % x402Clients.length] as x402Client;
-    const paymentPayload = await client.createPaymentPayload({ x402Version: 2, resource, accepts: [requirements] });
-    return JSON.stringify({ x402Version: 2, paymentPayload, paymentRequirements: requirements });
-  };
-  const x402Bodies = (count: number) => Promise.all(Array.from({ length: count }, x402Body));
+  });
 
   const verify = (side: Side) => async (body: string, signal: AbortSignal) => {
     const { json } = await postJson(`${children[side].url}/verify`, body, signal);
@@ -188,12 +124,6 @@ try {
     const receipts = await Promise.all(hashes.map((hash) => publicClient.getTransactionReceipt({ hash })));
     return median(receipts.map((r) => Number(r.gasUsed)));
   };
-  const perMethod = (calls: Record<string, number>, per: number) =>
-    Object.entries(calls)
-      .sort(([, a], [, b]) => b - a)
-      .map(([method, n]) => `${method} ${(n / per).toFixed(2)}`)
-      .join(", ");
-
   /** One measured phase on one side: the load, its facilitator's CPU and JSON-RPC use. */
   async function phase(
     side: Side,
@@ -248,6 +178,20 @@ try {
     for (let i = 0; i < 3; i++) await settle(side)(await x402Body(), AbortSignal.timeout(30_000));
   }
 
+  // The EOA lane's payer approves the relayer once; its one body is verified over and over, like the x402 one.
+  const onBase = { network: "base", chainId: network.chainId } as const;
+  const eoaVerifyBody = await eoaPaymentBody(
+    await fund(generatePrivateKey(), 10n ** 12n, maxUint256),
+    network.relayer,
+    usdc,
+    {
+      ...onBase,
+      to: merchant,
+      value: AMOUNT,
+    },
+  );
+  await drive(Array(1000).fill(eoaVerifyBody), 16, verify("relay402"), 120_000);
+
   const ms = { unit: "ms", digits: 1 };
   for (let run = 1; run <= RUNS; run++) {
     console.log(`\nrun ${run}/${RUNS}`);
@@ -273,6 +217,33 @@ try {
       if (run === RUNS) details.push(`${side}, verify: calls per verify by method: ${perMethod(r.rpc.calls, r.ok)}`);
       console.log(
         `  ${side} verify: ${r.ok}/${VERIFIES} valid in ${seconds.toFixed(1)} s; CPU: ${side} ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(r.anvilCpuMs / 1000).toFixed(1)} s ${failureReasons(r.outcomes)}`,
+      );
+    }
+
+    // /verify of relay402's own EOA body (the relayer's signature, balance and allowance), relay402 only: the
+    // reference has no such body, so its x402 verify throughput is the yardstick.
+    {
+      const r = await phase("relay402", Array(VERIFIES).fill(eoaVerifyBody), 16, "verify", 120_000);
+      const seconds = r.wallMs / 1000;
+      const relay = { sides: ["relay402"] as Side[] };
+      const label = "/verify of relay402's EOA body, 16 clients";
+      record(
+        "verify.eoa.tput",
+        { label: `${label}: throughput`, unit: "/s", digits: 0, ...relay },
+        "relay402",
+        r.ok / seconds,
+      );
+      record("verify.eoa.p50", { label: `${label}: p50`, ...ms, ...relay }, "relay402", percentile(r.latencies, 50));
+      record(
+        "cpu.verify.eoa",
+        { label: "facilitator CPU per EOA verify", unit: "ms", digits: 2, ...relay },
+        "relay402",
+        r.cpuMs / r.ok,
+      );
+      if (run === RUNS)
+        details.push(`relay402, EOA verify: calls per verify by method: ${perMethod(r.rpc.calls, r.ok)}`);
+      console.log(
+        `  relay402 EOA verify: ${r.ok}/${VERIFIES} valid in ${seconds.toFixed(1)} s; CPU: relay402 ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s ${failureReasons(r.outcomes)}`,
       );
     }
 
@@ -329,37 +300,7 @@ try {
         const payer = await fund(payerKey, 10n ** 12n, allowance);
         const gas: number[] = [];
         for (let i = 0; i < 5; i++) {
-          const now = Math.floor(Date.now() / 1000);
-          const message = {
-            token: usdc,
-            from: payer.address,
-            to: merchant,
-            value: AMOUNT,
-            validAfter: BigInt(now - 60),
-            validBefore: BigInt(now + 3600),
-            nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
-          };
-          const signature = await payer.signTypedData({
-            domain: { name: "relay402", version: "1", chainId: network.chainId, verifyingContract: network.relayer },
-            types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-            primaryType: "TransferWithAuthorization",
-            message,
-          });
-          const body = JSON.stringify({
-            paymentPayload: {
-              token: usdc,
-              payload: {
-                authorization: {
-                  ...message,
-                  value: message.value.toString(),
-                  validAfter: Number(message.validAfter),
-                  validBefore: Number(message.validBefore),
-                },
-                signature,
-              },
-            },
-            paymentRequirements: { network: "base", relayerContract: network.relayer },
-          });
+          const body = await eoaPaymentBody(payer, network.relayer, usdc, { ...onBase, to: merchant, value: AMOUNT });
           const { status, json } = await postJson(`${children.relay402.url}/settle`, body, AbortSignal.timeout(30_000));
           if (status !== 200 || !json.transaction) {
             details.push(`${label}: settle refused (${status} ${json.code ?? JSON.stringify(json).slice(0, 120)})`);
@@ -445,104 +386,13 @@ try {
     }
   }
 
-  // ---- the table ----
-  const format = (value: number, row: Row) =>
-    Number.isFinite(value)
-      ? `${value.toLocaleString("en-US", { maximumFractionDigits: row.digits, minimumFractionDigits: row.digits })}${row.unit && row.unit !== "/s" ? ` ${row.unit}` : row.unit}`
-      : "–";
-  console.log(
-    `\nrelay402 vs the x402 reference facilitator (@x402/core + @x402/evm 2.27, exact EIP-3009), base devnet, ${RUNS === 1 ? "one run" : `median of ${RUNS} runs`}`,
-  );
-  console.log("\n| figure | x402 reference | relay402 | ratio relay402 / reference |");
-  console.log("|---|---|---|---|");
-  // Grouped as the issue lists them: verify, settle by mode and concurrency, RPC, CPU, gas, memory, the burst.
-  const groups = [
-    "verify.",
-    "automine.c1.",
-    "automine.c20.",
-    "1-s blocks.c1.",
-    "1-s blocks.c20.",
-    "rpc.",
-    "cpu.",
-    "gas.",
-  ];
-  const groupOf = (key: string) => {
-    const index = groups.findIndex((prefix) => key.startsWith(prefix));
-    return index === -1 ? groups.length + (key.startsWith("burst.") ? 1 : 0) : index;
-  };
-  const ordered = [...rows].sort(([a], [b]) => groupOf(a) - groupOf(b));
-  for (const [key, row] of ordered) {
-    const entry = samples.get(key) as Record<Side, number[]>;
-    const relay = median(entry.relay402);
-    const reference = median(entry.reference);
-    const ratio =
-      Number.isFinite(relay) && Number.isFinite(reference) && reference !== 0
-        ? `${(relay / reference).toFixed(2)}×`
-        : "";
-    console.log(`| ${row.label} | ${format(reference, row)} | ${format(relay, row)} | ${ratio} |`);
-  }
-  const native = median(samples.get("gas.x402")?.reference ?? []);
-  const finite = median(samples.get("gas.relayer.finite")?.relay402 ?? []);
-  const max = median(samples.get("gas.relayer.max")?.relay402 ?? []);
-  if (Number.isFinite(native) && Number.isFinite(finite))
-    console.log(
-      `\ngas, relay402's relayer / native EIP-3009 (reference): finite allowance ${(finite / native).toFixed(2)}×, max allowance ${(max / native).toFixed(2)}×`,
-    );
-
-  // The issue's targets (ratios relay402 / reference), each checked against the medians above.
-  const figure = (key: string, side: Side) => median(samples.get(key)?.[side] ?? []);
-  const ratioOf = (key: string) => figure(key, "relay402") / figure(key, "reference");
-  const targets: [string, number, (value: number) => boolean, string][] = [
-    ["settle p50, c1, automine: ratio ≤ 1.05", ratioOf("automine.c1.p50"), (v) => v <= 1.05, "×"],
-    ["settle p50, c1, 1-s blocks: ratio ≤ 1.05", ratioOf("1-s blocks.c1.p50"), (v) => v <= 1.05, "×"],
-    ["CPU per settle, c1, automine: ratio ≤ 1.05", ratioOf("cpu.automine.c1"), (v) => v <= 1.05, "×"],
-    ["CPU per settle, c1, 1-s blocks: ratio ≤ 1.05", ratioOf("cpu.1-s blocks.c1"), (v) => v <= 1.05, "×"],
-    [
-      "relay402 JSON-RPC round trips per settle, c1, automine ≤ 3",
-      figure("rpc.automine.c1", "relay402"),
-      (v) => v <= 3,
-      "",
-    ],
-    [
-      "relay402 JSON-RPC round trips per settle, c1, 1-s blocks ≤ 3",
-      figure("rpc.1-s blocks.c1", "relay402"),
-      (v) => v <= 3,
-      "",
-    ],
-    ["gas, relayer (finite allowance) / native EIP-3009 ≤ 1.20", finite / native, (v) => v <= 1.2, "×"],
-    ["/verify throughput ratio ≥ 5", ratioOf("verify.tput"), (v) => v >= 5, "×"],
-    [
-      `settle ×${SETTLES_C20}, c20, 1-s blocks: all succeed`,
-      figure("1-s blocks.c20.ok", "relay402"),
-      (v) => v === SETTLES_C20,
-      "",
-    ],
-  ];
-  if (BURST > 0) {
-    const bound = 1.2 * Math.ceil(BURST / BURST_CONCURRENCY) * BLOCK_SECONDS;
-    targets.push(
-      [`settle ×${BURST}, c${BURST_CONCURRENCY}: all succeed`, figure("burst.ok", "relay402"), (v) => v === BURST, ""],
-      [
-        `settle ×${BURST}, c${BURST_CONCURRENCY}: no nonce error`,
-        figure("burst.nonce", "relay402"),
-        (v) => v === 0,
-        "",
-      ],
-      [
-        `settle ×${BURST}, c${BURST_CONCURRENCY}: wall ≤ ${bound.toFixed(1)} s`,
-        figure("burst.wall", "relay402"),
-        (v) => v <= bound,
-        " s",
-      ],
-    );
-  }
-  console.log("\nissue 13's targets:");
-  for (const [label, value, met, unit] of targets)
-    console.log(
-      `  ${Number.isFinite(value) ? (met(value) ? "met    " : "not met") : "n/a    "}  ${label} (${Number.isFinite(value) ? `${value.toFixed(2)}${unit}` : "–"})`,
-    );
-  if (details.length) console.log(`\n${details.join("\n")}`);
-  console.log("\n(one shared machine: figures are indicative, compare the columns with each other)");
+  printReport({
+    runs: RUNS,
+    settlesC20: SETTLES_C20,
+    burst: BURST,
+    burstConcurrency: BURST_CONCURRENCY,
+    blockSeconds: BLOCK_SECONDS,
+  });
 } finally {
   await cleanUp();
 }
