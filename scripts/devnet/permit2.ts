@@ -28,12 +28,24 @@ const PROXY_INIT_CODE_FILE = join(import.meta.dir, "x402-exact-permit2-proxy.ini
 const PROXY_INIT_CODE_HASH: Hex = "0xe774d1d5a07218946ab54efe010b300481478b86861bb17d69c98a57f68a604c";
 const PROXY_SALT: Hex = "0x0000000000000000000000000000000000000000000000003000000007263b0e";
 
+/**
+ * Uniswap's file that etches Permit2's runtime code, committed byte for byte from the npm package (its sha256 is
+ * checked by test/swap/vendored-artifacts.test.ts), so that the 86 MB package is not installed for one constant.
+ */
+export const VENDORED_PERMIT2 = {
+  dir: join(root, "artifacts", "uniswap", "v4-periphery-1.0.3"),
+  package: "@uniswap/v4-periphery@1.0.3",
+  files: {
+    "DeployPermit2.sol": {
+      from: "lib/permit2/test/utils/DeployPermit2.sol",
+      sha256: "c1a8b89e6c39377490c3c6f7290e9cd40e59c2156333261955feee34a84d4d41",
+    },
+  },
+} as const;
+
 /** Permit2's runtime code as Uniswap ships it for etching (it recomputes its domain for the chain it runs on). */
 export function permit2RuntimeCode(): Hex {
-  const source = readFileSync(
-    join(root, "node_modules/@uniswap/v4-periphery/lib/permit2/test/utils/DeployPermit2.sol"),
-    "utf8",
-  );
+  const source = readFileSync(join(VENDORED_PERMIT2.dir, "DeployPermit2.sol"), "utf8");
   const match = source.match(/hex"([0-9a-fA-F]+)"/);
   if (!match) throw new Error("Permit2's runtime code not found in DeployPermit2.sol");
   return `0x${match[1]}`;
