@@ -1,5 +1,7 @@
-// `bun run test`: the forge suite, then the bun suite (which starts its own devnet), then one line
-// `N passed, N failed` that CI can read. Exits non-zero when anything failed or a runner crashed.
+// `bun run test`: the forge suite, then the bun suite in two processes at once (each starts its own devnet and
+// PostgreSQL; most of a devnet test's time is waiting for blocks and receipts, so two share the 2 cores of CI
+// well), then one line `N passed, N failed` that CI can read. Exits non-zero when anything failed or a runner
+// crashed. With arguments, one `bun test` with those arguments, as before.
 import { spawn } from "node:child_process";
 import { join, resolve } from "node:path";
 
@@ -11,6 +13,8 @@ function run(
   command: string,
   args: string[],
   env: Record<string, string> = {},
+  /** Print the output when the run ends, not as it comes: two runs at once would interleave their lines. */
+  buffered = false,
 ): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
     const child = spawn(command, args, {
@@ -21,11 +25,14 @@ function run(
     let output = "";
     const tee = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
       output += chunk.toString();
-      stream.write(chunk);
+      if (!buffered) stream.write(chunk);
     };
     child.stdout.on("data", tee(process.stdout));
     child.stderr.on("data", tee(process.stderr));
-    child.on("close", (code) => done({ code: code ?? 1, output }));
+    child.on("close", (code) => {
+      if (buffered) process.stdout.write(output);
+      done({ code: code ?? 1, output });
+    });
   });
 }
 
@@ -42,9 +49,29 @@ const snapshotChecked = extraArgs.length === 0;
 const forgePassed = count(forgeRun.output, /(\d+) tests passed/) + (snapshotChecked && snapshotRun.code === 0 ? 1 : 0);
 const forgeFailed = count(forgeRun.output, /tests passed, (\d+) failed/) + (snapshotRun.code !== 0 ? 1 : 0);
 
-const bunRun = await run(bun, ["test", ...extraArgs]);
-const bunPassed = count(bunRun.output, /^\s*(\d+) pass$/m);
-const bunFailed = count(bunRun.output, /^\s*(\d+) fail$/m);
+/**
+ * The bun suite's files in two shards of about equal time: the first takes these folders (their tests wait on
+ * leases, blocks and proofs the longest), the second everything else. Every test file is in exactly one shard.
+ */
+const FIRST_SHARD = ["test/chain/", "test/incognito/", "test/swap/", "test/ops/"];
+
+function testFiles(): string[] {
+  const files = [...new Bun.Glob("{src,test}/**/*.test.ts").scanSync({ cwd: root })];
+  return files.sort();
+}
+
+async function runBunSuite(): Promise<{ code: number; output: string }[]> {
+  if (extraArgs.length) return [await run(bun, ["test", ...extraArgs])];
+  const files = testFiles();
+  const first = files.filter((file) => FIRST_SHARD.some((folder) => file.startsWith(folder)));
+  const second = files.filter((file) => !first.includes(file));
+  console.log(`bun test: ${files.length} files in two shards of ${first.length} and ${second.length}, run at once`);
+  return Promise.all([first, second].map((shard) => run(bun, ["test", ...shard.map((file) => `./${file}`)], {}, true)));
+}
+
+const bunRuns = await runBunSuite();
+const bunPassed = bunRuns.reduce((sum, each) => sum + count(each.output, /^\s*(\d+) pass$/m), 0);
+const bunFailed = bunRuns.reduce((sum, each) => sum + count(each.output, /^\s*(\d+) fail$/m), 0);
 
 const passed = forgePassed + bunPassed;
 // A runner that crashed without reporting counts as one failure so the summary cannot read green.
@@ -52,7 +79,7 @@ const failed =
   forgeFailed +
   bunFailed +
   (forgeRun.code !== 0 && forgeFailed === 0 ? 1 : 0) +
-  (bunRun.code !== 0 && bunFailed === 0 ? 1 : 0);
+  bunRuns.filter((each) => each.code !== 0 && count(each.output, /^\s*(\d+) fail$/m) === 0).length;
 
 console.log(`\nforge: ${forgePassed} passed, ${forgeFailed} failed; bun: ${bunPassed} passed, ${bunFailed} failed`);
 console.log(`${passed} passed, ${failed} failed`);

@@ -35,7 +35,14 @@ export function startTestService(
     databasePath,
   });
   configure?.(config);
-  const logger = createLogger(logSink ? { sink: logSink } : { silent: true });
+  // Without a sink of the test's own, only a 500's cause is written (to stderr), so a loaded run shows why.
+  const logger = createLogger({
+    sink:
+      logSink ??
+      ((line) => {
+        if (line.includes('"event":"unhandled_error"')) process.stderr.write(`test service: ${line}`);
+      }),
+  });
   // The tests read and write the records beside the service: the same SQLite file, synchronous stores on it.
   const db = openDatabase(config.databasePath);
   const services = createServices(config, logger, undefined, createSqliteStores(db, denyPolicyOf(config)), flows);
