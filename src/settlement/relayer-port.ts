@@ -1,12 +1,17 @@
 import {
   type Address,
-  decodeFunctionResult,
+  concatHex,
+  decodeAbiParameters,
+  encodeAbiParameters,
   encodeFunctionData,
+  getAbiItem,
   type Hex,
   isAddressEqual,
   type PublicClient,
+  toFunctionSelector,
 } from "viem";
 import { relayerAbi } from "../chain/abis";
+import { batchedCall } from "../chain/batched-call";
 import type { Authorization } from "./authorization";
 
 /** Status codes of Relayer.checkAuthorization, in the order the checks run. */
@@ -66,7 +71,26 @@ const USE_LOOKBACK_BLOCKS = 5_000n;
 const args = (a: Authorization) =>
   [a.token, a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, a.signature] as const;
 
-export function createRelayerPort(client: PublicClient, relayer: Address): RelayerPort {
+/** An eth_call at the latest block with block time `time`, to `to` (the verify's batch, or the client's call). */
+export type TimedCall = (to: Address, data: Hex, time: bigint) => Promise<Hex>;
+
+const CHECK_AUTHORIZATION = getAbiItem({ abi: relayerAbi, name: "checkAuthorization" });
+const CHECK_AUTHORIZATION_SELECTOR = toFunctionSelector(CHECK_AUTHORIZATION);
+
+const clientCall =
+  (client: PublicClient): TimedCall =>
+  async (to, data, time) =>
+    (await client.call({ to, data, blockOverrides: { time } })).data ?? "0x";
+
+/**
+ * `call` runs checkAuthorization (default: the client's own eth_call); the selector and ABI item are looked up once,
+ * not per verify as encodeFunctionData and decodeFunctionResult by name would.
+ */
+export function createRelayerPort(
+  client: PublicClient,
+  relayer: Address,
+  call: TimedCall = clientCall(client),
+): RelayerPort {
   let domain: Promise<RelayerDomain> | undefined;
   return {
     domain() {
@@ -88,16 +112,14 @@ export function createRelayerPort(client: PublicClient, relayer: Address): Relay
     async checkAuthorization(authorization, now) {
       // The block time is overridden with the service clock so that the window check means "now",
       // not "when the last block was mined" (an idle chain's latest block can be minutes old).
-      const { data } = await client.call({
-        to: relayer,
-        data: encodeFunctionData({ abi: relayerAbi, functionName: "checkAuthorization", args: args(authorization) }),
-        blockOverrides: { time: now },
-      });
-      const [status, balance, allowance] = decodeFunctionResult({
-        abi: relayerAbi,
-        functionName: "checkAuthorization",
-        data: data ?? "0x",
-      });
+      const data = concatHex([
+        CHECK_AUTHORIZATION_SELECTOR,
+        encodeAbiParameters(CHECK_AUTHORIZATION.inputs, args(authorization)),
+      ]);
+      const [status, balance, allowance] = decodeAbiParameters(
+        CHECK_AUTHORIZATION.outputs,
+        await call(relayer, data, now),
+      );
       return { status, balance, allowance };
     },
     transferCallData: (authorization) =>
@@ -136,13 +158,14 @@ export function createRelayerPort(client: PublicClient, relayer: Address): Relay
 export function relayerPorts(): (network: {
   name: string;
   client: PublicClient;
-  config: { contracts: { relayer: Address } };
+  config: { rpcUrls: readonly string[]; contracts: { relayer: Address } };
 }) => RelayerPort {
   const ports = new Map<string, RelayerPort>();
   return (network) => {
     let port = ports.get(network.name);
     if (!port) {
-      port = createRelayerPort(network.client, network.config.contracts.relayer);
+      const call: TimedCall = (to, data, time) => batchedCall(network, to, data, time);
+      port = createRelayerPort(network.client, network.config.contracts.relayer, call);
       ports.set(network.name, port);
     }
     return port;

@@ -1,8 +1,8 @@
 import { type Address, erc6492SignatureValidatorByteCode, type Hex, isAddressEqual, toFunctionSelector } from "viem";
 import { verifyHash } from "viem/actions";
+import { batchedCall, callBatcherOf } from "../chain/batched-call";
 import type { NetworkRuntime } from "../chain/networks";
 import type { PaymentRules } from "../settlement/payment-rules";
-import { type CallBatcher, createCallBatcher } from "./call-batch";
 import { eip3009TokenAbi, transferWithAuthorizationDigest } from "./eip3009";
 import type { X402Refusal } from "./reasons";
 import { aggregate3Call, aggregate3Results, type Call } from "./verify-reads";
@@ -27,31 +27,7 @@ async function domainOf(network: NetworkRuntime, payment: X402Eip3009Payment) {
   }
 }
 
-/** Each network's batcher of the verify's eth_calls (src/x402/call-batch.ts), to its first RPC URL. */
-const batchers = new WeakMap<NetworkRuntime, CallBatcher>();
-const RPC_TIMEOUT_MS = 10_000; // the network client's (src/chain/rpc.ts)
-
-/**
- * One eth_call at the latest block, encoded by hand (readContract re-derived the selector and the ABI each time),
- * in the verify's own batch; if that gives no answer, through viem's client (its failover, its error).
- */
-function batcherOf(network: NetworkRuntime): CallBatcher {
-  let batcher = batchers.get(network);
-  if (!batcher) {
-    batcher = createCallBatcher(network.config.rpcUrls[0] as string, RPC_TIMEOUT_MS);
-    batchers.set(network, batcher);
-  }
-  return batcher;
-}
-
-function ethCall(network: NetworkRuntime, to: Address | undefined, data: Hex): Promise<Hex> {
-  const viaClient = () =>
-    network.client.request({
-      method: "eth_call",
-      params: [(to === undefined ? { data } : { to, data }) as never, "latest"],
-    }) as Promise<Hex>;
-  return batcherOf(network).call(to, data).catch(viaClient);
-}
+const ethCall = (network: NetworkRuntime, to: Address | undefined, data: Hex) => batchedCall(network, to, data);
 const AUTHORIZATION_STATE = toFunctionSelector("authorizationState(address,bytes32)");
 const BALANCE_OF = toFunctionSelector("balanceOf(address)");
 const addressWord = (address: Address) => address.slice(2).toLowerCase().padStart(64, "0");
@@ -93,7 +69,7 @@ const ECRECOVER = "0x0000000000000000000000000000000000000001";
  */
 async function recoversToPayer(network: NetworkRuntime, from: Address, hash: Hex, signature: Hex): Promise<boolean> {
   const v = signature.slice(130, 132);
-  const recovered = await batcherOf(network)
+  const recovered = await callBatcherOf(network)
     .call(ECRECOVER, `${hash}${"0".repeat(62)}${v}${signature.slice(2, 130)}` as Hex)
     .catch(() => null);
   return (

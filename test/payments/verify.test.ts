@@ -4,6 +4,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { relayerAbi } from "../../src/chain/abis";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress } from "../support/chain";
+import { jsonRpcProxy } from "../support/json-rpc-proxy";
 import { startTestService } from "../support/service";
 
 const service = startTestService();
@@ -275,5 +276,47 @@ describe("POST /verify: requests that cannot be evaluated", () => {
     const response = await service.post("/verify", "{not json");
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ code: "validation_error", details: { field: "body" } });
+  });
+});
+
+describe("EOA /verify's read: the relayer's checkAuthorization in the verifies' JSON-RPC batch, at the service's time", () => {
+  const network = "bsc";
+  const rpc = jsonRpcProxy(chainOf(network).info.rpcUrl);
+  const proxied = startTestService({}, (config) => {
+    (config.networks.bsc as { rpcUrls: string[] }).rpcUrls = [rpc.url];
+  });
+  afterAll(() => {
+    proxied.stop();
+    rpc.stop();
+  });
+
+  test("four verifies at once: four checkAuthorization calls in one batch, each run at the time of now", async () => {
+    const payer = await freshPayer(network);
+    await approveRelayer(network, payer.key, 1000n * unit(network));
+    const bodies = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        signedPayment({ network, key: payer.key, to: randomAddress(), value: unit(network) }),
+      ),
+    );
+    const relayer = chainOf(network).info.relayer.toLowerCase();
+    const before = rpc.requests.length;
+    const startedAt = Math.floor(Date.now() / 1000);
+    const answers = await Promise.all(bodies.map((body) => proxied.post("/verify", body)));
+    for (const answer of answers) expect(answer.body).toEqual({ isValid: true, payer: payer.address });
+
+    const checks = rpc.requests
+      .slice(before)
+      .filter((calls) => calls.some((call) => call.method === "eth_call"))
+      .map((calls) =>
+        calls.filter((call) => (call.params?.[0] as { to?: string } | undefined)?.to?.toLowerCase() === relayer),
+      );
+    // One request carried all four (a batch), not four requests.
+    expect(checks.map((calls) => calls.length)).toEqual([4]);
+    for (const call of checks[0] ?? []) {
+      expect(call.params?.[1]).toBe("latest");
+      const time = Number(BigInt((call.params?.[3] as { time: string }).time));
+      expect(time).toBeGreaterThanOrEqual(startedAt);
+      expect(time).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+    }
   });
 });

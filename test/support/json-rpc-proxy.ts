@@ -14,6 +14,8 @@ export type JsonRpcProxyHooks = {
  */
 export function jsonRpcProxy(target: string, hooks: JsonRpcProxyHooks = {}) {
   const counts = new Map<string, number>();
+  /** Every HTTP request's calls, in arrival order (one element for a single call, several for a batch). */
+  const requests: JsonRpcCall[][] = [];
   const state = { down: false };
 
   async function handle(call: JsonRpcCall): Promise<unknown> {
@@ -41,9 +43,10 @@ export function jsonRpcProxy(target: string, hooks: JsonRpcProxyHooks = {}) {
     async fetch(request) {
       if (state.down) return new Response("unavailable", { status: 503 });
       const parsed = (await request.json()) as JsonRpcCall | JsonRpcCall[];
+      requests.push(Array.isArray(parsed) ? parsed : [parsed]);
       const body = Array.isArray(parsed) ? await Promise.all(parsed.map(handle)) : await handle(parsed);
       return Response.json(body);
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, counts, state, stop: () => server.stop(true) };
+  return { url: `http://127.0.0.1:${server.port}`, counts, requests, state, stop: () => server.stop(true) };
 }

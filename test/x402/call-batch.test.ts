@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { encodeFunctionData, erc20Abi, type Hex } from "viem";
-import { createCallBatcher } from "../../src/x402/call-batch";
+import { createCallBatcher } from "../../src/chain/call-batch";
 import { chainOf, freshPayer, randomAddress } from "../support/chain";
 import { jsonRpcProxy } from "../support/json-rpc-proxy";
 import { baseRequirements, listeningService, x402Buyer } from "./support";

@@ -13,7 +13,7 @@ const SKIP_AFTER_FAILURE_MS = 10_000;
 type Pending = { json: string; resolve(value: Hex): void; reject(error: unknown): void };
 
 /**
- * The verify's eth_calls ("latest") in one JSON-RPC batch per turn of the event loop, written with JSON.stringify and
+ * The verifies' eth_calls ("latest") in one JSON-RPC batch per turn of the event loop, written with JSON.stringify and
  * sent with one fetch to `url`. Through viem's client each call took its request, retry, fallback and batch
  * wrappers, and its batch was serialised with a replacer (for bigints) that made JSON.stringify walk the ERC-6492
  * validator's 3 KB of code per verify: together about a fifth of a verify's CPU.
@@ -89,8 +89,11 @@ export function createCallBatcher(rpcUrl: string, timeoutMs: number) {
       if (queue.length >= MAX_BATCH) flush();
     });
 
-  /** eth_call at the latest block; `to` undefined for a deployless call (creation code as data). */
-  function call(to: Address | undefined, data: Hex): Promise<Hex> {
+  /**
+   * eth_call at the latest block; `to` undefined for a deployless call (creation code as data); `time` runs it with
+   * that block time (a block override, as viem's `call({ blockOverrides: { time } })` sends it).
+   */
+  function call(to: Address | undefined, data: Hex, time?: bigint): Promise<Hex> {
     // The data goes into the JSON text as it is, so a quote or a backslash could end its string: refused. A test
     // of every character for hex cost 10 µs for the validator's 3 KB; anything else not hex is the node's to
     // refuse (an error answer, and the call is asked again through viem's client).
@@ -101,8 +104,9 @@ export function createCallBatcher(rpcUrl: string, timeoutMs: number) {
       (to !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(to))
     )
       return Promise.reject(new Error("not hex"));
-    const params = to === undefined ? `[{"data":"${data}"},"latest"]` : `[{"to":"${to}","data":"${data}"},"latest"]`;
-    return enqueue(`"method":"eth_call","params":${params}`);
+    const request = to === undefined ? `{"data":"${data}"}` : `{"to":"${to}","data":"${data}"}`;
+    const overrides = time === undefined ? "" : `,{},{"time":"0x${time.toString(16)}"}`;
+    return enqueue(`"method":"eth_call","params":[${request},"latest"${overrides}]`);
   }
 
   return { call };
