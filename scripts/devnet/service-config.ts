@@ -40,7 +40,8 @@ function swapConfig(dex: DevnetDex): NonNullable<NetworkConfigInput["swap"]> {
 function networkSwapConfig(network: DevnetNetwork): Pick<NetworkConfigInput, "swap"> {
   if (network.dex) return { swap: swapConfig(network.dex) };
   const known = network.forked ? knownSwapNetwork(network.chainId) : undefined;
-  return known ? { swap: knownSwapConfig(known) } : {};
+  const swap = known && knownSwapConfig(known);
+  return swap ? { swap } : {};
 }
 
 /** Fees used on the devnet: 0.5% with a floor, and a flat deployment fee per wallet. */
