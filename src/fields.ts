@@ -15,13 +15,11 @@ export const UintString = t.String({
  */
 export const JsonInteger = (options: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(options);
 export const UnixTimeField = JsonInteger({ minimum: 0, maximum: 2 ** 53 - 1, description: "unix seconds" });
-/** A network name of the presets (src/networks); a name outside the list is refused naming the allowed values. */
-export const NetworkField = t.Union(
-  NETWORKS.map((name) => t.Literal(name)),
-  {
-    description: `network: ${NETWORKS.map((name) => `\`${name}\``).join(", ")} (answers \`network not enabled\` for one not configured)`,
-  },
-);
+/**
+ * A network name of the presets (src/networks), an enum in OpenAPI; a name outside the list is refused naming the
+ * allowed values, a listed one the service has not configured answers `network not enabled`.
+ */
+export const NetworkField = t.Union(NETWORKS.map((name) => t.Literal(name)));
 
 export const ErrorResponse = t.Object(
   {
