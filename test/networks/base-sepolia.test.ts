@@ -69,6 +69,12 @@ describe("a service configured with base-sepolia only", () => {
     ]);
   });
 
+  test("/health reports base-sepolia's chain, and no other network", async () => {
+    const health = await service.get("/health");
+    expect(Object.keys(health.body.networks)).toEqual(["base-sepolia"]);
+    expect(health.body.networks["base-sepolia"]).toMatchObject({ chainId: 84532, rpc: "ok", bundler: "ok" });
+  });
+
   test("/wallet/:owner/master has one key, base-sepolia", async () => {
     const master = await service.get(`/wallet/${randomAddress()}/master`);
     expect(master.status).toBe(200);
