@@ -9,10 +9,12 @@ import type {
   WalletListResponseSchema,
   WalletVerifyResponseSchema,
 } from "../deploy/schemas";
+import type { NetworkName } from "../networks";
 import type { RpcUserOp } from "../userops/user-operation";
 import type { WalletPaymentSettleResponseSchema, WalletPaymentVerifyResponseSchema } from "../wallets/schemas";
 
-export type NetworkName = "bsc" | "base";
+/** The network names of the service's presets (src/networks): `bsc`, `base`, `bsc-testnet`, `base-sepolia`. */
+export type { NetworkName };
 
 /** A viem wallet client with an account: it signs, and sends the approve and cancel transactions. */
 export type SignerClient = WalletClient<Transport, Chain | undefined, Account>;
