@@ -5,20 +5,27 @@ import { trackServices } from "../support/service";
 import { settleBody, verifyBody } from "../wallets/support";
 import {
   balancesBefore,
-  batchOf,
   c,
   entryPointNonce,
   expectChargedOnce,
   feeBroadcast,
   mine,
   network,
-  rowsOf,
   stepBroadcast,
   unit,
   userOpSubmitted,
   walletDeployment,
 } from "./faults-support";
-import { adminHeaders, eoaDeployment, issuedStatus, randomSalt, type Service, waitFor } from "./support";
+import {
+  adminHeaders,
+  batchOf,
+  eoaDeployment,
+  issuedStatus,
+  randomSalt,
+  rowsOf,
+  type Service,
+  waitFor,
+} from "./support";
 
 const tracked = trackServices();
 const start = tracked.start;

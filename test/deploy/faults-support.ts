@@ -2,11 +2,11 @@
 // service keeps of a deployment, and the checks that a batch was charged once.
 import { expect } from "bun:test";
 import type { Address, Hex } from "viem";
-import { createDeploymentStore } from "../../src/deploy/deployment-store-sqlite";
 import { chainOf, tokenBalance } from "../support/chain";
 import {
   entryPointNonce as entryPointNonceOn,
   inMempool as inMempoolOn,
+  rowsOf,
   type Service,
   userOpSubmitted as userOpSubmittedOn,
   walletDeployment as walletDeploymentOn,
@@ -16,13 +16,6 @@ export const network = "base" as const;
 export const c = chainOf(network);
 export const unit = 10n ** BigInt(c.token.decimals);
 
-/** The service's deployment records, read synchronously from its SQLite file (the service's store is async). */
-export const recordsOf = (service: Service) => createDeploymentStore(service.db);
-export const batchOf = (service: Service, payer: Address) => recordsOf(service).batchesFor({ payer })[0];
-export const rowsOf = (service: Service, payer: Address) => {
-  const batch = batchOf(service, payer);
-  return batch ? recordsOf(service).walletsOf(batch.id) : [];
-};
 export const settlementOf = (service: Service, payer: Address) =>
   service.db.$client
     .query<{ status: string; tx_hash: Hex }, [string]>("SELECT status, tx_hash FROM eoa_settlements WHERE payer = ?")
