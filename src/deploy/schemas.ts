@@ -151,5 +151,8 @@ export const MasterResponseSchema = t.Object({
   ownerAddress: t.String(),
   walletAddress: t.String(),
   salt: t.String(),
-  deployments: t.Object({ bsc: t.Union([WalletInfoSchema, t.Null()]), base: t.Union([WalletInfoSchema, t.Null()]) }),
+  deployments: t.Object(
+    { bsc: t.Optional(t.Union([WalletInfoSchema, t.Null()])), base: t.Optional(t.Union([WalletInfoSchema, t.Null()])) },
+    { description: "one key per network with wallet deployments enabled" },
+  ),
 });

@@ -72,7 +72,7 @@ export function createIncognito(
   return {
     circuit,
     verify(networkName: string, request: IncognitoRequest) {
-      const network = incognitoNetworkOf(deps.networks.get(networkName));
+      const network = incognitoNetworkOf(deps.networks.get(networkName, { capability: "incognito" }));
       const common = { ...kernel.issue, network, withLock, now: kernel.now };
       return request.incognitoData.type === "shield"
         ? verifyShield(common, request)

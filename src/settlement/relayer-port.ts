@@ -7,6 +7,8 @@ import {
   type PublicClient,
 } from "viem";
 import { relayerAbi } from "../chain/abis";
+import type { NetworkRuntime } from "../chain/networks";
+import { relayerOf } from "../config/capabilities";
 import type { Authorization } from "./authorization";
 
 /** Status codes of Relayer.checkAuthorization, in the order the checks run. */
@@ -133,16 +135,12 @@ export function createRelayerPort(client: PublicClient, relayer: Address): Relay
 }
 
 /** One relayer port per network, made on first use and kept (its EIP-712 domain is read once). */
-export function relayerPorts(): (network: {
-  name: string;
-  client: PublicClient;
-  config: { contracts: { relayer: Address } };
-}) => RelayerPort {
+export function relayerPorts(): (network: NetworkRuntime) => RelayerPort {
   const ports = new Map<string, RelayerPort>();
   return (network) => {
     let port = ports.get(network.name);
     if (!port) {
-      port = createRelayerPort(network.client, network.config.contracts.relayer);
+      port = createRelayerPort(network.client, relayerOf(network));
       ports.set(network.name, port);
     }
     return port;

@@ -100,7 +100,7 @@ describe("config", () => {
     expect(token?.deploymentFeePerWallet).toBe(10n ** 18n);
     expect(token?.minPaymentValue).toBe(1n);
     expect(bsc.executorKeys).toEqual([key]);
-    expect(bsc.paymasterSigner.address).toBe(privateKeyToAccount(key).address);
+    expect(bsc.paymasterSigner?.address).toBe(privateKeyToAccount(key).address);
     // Encoding gives the file's spelling back: what a config file written from it would hold.
     const encoded = encodeConfig(config).networks.bsc!;
     expect(encoded.tokens[0]?.minFee).toBe("10000000000000000");
