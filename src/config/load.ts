@@ -86,7 +86,8 @@ function schemaProblems(candidate: unknown): string[] {
   const byField = new Map<string, string>();
   for (const error of Value.Errors(ConfigSchema, candidate)) {
     const field = fieldOf(error.path);
-    if (!byField.has(field)) byField.set(field, error.message);
+    const message = error.schema.format === "secp256k1-private-key" ? "not a secp256k1 private key" : error.message;
+    if (!byField.has(field)) byField.set(field, message);
   }
   return [...byField].map(([field, message]) => `${fieldName(field)}: ${message}`);
 }
