@@ -5,12 +5,13 @@ import { NETWORKS } from "../config/schema";
 import { ApiError } from "../errors";
 import type { Logger } from "../logger";
 import { observeReceiptLag } from "../metrics/metrics";
+import type { TokenDomain } from "./contract-checks";
 import { createExecutor, type Executor } from "./executor";
 import type { KeyLeaseStore } from "./key-lease-store";
 import { createNewHeads, type NewHeads } from "./new-heads";
 import { createChainClient } from "./rpc";
 import { createSyncSendClient, createSyncSender } from "./sync-send";
-import type { TokenDomain, Wiring } from "./wiring-check";
+import type { Wiring } from "./wiring-check";
 
 /** Everything the service holds per enabled network: its config, a read client and its executor pool. */
 export type NetworkRuntime = {

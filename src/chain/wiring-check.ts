@@ -1,10 +1,9 @@
-import { type Address, isAddressEqual } from "viem";
-import { type SmartWalletSettings, smartWalletSettingsOf } from "../config/capabilities";
+import { smartWalletSettingsOf } from "../config/capabilities";
 import { ConfigError } from "../config/load";
 import { type Config, NETWORKS, type NetworkConfig, type NetworkName } from "../config/schema";
 import { type AnyFlow, flowEnabledOn } from "../flow";
 import { FLOWS } from "../flows";
-import { paymasterAbi } from "./abis";
+import { contractChecks, type TokenDomain } from "./contract-checks";
 import { createChainClient } from "./rpc";
 
 const TIMEOUT_MS = 5_000;
@@ -41,25 +40,6 @@ async function endpointProblem(field: string, url: string, expected: number): Pr
   return undefined;
 }
 
-/** The paymaster contract must verify the signer the service signs with, or every sponsored UserOp fails. */
-async function paymasterSignerProblem(
-  name: NetworkName,
-  network: NetworkConfig,
-  wallet: SmartWalletSettings,
-): Promise<string | undefined> {
-  const client = clientOf(network);
-  const paymaster = wallet.paymaster;
-  const configured = wallet.paymasterSigner.address;
-  let onChain: Address;
-  try {
-    onChain = await client.readContract({ address: paymaster, abi: paymasterAbi, functionName: "verifyingSigner" });
-  } catch {
-    return `networks.${name}.contracts.paymaster has no verifyingSigner() (not a relay402 Paymaster on this chain?)`;
-  }
-  if (isAddressEqual(onChain, configured)) return undefined;
-  return `networks.${name}.paymasterSignerKey is the key of ${configured}, but the paymaster verifies ${onChain}`;
-}
-
 const clientOf = (network: NetworkConfig) =>
   createChainClient({ chainId: network.chainId, rpcUrls: network.rpcUrls, timeoutMs: TIMEOUT_MS });
 
@@ -86,7 +66,11 @@ const outcome = (check: string, problem: string | undefined): StartCheck => (pro
 async function networkChecks(
   name: NetworkName,
   network: NetworkConfig,
-): Promise<{ checks: StartCheck[]; unavailable?: Record<string, string> }> {
+): Promise<{
+  checks: StartCheck[];
+  unavailable?: Record<string, string>;
+  tokenDomains?: Record<string, TokenDomain | null>;
+}> {
   const field = `networks.${name}`;
   const rpcs = network.rpcUrls.map((url, i) => ({ field: `${field}.rpcUrls.${i}`, url }));
   const wallet = smartWalletSettingsOf(network);
@@ -97,15 +81,15 @@ async function networkChecks(
   // The contracts are read through the RPCs, so only once they are known to be this network's chain.
   const rpcsOk = answers.slice(0, rpcs.length).every((problem) => problem === undefined);
   if (!rpcsOk) return { checks };
-  const [signer, unavailable] = await Promise.all([
-    wallet ? paymasterSignerProblem(name, network, wallet) : undefined,
+  const [contracts, unavailable] = await Promise.all([
+    contractChecks(name, network, clientOf(network)),
     unavailableFlows(name, network),
   ]);
-  if (wallet) checks.push(outcome(`${field}.contracts.paymaster verifies ${field}.paymasterSignerKey`, signer));
+  checks.push(...contracts.checks);
   for (const [flow, reason] of Object.entries(unavailable)) {
     checks.push({ check: `${field}: ${flow} served`, off: reason });
   }
-  return { checks, unavailable };
+  return { checks, unavailable, tokenDomains: contracts.tokenDomains };
 }
 
 /**
@@ -120,12 +104,12 @@ export type Wiring = {
   tokenDomains?: Partial<Record<NetworkName, Record<string, TokenDomain | null>>>;
 };
 
-/** A token's EIP-712 domain name and version (what an EIP-3009 or EIP-2612 signature is made under). */
-export type TokenDomain = { name: string; version: string };
+export type { TokenDomain };
 
 /**
- * Every check of the start's wiring, without stopping at the first: every RPC URL and the bundler of each network
- * must answer its chain id, and the paymaster signer key must be the one the paymaster contract verifies. Problems
+ * Every check of the start's wiring, without stopping at the first: every RPC URL and the bundler (where smart
+ * wallets are enabled) of each network must answer its chain id, and every configured contract and token must be
+ * what the config says (src/chain/contract-checks.ts; their EIP-712 names are kept for /config). Problems
  * name config fields, never a URL (it may hold an API key). What only one flow needs (its `unavailableOn`) is
  * returned in `wiring` instead: it switches that flow off on its network.
  */
@@ -137,10 +121,12 @@ export async function runStartChecks(config: Config): Promise<{ checks: StartChe
     }),
   );
   const unavailable: Wiring["unavailable"] = {};
+  const tokenDomains: NonNullable<Wiring["tokenDomains"]> = {};
   for (const [name, result] of perNetwork) {
+    if ("tokenDomains" in result && result.tokenDomains) tokenDomains[name] = result.tokenDomains;
     if (result.unavailable && Object.keys(result.unavailable).length > 0) unavailable[name] = result.unavailable;
   }
-  return { checks: perNetwork.flatMap(([, result]) => result.checks), wiring: { unavailable } };
+  return { checks: perNetwork.flatMap(([, result]) => result.checks), wiring: { unavailable, tokenDomains } };
 }
 
 /** The problems among the checks, as the start refuses them: one single-line ConfigError naming every one. */
