@@ -11,7 +11,18 @@ import type { KeyLeaseStore } from "./key-lease-store";
 import { createNewHeads, type NewHeads } from "./new-heads";
 import { createChainClient } from "./rpc";
 import { createSyncSendClient, createSyncSender } from "./sync-send";
-import type { Wiring } from "./wiring-check";
+
+/**
+ * What the start learned that does not stop it: per network and flow, why the flow is unavailable there. A flow
+ * is one feature among several, so wiring only it needs (a router the relayer does not whitelist, for swaps) turns
+ * it off on that network (reported by /health, refused by the flow's routes with the reason) instead of refusing
+ * to start the service.
+ */
+export type Wiring = {
+  unavailable: Partial<Record<NetworkName, Record<string, string>>>;
+  /** Per network, each token's own EIP-712 name and version read at start (by lower-case address; null: none). */
+  tokenDomains?: Partial<Record<NetworkName, Record<string, TokenDomain | null>>>;
+};
 
 /** Everything the service holds per enabled network: its config, a read client and its executor pool. */
 export type NetworkRuntime = {

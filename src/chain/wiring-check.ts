@@ -4,6 +4,7 @@ import { type Config, NETWORKS, type NetworkConfig, type NetworkName } from "../
 import { type AnyFlow, flowEnabledOn } from "../flow";
 import { FLOWS } from "../flows";
 import { contractChecks, type TokenDomain } from "./contract-checks";
+import type { Wiring } from "./networks";
 import { createChainClient } from "./rpc";
 
 const TIMEOUT_MS = 5_000;
@@ -92,19 +93,7 @@ async function networkChecks(
   return { checks, unavailable, tokenDomains: contracts.tokenDomains };
 }
 
-/**
- * What the start learned that does not stop it: per network and flow, why the flow is unavailable there. A flow
- * is one feature among several, so wiring only it needs (a router the relayer does not whitelist, for swaps) turns
- * it off on that network (reported by /health, refused by the flow's routes with the reason) instead of refusing
- * to start the service.
- */
-export type Wiring = {
-  unavailable: Partial<Record<NetworkName, Record<string, string>>>;
-  /** Per network, each token's own EIP-712 name and version read at start (by lower-case address; null: none). */
-  tokenDomains?: Partial<Record<NetworkName, Record<string, TokenDomain | null>>>;
-};
-
-export type { TokenDomain };
+export type { TokenDomain, Wiring };
 
 /**
  * Every check of the start's wiring, without stopping at the first: every RPC URL and the bundler (where smart
