@@ -67,7 +67,7 @@ describe("x402 exact with Permit2 on bsc (a token without EIP-3009)", () => {
     const bsc = supported.kinds.find((kind) => kind.network === "eip155:56");
     expect(bsc).toMatchObject({ x402Version: 2, scheme: "exact" });
     // Its tokens (none has EIP-3009 on bsc) are listed as paid through Permit2.
-    const assets = (bsc?.extra as { assets: { assetTransferMethod: string }[] }).assets;
+    const assets = (bsc?.extra as { assets: { assetTransferMethod: string }[] } | undefined)?.assets ?? [];
     expect(assets.length).toBeGreaterThan(0);
     expect(assets.every((asset) => asset.assetTransferMethod === "permit2")).toBe(true);
   });
