@@ -19,7 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * The devnet config as a payments-only operator writes it: RPC URLs, executor keys, the relayer, tokens and x402;
  * no bundler, factory, paymaster, EntryPoint, paymaster signer, pool or swaps.
  */
-async function paymentsOnlyConfig() {
+async function paymentsOnlyConfig(options: { x402OnlyBase?: boolean } = {}) {
   const config = encodeConfig(
     configFromManifest(getTestDevnet().devnet.manifest, {
       port: await freePort(),
@@ -31,7 +31,8 @@ async function paymentsOnlyConfig() {
     const network = config.networks[name];
     if (!network) throw new Error(`no ${name}`);
     const { bundlerUrl: _b, paymasterSignerKey: _p, swap: _s, contracts, ...rest } = network;
-    config.networks[name] = { ...rest, contracts: { relayer: contracts?.relayer }, x402: { enabled: true } };
+    const relayer = options.x402OnlyBase && name === "base" ? {} : { relayer: contracts?.relayer };
+    config.networks[name] = { ...rest, contracts: relayer, x402: { enabled: true } };
   }
   return validateConfig(config);
 }
@@ -117,5 +118,46 @@ describe("a payments-only network (no bundler, factory, paymaster or signer)", a
     });
     expect(quote.status).toBe(400);
     expect((await json(quote)).details).toMatchObject({ capability: "deployments", network: "bsc", field: "network" });
+  });
+});
+
+describe("an x402-only network: RPC URLs, executor keys, tokens and x402.enabled, no contract at all", async () => {
+  const service = await startServer(await paymentsOnlyConfig({ x402OnlyBase: true }), { silent: true });
+  afterAll(() => service.stop());
+
+  test("serves x402 payments of its EIP-3009 token and refuses EOA payments, naming the relayer to configure", async () => {
+    const health = await fetch(`${service.url}/health`).then(json);
+    expect([health.status, health.networks.base.capabilities, health.networks.base.relayer]).toEqual([
+      "ok",
+      ["x402"],
+      null,
+    ]);
+    const buyer = await x402Buyer();
+    const requirements = baseRequirements(1_000_000n);
+    const settled = await fetch(`${service.url}/settle`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        x402Version: 2,
+        paymentPayload: await buyer.pay(requirements),
+        paymentRequirements: requirements,
+      }),
+    }).then(json);
+    expect(settled.success).toBe(true);
+    const payer = await freshPayer("base");
+    const body = await signedPayment({ network: "base", key: payer.key, to: randomAddress(), value: 1n });
+    const refused = await fetch(`${service.url}/verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(refused.status).toBe(400);
+    expect(await json(refused)).toMatchObject({
+      code: "validation_error",
+      message: "EOA payments are not enabled on base: configure networks.base.contracts.relayer",
+      details: { capability: "eoa-payments", network: "base", field: "paymentRequirements.network" },
+    });
+    const config = await fetch(`${service.url}/config`).then(json);
+    expect([config.networks.base.spender, config.networks.base.eip712Domain]).toEqual([null, null]);
   });
 });
