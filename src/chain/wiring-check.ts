@@ -121,7 +121,7 @@ export async function runStartChecks(config: Config): Promise<{ checks: StartChe
 /** The problems among the checks, as the start refuses them: one single-line ConfigError naming every one. */
 export function refuseProblems(checks: readonly StartCheck[]): void {
   const problems = checks.flatMap((check) => (check.problem ? [check.problem] : []));
-  if (problems.length > 0) throw new ConfigError(`start refused: ${problems.join("; ")}`);
+  if (problems.length > 0) throw new ConfigError(`start refused: ${problems.join("; ")}`, problems);
 }
 
 /** The start's wiring check (runStartChecks): refuses to start on any problem, else returns what it learned. */

@@ -1,6 +1,8 @@
 import { runStartChecks, type StartCheck } from "../chain/wiring-check";
+import { databaseOf } from "../config/database";
 import { ConfigError, loadConfig } from "../config/load";
 import type { Config } from "../config/schema";
+import { databaseProblem } from "../db/reachable";
 import { type Command, type Env, parseFlags } from "./command";
 
 /** One line per check: `ok`, `FAILED` (stops the start) or `off` (switches one flow off on its network). */
@@ -20,8 +22,8 @@ export function formatChecks(checks: readonly StartCheck[]): string {
 }
 
 /**
- * Every check the start makes (the config, then each network's endpoints, contracts and tokens), printed as a list,
- * without opening the database or listening. Resolves to the exit code: 0 when the service would start, else 1.
+ * Every check the start makes (the config, the database, then each network's endpoints, contracts and tokens),
+ * printed as a list, without changing the database (no file created, no migration) or listening. Resolves to the exit code: 0 when the service would start, else 1.
  */
 export async function runCheck(env: Env): Promise<number> {
   let config: Config;
@@ -33,8 +35,17 @@ export async function runCheck(env: Env): Promise<number> {
     console.log(formatChecks(problems));
     return 1;
   }
-  const { checks } = await runStartChecks(config);
-  console.log(formatChecks([{ check: "config is valid" }, ...checks]));
+  const database = databaseOf(config);
+  const [{ checks: chain }, databaseIssue] = await Promise.all([runStartChecks(config), databaseProblem(database)]);
+  const checks: StartCheck[] = [
+    { check: "config is valid" },
+    {
+      check: database.kind === "postgres" ? "databaseUrl answers" : "databasePath is writable",
+      ...(databaseIssue ? { problem: databaseIssue } : {}),
+    },
+    ...chain,
+  ];
+  console.log(formatChecks(checks));
   return checks.some((check) => check.problem) ? 1 : 0;
 }
 
@@ -46,7 +57,8 @@ export const checkCommand: Command = {
 
 Runs every check \`relay402 start\` makes and prints one line per check: "ok", "FAILED" with the reason (the
 start would refuse) or "off" with the reason (the start would switch that flow off on its network). Nothing
-listens, nothing is sent, the database is not opened. Exit code 0 when the service would start, 1 when not.
+listens, nothing is sent, the database is only asked whether it answers (no file created, no migration). Exit
+code 0 when the service would start, 1 when not.
 Same as \`relay402 start --check\`.
 
 Environment: RELAY402_CONFIG (the config file), the secrets and overrides of docs/operating.md.`,

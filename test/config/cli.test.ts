@@ -73,7 +73,7 @@ describe("the relay402 command line", () => {
       expect(result.stderr).toBe("");
       expect(result.status).toBe(0);
       const lines = result.stdout.trim().split("\n");
-      expect(lines[0]).toBe("ok      config is valid");
+      expect(lines.slice(0, 2)).toEqual(["ok      config is valid", "ok      databasePath is writable"]);
       expect(lines).toContain("ok      networks.bsc.rpcUrls.0 answers chain id 56");
       expect(lines).toContain("ok      networks.base.bundlerUrl answers chain id 8453");
       expect(lines).toContain("ok      networks.base.contracts.paymaster verifies networks.base.paymasterSignerKey");
@@ -97,8 +97,11 @@ describe("the relay402 command line", () => {
       "2 checks, 2 failed: the service would not start",
     ]);
 
+    const closedPort = await freePort();
     const wrongChain = await devnetConfigFile("wrong-chain", (config) => {
       config.networks.bsc.rpcUrls = [getTestDevnet().devnet.manifest.networks.base.rpcUrl];
+      // A PostgreSQL that does not answer: named by its setting, never by its URL (it holds a password).
+      config.databaseUrl = `postgres://relay402:hunter2secret@127.0.0.1:${closedPort}/relay402`;
     });
     const wired = relay402(["check"], { RELAY402_CONFIG: wrongChain });
     expect(wired.status).toBe(1);
@@ -106,7 +109,11 @@ describe("the relay402 command line", () => {
       "FAILED  networks.bsc.rpcUrls.0 answers chain id 56: networks.bsc.rpcUrls.0 answers chain id 8453, expected 56",
     );
     expect(wired.stdout).toContain("ok      networks.base.rpcUrls.0 answers chain id 8453");
-    expect(wired.stdout.trim().split("\n").at(-1)).toMatch(/^\d+ checks, 1 failed: the service would not start$/);
+    expect(wired.stdout).toMatch(
+      /\nFAILED {2}databaseUrl answers: databaseUrl \(DATABASE_URL\): PostgreSQL could not be opened/,
+    );
+    expect(wired.stdout).not.toContain("hunter2secret");
+    expect(wired.stdout.trim().split("\n").at(-1)).toMatch(/^\d+ checks, 2 failed: the service would not start$/);
     expect(wired.stdout).not.toContain("127.0.0.1");
   });
 });
