@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { TransformDecodeError, Value } from "@sinclair/typebox/value";
 import { Relay402Error } from "../errors";
 import { isUntrustedSetup, SERVED_CIRCUIT_ID } from "../incognito/trusted-setup";
-import { CAPABILITY_SETTINGS, SMART_WALLET_SETTINGS, settingOf } from "./capabilities";
+import { type Capability, missingSettings, SMART_WALLET_SETTINGS, settingOf } from "./capabilities";
 import { applyEnv, type Env, fieldName } from "./env";
 import { fieldsWithPublicKeys } from "./public-keys";
 import { CHAIN_IDS, type Config, type ConfigInput, ConfigSchema, NETWORKS } from "./schema";
@@ -92,6 +92,9 @@ function schemaProblems(candidate: unknown): string[] {
   return [...byField].map(([field, message]) => `${fieldName(field)}: ${message}`);
 }
 
+/** The setting that asks for a capability by itself (the others it needs are shared with other capabilities). */
+const OWN_SETTING: Partial<Record<Capability, string>> = { incognito: "contracts.privacyPool", swaps: "swap" };
+
 /** The rules no schema says: a network's chain id, settings that only work together, one swap router per kind. */
 function networkRuleProblems(candidate: Json): string[] {
   const networks = (candidate.networks ?? {}) as Record<string, Json | undefined>;
@@ -102,22 +105,24 @@ function networkRuleProblems(candidate: Json): string[] {
     const field = `networks.${name}`;
     if (network.chainId !== CHAIN_IDS[name]) problems.push(`${field}.chainId must be ${CHAIN_IDS[name]}`);
     const setWallet = SMART_WALLET_SETTINGS.filter((path) => settingOf(network, path) !== undefined);
-    if (setWallet.length > 0 && setWallet.length < SMART_WALLET_SETTINGS.length) {
+    const partialWallet = setWallet.length > 0 && setWallet.length < SMART_WALLET_SETTINGS.length;
+    if (partialWallet) {
       const missing = SMART_WALLET_SETTINGS.filter((path) => !setWallet.includes(path as never));
       problems.push(
         `${missing.map((path) => fieldName(`${field}.${path}`)).join(", ")}: smart wallets need ` +
           `${SMART_WALLET_SETTINGS.join(", ")} together (set the rest, or remove them to serve payments only)`,
       );
     }
-    for (const capability of ["smart-wallets", "incognito", "swaps"] as const) {
-      const needs = CAPABILITY_SETTINGS[capability].filter(
-        (path) => path !== "swap" && path !== "contracts.privacyPool",
+    // A capability's own setting without the rest of what it needs is a mistake, not a wish to leave it off.
+    for (const [capability, own] of Object.entries(OWN_SETTING) as [Capability, string][]) {
+      if (settingOf(network, own) === undefined) continue;
+      const missing = missingSettings(network, capability).filter(
+        (path) => !(partialWallet && SMART_WALLET_SETTINGS.includes(path as never)),
       );
-      const trigger = capability === "swaps" ? "swap" : capability === "incognito" ? "contracts.privacyPool" : "";
-      if (!trigger || settingOf(network, trigger) === undefined) continue;
-      const missing = needs.filter((path) => settingOf(network, path) === undefined);
-      if (missing.length > 0 && (capability === "swaps" || setWallet.length === SMART_WALLET_SETTINGS.length)) {
-        problems.push(`${field}.${trigger}: ${capability} need ${missing.map((p) => `${field}.${p}`).join(", ")}`);
+      if (missing.length > 0) {
+        problems.push(
+          `${field}.${own}: ${capability} need ${missing.map((path) => fieldName(`${field}.${path}`)).join(", ")}`,
+        );
       }
     }
     const swap = network.swap as { routers?: { kind?: string }[]; quoter?: unknown } | undefined;

@@ -129,3 +129,11 @@ describe("strict config", () => {
     expect(envVariableOf("networks.bsc.contracts.relayer")).toBeUndefined();
   });
 });
+
+test("a pool without the smart-wallet settings it needs is refused, naming them", () => {
+  expect(problemsOf(bsc({ contracts: { relayer, privacyPool: relayer } }))).toEqual([
+    "networks.bsc.contracts.privacyPool: incognito need networks.bsc.bundlerUrl (BSC_BUNDLER_URL), " +
+      "networks.bsc.contracts.entryPoint, networks.bsc.contracts.factory, networks.bsc.contracts.paymaster, " +
+      "networks.bsc.paymasterSignerKey (BSC_PAYMASTER_SIGNER_KEY)",
+  ]);
+});

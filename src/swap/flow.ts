@@ -46,10 +46,10 @@ Smart wallet: \`POST /wallet/swap/verify\` quotes, simulates and answers the spo
   reconcile: (swaps, which) => swaps.reconcile(which),
   // A router the relayer does not whitelist switches swaps off on its network, not the whole service.
   unavailableOn: (name, network, call) =>
-    network.swap
+    network.swap && network.contracts.relayer
       ? swapWiringProblem(
           name,
-          network.contracts.relayer as `0x${string}`,
+          network.contracts.relayer,
           network.swap,
           network.tokens.map((token) => token.address),
           call,
