@@ -88,7 +88,7 @@ async function networkChecks(
   ]);
   checks.push(...contracts.checks);
   for (const [flow, reason] of Object.entries(unavailable)) {
-    checks.push({ check: `${field}: ${flow} served`, off: reason });
+    checks.push({ check: `${field} serves ${flow}`, off: reason });
   }
   return { checks, unavailable, tokenDomains: contracts.tokenDomains };
 }

@@ -102,6 +102,8 @@ describe("the relay402 command line", () => {
       config.networks.bsc.rpcUrls = [getTestDevnet().devnet.manifest.networks.base.rpcUrl];
       // A PostgreSQL that does not answer: named by its setting, never by its URL (it holds a password).
       config.databaseUrl = `postgres://relay402:hunter2secret@127.0.0.1:${closedPort}/relay402`;
+      // A swap router the relayer does not whitelist only switches swaps off on base.
+      config.networks.base.swap.routers[0].address = "0x000000000000000000000000000000000000dEaD";
     });
     const wired = relay402(["check"], { RELAY402_CONFIG: wrongChain });
     expect(wired.status).toBe(1);
@@ -113,6 +115,7 @@ describe("the relay402 command line", () => {
       /\nFAILED {2}databaseUrl answers: databaseUrl \(DATABASE_URL\): PostgreSQL could not be opened/,
     );
     expect(wired.stdout).not.toContain("hunter2secret");
+    expect(wired.stdout).toMatch(/\noff {5}networks\.base serves swaps: networks\.base\.swap\.routers\.0/);
     expect(wired.stdout.trim().split("\n").at(-1)).toMatch(/^\d+ checks, 2 failed: the service would not start$/);
     expect(wired.stdout).not.toContain("127.0.0.1");
   });
