@@ -13,7 +13,7 @@ import { createChainClient } from "./rpc";
 import { createSyncSendClient, createSyncSender } from "./sync-send";
 
 /**
- * What the start learned that does not stop it: per network and flow, why the flow is unavailable there. A flow
+ * What the start learned that does not stop it: per network and capability, why it is unavailable there. A flow
  * is one feature among several, so wiring only it needs (a router the relayer does not whitelist, for swaps) turns
  * it off on that network (reported by /health, refused by the flow's routes with the reason) instead of refusing
  * to start the service.

@@ -62,7 +62,7 @@ export function createIncognito(
   /** The enabled network, or the refusal naming `field` (the route's own name for it). */
   const networkOf = (name: string, field: string) => {
     try {
-      return deps.networks.get(name);
+      return deps.networks.get(name, { capability: "incognito" });
     } catch (error) {
       if (error instanceof ApiError) throw new ApiError(error.code, error.message, { ...error.details, field });
       throw error;
