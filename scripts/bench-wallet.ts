@@ -146,7 +146,7 @@ try {
   const accountRpc = createPublicClient({ chain, transport: http(rpc.url) });
   const paymaster = verifyingPaymaster({
     paymaster: network.paymaster,
-    signer: config.networks.bsc!.paymasterSigner,
+    signer: config.networks.bsc!.paymasterSigner!,
     validitySeconds: config.paymasterValiditySeconds,
   });
   /** The service's own batch (approve, then payBatch with the fee), sent through permissionless as the baseline. */

@@ -1,5 +1,6 @@
 import type { AnyElysia } from "elysia";
 import type { NetworkRuntime, Networks } from "./chain/networks";
+import { type Capability, hasCapability } from "./config/capabilities";
 import type { Config, NetworkConfig, NetworkName } from "./config/schema";
 import type { Db } from "./db/open";
 import type { PgDb } from "./db/postgres/open";
@@ -95,8 +96,13 @@ export type Flow<Name extends string, Service, Store = undefined> = {
   start?(service: Service): void;
   stop?(service: Service): void | Promise<void>;
   /**
-   * Whether a network's config enables this flow there (a privacy pool for incognito, a swap section for swaps,
-   * x402 switched on); absent: every configured network. The start logs the flows each network serves.
+   * The capability this flow serves (src/config/capabilities.ts): the settings that enable it on a network, the
+   * name its refusals give in `details.capability`, the key of its reason in `network.unavailable`.
+   */
+  capability?: Capability;
+  /**
+   * Whether a network's config enables this flow there; absent: its capability's settings are all set (or, with no
+   * capability, every configured network). The start logs the flows each network serves.
    */
   enabledOn?(network: NetworkConfig): boolean;
   /**
@@ -109,6 +115,10 @@ export type Flow<Name extends string, Service, Store = undefined> = {
     call: (to: `0x${string}`, data: `0x${string}`) => Promise<`0x${string}` | undefined>,
   ): Promise<string | undefined>;
 };
+
+/** Whether a flow is enabled on a network by its config (its own `enabledOn`, else its capability's settings). */
+export const flowEnabledOn = (flow: AnyFlow, network: NetworkConfig): boolean =>
+  flow.enabledOn?.(network) ?? (flow.capability ? hasCapability(network, flow.capability) : true);
 
 // The list holds flows of every service and store type.
 export type AnyFlow = Flow<string, any, any>;

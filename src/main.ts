@@ -1,30 +1,6 @@
-// The service's entry point (`bun run start`, the compiled binary): config from file + environment.
+// The `relay402` command line (`bun run start`, `bun src/main.ts`, the compiled binary): src/cli/commands.ts.
 import "./production-env";
-import { ConfigError, loadConfig } from "./config/load";
-import { DatabaseUnavailableError } from "./db/stores";
-import { startServer } from "./server";
+import { dispatch } from "./cli/commands";
 
-try {
-  const server = await startServer(loadConfig());
-  // SIGTERM or SIGINT: a graceful shutdown (server.ts) that ends in exit 0; a second signal while it drains exits
-  // at once (what was in flight is resumed by the next start, from its records).
-  let signalled = false;
-  const shutdown = async (signal: string) => {
-    if (signalled) {
-      server.services.logger.warn({ event: "shutdown_forced", signal });
-      process.exit(1);
-    }
-    signalled = true;
-    server.services.logger.info({ event: "shutdown_signal", signal });
-    await server.shutdown();
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-} catch (error) {
-  if (error instanceof ConfigError || error instanceof DatabaseUnavailableError) {
-    console.error(error.message);
-    process.exit(1);
-  }
-  throw error;
-}
+const code = await dispatch(process.argv.slice(2), process.env);
+if (code !== "running") process.exit(code);

@@ -2,6 +2,7 @@ import { checkWiring } from "./chain/wiring-check";
 import { databaseOf } from "./config/database";
 import type { Config } from "./config/schema";
 import { openStores } from "./db/stores";
+import { flowEnabledOn } from "./flow";
 import { createApp } from "./http/app";
 import { MAX_BODY_BYTES } from "./limits";
 import { createLogger } from "./logger";
@@ -24,12 +25,15 @@ export async function startServer(
   // The first key leases (several instances on PostgreSQL; nothing to take for one instance on SQLite).
   await services.networks.start();
   for (const network of services.networks.all()) {
-    const served = services.flows.filter(({ flow }) => flow.enabledOn?.(network.config) ?? true);
+    const served = services.flows.filter(({ flow }) => flowEnabledOn(flow, network.config));
     const off = wiring.unavailable[network.name] ?? {};
     logger.info({
       event: "flows_served",
       network: network.name,
-      flows: served.map(({ flow }) => flow.name).filter((name) => !(name in off)),
+      flows: served
+        .map(({ flow }) => flow)
+        .filter((flow) => !((flow.capability ?? flow.name) in off))
+        .map((flow) => flow.name),
     });
   }
   for (const [network, flows] of Object.entries(wiring.unavailable)) {

@@ -99,7 +99,7 @@ export function createServices(
   const networks = createNetworks(
     config,
     logger,
-    wiring.unavailable,
+    wiring,
     several ? { store: stores.keyLeases, instanceId } : undefined,
   );
   const relayerFor = relayerPorts();

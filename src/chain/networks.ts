@@ -1,14 +1,28 @@
 import { type PublicClient, parseGwei } from "viem";
+import { type Capability, capabilitiesOf, requireCapability } from "../config/capabilities";
 import type { Config, NetworkConfig, NetworkName, TokenConfig } from "../config/schema";
 import { NETWORKS } from "../config/schema";
 import { ApiError } from "../errors";
 import type { Logger } from "../logger";
 import { observeReceiptLag } from "../metrics/metrics";
+import type { TokenDomain } from "./contract-checks";
 import { createExecutor, type Executor } from "./executor";
 import type { KeyLeaseStore } from "./key-lease-store";
 import { createNewHeads, type NewHeads } from "./new-heads";
 import { createChainClient } from "./rpc";
 import { createSyncSendClient, createSyncSender } from "./sync-send";
+
+/**
+ * What the start learned that does not stop it: per network and capability, why it is unavailable there. A flow
+ * is one feature among several, so wiring only it needs (a router the relayer does not whitelist, for swaps) turns
+ * it off on that network (reported by /health, refused by the flow's routes with the reason) instead of refusing
+ * to start the service.
+ */
+export type Wiring = {
+  unavailable: Partial<Record<NetworkName, Record<string, string>>>;
+  /** Per network, each token's own EIP-712 name and version read at start (by lower-case address; null: none). */
+  tokenDomains?: Partial<Record<NetworkName, Record<string, TokenDomain | null>>>;
+};
 
 /** Everything the service holds per enabled network: its config, a read client and its executor pool. */
 export type NetworkRuntime = {
@@ -18,15 +32,24 @@ export type NetworkRuntime = {
   executor: Executor;
   token(address: string): TokenConfig | undefined;
   /**
-   * Why a flow is off here although configured, by flow name (the start's wiring check, chain/wiring-check.ts);
-   * a flow not listed works.
+   * Why a capability is off here although configured (the start's wiring check, chain/wiring-check.ts); one not
+   * listed works.
    */
   unavailable: Readonly<Record<string, string>>;
+  /** A token's own EIP-712 name and version, as the start read them from the chain (null: it has none, or unread). */
+  tokenDomain(address: string): TokenDomain | null;
+  /** What this network serves: the capabilities its config enables, less those the start found unavailable. */
+  capabilities: readonly Capability[];
 };
 
 export type Networks = {
   enabled: NetworkName[];
-  get(name: string): NetworkRuntime;
+  /**
+   * The runtime of an enabled network; else 400 `validation_error` naming `field` (default
+   * `paymentRequirements.network`). With `capability`, a network that does not enable it is refused too, with
+   * what to configure (src/config/capabilities.ts).
+   */
+  get(name: string, needs?: { capability?: Capability; field?: string }): NetworkRuntime;
   all(): NetworkRuntime[];
   /** Takes every executor's first key leases (nothing without leases); after the takeover listeners are registered. */
   start(): Promise<void>;
@@ -73,7 +96,7 @@ export const newHeadsStaleAfterMs = (blockTimeMs: number) => Math.max(1_000, 3 *
 export function createNetworks(
   config: Config,
   logger: Logger,
-  unavailable: Partial<Record<NetworkName, Record<string, string>>> = {},
+  wiring: Pick<Wiring, "unavailable"> & Partial<Pick<Wiring, "tokenDomains">> = { unavailable: {} },
   leases?: NetworkLeases,
 ): Networks {
   const runtimes = new Map<NetworkName, NetworkRuntime>();
@@ -123,6 +146,8 @@ export function createNetworks(
           }
         : {}),
     });
+    const off = wiring.unavailable[name] ?? {};
+    const domains = wiring.tokenDomains?.[name] ?? {};
     const tokens = new Map(networkConfig.tokens.map((token) => [token.address.toLowerCase(), token]));
     runtimes.set(name, {
       name,
@@ -130,20 +155,24 @@ export function createNetworks(
       client,
       executor,
       token: (address) => tokens.get(address.toLowerCase()),
-      unavailable: unavailable[name] ?? {},
+      unavailable: off,
+      capabilities: capabilitiesOf(networkConfig).filter((capability) => !(capability in off)),
+      tokenDomain: (address) => domains[address.toLowerCase()] ?? null,
     });
   }
   return {
     enabled: [...runtimes.keys()],
-    get(name) {
+    get(name, needs = {}) {
       const runtime = runtimes.get(name as NetworkName);
+      const field = needs.field ?? "paymentRequirements.network";
       if (!runtime) {
         const enabled = [...runtimes.keys()];
         throw new ApiError("validation_error", `network not enabled: ${name} (valid: ${enabled.join(", ")})`, {
-          field: "paymentRequirements.network",
+          field,
           validNetworks: enabled,
         });
       }
+      if (needs.capability) requireCapability(runtime, needs.capability, field);
       return runtime;
     },
     all: () => [...runtimes.values()],

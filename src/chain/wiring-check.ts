@@ -1,9 +1,10 @@
-import { type Address, isAddressEqual } from "viem";
+import { smartWalletSettingsOf } from "../config/capabilities";
 import { ConfigError } from "../config/load";
 import { type Config, NETWORKS, type NetworkConfig, type NetworkName } from "../config/schema";
-import type { AnyFlow } from "../flow";
+import { type AnyFlow, flowEnabledOn } from "../flow";
 import { FLOWS } from "../flows";
-import { paymasterAbi } from "./abis";
+import { contractChecks, type TokenDomain } from "./contract-checks";
+import type { Wiring } from "./networks";
 import { createChainClient } from "./rpc";
 
 const TIMEOUT_MS = 5_000;
@@ -40,21 +41,6 @@ async function endpointProblem(field: string, url: string, expected: number): Pr
   return undefined;
 }
 
-/** The paymaster contract must verify the signer the service signs with, or every sponsored UserOp fails. */
-async function paymasterSignerProblem(name: NetworkName, network: NetworkConfig): Promise<string | undefined> {
-  const client = clientOf(network);
-  const paymaster = network.contracts.paymaster;
-  const configured = network.paymasterSigner.address;
-  let onChain: Address;
-  try {
-    onChain = await client.readContract({ address: paymaster, abi: paymasterAbi, functionName: "verifyingSigner" });
-  } catch {
-    return `networks.${name}.contracts.paymaster has no verifyingSigner() (not a relay402 Paymaster on this chain?)`;
-  }
-  if (isAddressEqual(onChain, configured)) return undefined;
-  return `networks.${name}.paymasterSignerKey is the key of ${configured}, but the paymaster verifies ${onChain}`;
-}
-
 const clientOf = (network: NetworkConfig) =>
   createChainClient({ chainId: network.chainId, rpcUrls: network.rpcUrls, timeoutMs: TIMEOUT_MS });
 
@@ -63,59 +49,84 @@ async function unavailableFlows(name: NetworkName, network: NetworkConfig): Prom
   const client = clientOf(network);
   const call = async (to: `0x${string}`, data: `0x${string}`) => (await client.call({ to, data })).data;
   const reasons = await Promise.all(
-    FLOWS.filter((flow: AnyFlow) => flow.enabledOn?.(network) ?? true).map(
-      async (flow: AnyFlow) => [flow.name, await flow.unavailableOn?.(name, network, call)] as const,
+    FLOWS.filter((flow: AnyFlow) => flowEnabledOn(flow, network)).map(
+      async (flow: AnyFlow) => [flow.capability ?? flow.name, await flow.unavailableOn?.(name, network, call)] as const,
     ),
   );
   return Object.fromEntries(reasons.filter((entry): entry is readonly [string, string] => entry[1] !== undefined));
 }
 
-async function networkProblems(
+/**
+ * One check the start makes, as `relay402 check` lists it: what was checked (naming the config field), and
+ * either nothing wrong, a problem that stops the start, or a flow it switches off on its network.
+ */
+export type StartCheck = { check: string; problem?: string; off?: string };
+
+const outcome = (check: string, problem: string | undefined): StartCheck => (problem ? { check, problem } : { check });
+
+async function networkChecks(
   name: NetworkName,
   network: NetworkConfig,
-): Promise<{ problems: string[]; unavailable?: Record<string, string> }> {
-  const endpoints = await Promise.all([
-    ...network.rpcUrls.map((url, i) => endpointProblem(`networks.${name}.rpcUrls.${i}`, url, network.chainId)),
-    endpointProblem(`networks.${name}.bundlerUrl`, network.bundlerUrl, network.chainId),
-  ]);
-  const problems = endpoints.filter((problem) => problem !== undefined);
-  // The paymaster is read through the RPCs, so only once they are known to be this network's chain.
-  const rpcsOk = endpoints.slice(0, network.rpcUrls.length).every((problem) => problem === undefined);
-  if (!rpcsOk) return { problems };
-  const [signer, unavailable] = await Promise.all([
-    paymasterSignerProblem(name, network),
+): Promise<{
+  checks: StartCheck[];
+  unavailable?: Record<string, string>;
+  tokenDomains?: Record<string, TokenDomain | null>;
+}> {
+  const field = `networks.${name}`;
+  const rpcs = network.rpcUrls.map((url, i) => ({ field: `${field}.rpcUrls.${i}`, url }));
+  const wallet = smartWalletSettingsOf(network);
+  // The bundler only where smart wallets are enabled: the start checks only what is configured.
+  const endpoints = [...rpcs, ...(wallet ? [{ field: `${field}.bundlerUrl`, url: wallet.bundlerUrl }] : [])];
+  const answers = await Promise.all(endpoints.map(({ field, url }) => endpointProblem(field, url, network.chainId)));
+  const checks = endpoints.map(({ field }, i) => outcome(`${field} answers chain id ${network.chainId}`, answers[i]));
+  // The contracts are read through the RPCs, so only once they are known to be this network's chain.
+  const rpcsOk = answers.slice(0, rpcs.length).every((problem) => problem === undefined);
+  if (!rpcsOk) return { checks };
+  const [contracts, unavailable] = await Promise.all([
+    contractChecks(name, network, clientOf(network)),
     unavailableFlows(name, network),
   ]);
-  if (signer) problems.push(signer);
-  return { problems, unavailable };
+  checks.push(...contracts.checks);
+  for (const [flow, reason] of Object.entries(unavailable)) {
+    checks.push({ check: `${field} serves ${flow}`, off: reason });
+  }
+  return { checks, unavailable, tokenDomains: contracts.tokenDomains };
 }
 
-/**
- * What the start learned that does not stop it: per network and flow, why the flow is unavailable there. A flow
- * is one feature among several, so wiring only it needs (a router the relayer does not whitelist, for swaps) turns
- * it off on that network (reported by /health, refused by the flow's routes with the reason) instead of refusing
- * to start the service.
- */
-export type Wiring = { unavailable: Partial<Record<NetworkName, Record<string, string>>> };
+export type { TokenDomain, Wiring };
 
 /**
- * Refuses to start on wrong wiring: every RPC URL and the bundler of each network must answer its chain id, and
- * the paymaster signer key must be the one the paymaster contract verifies. Throws one single-line ConfigError
- * naming every problem by config field (never a URL: it may hold an API key). What only one flow needs (its
- * `unavailableOn`) is returned instead: it switches that flow off on its network.
+ * Every check of the start's wiring, without stopping at the first: every RPC URL and the bundler (where smart
+ * wallets are enabled) of each network must answer its chain id, and every configured contract and token must be
+ * what the config says (src/chain/contract-checks.ts; their EIP-712 names are kept for /config). Problems
+ * name config fields, never a URL (it may hold an API key). What only one flow needs (its `unavailableOn`) is
+ * returned in `wiring` instead: it switches that flow off on its network.
  */
-export async function checkWiring(config: Config): Promise<Wiring> {
+export async function runStartChecks(config: Config): Promise<{ checks: StartCheck[]; wiring: Wiring }> {
   const perNetwork = await Promise.all(
     NETWORKS.map(async (name) => {
       const network = config.networks[name];
-      return [name, network ? await networkProblems(name, network) : { problems: [] }] as const;
+      return [name, network ? await networkChecks(name, network) : { checks: [] }] as const;
     }),
   );
-  const problems = perNetwork.flatMap(([, result]) => result.problems);
-  if (problems.length > 0) throw new ConfigError(`start refused: ${problems.join("; ")}`);
   const unavailable: Wiring["unavailable"] = {};
+  const tokenDomains: NonNullable<Wiring["tokenDomains"]> = {};
   for (const [name, result] of perNetwork) {
+    if ("tokenDomains" in result && result.tokenDomains) tokenDomains[name] = result.tokenDomains;
     if (result.unavailable && Object.keys(result.unavailable).length > 0) unavailable[name] = result.unavailable;
   }
-  return { unavailable };
+  return { checks: perNetwork.flatMap(([, result]) => result.checks), wiring: { unavailable, tokenDomains } };
+}
+
+/** The problems among the checks, as the start refuses them: one single-line ConfigError naming every one. */
+export function refuseProblems(checks: readonly StartCheck[]): void {
+  const problems = checks.flatMap((check) => (check.problem ? [check.problem] : []));
+  if (problems.length > 0) throw new ConfigError(`start refused: ${problems.join("; ")}`, problems);
+}
+
+/** The start's wiring check (runStartChecks): refuses to start on any problem, else returns what it learned. */
+export async function checkWiring(config: Config): Promise<Wiring> {
+  const { checks, wiring } = await runStartChecks(config);
+  refuseProblems(checks);
+  return wiring;
 }

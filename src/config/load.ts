@@ -2,14 +2,25 @@ import { readFileSync } from "node:fs";
 import { TransformDecodeError, Value } from "@sinclair/typebox/value";
 import { Relay402Error } from "../errors";
 import { isUntrustedSetup, SERVED_CIRCUIT_ID } from "../incognito/trusted-setup";
-import { envPrefix } from "../networks";
+import { type Capability, missingSettings, SMART_WALLET_SETTINGS, settingOf } from "./capabilities";
+import { applyEnv, type Env, fieldName } from "./env";
 import { fieldsWithPublicKeys } from "./public-keys";
 import { CHAIN_IDS, type Config, type ConfigInput, ConfigSchema, NETWORKS } from "./schema";
+import { unknownSettings } from "./unknown-settings";
 
-/** A configuration that cannot run: the message names the field, never its value. */
+/** A configuration that cannot run: the message names every problem's field, never its value. */
 export class ConfigError extends Relay402Error {
   override name = "ConfigError";
+  /** Each problem on its own (the message joins them), for `relay402 check`'s list. */
+  readonly problems: readonly string[];
+
+  constructor(message: string, problems: readonly string[] = [message]) {
+    super(message);
+    this.problems = problems;
+  }
 }
+
+const invalid = (problems: string[]) => new ConfigError(`invalid config: ${problems.join("; ")}`, problems);
 
 /** The local devnet's documented admin key: public, so production refuses it. */
 export const DEVNET_ADMIN_API_KEY = "relay402-devnet-admin-key";
@@ -34,6 +45,8 @@ export const CONFIG_DEFAULTS = {
   keyLeaseMs: 15_000,
 } as const;
 
+type Json = Record<string, unknown>;
+
 export const NETWORK_DEFAULTS = {
   maxFeePerGasGwei: 50,
   settleGasLimit: 250_000,
@@ -43,54 +56,6 @@ export const NETWORK_DEFAULTS = {
   deployMaxAttempts: 5,
   deployRetryBackoffSeconds: 30,
 } as const;
-
-type Env = Record<string, string | undefined>;
-type Json = Record<string, unknown>;
-
-const list = (value: string | undefined) =>
-  value
-    ?.split(",")
-    .map((item) => item.trim())
-    .filter(Boolean);
-
-/** Environment variables override the file; secrets are expected to come from the environment. */
-function applyEnv(raw: Json, env: Env): Json {
-  const config: Json = { ...raw };
-  const set = (key: string, value: unknown) => {
-    if (value !== undefined) config[key] = value;
-  };
-  set("port", env.PORT === undefined ? undefined : Number(env.PORT));
-  set("host", env.HOST);
-  set("databasePath", env.DATABASE_PATH);
-  set("databaseUrl", env.DATABASE_URL || undefined);
-  set("adminApiKey", env.ADMIN_API_KEY);
-  set("rateLimitPerMinute", env.RATE_LIMIT_PER_MINUTE === undefined ? undefined : Number(env.RATE_LIMIT_PER_MINUTE));
-  set("trustProxy", env.TRUST_PROXY === undefined ? undefined : env.TRUST_PROXY === "true");
-  set("shutdownTimeoutMs", env.SHUTDOWN_TIMEOUT_MS === undefined ? undefined : Number(env.SHUTDOWN_TIMEOUT_MS));
-  set("keyLeaseMs", env.KEY_LEASE_MS === undefined ? undefined : Number(env.KEY_LEASE_MS));
-  set("keyLeasesPerInstance", env.KEY_LEASES_PER_INSTANCE ? Number(env.KEY_LEASES_PER_INSTANCE) : undefined);
-  // Comma-separated; replaces the file's list (like the executor keys), so a key can be rotated without the file.
-  set("merchantApiKeys", list(env.MERCHANT_API_KEYS));
-
-  const networks = { ...((raw.networks as Json | undefined) ?? {}) };
-  for (const name of NETWORKS) {
-    // BSC_TESTNET_RPC_URLS, BASE_SEPOLIA_EXECUTOR_KEYS, … (decisions.md, "Networks and paths").
-    const prefix = envPrefix(name);
-    const current = networks[name] as Json | undefined;
-    const rpcUrls = list(env[`${prefix}_RPC_URLS`]);
-    if (!current && !rpcUrls) continue;
-    const network: Json = { ...NETWORK_DEFAULTS, chainId: CHAIN_IDS[name], ...(current ?? {}) };
-    if (rpcUrls) network.rpcUrls = rpcUrls;
-    if (env[`${prefix}_BUNDLER_URL`]) network.bundlerUrl = env[`${prefix}_BUNDLER_URL`];
-    if (env[`${prefix}_WS_URL`]) network.wsUrl = env[`${prefix}_WS_URL`];
-    const executorKeys = list(env[`${prefix}_EXECUTOR_KEYS`]);
-    if (executorKeys) network.executorKeys = executorKeys;
-    if (env[`${prefix}_PAYMASTER_SIGNER_KEY`]) network.paymasterSignerKey = env[`${prefix}_PAYMASTER_SIGNER_KEY`];
-    networks[name] = network;
-  }
-  config.networks = networks;
-  return config;
-}
 
 /**
  * Builds the configuration once at start: defaults, then the JSON file named by RELAY402_CONFIG (or
@@ -110,74 +75,126 @@ export function loadConfig(options: { env?: Env; file?: string; overrides?: Json
       throw new ConfigError(`cannot read config file ${file}: ${reason}`);
     }
   }
-  const merged = applyEnv({ ...CONFIG_DEFAULTS, ...fromFile, ...(options.overrides ?? {}) }, env);
+  const merged = applyEnv({ ...CONFIG_DEFAULTS, ...fromFile, ...(options.overrides ?? {}) }, env, NETWORK_DEFAULTS);
   return validateConfig(merged);
 }
 
 const fieldOf = (path: string) => path.replace(/^\//, "").replaceAll("/", ".") || "(root)";
 
-/** Checks a config as the file and environment spell it and decodes it into the service's types (see schema.ts). */
-export function validateConfig(candidate: unknown): Config {
-  const errors = [...Value.Errors(ConfigSchema, candidate)];
-  if (errors.length > 0) {
-    const fields = [...new Set(errors.map((error) => fieldOf(error.path)))];
-    const first = errors[0];
-    throw new ConfigError(`invalid config: ${fields.join(", ")} (${first?.path}: ${first?.message})`);
+/** Schema problems, one per field (its first message: TypeBox's name the expected shape, never the value). */
+function schemaProblems(candidate: unknown): string[] {
+  const byField = new Map<string, string>();
+  for (const error of Value.Errors(ConfigSchema, candidate)) {
+    const field = fieldOf(error.path);
+    const message = error.schema.format === "secp256k1-private-key" ? "not a secp256k1 private key" : error.message;
+    if (!byField.has(field)) byField.set(field, message);
   }
+  return [...byField].map(([field, message]) => `${fieldName(field)}: ${message}`);
+}
+
+/** The setting that asks for a capability by itself (the others it needs are shared with other capabilities). */
+const OWN_SETTING: Partial<Record<Capability, string>> = { incognito: "contracts.privacyPool", swaps: "swap" };
+
+/** The rules no schema says: a network's chain id, settings that only work together, one swap router per kind. */
+function networkRuleProblems(candidate: Json): string[] {
+  const networks = (candidate.networks ?? {}) as Record<string, Json | undefined>;
+  const problems: string[] = [];
+  for (const name of NETWORKS) {
+    const network = networks[name];
+    if (!network) continue;
+    const field = `networks.${name}`;
+    if (network.chainId !== CHAIN_IDS[name]) problems.push(`${field}.chainId must be ${CHAIN_IDS[name]}`);
+    const setWallet = SMART_WALLET_SETTINGS.filter((path) => settingOf(network, path) !== undefined);
+    const partialWallet = setWallet.length > 0 && setWallet.length < SMART_WALLET_SETTINGS.length;
+    if (partialWallet) {
+      const missing = SMART_WALLET_SETTINGS.filter((path) => !setWallet.includes(path as never));
+      problems.push(
+        `${missing.map((path) => fieldName(`${field}.${path}`)).join(", ")}: smart wallets need ` +
+          `${SMART_WALLET_SETTINGS.join(", ")} together (set the rest, or remove them to serve payments only)`,
+      );
+    }
+    // A capability's own setting without the rest of what it needs is a mistake, not a wish to leave it off.
+    for (const [capability, own] of Object.entries(OWN_SETTING) as [Capability, string][]) {
+      if (settingOf(network, own) === undefined) continue;
+      const missing = missingSettings(network, capability).filter(
+        (path) => !(partialWallet && SMART_WALLET_SETTINGS.includes(path as never)),
+      );
+      if (missing.length > 0) {
+        problems.push(
+          `${field}.${own}: ${capability} need ${missing.map((path) => fieldName(`${field}.${path}`)).join(", ")}`,
+        );
+      }
+    }
+    const swap = network.swap as { routers?: { kind?: string }[]; quoter?: unknown } | undefined;
+    const kinds = (swap?.routers ?? []).map((router) => router?.kind);
+    if (kinds.filter((kind) => kind === "v2").length > 1 || kinds.filter((kind) => kind === "v3").length > 1) {
+      problems.push(`${field}.swap.routers: at most one router per kind`);
+    }
+    if (kinds.includes("v3") && !swap?.quoter) problems.push(`${field}.swap.quoter is required with a v3 router`);
+  }
+  if (NETWORKS.every((name) => !networks[name])) problems.push(`networks: configure ${NETWORKS.join(", ")} or several`);
+  return problems;
+}
+
+/** The production rules: no public key, no devnet circuit unless accepted. */
+function productionProblems(config: Config): string[] {
+  if (config.mode !== "production") return [];
+  const problems: string[] = [];
+  if (config.adminApiKey === DEVNET_ADMIN_API_KEY) {
+    problems.push(`${fieldName("adminApiKey")} is the public devnet key (set your own for production)`);
+  }
+  const publicKeyFields = fieldsWithPublicKeys(
+    NETWORKS.flatMap((name) => {
+      const network = config.networks[name];
+      if (!network) return [];
+      return [
+        ...network.executorKeys.map((key, i) => ({ field: `networks.${name}.executorKeys[${i}]`, key })),
+        ...(network.paymasterSignerKey
+          ? [{ field: `networks.${name}.paymasterSignerKey`, key: network.paymasterSignerKey }]
+          : []),
+      ];
+    }),
+  );
+  if (publicKeyFields.length > 0) {
+    problems.push(
+      `${publicKeyFields.join(", ")} ${publicKeyFields.length === 1 ? "is a" : "are"} publicly ` +
+        "known key(s) (the test mnemonic 'test test … junk' or the local devnet): anyone can sign with them; " +
+        "generate your own for production",
+    );
+  }
+  const incognitoOn = NETWORKS.filter((name) => config.networks[name]?.contracts.privacyPool);
+  if (incognitoOn.length > 0 && isUntrustedSetup(SERVED_CIRCUIT_ID) && !config.incognito?.allowUntrustedSetup) {
+    problems.push(
+      `networks.${incognitoOn[0]}.contracts.privacyPool serves incognito with the devnet circuit ` +
+        `${SERVED_CIRCUIT_ID}, whose trusted setup was run locally (its maker can forge proofs): use a ceremony's ` +
+        "artifacts, remove privacyPool, or set incognito.allowUntrustedSetup: true to accept the risk",
+    );
+  }
+  return problems;
+}
+
+/**
+ * Checks a config as the file and environment spell it and decodes it into the service's types (see schema.ts).
+ * Strict: an unknown setting at any level is refused with the nearest known name. Every problem is reported at
+ * once, each naming its field (and the environment variable that sets it), never its value.
+ */
+export function validateConfig(candidate: unknown): Config {
+  const problems = [
+    ...unknownSettings(ConfigSchema, candidate),
+    ...schemaProblems(candidate),
+    ...(candidate && typeof candidate === "object" ? networkRuleProblems(candidate as Json) : []),
+  ];
+  if (problems.length > 0) throw invalid(problems);
   let config: Config;
   try {
     config = Value.Decode(ConfigSchema, candidate);
   } catch (error) {
     // The decoders' own messages name no value; the value itself is never quoted (it may be a key).
-    if (error instanceof TransformDecodeError) {
-      throw new ConfigError(`invalid config: ${fieldOf(error.path)} (${error.error.message})`);
-    }
+    if (error instanceof TransformDecodeError) throw invalid([`${fieldOf(error.path)}: ${error.error.message}`]);
     throw error;
   }
-  for (const name of NETWORKS) {
-    const network = config.networks[name];
-    if (network && network.chainId !== CHAIN_IDS[name]) {
-      throw new ConfigError(`invalid config: networks.${name}.chainId must be ${CHAIN_IDS[name]}`);
-    }
-  }
-  if (config.mode === "production" && config.adminApiKey === DEVNET_ADMIN_API_KEY) {
-    throw new ConfigError("invalid config: adminApiKey is the public devnet key (set your own for production)");
-  }
-  if (config.mode === "production") {
-    const publicKeyFields = fieldsWithPublicKeys(
-      NETWORKS.flatMap((name) => {
-        const network = config.networks[name];
-        if (!network) return [];
-        return [
-          ...network.executorKeys.map((key, i) => ({ field: `networks.${name}.executorKeys[${i}]`, key })),
-          { field: `networks.${name}.paymasterSignerKey`, key: network.paymasterSignerKey },
-        ];
-      }),
-    );
-    if (publicKeyFields.length > 0) {
-      throw new ConfigError(
-        `invalid config: ${publicKeyFields.join(", ")} ${publicKeyFields.length === 1 ? "is a" : "are"} publicly ` +
-          "known key(s) (the test mnemonic 'test test … junk' or the local devnet): anyone can sign with them; " +
-          "generate your own for production",
-      );
-    }
-  }
-  const incognitoOn = NETWORKS.filter((name) => config.networks[name]?.contracts.privacyPool);
-  if (
-    config.mode === "production" &&
-    incognitoOn.length > 0 &&
-    isUntrustedSetup(SERVED_CIRCUIT_ID) &&
-    !config.incognito?.allowUntrustedSetup
-  ) {
-    throw new ConfigError(
-      `invalid config: networks.${incognitoOn[0]}.contracts.privacyPool serves incognito with the devnet circuit ` +
-        `${SERVED_CIRCUIT_ID}, whose trusted setup was run locally (its maker can forge proofs): use a ceremony's ` +
-        "artifacts, remove privacyPool, or set incognito.allowUntrustedSetup: true to accept the risk",
-    );
-  }
-  if (!NETWORKS.some((name) => config.networks[name])) {
-    throw new ConfigError(`invalid config: networks (configure at least one of ${NETWORKS.join(", ")})`);
-  }
+  const production = productionProblems(config);
+  if (production.length > 0) throw invalid(production);
   return config;
 }
 

@@ -1,4 +1,4 @@
-import { type StaticDecode, type StaticEncode, Type as T, type TOptional } from "@sinclair/typebox";
+import { FormatRegistry, type StaticDecode, type StaticEncode, Type as T, type TOptional } from "@sinclair/typebox";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { NETWORK_PRESETS, NETWORKS, type NetworkName } from "../networks";
@@ -12,14 +12,15 @@ const AddressString = T.Unsafe<Address>(T.String({ pattern: "^0x[0-9a-fA-F]{40}$
 
 const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
+// A format rather than a decode step, so that every bad key is reported with the other problems, not only the first.
+FormatRegistry.Set("secp256k1-private-key", (key) => {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) return false;
+  const scalar = BigInt(key);
+  return scalar !== 0n && scalar < SECP256K1_ORDER;
+});
+
 /** A secp256k1 private key: refused here if zero or beyond the curve order, since viem's own error quotes the key. */
-const PrivateKey = T.Transform(T.Unsafe<Hex>(T.String({ pattern: "^0x[0-9a-fA-F]{64}$" })))
-  .Decode((key) => {
-    const scalar = BigInt(key);
-    if (scalar === 0n || scalar >= SECP256K1_ORDER) throw new Error("not a secp256k1 private key");
-    return key;
-  })
-  .Encode((key) => key);
+const PrivateKey = T.Unsafe<Hex>(T.String({ format: "secp256k1-private-key" }));
 
 /** An amount in a token's smallest unit: a decimal string in the file, a bigint in the service. */
 const Amount = T.Transform(T.String({ pattern: "^[0-9]{1,78}$" }))
@@ -46,7 +47,10 @@ const TokenFields = T.Object({
   symbol: T.String({ minLength: 1 }),
   address: AddressString,
   decimals: T.Integer({ minimum: 0, maximum: 36 }),
+  /** Whether the token has EIP-3009's transferWithAuthorization (x402 pays it directly; checked on-chain at start). */
   eip3009: T.Boolean({ default: false }),
+  /** Whether the token has EIP-2612's permit (checked on-chain at start); default false. */
+  eip2612: T.Optional(T.Boolean()),
   /** Facilitator fee of a smart-wallet payment: max(minFee, ceil(sum × feeBps / 10000)). */
   feeBps: T.Integer({ minimum: 0, maximum: 10000 }),
   minFee: Amount,
@@ -65,6 +69,7 @@ const TokenFields = T.Object({
 export const TokenConfigSchema = T.Transform(TokenFields)
   .Decode((token) => ({
     ...token,
+    eip2612: token.eip2612 ?? false,
     minPaymentValue: token.minPaymentValue ?? DEFAULT_MIN_PAYMENT_VALUE,
     unshieldFeeBps: token.unshieldFeeBps ?? token.feeBps,
     unshieldMinFee: token.unshieldMinFee ?? token.minFee,
@@ -92,7 +97,10 @@ const SwapRouter = T.Object({
   feeTiers: T.Optional(T.Array(T.Integer({ minimum: 1, maximum: 2 ** 24 - 1 }), { minItems: 1, maxItems: 8 })),
 });
 
-/** Swaps on a network (decisions.md "Swaps"): at most one router per kind; absent: swaps are off here. */
+/**
+ * Swaps on a network (decisions.md "Swaps"): at most one router per kind, a V3 router with its quoter (both checked
+ * with the config's other rules, src/config/load.ts); absent: swaps are off here.
+ */
 const SwapConfigSchema = T.Transform(
   T.Object({
     routers: T.Array(SwapRouter, { minItems: 1, maxItems: 2 }),
@@ -103,39 +111,39 @@ const SwapConfigSchema = T.Transform(
     wrappedNative: AddressString,
   }),
 )
-  .Decode((swap) => {
-    const v2 = swap.routers.filter((router) => router.kind === "v2");
-    const v3 = swap.routers.filter((router) => router.kind === "v3");
-    if (v2.length > 1 || v3.length > 1) throw new Error("swap.routers: at most one router per kind");
-    if (v3.length === 1 && !swap.quoter) throw new Error("swap.quoter is required with a v3 router");
-    return {
-      ...swap,
-      routers: swap.routers.map((router) => ({
-        ...router,
-        name: router.name ?? `uniswap-${router.kind}`,
-        feeBps: router.feeBps ?? 30,
-        feeTiers: router.feeTiers ?? [...DEFAULT_V3_FEE_TIERS],
-      })),
-    };
-  })
+  .Decode((swap) => ({
+    ...swap,
+    routers: swap.routers.map((router) => ({
+      ...router,
+      name: router.name ?? `uniswap-${router.kind}`,
+      feeBps: router.feeBps ?? 30,
+      feeTiers: router.feeTiers ?? [...DEFAULT_V3_FEE_TIERS],
+    })),
+  }))
   .Encode((swap) => swap);
 
 const NetworkFields = T.Object({
   chainId: T.Integer({ minimum: 1 }),
   rpcUrls: T.Array(Url, { minItems: 1 }),
-  bundlerUrl: Url,
-  contracts: T.Object({
-    relayer: AddressString,
-    factory: AddressString,
-    paymaster: AddressString,
-    entryPoint: AddressString,
-    /** PrivacyPool (incognito shield/unshield); absent: incognito is off on this network. */
-    privacyPool: T.Optional(AddressString),
-  }),
+  /**
+   * Each capability is enabled by its own settings (src/config/capabilities.ts): the relayer for EOA payments; the
+   * bundler, factory, paymaster, EntryPoint and paymasterSignerKey together for smart wallets and deployments.
+   */
+  bundlerUrl: T.Optional(Url),
+  contracts: T.Optional(
+    T.Object({
+      relayer: T.Optional(AddressString),
+      factory: T.Optional(AddressString),
+      paymaster: T.Optional(AddressString),
+      entryPoint: T.Optional(AddressString),
+      /** PrivacyPool (incognito shield/unshield); absent: incognito is off on this network. */
+      privacyPool: T.Optional(AddressString),
+    }),
+  ),
   tokens: T.Array(TokenConfigSchema, { minItems: 1 }),
   feeRecipient: AddressString,
   executorKeys: T.Array(PrivateKey, { minItems: 1 }),
-  paymasterSignerKey: PrivateKey,
+  paymasterSignerKey: T.Optional(PrivateKey),
   /** Upper bound on the fee the executors ever pay, in gwei. */
   maxFeePerGasGwei: T.Number({ exclusiveMinimum: 0 }),
   /** Gas limit of one relayer transferWithAuthorization (no estimate round trip per settlement). */
@@ -184,11 +192,12 @@ const NetworkFields = T.Object({
 
 /** Adds the paymaster signer's account, derived once from its key (which stays, for the wiring check's message). */
 export const NetworkConfigSchema = T.Transform(NetworkFields)
-  .Decode((network) => ({
+  .Decode(({ contracts, ...network }) => ({
     ...network,
+    contracts: contracts ?? {},
     blockTimeMs: network.blockTimeMs ?? DEFAULT_BLOCK_TIME_MS[network.chainId] ?? 2_000,
     sendRawTransactionSync: network.sendRawTransactionSync ?? "auto",
-    paymasterSigner: privateKeyToAccount(network.paymasterSignerKey),
+    paymasterSigner: network.paymasterSignerKey ? privateKeyToAccount(network.paymasterSignerKey) : undefined,
   }))
   .Encode(({ paymasterSigner: _, ...network }) => network);
 

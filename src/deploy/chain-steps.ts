@@ -12,8 +12,8 @@ import { MULTICALL3 } from "../chain/addresses";
 import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send";
 import { minedFigures } from "../chain/mined-figures";
 import type { NetworkRuntime } from "../chain/networks";
+import { relayerOf, smartWalletOf } from "../config/capabilities";
 import type { DeploymentWallet } from "../db/schema";
-
 import { type Logger, shortReason } from "../logger";
 import { type Authorization, authorizationFromJson } from "../settlement/authorization";
 import type { PaymentRules } from "../settlement/payment-rules";
@@ -74,7 +74,7 @@ async function fundingOnChain(
   const inReceipt = receipt
     ? parseEventLogs({ abi: relayerAbi, logs: receipt.logs, eventName: "AuthorizationUsed" }).find(
         (log) =>
-          isAddressEqual(log.address, deps.network.config.contracts.relayer) &&
+          isAddressEqual(log.address, relayerOf(deps.network, "deployments")) &&
           isAddressEqual(log.args.authorizer, authorization.from) &&
           log.args.nonce.toLowerCase() === authorization.nonce.toLowerCase(),
       )
@@ -198,7 +198,7 @@ async function sendStep(
 
 /** Deploys the given wallets (already leased) with one Multicall3 transaction of factory calls. */
 export function deployWallets(deps: StepDeps, rows: DeploymentWallet[]): Promise<StepOutcome[]> {
-  const factory = deps.network.config.contracts.factory;
+  const { factory } = smartWalletOf(deps.network, "deployments");
   const data = aggregate(
     rows.map((row) => ({
       target: factory,
@@ -221,7 +221,7 @@ export function deployWallets(deps: StepDeps, rows: DeploymentWallet[]): Promise
  * can no longer pay fails here, without gas), the rest go in one Multicall3 transaction to the relayer.
  */
 export async function fundWallets(deps: StepDeps, rows: DeploymentWallet[]): Promise<StepOutcome[]> {
-  const relayer = deps.network.config.contracts.relayer;
+  const relayer = relayerOf(deps.network, "deployments");
   const checks = await Promise.all(
     rows.map((row) =>
       verifyPayment(

@@ -12,7 +12,7 @@ const FIELD = "paymentRequirements.deployment";
 
 async function prepare(ctx: SettlingContext, body: Static<typeof EoaVerifyBodySchema>) {
   const { network: name, deployment } = body.paymentRequirements;
-  const network = ctx.networks.get(name);
+  const network = ctx.networks.get(name, { capability: "deployments" });
   const plan = await planDeployment(network, deployment, FIELD);
   const payments = parseEoaPayments(plan, body.paymentPayload, deployment.fundingRequested);
   const fundingAmounts = payments.fundings.map((funding) => funding.value);

@@ -30,6 +30,7 @@ export const deploymentsFlow: Flow<"deployments", Deployments, AsyncDeploymentSt
     examples: DEPLOYMENT_EXAMPLES,
   },
   sending: { "/deploy/settle": "deploy", "/deploy/wallet/settle": "deploy_wallet" },
+  capability: "deployments",
   // One instance reconciles its deployments when they are created; several also sweep others' orphans here.
   reconcile: (deployments) => deployments.reconcile(),
 };

@@ -1,5 +1,6 @@
 import { type Address, getAddress, type Hex, zeroAddress } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
+import { smartWalletOf } from "../config/capabilities";
 import type { TokenConfig } from "../config/schema";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
@@ -42,7 +43,7 @@ export async function planDeployment(
     throw new ApiError("validation_error", "ownerAddress must not be the zero address", {
       field: `${field}.ownerAddress`,
     });
-  const factory = network.config.contracts.factory;
+  const { factory, relayer } = smartWalletOf(network, "deployments");
   let wallets: Address[];
   try {
     wallets = await walletAddresses(network.client, factory, owner, salts);
@@ -57,7 +58,7 @@ export async function planDeployment(
     wallets,
     deploymentFee: token.deploymentFeePerWallet * BigInt(salts.length),
     feeRecipient: getAddress(network.config.feeRecipient),
-    relayer: getAddress(network.config.contracts.relayer),
+    relayer: getAddress(relayer),
     factory,
   };
 }

@@ -1,4 +1,5 @@
 import { type Address, getAddress } from "viem";
+import { smartWalletOf } from "../config/capabilities";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import type { NetworkName } from "../networks";
@@ -8,7 +9,7 @@ import { type WalletInfo, walletInfo } from "./responses";
 
 /** GET /wallet/:owner: the owner's wallets of live batches, the master wallet apart. */
 export async function walletsOfOwner(ctx: DeployContext, owner: string, network?: string) {
-  if (network) ctx.networks.get(network);
+  if (network) ctx.networks.get(network, { capability: "deployments", field: "network" });
   const salt = masterSalt(ctx.config.masterSaltPrefix, owner);
   const infos = (await ctx.store.walletsOfOwner(owner, network)).map(({ batch, wallet }) => walletInfo(batch, wallet));
   if (infos.length === 0) throw new ApiError("not_found", `no wallets for owner ${getAddress(owner)}`);
@@ -19,13 +20,20 @@ export async function walletsOfOwner(ctx: DeployContext, owner: string, network?
 export async function masterWallet(ctx: DeployContext, owner: string) {
   const ownerAddress = getAddress(owner);
   const salt = masterSalt(ctx.config.masterSaltPrefix, ownerAddress);
-  const network = ctx.networks.all()[0];
-  if (!network) throw new ApiError("validation_error", "no network is enabled");
+  // The first network with deployments: the factory has the same address on every network.
+  const network = ctx.networks.all().find((runtime) => runtime.capabilities.includes("deployments"));
+  if (!network)
+    throw new ApiError("validation_error", "wallet deployments are not enabled on any network", {
+      capability: "deployments",
+    });
   let walletAddress: Address;
   try {
-    [walletAddress] = (await walletAddresses(network.client, network.config.contracts.factory, ownerAddress, [
-      salt,
-    ])) as [Address];
+    [walletAddress] = (await walletAddresses(
+      network.client,
+      smartWalletOf(network, "deployments").factory,
+      ownerAddress,
+      [salt],
+    )) as [Address];
   } catch (error) {
     throw new ApiError("blockchain_error", "failed to compute the master wallet address", {
       reason: shortReason(error),
@@ -34,10 +42,14 @@ export async function masterWallet(ctx: DeployContext, owner: string) {
   const records = (await ctx.store.walletsOfOwner(ownerAddress)).filter(({ wallet }) => wallet.salt === salt);
   // One key per enabled network (decisions.md "Wallet deployment"): the address is computed, so each answers.
   const deployments = Object.fromEntries(
-    ctx.networks.enabled.map((name) => {
-      const found = records.find(({ wallet }) => wallet.network === name);
-      return [name, found ? walletInfo(found.batch, found.wallet) : null];
-    }),
+    // One key per network with wallet deployments enabled (decisions.md "Wallet").
+    ctx.networks
+      .all()
+      .filter((runtime) => runtime.capabilities.includes("deployments"))
+      .map(({ name }) => {
+        const found = records.find(({ wallet }) => wallet.network === name);
+        return [name, found ? walletInfo(found.batch, found.wallet) : null];
+      }),
   ) as Partial<Record<NetworkName, WalletInfo | null>>;
   return { ownerAddress, walletAddress, salt, deployments };
 }

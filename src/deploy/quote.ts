@@ -5,7 +5,11 @@ import type { QuoteBodySchema } from "./schemas";
 
 /** /deploy/quote: what a client must sign for a deployment; no payment, no reservation. */
 export async function quoteDeployment(ctx: DeployContext, body: Static<typeof QuoteBodySchema>) {
-  const plan = await planDeployment(ctx.networks.get(body.network), body.deployment, "deployment");
+  const plan = await planDeployment(
+    ctx.networks.get(body.network, { capability: "deployments", field: "network" }),
+    body.deployment,
+    "deployment",
+  );
   return {
     wallets: walletEntries(plan, []),
     deploymentFee: plan.deploymentFee.toString(),

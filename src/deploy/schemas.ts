@@ -152,11 +152,11 @@ export const MasterResponseSchema = t.Object({
   ownerAddress: t.String(),
   walletAddress: t.String(),
   salt: t.String(),
-  /** One key per enabled network (decisions.md "Wallet deployment"). */
   deployments: t.Object(
     Object.fromEntries(NETWORKS.map((name) => [name, t.Optional(t.Union([WalletInfoSchema, t.Null()]))])) as Record<
       NetworkName,
       TOptional<TUnion<[typeof WalletInfoSchema, TNull]>>
     >,
+    { description: 'one key per network with wallet deployments enabled (decisions.md "Wallet deployment")' },
   ),
 });

@@ -10,6 +10,7 @@ import {
 } from "viem";
 import { factoryAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
+import { smartWalletOf } from "../config/capabilities";
 import type { DeploymentWallet } from "../db/schema";
 import { shortReason } from "../logger";
 import { deployWallets, type StepDeps, type StepOutcome } from "./chain-steps";
@@ -83,7 +84,7 @@ export function describeRevert(data: Hex): string {
  * claim (not sent now either); only the calls that pass go into the transaction.
  */
 export async function deploySimulated(deps: StepDeps, rows: DeploymentWallet[]): Promise<StepOutcome[]> {
-  const factory = deps.network.config.contracts.factory;
+  const { factory } = smartWalletOf(deps.network, "deployments");
   const notSent = async (
     row: DeploymentWallet,
     status: "failed" | "abandoned",

@@ -55,7 +55,7 @@ function feeAndFundings(plan: DeploymentPlan, amounts: bigint[]) {
 /** /deploy/wallet/verify: an unsigned, paymaster-sponsored UserOp from the paying wallet for the fee and fundings. */
 export async function verifyWalletDeployment(ctx: SettlingContext, body: Static<typeof WalletVerifyBodySchema>) {
   const { network: name, deployment } = body.paymentRequirements;
-  const network = ctx.networks.get(name);
+  const network = ctx.networks.get(name, { capability: "deployments" });
   const wallet = userOpNetworkOf(network);
   const plan = await planDeployment(network, deployment, FIELD);
   const amounts = fundingAmountsOf(plan, deployment);
@@ -96,7 +96,7 @@ export async function verifyWalletDeployment(ctx: SettlingContext, body: Static<
 /** /deploy/wallet/settle: only the UserOp verify issued, signed by the paying wallet's owner, pays; then the wallets are deployed. */
 export async function settleWalletDeployment(ctx: SettlingContext, body: Static<typeof WalletSettleBodySchema>) {
   const { network: name, deployment } = body.paymentRequirements;
-  const network = ctx.networks.get(name);
+  const network = ctx.networks.get(name, { capability: "deployments" });
   const wallet = userOpNetworkOf(network);
   const located = await locateIssuedUserOp(
     { store: ctx.issued, now: Number(ctx.now()) },

@@ -113,6 +113,18 @@ function clientIp(
   return server?.requestIP(request)?.address ?? "unknown";
 }
 
+/** Per flow, the networks that serve it (its capability enabled and available): what the OpenAPI tags say. */
+const servedOn = (services: Services) =>
+  Object.fromEntries(
+    services.flows.map(({ flow }) => [
+      flow.name,
+      services.networks
+        .all()
+        .filter((network) => (flow.capability ? network.capabilities.includes(flow.capability) : true))
+        .map((network) => network.name),
+    ]),
+  );
+
 /**
  * True when the body is over the limit. A chunked body has no content-length, so a copy of it is read
  * up to one byte past the limit (never further) before the JSON parser sees it.
@@ -157,7 +169,7 @@ export function createApp(services: Services) {
   };
 
   return new Elysia()
-    .use(apiDocs(services.version))
+    .use(apiDocs(services.version, servedOn(services)))
     .onRequest(async ({ request, set, server }) => {
       const id = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
       const ip = clientIp(request, server, config.trustProxy);

@@ -34,7 +34,7 @@ export const incognitoFlow: Flow<"incognito", Incognito, AsyncLeafStore> = {
     examples: INCOGNITO_EXAMPLES,
   },
   sending: { "/wallet/incognito/settle": "incognito" },
-  enabledOn: (network) => network.contracts.privacyPool !== undefined,
+  capability: "incognito",
   start: (incognito) => incognito.start(),
   stop: (incognito) => incognito.stop(),
 };

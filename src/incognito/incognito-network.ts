@@ -1,5 +1,6 @@
 import type { Address } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
+import { smartWalletOf } from "../config/capabilities";
 import { refuse } from "../userops/invalid";
 import { type UserOpNetwork, userOpNetworkOf } from "../userops/user-op-network";
 import { createPoolPort, type PoolPort } from "./pool-port";
@@ -19,7 +20,7 @@ export function incognitoNetworkOf(runtime: NetworkRuntime, field = "paymentRequ
   }
   const network = {
     userOps: userOpNetworkOf(runtime),
-    pool: createPoolPort(runtime.client, pool as Address, runtime.config.contracts.relayer),
+    pool: createPoolPort(runtime.client, pool as Address, smartWalletOf(runtime, "incognito").relayer),
   };
   byRuntime.set(runtime, network);
   return network;

@@ -62,7 +62,7 @@ export function createIncognito(
   /** The enabled network, or the refusal naming `field` (the route's own name for it). */
   const networkOf = (name: string, field: string) => {
     try {
-      return deps.networks.get(name);
+      return deps.networks.get(name, { capability: "incognito" });
     } catch (error) {
       if (error instanceof ApiError) throw new ApiError(error.code, error.message, { ...error.details, field });
       throw error;
@@ -72,7 +72,7 @@ export function createIncognito(
   return {
     circuit,
     verify(networkName: string, request: IncognitoRequest) {
-      const network = incognitoNetworkOf(deps.networks.get(networkName));
+      const network = incognitoNetworkOf(deps.networks.get(networkName, { capability: "incognito" }));
       const common = { ...kernel.issue, network, withLock, now: kernel.now };
       return request.incognitoData.type === "shield"
         ? verifyShield(common, request)

@@ -70,7 +70,7 @@ export function createServiceGauges(deps: ServiceGaugeDeps) {
       `The paymaster's deposit at the EntryPoint, in wei (read at most every ${cacheMs / 1000} s)`,
       () =>
         balances.flatMap(([network, read]) =>
-          read
+          read && read.paymasterDeposit !== null && network.config.contracts.paymaster
             ? [
                 {
                   labels: { network: network.name, paymaster: network.config.contracts.paymaster },

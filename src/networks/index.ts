@@ -30,7 +30,7 @@ export const presetOfChain = (chainId: number): NetworkPreset<NetworkName> | und
   NETWORK_PRESETS.find((preset) => preset.chainId === chainId);
 
 /** The prefix of a network's environment variables: its name in upper case with `-` as `_` (`BSC_TESTNET`). */
-export const envPrefix = (name: NetworkName) => name.toUpperCase().replaceAll("-", "_");
+export const envPrefix = (name: string) => name.toUpperCase().replaceAll("-", "_");
 
 /** The explorer's page of a transaction on the network. */
 export const explorerTxUrl = (name: NetworkName, hash: string) => presetOf(name).explorer.tx.replace("{hash}", hash);

@@ -24,5 +24,6 @@ To cancel an unused authorization, sign \`CancelAuthorization\` (same domain) an
     examples: PAYMENT_EXAMPLES,
   },
   sending: { "/settle": "eoa" },
+  capability: "eoa-payments",
   reconcile: (payments, which) => payments.reconcile(which),
 };

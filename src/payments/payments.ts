@@ -1,5 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import type { NetworkRuntime, Networks } from "../chain/networks";
+import { relayerOf } from "../config/capabilities";
 import type { RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";
 import { parseAuthorization } from "../settlement/authorization";
@@ -31,11 +32,11 @@ export function createPayments(deps: {
         ...(which ? { which } : {}),
       }),
     verify(body: PaymentBody) {
-      const network = deps.networks.get(body.paymentRequirements.network);
+      const network = deps.networks.get(body.paymentRequirements.network, { capability: "eoa-payments" });
       return verifyPayment(
         {
           relayer: deps.relayerFor(network),
-          relayerAddress: network.config.contracts.relayer,
+          relayerAddress: relayerOf(network),
           now: deps.now,
           rules: deps.rulesFor(network),
         },
@@ -44,7 +45,7 @@ export function createPayments(deps: {
       );
     },
     settle(body: PaymentBody) {
-      const network = deps.networks.get(body.paymentRequirements.network);
+      const network = deps.networks.get(body.paymentRequirements.network, { capability: "eoa-payments" });
       return deps.settler.settle(
         network,
         parseAuthorization(body.paymentPayload),

@@ -12,6 +12,8 @@ import {
 } from "viem";
 import { relayerAbi } from "../chain/abis";
 import { batchedCall } from "../chain/batched-call";
+import type { NetworkRuntime } from "../chain/networks";
+import { relayerOf } from "../config/capabilities";
 import type { Authorization } from "./authorization";
 
 /** Status codes of Relayer.checkAuthorization, in the order the checks run. */
@@ -155,17 +157,13 @@ export function createRelayerPort(
 }
 
 /** One relayer port per network, made on first use and kept (its EIP-712 domain is read once). */
-export function relayerPorts(): (network: {
-  name: string;
-  client: PublicClient;
-  config: { rpcUrls: readonly string[]; contracts: { relayer: Address } };
-}) => RelayerPort {
+export function relayerPorts(): (network: NetworkRuntime) => RelayerPort {
   const ports = new Map<string, RelayerPort>();
   return (network) => {
     let port = ports.get(network.name);
     if (!port) {
       const call: TimedCall = (to, data, time) => batchedCall(network, to, data, time);
-      port = createRelayerPort(network.client, network.config.contracts.relayer, call);
+      port = createRelayerPort(network.client, relayerOf(network), call);
       ports.set(network.name, port);
     }
     return port;

@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
+import { relayerOf } from "../config/capabilities";
 import type { Async } from "../db/async-port";
 import type { EoaSettlement } from "../db/schema";
 import { ApiError } from "../errors";
@@ -144,7 +145,7 @@ export function createPaymentSettler(deps: SettleDeps) {
 
     const relayer = deps.relayerFor(network);
     const transaction = {
-      to: network.config.contracts.relayer,
+      to: relayerOf(network),
       data: relayer.transferCallData(authorization),
       gas: BigInt(network.config.settleGasLimit),
     };
@@ -154,7 +155,7 @@ export function createPaymentSettler(deps: SettleDeps) {
       verifyPayment(
         {
           relayer,
-          relayerAddress: network.config.contracts.relayer,
+          relayerAddress: relayerOf(network),
           now: deps.now,
           rules: deps.rulesFor(network),
         },

@@ -2,6 +2,7 @@ import type { Address } from "viem";
 import { entryPointAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime } from "../chain/networks";
+import { smartWalletSettingsOf } from "../config/capabilities";
 
 const multicallAbi = [
   {
@@ -16,7 +17,8 @@ const multicallAbi = [
 export type NetworkBalances = {
   executors: { address: Address; balance: bigint }[];
   /** The paymaster's deposit at the EntryPoint, which pays for sponsored UserOps. */
-  paymasterDeposit: bigint;
+  /** null where smart wallets are not enabled (no paymaster). */
+  paymasterDeposit: bigint | null;
 };
 
 /**
@@ -25,6 +27,7 @@ export type NetworkBalances = {
  */
 export async function readBalances(network: NetworkRuntime): Promise<NetworkBalances | null> {
   const { config, client, executor } = network;
+  const wallet = smartWalletSettingsOf(config);
   const values = await client
     .multicall({
       multicallAddress: MULTICALL3,
@@ -34,18 +37,23 @@ export async function readBalances(network: NetworkRuntime): Promise<NetworkBala
           (address) =>
             ({ address: MULTICALL3, abi: multicallAbi, functionName: "getEthBalance", args: [address] }) as const,
         ),
-        {
-          address: config.contracts.entryPoint,
-          abi: entryPointAbi,
-          functionName: "balanceOf",
-          args: [config.contracts.paymaster],
-        } as const,
+        // The paymaster's deposit where smart wallets are enabled (null elsewhere).
+        ...(wallet
+          ? [
+              {
+                address: wallet.entryPoint,
+                abi: entryPointAbi,
+                functionName: "balanceOf",
+                args: [wallet.paymaster],
+              } as const,
+            ]
+          : []),
       ],
     })
     .catch(() => null);
   if (!values) return null;
   return {
     executors: executor.addresses.map((address, i) => ({ address, balance: values[i] as bigint })),
-    paymasterDeposit: values.at(-1) as bigint,
+    paymasterDeposit: wallet ? (values.at(-1) as bigint) : null,
   };
 }

@@ -1,4 +1,5 @@
 import { relayerAbi } from "../chain/abis";
+import type { Capability } from "../config/capabilities";
 import { MAX_BODY_BYTES } from "../limits";
 import { SIGNED_TYPES } from "../settlement/typed-data";
 import { SWAP_WITH_AUTHORIZATION_TYPE } from "../swap/typed-data";
@@ -11,20 +12,20 @@ export async function clientConfig(services: StatusSources) {
   const entries = await Promise.all(
     services.networks.all().map(async (network) => {
       const { config } = network;
-      const [eip712Domain, erc1271GasLimit] = await Promise.all([
-        services
-          .relayerFor(network)
-          .domain()
-          .catch(() => null),
-        // Owner-settable on-chain, so read every time rather than cached; null when the chain does not answer.
-        network.client
-          .readContract({
-            address: config.contracts.relayer,
-            abi: relayerAbi,
-            functionName: "erc1271GasLimit",
-          })
-          .then(Number, () => null),
-      ]);
+      const relayer = config.contracts.relayer;
+      const serves = (capability: Capability) => network.capabilities.includes(capability);
+      const [eip712Domain, erc1271GasLimit] = relayer
+        ? await Promise.all([
+            services
+              .relayerFor(network)
+              .domain()
+              .catch(() => null),
+            // Owner-settable on-chain, so read every time rather than cached; null when the chain does not answer.
+            network.client
+              .readContract({ address: relayer, abi: relayerAbi, functionName: "erc1271GasLimit" })
+              .then(Number, () => null),
+          ])
+        : [null, null];
       return [
         network.name,
         {
@@ -35,7 +36,9 @@ export async function clientConfig(services: StatusSources) {
           /** viem-ready: signTypedData({ domain: eip712Domain, ...signedTypes.TransferWithAuthorization, message }). */
           signedTypes: SIGNED_TYPES,
           /** An EOA payer approves this spender (the relayer) for the token before its first payment. */
-          spender: config.contracts.relayer,
+          spender: relayer ?? null,
+          /** What this network serves (each capability enabled by its own settings). */
+          capabilities: Array.from(network.capabilities),
           contracts: config.contracts,
           feeRecipient: config.feeRecipient,
           tokens: config.tokens.map((token) => ({
@@ -43,6 +46,8 @@ export async function clientConfig(services: StatusSources) {
             address: token.address,
             decimals: token.decimals,
             eip3009: token.eip3009,
+            eip2612: token.eip2612,
+            eip712: network.tokenDomain(token.address),
             fees: {
               feeBps: token.feeBps,
               minFee: token.minFee.toString(),
@@ -55,22 +60,24 @@ export async function clientConfig(services: StatusSources) {
             minPaymentValue: token.minPaymentValue.toString(),
           })),
           /** The privacy pool and the circuit its proofs are for; null when incognito is off on this network. */
-          incognito: config.contracts.privacyPool
-            ? { pool: config.contracts.privacyPool, circuitId: services.incognito.circuit.descriptor.id }
-            : null,
+          incognito:
+            serves("incognito") && config.contracts.privacyPool
+              ? { pool: config.contracts.privacyPool, circuitId: services.incognito.circuit.descriptor.id }
+              : null,
           /** Swaps: the whitelisted routers and the middle tokens of two-hop routes; null when swaps are off. */
-          swap: config.swap
-            ? {
-                routers: config.swap.routers.map((router) => ({
-                  name: router.name,
-                  address: router.address,
-                  kind: router.kind,
-                })),
-                connectors: config.swap.connectors,
-                wrappedNative: config.swap.wrappedNative,
-                signedType: SWAP_WITH_AUTHORIZATION_TYPE,
-              }
-            : null,
+          swap:
+            serves("swaps") && config.swap
+              ? {
+                  routers: config.swap.routers.map((router) => ({
+                    name: router.name,
+                    address: router.address,
+                    kind: router.kind,
+                  })),
+                  connectors: config.swap.connectors,
+                  wrappedNative: config.swap.wrappedNative,
+                  signedType: SWAP_WITH_AUTHORIZATION_TYPE,
+                }
+              : null,
           /** EOA payments: validBefore at least this far ahead; gas a contract payer's ERC-1271 check may use. */
           limits: { validBeforeMarginSeconds: config.validBeforeMarginSeconds, erc1271GasLimit },
         },

@@ -28,6 +28,7 @@ const health = {
       blockNumber: 1234,
       rpc: "ok",
       bundler: "ok",
+      capabilities: ["x402", "eoa-payments", "smart-wallets", "deployments", "incognito", "swaps"],
       relayer: RELAYER,
       paymaster: PAYMASTER,
       privacyPool: PRIVACY_POOL,
@@ -50,6 +51,7 @@ const clientConfig = {
         "TransferWithAuthorization(address token,address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)",
       signedTypes: SIGNED_TYPES,
       spender: RELAYER,
+      capabilities: ["x402", "eoa-payments", "smart-wallets", "deployments", "incognito", "swaps"],
       contracts: {
         relayer: RELAYER,
         factory: "0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9",
@@ -64,6 +66,8 @@ const clientConfig = {
           address: TOKEN,
           decimals: 18,
           eip3009: false,
+          eip2612: false,
+          eip712: null,
           fees: {
             feeBps: 50,
             minFee: "10000000000000000",

@@ -26,7 +26,7 @@ async function networkHealth(network: NetworkRuntime, figures: boolean) {
   const { config, client, executor } = network;
   const [block, bundler, balances] = await Promise.all([
     client.getBlockNumber({ cacheTime: 0 }).catch(() => null),
-    bundlerUp(config.bundlerUrl),
+    config.bundlerUrl ? bundlerUp(config.bundlerUrl) : null,
     // Executor balances and the paymaster deposit in one round trip, and only for the operator.
     figures ? readBalances(network) : null,
   ]);
@@ -35,9 +35,11 @@ async function networkHealth(network: NetworkRuntime, figures: boolean) {
     chainId: config.chainId,
     blockNumber: block === null ? null : Number(block),
     rpc: block === null ? ("down" as const) : ("ok" as const),
-    bundler: bundler ? ("ok" as const) : ("down" as const),
-    relayer: config.contracts.relayer,
-    paymaster: config.contracts.paymaster,
+    // Absent where smart wallets are not enabled (no bundler configured).
+    bundler: bundler === null ? undefined : bundler ? ("ok" as const) : ("down" as const),
+    capabilities: Array.from(network.capabilities),
+    relayer: config.contracts.relayer ?? null,
+    paymaster: config.contracts.paymaster ?? null,
     privacyPool: config.contracts.privacyPool ?? null,
     swap: swapHealth(network),
   };
@@ -51,7 +53,7 @@ async function networkHealth(network: NetworkRuntime, figures: boolean) {
       address,
       balance: balances ? formatEther(balances.executors[i]?.balance as bigint) : null,
     })),
-    paymasterDeposit: balances ? formatEther(balances.paymasterDeposit) : null,
+    paymasterDeposit: balances?.paymasterDeposit != null ? formatEther(balances.paymasterDeposit) : null,
     keyLeases: leases,
   };
 }
@@ -91,7 +93,7 @@ export async function checkHealth(services: StatusSources, options: { figures: b
   const rpcUp = entries.filter(([, n]) => n.rpc === "ok").length;
   const allUp = entries.every(
     ([, n]) =>
-      n.rpc === "ok" && n.bundler === "ok" && n.swap?.status !== "unavailable" && n.keyLeases?.status !== "none_held",
+      n.rpc === "ok" && n.bundler !== "down" && n.swap?.status !== "unavailable" && n.keyLeases?.status !== "none_held",
   );
   // Draining first: a load balancer must stop sending to an instance that is shutting down, whatever else holds.
   const status = services.drain.draining

@@ -1,4 +1,5 @@
 import { Type as t } from "@sinclair/typebox";
+import { CAPABILITIES } from "../config/capabilities";
 import { NETWORKS } from "../networks";
 
 const Address = t.String({ description: "20-byte hex address" });
@@ -7,6 +8,10 @@ const TypedField = t.Object({ name: t.String(), type: t.String() });
 const SignedType = t.Object({
   primaryType: t.String(),
   types: t.Record(t.String(), t.Array(TypedField)),
+});
+
+const Capabilities = t.Array(t.String(), {
+  description: `what this network serves, of ${CAPABILITIES.join(", ")}: each capability is enabled by its own settings (docs/operating.md)`,
 });
 
 const Eip712Domain = t.Object(
@@ -22,14 +27,21 @@ const NetworkClientConfig = t.Object({
     { TransferWithAuthorization: SignedType, CancelAuthorization: SignedType },
     { description: "viem-ready: signTypedData({ domain: eip712Domain, ...signedTypes.<type>, message })" },
   ),
-  spender: t.String({ description: "the address an EOA payer approves for the token before paying: the relayer" }),
-  contracts: t.Object({
-    relayer: Address,
-    factory: Address,
-    paymaster: Address,
-    entryPoint: Address,
-    privacyPool: t.Optional(Address),
+  capabilities: Capabilities,
+  spender: t.Union([Address, t.Null()], {
+    description:
+      "the address an EOA payer approves for the token before paying: the relayer (null without EOA payments)",
   }),
+  contracts: t.Object(
+    {
+      relayer: t.Optional(Address),
+      factory: t.Optional(Address),
+      paymaster: t.Optional(Address),
+      entryPoint: t.Optional(Address),
+      privacyPool: t.Optional(Address),
+    },
+    { description: "the contracts configured on this network (each capability needs its own)" },
+  ),
   feeRecipient: Address,
   tokens: t.Array(
     t.Object({
@@ -37,6 +49,10 @@ const NetworkClientConfig = t.Object({
       address: Address,
       decimals: t.Integer(),
       eip3009: t.Boolean({ description: "the token's own EIP-3009; relay402's EOA payments still need an approval" }),
+      eip2612: t.Boolean({ description: "the token's own EIP-2612 permit" }),
+      eip712: t.Union([t.Object({ name: t.String(), version: t.String() }), t.Null()], {
+        description: "the token's own EIP-712 name and version, read from the chain at start (null: it has none)",
+      }),
       fees: t.Object({
         feeBps: t.Integer({ description: "smart-wallet payment fee in basis points (EOA payments pay no fee)" }),
         minFee: Amount,
@@ -103,9 +119,10 @@ export const HealthSchema = t.Object({
       chainId: t.Integer(),
       blockNumber: t.Union([t.Integer(), t.Null()]),
       rpc: Up,
-      bundler: Up,
-      relayer: Address,
-      paymaster: Address,
+      bundler: t.Optional({ ...Up, description: "absent where smart wallets are not enabled (no bundler)" }),
+      capabilities: Capabilities,
+      relayer: t.Union([Address, t.Null()], { description: "null where EOA payments are not enabled" }),
+      paymaster: t.Union([Address, t.Null()], { description: "null where smart wallets are not enabled" }),
       privacyPool: t.Union([Address, t.Null()], { description: "null when incognito is off on this network" }),
       executors: t.Optional(
         t.Array(t.Object({ address: Address, balance: Ether }), { description: "with the admin key only" }),

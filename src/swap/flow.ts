@@ -42,11 +42,11 @@ Smart wallet: \`POST /wallet/swap/verify\` quotes, simulates and answers the spo
     examples: { ...SWAP_EXAMPLES, ...WALLET_SWAP_EXAMPLES },
   },
   sending: { "/swap/settle": "swap", "/wallet/swap/settle": "wallet_swap" },
-  enabledOn: (network) => network.swap !== undefined,
+  capability: "swaps",
   reconcile: (swaps, which) => swaps.reconcile(which),
   // A router the relayer does not whitelist switches swaps off on its network, not the whole service.
   unavailableOn: (name, network, call) =>
-    network.swap
+    network.swap && network.contracts.relayer
       ? swapWiringProblem(
           name,
           network.contracts.relayer,

@@ -2,6 +2,7 @@ import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress, type Hex, isAddressEqual, keccak256, toHex } from "viem";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime, Networks } from "../chain/networks";
+import { relayerOf } from "../config/capabilities";
 import type { SwapConfig, TokenConfig } from "../config/schema";
 import type { RelayerDomain } from "../settlement/relayer-port";
 import { invalid } from "../userops/invalid";
@@ -68,7 +69,7 @@ export function swapNetwork(networks: Networks, name: string, field: string) {
       validNetworks: networks.enabled,
     });
   }
-  const network = networks.get(name);
+  const network = networks.get(name, { capability: "swaps", field });
   const swap = network.config.swap;
   if (!swap) throw invalid(field, `swaps are not enabled on ${name}`);
   // The start's wiring check found why swaps cannot work here (chain/wiring-check.ts): say so, not "no route".
@@ -157,7 +158,7 @@ export async function quoteSwap(
   const { minBuyAmount: minimum, slippageBps } = signedMinimum(buyAmount, body);
   const now = deps.now();
   const validBefore = Number(now + QUOTE_VALIDITY_SECONDS);
-  const relayerContract = network.config.contracts.relayer;
+  const relayerContract = relayerOf(network, "swaps");
   const path = encodePath(best.route.kind, best.route.hops);
   const answer = {
     network: network.name,

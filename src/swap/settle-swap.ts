@@ -1,6 +1,7 @@
 import type { Address, Hex, TransactionReceipt } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
+import { relayerOf } from "../config/capabilities";
 import type { Async } from "../db/async-port";
 import type { SwapSettlement } from "../db/schema";
 import { ApiError } from "../errors";
@@ -39,7 +40,7 @@ async function findSwap(
   toBlock: bigint,
 ): Promise<Executed | null> {
   const logs = await network.client.getContractEvents({
-    address: network.config.contracts.relayer,
+    address: relayerOf(network, "swaps"),
     abi: relayerSwapAbi,
     eventName: "SwapExecuted",
     args: { payer: payer as Address, nonce: nonce as Hex },
@@ -94,7 +95,7 @@ export function createSwapSettler(deps: {
 
   const nonceUsed = (network: NetworkRuntime, record: SwapSettlement) =>
     network.client.readContract({
-      address: network.config.contracts.relayer,
+      address: relayerOf(network, "swaps"),
       abi: authorizationStateAbi,
       functionName: "authorizationState",
       args: [record.payer as Address, record.nonce as Hex],
@@ -195,7 +196,7 @@ export function createSwapSettler(deps: {
       throw new ApiError("blockchain_error", "this swap is being settled; retry shortly", { status: "pending" });
     }
     const sent = await machine.send(network, record, {
-      to: network.config.contracts.relayer,
+      to: relayerOf(network, "swaps"),
       data: swapCallData(auth, signature, route),
       gas: SWAP_GAS_LIMIT,
     });

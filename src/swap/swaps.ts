@@ -85,7 +85,7 @@ export function createSwaps(deps: {
     /** POST /wallet/swap/verify: the sponsored UserOp of a wallet's swap, or why it would not pay the minimum. */
     walletVerify(networkName: string, request: WalletSwapRequest) {
       const { network, swap } = swapNetwork(deps.networks, networkName, "paymentRequirements.network");
-      return verifyWalletSwap({ ...kernel.issueOn(network), swap }, request);
+      return verifyWalletSwap({ ...kernel.issueOn(network, "smart-wallets"), swap }, request);
     },
     /** POST /wallet/swap/settle: as /wallet/settle, answered with the relayer's SwapExecuted. */
     walletSettle: (request: UserOpSettleRequest) => walletSettler(request),

@@ -10,6 +10,7 @@ import {
 } from "viem";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime } from "../chain/networks";
+import { relayerOf } from "../config/capabilities";
 import type { SwapConfig } from "../config/schema";
 import type { ErrorCode } from "../errors";
 import { ApiError } from "../errors";
@@ -96,7 +97,7 @@ export async function verifySwap(
     invalidMessage,
     ...extra,
   });
-  const relayer = network.config.contracts.relayer;
+  const relayer = relayerOf(network, "swaps");
   if (!isAddressEqual(relayerContract as Address, relayer)) {
     return refuse(
       "payment_verification_error",

@@ -1,4 +1,5 @@
 import type { NetworkRuntime, Networks } from "../chain/networks";
+import { type Capability, requireCapability, smartWalletSettingsOf } from "../config/capabilities";
 import type { DenyCounters } from "../deny/deny-counters";
 import type { IssueUserOpDeps } from "./issue-user-op";
 import type { AsyncIssuedUserOpStore } from "./issued-user-op-store";
@@ -19,7 +20,12 @@ export type UserOpFlowDeps = {
 export function userOpKernel(deps: UserOpFlowDeps) {
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
   const settle: SettleDeps = {
-    networks: () => deps.networks.all().map(userOpNetworkOf),
+    // Settles look a UserOp up on every network that can have issued one: those with smart wallets.
+    networks: () =>
+      deps.networks
+        .all()
+        .filter((network) => smartWalletSettingsOf(network.config))
+        .map(userOpNetworkOf),
     store: deps.store,
     deny: deps.deny,
     now,
@@ -29,10 +35,17 @@ export function userOpKernel(deps: UserOpFlowDeps) {
     now,
     settle,
     issue,
-    /** Verify's dependencies on one network, by name (refused when it is not enabled) or by its runtime. */
-    issueOn: (network: string | NetworkRuntime): IssueUserOpDeps & { network: UserOpNetwork } => ({
-      ...issue,
-      network: userOpNetworkOf(typeof network === "string" ? deps.networks.get(network) : network),
-    }),
+    /**
+     * Verify's dependencies on one network, by name or by its runtime: refused when the network is not enabled,
+     * or does not enable `capability` (smart wallets by default).
+     */
+    issueOn: (
+      network: string | NetworkRuntime,
+      capability: Capability = "smart-wallets",
+    ): IssueUserOpDeps & { network: UserOpNetwork } => {
+      const runtime = typeof network === "string" ? deps.networks.get(network, { capability }) : network;
+      requireCapability(runtime, capability, "paymentRequirements.network");
+      return { ...issue, network: userOpNetworkOf(runtime) };
+    },
   };
 }

@@ -1,6 +1,7 @@
 import type { Address } from "viem";
 import type { LocalAccount } from "viem/accounts";
 import type { NetworkRuntime } from "../chain/networks";
+import { smartWalletOf } from "../config/capabilities";
 import { presetOf } from "../networks";
 import { type Bundler, createBundler } from "./bundler";
 import { type UserOpCaps, userOpCapsFor } from "./caps";
@@ -24,15 +25,15 @@ const byRuntime = new WeakMap<NetworkRuntime, UserOpNetwork>();
 export function userOpNetworkOf(runtime: NetworkRuntime): UserOpNetwork {
   const known = byRuntime.get(runtime);
   if (known) return known;
-  const entryPoint = runtime.config.contracts.entryPoint;
+  const { bundlerUrl, entryPoint, factory, paymaster, paymasterSigner, relayer } = smartWalletOf(runtime);
   const network: UserOpNetwork = {
     runtime,
-    bundler: createBundler(runtime.config.bundlerUrl, entryPoint),
-    paymasterSigner: runtime.config.paymasterSigner,
+    bundler: createBundler(bundlerUrl, entryPoint),
+    paymasterSigner,
     entryPoint,
-    factory: runtime.config.contracts.factory,
-    paymaster: runtime.config.contracts.paymaster,
-    relayer: runtime.config.contracts.relayer,
+    factory,
+    paymaster,
+    relayer,
     caps: userOpCapsFor(presetOf(runtime.name).userOpCaps, runtime.config.userOpCaps),
   };
   byRuntime.set(runtime, network);

@@ -28,4 +28,5 @@ export const walletsFlow: Flow<"wallets", WalletPayments> = {
     examples: WALLET_EXAMPLES,
   },
   sending: { "/wallet/settle": "wallet", "/wallet/claim": "claim" },
+  capability: "smart-wallets",
 };

@@ -111,13 +111,20 @@ const X402_BODIES = {
   },
 };
 
+/** The assets a kind settles, with the EIP-712 name and version the start read from each token. */
+const SUPPORTED_EXTRA = {
+  assets: [
+    { asset: USDC, symbol: "USDC", decimals: 6, name: "USD Coin", version: "2", assetTransferMethod: "eip3009" },
+  ],
+};
+
 export const X402_EXAMPLES: Record<string, Examples> = {
   "GET /supported": {
     responses: {
       200: {
         kinds: [
-          { x402Version: 2, scheme: "exact", network: "eip155:8453" },
-          { x402Version: 1, scheme: "exact", network: "base" },
+          { x402Version: 2, scheme: "exact", network: "eip155:8453", extra: SUPPORTED_EXTRA },
+          { x402Version: 1, scheme: "exact", network: "base", extra: SUPPORTED_EXTRA },
         ],
         extensions: [],
         signers: { "eip155:*": [EXECUTOR] },

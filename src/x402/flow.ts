@@ -46,5 +46,5 @@ export const x402Flow: Flow<"x402", X402Facilitator, AsyncX402SettlementStore> =
     },
   ],
   reconcile: (x402, which) => x402.reconcile(which),
-  enabledOn: (network) => network.x402?.enabled === true,
+  capability: "x402",
 };

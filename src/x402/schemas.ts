@@ -11,7 +11,26 @@ export const X402SupportedResponseSchema = t.Object({
       x402Version: t.Integer({ description: "1 or 2" }),
       scheme: t.String({ description: "exact" }),
       network: t.String({ description: KIND_NETWORKS }),
-      extra: t.Optional(t.Record(t.String(), t.Unknown(), { description: "scheme-specific, when a kind needs it" })),
+      extra: t.Optional(
+        t.Object(
+          {
+            assets: t.Array(
+              t.Object({
+                asset: t.String({ description: "the token's address" }),
+                symbol: t.String(),
+                decimals: t.Integer(),
+                name: t.Union([t.String(), t.Null()], { description: "the token's EIP-712 name, read at start" }),
+                version: t.Union([t.String(), t.Null()], { description: "the token's EIP-712 version, read at start" }),
+                assetTransferMethod: t.Union([t.Literal("eip3009"), t.Literal("permit2")]),
+              }),
+            ),
+          },
+          {
+            description:
+              "the tokens this kind settles: what a merchant puts in paymentRequirements (extra.name, extra.version)",
+          },
+        ),
+      ),
     }),
     { description: "one per x402 version, scheme and network this service settles now" },
   ),

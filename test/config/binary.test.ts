@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { freePort } from "../../scripts/devnet/ports";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import { encodeConfig } from "../../src/config/load";
+import { VERSION } from "../../src/version";
 import { getTestDevnet } from "../support/devnet";
 import { withOperatorKeys } from "../support/operator-keys";
 
@@ -20,6 +21,12 @@ test("the single binary starts from a config file plus secrets in the environmen
     encoding: "utf8",
   });
   expect(build.status).toBe(0);
+  // The binary is the same command line as `bun src/main.ts` (test/config/cli.test.ts covers it in full).
+  const version = spawnSync(binary, ["check", "--version"], { encoding: "utf8", env: { PATH: process.env.PATH } });
+  expect([version.status, version.stdout.trim()]).toEqual([0, `relay402 ${VERSION}`]);
+  const help = spawnSync(binary, ["--help"], { encoding: "utf8", env: { PATH: process.env.PATH } });
+  expect(help.status).toBe(0);
+  expect(help.stdout).toContain("check ");
 
   const port = await freePort();
   const config = encodeConfig(

@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { fieldName } from "../../src/config/env";
 import { ConfigError, encodeConfig, loadConfig } from "../../src/config/load";
 import { loadCircuitDescriptor } from "../../src/incognito/artifacts";
 import { UNTRUSTED_SETUP_IDS } from "../../src/incognito/trusted-setup";
@@ -87,7 +88,7 @@ describe("config", () => {
         error = caught;
       }
       expect(error).toBeInstanceOf(ConfigError);
-      expect((error as Error).message).toBe(`invalid config: ${field} (not a secp256k1 private key)`);
+      expect((error as Error).message).toBe(`invalid config: ${fieldName(field)}: not a secp256k1 private key`);
       expect((error as Error).message).not.toContain(secret.slice(2));
     }
   });
@@ -100,7 +101,7 @@ describe("config", () => {
     expect(token?.deploymentFeePerWallet).toBe(10n ** 18n);
     expect(token?.minPaymentValue).toBe(1n);
     expect(bsc.executorKeys).toEqual([key]);
-    expect(bsc.paymasterSigner.address).toBe(privateKeyToAccount(key).address);
+    expect(bsc.paymasterSigner?.address).toBe(privateKeyToAccount(key).address);
     // Encoding gives the file's spelling back: what a config file written from it would hold.
     const encoded = encodeConfig(config).networks.bsc!;
     expect(encoded.tokens[0]?.minFee).toBe("10000000000000000");

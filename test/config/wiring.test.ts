@@ -91,7 +91,11 @@ describe("start-up wiring checks", () => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ network: "bsc", ...quote }),
       }).then((r) => r.json() as Promise<{ code: string; message: string }>);
-      expect(refused).toMatchObject({ code: "validation_error", message: "network: swaps are not enabled on bsc" });
+      expect(refused).toMatchObject({
+        code: "validation_error",
+        message: "swaps are not enabled on bsc: configure networks.bsc.swap",
+        details: { field: "network", network: "bsc", capability: "swaps", configure: ["networks.bsc.swap"] },
+      });
     } finally {
       await service.stop();
     }
@@ -129,7 +133,7 @@ describe("start-up wiring checks", () => {
 
   test("production mode refuses the public devnet admin key", async () => {
     expect(() => configFromManifest(manifest, { mode: "production" })).toThrow(
-      "invalid config: adminApiKey is the public devnet key (set your own for production)",
+      "adminApiKey (ADMIN_API_KEY) is the public devnet key (set your own for production)",
     );
     expect(configFromManifest(manifest, { mode: "devnet" }).adminApiKey).toBe(DEVNET_ADMIN_API_KEY);
     // The devnet's pool verifies with the devnet circuit, which production serves only when told to.
@@ -200,7 +204,7 @@ describe("start-up wiring checks", () => {
 
     const devnetKey = run(DEVNET_ADMIN_API_KEY);
     expect(devnetKey.status).toBe(1);
-    expect(devnetKey.stderr).toContain("adminApiKey is the public devnet key");
+    expect(devnetKey.stderr).toContain("adminApiKey (ADMIN_API_KEY) is the public devnet key");
     expect(devnetKey.stderr).not.toContain(DEVNET_ADMIN_API_KEY);
   });
 });

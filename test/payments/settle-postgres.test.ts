@@ -225,7 +225,7 @@ describe("EOA settlement on PostgreSQL", () => {
     const { record, created } = await crashed.store.claim(settlementOf(network, authorization));
     expect(created).toBe(true);
     const prepared = await runtime.executor.prepare({
-      to: runtime.config.contracts.relayer,
+      to: runtime.config.contracts.relayer!,
       data: crashed.relayerFor(runtime).transferCallData(authorization),
       gas: BigInt(runtime.config.settleGasLimit),
     });

@@ -302,7 +302,7 @@ export function executorLeaseSuite(database: LeaseDatabase) {
     const networks = createNetworks(
       config,
       createLogger({ silent: true }),
-      {},
+      { unavailable: {} },
       {
         store: connection.store,
         instanceId: "networks",

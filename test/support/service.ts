@@ -64,7 +64,7 @@ export async function signUnsent(
   const runtime = service.services.networks.get(network);
   const record = claimed ?? service.store.claim(settlementOf(network, authorization)).record;
   const prepared = await runtime.executor.prepare({
-    to: runtime.config.contracts.relayer,
+    to: runtime.config.contracts.relayer!,
     data: service.services.relayerFor(runtime).transferCallData(authorization),
     gas: 250_000n,
   });

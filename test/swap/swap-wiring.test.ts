@@ -44,7 +44,7 @@ function problemOf(config: Config, network: NetworkName) {
   if (!networkConfig?.swap) throw new Error("no swaps");
   return swapWiringProblem(
     network,
-    networkConfig.contracts.relayer,
+    networkConfig.contracts.relayer!,
     networkConfig.swap,
     networkConfig.tokens.map((token) => token.address),
     async (to: Address, data: Hex) => (await c.public.call({ to, data })).data,

@@ -126,11 +126,22 @@ describe("x402 v1 (network base)", () => {
 describe("GET /supported and the network switch", () => {
   test("lists exact on bsc (Permit2) and base (v2 and v1) with the executors as signers", async () => {
     const supported = await service.facilitator().getSupported();
-    expect(supported.kinds as unknown[]).toEqual([
+    expect(
+      supported.kinds.map(({ x402Version, scheme, network }) => ({ x402Version, scheme, network })) as unknown[],
+    ).toEqual([
       { x402Version: 2, scheme: "exact", network: "eip155:56" },
       { x402Version: 2, scheme: "exact", network: "eip155:8453" },
       { x402Version: 1, scheme: "exact", network: "base" },
     ]);
+    // Each kind lists the assets it settles and how (this harness skips the start's reads of EIP-712 names).
+    const methods = supported.kinds.map((kind) =>
+      (kind.extra as { assets: { symbol: string; assetTransferMethod: string }[] }).assets.map(
+        (asset) => `${asset.symbol}:${asset.assetTransferMethod}`,
+      ),
+    );
+    expect(methods[0]).toContain("USDT:permit2");
+    expect(methods[1]).toContain("USDC:eip3009");
+    expect(methods[2]).toEqual(methods[1] as string[]);
     expect(supported.extensions).toEqual([]);
     const executors = service.services.networks.get("base").executor.addresses;
     expect(supported.signers["eip155:*"]).toEqual(expect.arrayContaining([...executors]));
@@ -140,7 +151,7 @@ describe("GET /supported and the network switch", () => {
     const off = others.start({}, (config) => {
       if (config.networks.base) config.networks.base.x402 = { enabled: false };
     });
-    expect((await off.get("/supported")).body.kinds).toEqual([
+    expect((await off.get("/supported")).body.kinds).toMatchObject([
       { x402Version: 2, scheme: "exact", network: "eip155:56" },
     ]);
     const buyer = await x402Buyer();

@@ -64,7 +64,12 @@ async function settleWhileFrontRun(nonce: bigint, settling: () => Promise<unknow
 describe("x402 exact with Permit2 on bsc (a token without EIP-3009)", () => {
   test("/supported lists eip155:56 (Permit2 and x402's proxy are on the chain) beside base", async () => {
     const supported = await facilitator.getSupported();
-    expect(supported.kinds as unknown[]).toContainEqual({ x402Version: 2, scheme: "exact", network: "eip155:56" });
+    const bsc = supported.kinds.find((kind) => kind.network === "eip155:56");
+    expect(bsc).toMatchObject({ x402Version: 2, scheme: "exact" });
+    // Its tokens (none has EIP-3009 on bsc) are listed as paid through Permit2.
+    const assets = (bsc?.extra as { assets: { assetTransferMethod: string }[] } | undefined)?.assets ?? [];
+    expect(assets.length).toBeGreaterThan(0);
+    expect(assets.every((asset) => asset.assetTransferMethod === "permit2")).toBe(true);
   });
 
   test("verify and settle pay the merchant exactly the price through x402's proxy, once", async () => {

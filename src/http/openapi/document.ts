@@ -22,13 +22,25 @@ const UTILITY = {
   description: "Health, and the client configuration every flow starts from (`GET /config`).",
 };
 
-/** Each flow's tags in their declared order (see OpenApiTag), then Utility: the status routes and /metrics. */
-const TAGS = [
-  ...FLOWS.flatMap((flow: AnyFlow) => flow.openapi?.tags ?? [])
-    .sort((a, b) => a.order - b.order)
-    .map(({ name, description }) => ({ name, description })),
-  UTILITY,
-];
+/** Where each flow is served, by flow name: the networks whose config enables its capability. */
+export type ServedOn = Readonly<Record<string, readonly string[]>>;
+
+/**
+ * Each flow's tags in their declared order (see OpenApiTag), each saying on which networks this service serves it,
+ * then Utility: the status routes and /metrics.
+ */
+function tagsOf(servedOn: ServedOn) {
+  const where = (flow: AnyFlow) => {
+    const networks = servedOn[flow.name] ?? [];
+    return networks.length > 0
+      ? `\n\nServed here on: ${networks.map((name) => `\`${name}\``).join(", ")}.`
+      : "\n\nNot enabled on any network of this service: its routes answer 400 `validation_error` with `details.capability` and what to configure.";
+  };
+  const tags = FLOWS.flatMap((flow: AnyFlow) =>
+    (flow.openapi?.tags ?? []).map((tag) => ({ ...tag, description: `${tag.description}${where(flow)}` })),
+  );
+  return [...tags.sort((a, b) => a.order - b.order).map(({ name, description }) => ({ name, description })), UTILITY];
+}
 
 /** One example per request and response body, by "METHOD /path": the flows' own and the status routes'. */
 export const EXAMPLES: Record<string, Examples> = Object.assign(
@@ -99,7 +111,7 @@ function documentedRoutes(app: AnyElysia) {
 }
 
 /** The OpenAPI document: each route once, JSON bodies only, an example on every body. */
-export function buildDocument(app: AnyElysia, version: string) {
+export function buildDocument(app: AnyElysia, version: string, servedOn: ServedOn) {
   const { paths, components } = toOpenAPISchema(documentedRoutes(app), {
     paths: [new RegExp(`^${ALIAS_PREFIX}(/|$)`)],
   });
@@ -132,7 +144,7 @@ export function buildDocument(app: AnyElysia, version: string) {
   return {
     openapi: "3.1.0",
     info: { title: "relay402", version, description: DESCRIPTION },
-    tags: TAGS,
+    tags: tagsOf(servedOn),
     paths,
     components: {
       ...components,
