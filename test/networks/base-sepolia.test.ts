@@ -63,10 +63,19 @@ describe("a service configured with base-sepolia only", () => {
   test("/supported names it by its CAIP-2 id (x402 v2) and its x402 v1 name", async () => {
     const supported = await service.get("/supported");
     expect(supported.status).toBe(200);
-    expect(supported.body.kinds).toEqual([
+    expect(
+      supported.body.kinds.map(({ x402Version, scheme, network }: Record<string, unknown>) => ({
+        x402Version,
+        scheme,
+        network,
+      })),
+    ).toEqual([
       { x402Version: 2, scheme: "exact", network: "eip155:84532" },
       { x402Version: 1, scheme: "exact", network: "base-sepolia" },
     ]);
+    // Each kind names the assets it settles on that chain, the network's USDC among them.
+    for (const kind of supported.body.kinds)
+      expect(kind.extra.assets.map((asset: { asset: string }) => asset.asset)).toContain(usdc());
   });
 
   test("/health reports base-sepolia's chain, and no other network", async () => {
