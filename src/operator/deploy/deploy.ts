@@ -23,6 +23,10 @@ export type DeployOptions = Omit<DeployInputs, "deployer"> & {
   ownerIsEoa: boolean;
   /** Deploy the pool with the repository's devnet circuit (its setup's maker can forge proofs). */
   allowUntrustedSetup: boolean;
+  /** How often receipts are polled for (default 1 s; the devnet's automine answers at once). */
+  pollingIntervalMs?: number;
+  /** maxFeePerGas = base fee × this + tip (default 2), so a fee climbing meanwhile still gets mined. */
+  baseFeeMultiplier?: number;
 };
 
 export type DeployResult = {
@@ -74,8 +78,7 @@ export async function deploy(options: DeployOptions, out: (line: string) => void
     name: options.network.name,
     nativeCurrency: { name: "native", symbol: "native", decimals: 18 },
     rpcUrls: { default: { http: [options.rpcUrl] } },
-    // Headroom over the base fee, so a transaction priced now is still mined if the base fee climbs meanwhile.
-    fees: { baseFeeMultiplier: 2 },
+    fees: { baseFeeMultiplier: options.baseFeeMultiplier ?? 2 },
   });
   const client = createPublicClient({ chain, transport: http(options.rpcUrl) }) as PublicClient;
   const wallet = createWalletClient({ chain, transport: http(options.rpcUrl), account });
@@ -148,7 +151,11 @@ export async function deploy(options: DeployOptions, out: (line: string) => void
     const { gas } = await estimate(client, account.address, tx);
     out(`  sending ${tx.description}`);
     const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value, gas: (gas * 13n) / 10n });
-    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 250, timeout: 180_000 });
+    const receipt = await client.waitForTransactionReceipt({
+      hash,
+      pollingInterval: options.pollingIntervalMs ?? 1_000,
+      timeout: 180_000,
+    });
     if (receipt.status !== "success") throw new Error(`${tx.description} reverted (transaction ${hash})`);
     sent++;
   };
