@@ -27,6 +27,8 @@ const ownableAbi = parseAbi([
 const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
 
 let chain: RehearsalChain;
+/** The dry run's gas figure of each setup transaction, to hold against what the real run used. */
+let plannedGas = new Map<string, bigint>();
 let dir: string;
 const deployerKey = generatePrivateKey();
 const deployer = privateKeyToAccount(deployerKey).address;
@@ -107,6 +109,9 @@ describe("rehearsal of a bsc deployment on a chain with no relay402 contract", (
     );
     expect(run.stdout).toMatch(/Total: \d+ gas × [0-9.]+ gwei = [0-9.]+ native token/);
     expect(run.stdout).toContain("Dry run: nothing sent.");
+    plannedGas = new Map(
+      [...run.stdout.matchAll(/^ {2}(.+): ≈?(\d+) gas/gm)].map((m) => [m[1] as string, BigInt(m[2] as string)]),
+    );
     expect(run.stdout).not.toContain(deployerKey.slice(2));
     expect(await nonceOf(deployer)).toBe(before);
   });
@@ -153,6 +158,15 @@ describe("rehearsal of a bsc deployment on a chain with no relay402 contract", (
       ).toBe(owner);
     }
     expect(run.stdout).toContain(`The new owner ${owner} must call Relayer(${contracts.relayer}).acceptOwnership()`);
+    // The dry run's figures are what the transactions took at most (fixed figures where nothing could be estimated).
+    const used = [...run.stdout.matchAll(/^ {2}sent (.+): (\d+) gas used/gm)];
+    expect(used.length).toBeGreaterThan(5);
+    for (const [, description, gas] of used) {
+      const planned = plannedGas.get(description as string);
+      if (description?.includes("transferOwnership")) continue; // not in the dry run: it had no --owner
+      expect(planned).toBeDefined();
+      expect(BigInt(gas as string)).toBeLessThanOrEqual(planned as bigint);
+    }
   });
 
   test("deploy again sends nothing and says so", async () => {

@@ -12,7 +12,14 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { CANONICAL } from "../../chain/canonical";
 import { isUntrustedSetup, SERVED_CIRCUIT_ID } from "../../incognito/trusted-setup";
-import { buildPlan, type DeployInputs, DeployRefusal, type Plan, planTransactions } from "./plan";
+import {
+  buildPlan,
+  type DeployInputs,
+  DeployRefusal,
+  type Plan,
+  type PlannedTransaction,
+  planTransactions,
+} from "./plan";
 
 export type DeployOptions = Omit<DeployInputs, "deployer"> & {
   rpcUrl: string;
@@ -37,16 +44,18 @@ export type DeployResult = {
   sent: number;
 };
 
-/** Gas of a transaction that cannot be estimated yet (its contract is not deployed): a generous fixed figure. */
-const FALLBACK_CALL_GAS = 120_000n;
+/** Gas of a deployment that cannot be estimated (a constructor calling what is not deployed yet): generous. */
 const fallbackDeployGas = (data: Hex) => 150_000n + BigInt((data.length - 2) / 2) * 240n;
 
-async function estimate(client: PublicClient, from: Address, tx: { to: Address; data: Hex; value: bigint }) {
+/** A transaction's gas: estimated by the node, or a fixed figure (marked ≈) when its contract is not there yet. */
+async function estimate(client: PublicClient, from: Address, tx: PlannedTransaction) {
+  if (tx.gasIfUndeployed !== undefined) return { gas: tx.gasIfUndeployed, estimated: false };
+  const { to, data, value } = tx;
   try {
-    return { gas: await client.estimateGas({ account: from, ...tx }), estimated: true };
-  } catch {
-    const gas = tx.to === CANONICAL.create2Deployer.address ? fallbackDeployGas(tx.data) : FALLBACK_CALL_GAS;
-    return { gas, estimated: false };
+    return { gas: await client.estimateGas({ account: from, to, data, value }), estimated: true };
+  } catch (error) {
+    if (to !== CANONICAL.create2Deployer.address) throw error;
+    return { gas: fallbackDeployGas(data), estimated: false };
   }
 }
 
@@ -147,9 +156,8 @@ export async function deploy(options: DeployOptions, out: (line: string) => void
   }
 
   let sent = 0;
-  const send = async (tx: { description: string; to: Address; data: Hex; value: bigint }) => {
+  const send = async (tx: PlannedTransaction) => {
     const { gas } = await estimate(client, account.address, tx);
-    out(`  sending ${tx.description}`);
     const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value, gas: (gas * 13n) / 10n });
     const receipt = await client.waitForTransactionReceipt({
       hash,
@@ -157,11 +165,12 @@ export async function deploy(options: DeployOptions, out: (line: string) => void
       timeout: 180_000,
     });
     if (receipt.status !== "success") throw new Error(`${tx.description} reverted (transaction ${hash})`);
+    out(`  sent ${tx.description}: ${receipt.gasUsed} gas used (transaction ${hash})`);
     sent++;
   };
   // Missing contracts first, then the setup read again from the chain (what the new contracts already hold).
   for (const deployment of plan.deployments.filter((d) => !d.exists)) {
-    await send(planTransactions({ ...plan, deployments: [deployment], setup: [] })[0] as (typeof transactions)[0]);
+    await send(planTransactions({ ...plan, deployments: [deployment], setup: [] })[0] as PlannedTransaction);
     const code = await client.getCode({ address: deployment.address });
     if (!code || code === "0x") throw new Error(`${deployment.label} left no code at ${deployment.address}`);
   }

@@ -110,8 +110,17 @@ export async function buildPlan(client: PublicClient, inputs: DeployInputs): Pro
   };
 }
 
+export type PlannedTransaction = {
+  description: string;
+  to: Address;
+  data: Hex;
+  value: bigint;
+  /** Set when the transaction's contract is not deployed yet, so its gas cannot be estimated. */
+  gasIfUndeployed?: bigint;
+};
+
 /** The transactions a plan sends, in order: missing contracts first, then the setup, ownership last. */
-export function planTransactions(plan: Plan): { description: string; to: Address; data: Hex; value: bigint }[] {
+export function planTransactions(plan: Plan): PlannedTransaction[] {
   return [
     ...plan.deployments
       .filter((deployment) => !deployment.exists)
@@ -121,6 +130,9 @@ export function planTransactions(plan: Plan): { description: string; to: Address
         data: `${deployment.payload.salt}${deployment.payload.initCode.slice(2)}` as Hex,
         value: 0n,
       })),
-    ...plan.setup,
+    ...plan.setup.map(({ gasIfUndeployed, ...call }) => {
+      const target = plan.deployments.find((deployment) => isAddressEqual(deployment.address, call.to));
+      return target && !target.exists ? { ...call, gasIfUndeployed } : call;
+    }),
   ];
 }

@@ -43,6 +43,8 @@ export type SetupCall = {
   value: bigint;
   /** Only the contract's owner may send it; when the deploy key no longer owns the contract, the owner must. */
   ownerOnly: boolean;
+  /** Its gas when it cannot be estimated (its contract is not deployed yet): above what the devnet measures. */
+  gasIfUndeployed: bigint;
 };
 
 export type SetupTargets = {
@@ -90,6 +92,7 @@ export async function setupCalls(client: PublicClient, targets: SetupTargets): P
           }),
           value: 0n,
           ownerOnly: true,
+          gasIfUndeployed: 100_000n,
         });
       }
     }
@@ -108,6 +111,7 @@ export async function setupCalls(client: PublicClient, targets: SetupTargets): P
           }),
           value: 0n,
           ownerOnly: true,
+          gasIfUndeployed: 50_000n,
         });
       }
     }
@@ -123,6 +127,7 @@ export async function setupCalls(client: PublicClient, targets: SetupTargets): P
           data: encodeFunctionData({ abi: relayerAbi, functionName: "setFeeRecipient", args: [recipient] }),
           value: 0n,
           ownerOnly: true,
+          gasIfUndeployed: 50_000n,
         });
       }
     }
@@ -144,6 +149,7 @@ export async function setupCalls(client: PublicClient, targets: SetupTargets): P
         }),
         value: 0n,
         ownerOnly: true,
+        gasIfUndeployed: 40_000n,
       });
     }
     const info = await read(
@@ -165,6 +171,7 @@ export async function setupCalls(client: PublicClient, targets: SetupTargets): P
         data: encodeFunctionData({ abi: paymasterAbi, functionName: "deposit" }),
         value,
         ownerOnly: false,
+        gasIfUndeployed: 60_000n,
       });
     }
     const { amount, unstakeDelaySec } = targets.paymasterStake;
@@ -176,6 +183,7 @@ export async function setupCalls(client: PublicClient, targets: SetupTargets): P
         data: encodeFunctionData({ abi: paymasterAbi, functionName: "addStake", args: [unstakeDelaySec] }),
         value,
         ownerOnly: true,
+        gasIfUndeployed: 90_000n,
       });
     }
   }
@@ -231,5 +239,6 @@ export function ownershipCalls(
       data: encodeFunctionData({ abi: ownableAbi, functionName: "transferOwnership", args: [newOwner] }),
       value: 0n,
       ownerOnly: true,
+      gasIfUndeployed: 60_000n,
     }));
 }
