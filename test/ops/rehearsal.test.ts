@@ -10,13 +10,13 @@ import { x402Client } from "@x402/core/client";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import { createPermit2ApprovalTx } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { type Address, createWalletClient, type Hex, http, parseAbi, parseEther } from "viem";
+import { type Address, createWalletClient, type Hex, http, parseAbi, parseEther, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildContracts } from "../../scripts/devnet/build";
 import { freePort } from "../../scripts/devnet/ports";
 import { erc20Abi } from "../../src/chain/abis";
 import { CANONICAL } from "../../src/chain/canonical";
-import { createRelay402Client, pay } from "../../src/client";
+import { createRelay402Client, deployWalletsFromEoa, pay, payFromWallet } from "../../src/client";
 import { type RehearsalChain, startRehearsalChain } from "../support/rehearsal-chain";
 
 const root = resolve(import.meta.dir, "..", "..");
@@ -177,7 +177,7 @@ describe("rehearsal of a bsc deployment on a chain with no relay402 contract", (
     expect(await nonceOf(deployer)).toBe(before);
   });
 
-  test("the service starts in production from the written config and settles an EOA and an x402 payment", async () => {
+  test("the service starts in production from the written config and settles an EOA, an x402 and a smart-wallet payment", async () => {
     const port = await freePort();
     const adminApiKey = `rehearsal-admin-${generatePrivateKey().slice(2, 18)}`;
     const service = Bun.spawn([process.execPath, "src/main.ts"], {
@@ -211,7 +211,8 @@ describe("rehearsal of a bsc deployment on a chain with no relay402 contract", (
       // An EOA payment with relay402's client: approve the relayer, sign, /verify, /settle.
       const payer = await fundedPayer();
       const merchant = randomAddress();
-      const { settlement } = await pay(createRelay402Client({ url }), {
+      const relay402 = createRelay402Client({ url, adminApiKey });
+      const { settlement } = await pay(relay402, {
         signer: payer.wallet,
         publicClient: chain.public,
         network: "bsc",
@@ -248,6 +249,31 @@ describe("rehearsal of a bsc deployment on a chain with no relay402 contract", (
       expect(settled.success).toBe(true);
       expect(await balanceOf(shop)).toBe(2n * 10n ** 18n);
       expect(await balanceOf(buyer.account.address)).toBe(98n * 10n ** 18n);
+
+      // A smart wallet: deployed and funded through the relayer and the factory, then a sponsored UserOp through
+      // the bundler with the paymaster's signature, paying two merchants.
+      const holder = await fundedPayer();
+      const deployment = await deployWalletsFromEoa(relay402, {
+        network: "bsc",
+        owner: holder.account.address,
+        token: chain.token.address,
+        publicClient: chain.public,
+        salts: [toHex(1n, { size: 32 })],
+        fundingAmounts: [10n * 10n ** 18n],
+        payer: holder.wallet,
+      });
+      const wallet = deployment.settlement.wallets[0]?.address as Address;
+      const merchants = [randomAddress(), randomAddress()];
+      const paid = await payFromWallet(relay402, {
+        owner: holder.wallet,
+        wallet,
+        network: "bsc",
+        token: chain.token.address,
+        transfers: merchants.map((to) => ({ to, amount: 10n ** 18n })),
+      });
+      expect(paid.settlement.success).toBe(true);
+      for (const merchant of merchants) expect(await balanceOf(merchant)).toBe(10n ** 18n);
+      expect(await balanceOf(wallet)).toBe(8n * 10n ** 18n - BigInt(paid.verify.feeAmount));
     } finally {
       service.kill("SIGKILL");
       await service.exited;
