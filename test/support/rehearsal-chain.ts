@@ -3,7 +3,17 @@
 // for the chain's stablecoins at their real addresses, and an Alto bundler (what an operator configures as
 // bundlerUrl). No relay402 contract: `relay402 deploy` puts them there.
 import { Instance } from "prool";
-import { type Address, type Chain, createPublicClient, createTestClient, http, type PublicClient } from "viem";
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  http,
+  type PublicClient,
+  toHex,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { forgeArtifact } from "../../scripts/devnet/artifacts";
 import { placeCanonicalContracts } from "../../scripts/devnet/canonical";
 import { devnetChain } from "../../scripts/devnet/chain";
@@ -31,23 +41,30 @@ export type RehearsalChain = {
 /**
  * The stand-in at the real stablecoin's address: the devnet's test token of the same kind (BSC-USD's name,
  * symbol and 18 decimals without EIP-3009 on 56; Circle USDC's 6 decimals, EIP-3009 and EIP-712 domain
- * ("USD Coin", "2") on 8453), its runtime code set there. TestUSDC keeps name and symbol in storage (slots 3 and
- * 4 of OpenZeppelin's ERC20): they are copied from an instance deployed normally.
+ * ("USD Coin", "2") on 8453). It is deployed normally (its constructor sets the EIP-712 immutables), then its
+ * runtime code and its first storage slots (OpenZeppelin's ERC20 keeps name and symbol in slots 3 and 4) are
+ * copied to the real address.
  */
 async function placeStandIn(chainId: number, rpcUrl: string, chain: Chain) {
   const transport = http(rpcUrl);
   const test = createTestClient({ chain, transport, mode: "anvil" });
-  if (chainId === 56) {
-    await test.setCode({ address: BSC_USDT, bytecode: forgeArtifact("TestUSDT.sol", "TestUSDT").deployedBytecode });
-    return { symbol: "USDT", address: BSC_USDT, decimals: 18 };
+  const client = createPublicClient({ chain, transport });
+  const token =
+    chainId === 56
+      ? { symbol: "USDT", address: BSC_USDT, decimals: 18, artifact: forgeArtifact("TestUSDT.sol", "TestUSDT") }
+      : { symbol: "USDC", address: BASE_USDC, decimals: 6, artifact: forgeArtifact("TestUSDC.sol", "TestUSDC") };
+  const wallet = createWalletClient({ chain, transport, account: privateKeyToAccount(devnetKeys.owner) });
+  const hash = await wallet.sendTransaction({ data: token.artifact.bytecode });
+  const { contractAddress } = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (!contractAddress) throw new Error(`the stand-in ${token.symbol} was not deployed`);
+  const code = await client.getCode({ address: contractAddress });
+  if (!code) throw new Error(`the stand-in ${token.symbol} has no code`);
+  await test.setCode({ address: token.address, bytecode: code });
+  for (let slot = 0; slot < 8; slot++) {
+    const value = await client.getStorageAt({ address: contractAddress, slot: toHex(slot, { size: 32 }) });
+    if (value && BigInt(value) !== 0n) await test.setStorageAt({ address: token.address, index: slot, value });
   }
-  await test.setCode({ address: BASE_USDC, bytecode: forgeArtifact("TestUSDC.sol", "TestUSDC").deployedBytecode });
-  // "USD Coin" and "USDC" as Solidity stores short strings: the bytes left-aligned, length × 2 in the last byte.
-  const short = (text: string) =>
-    `0x${Buffer.from(text).toString("hex").padEnd(62, "0")}${(text.length * 2).toString(16).padStart(2, "0")}` as const;
-  await test.setStorageAt({ address: BASE_USDC, index: 3, value: short("USD Coin") });
-  await test.setStorageAt({ address: BASE_USDC, index: 4, value: short("USDC") });
-  return { symbol: "USDC", address: BASE_USDC, decimals: 6 };
+  return { symbol: token.symbol, address: token.address, decimals: token.decimals };
 }
 
 export async function startRehearsalChain(chainId: 56 | 8453): Promise<RehearsalChain> {
