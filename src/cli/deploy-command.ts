@@ -38,6 +38,7 @@ Options:
   --paymaster-stake <n>       the paymaster's EntryPoint stake in native token (default 1: Alto's minimum in safe
                               mode; 0 for none)
   --unstake-delay <seconds>   the stake's unstake delay (default 86400)
+  --domain-name <name>        the relayer's EIP-712 domain name (default relay402; version 1): what payers sign
   --verifier <file>           creation code (hex) of a ceremony's unshield verifier, for incognito
   --allow-untrusted-setup     deploy incognito with the repository's devnet verifier (anyone holding that
                               setup's toxic waste can forge proofs)
@@ -63,6 +64,7 @@ const options = {
   "paymaster-stake": { type: "string" },
   "unstake-delay": { type: "string" },
   verifier: { type: "string" },
+  "domain-name": { type: "string" },
   "allow-untrusted-setup": { type: "boolean" },
   "dry-run": { type: "boolean" },
   "config-out": { type: "string" },
@@ -82,6 +84,13 @@ const privateKey = (value: string | undefined, variable: string): Hex | undefine
   if (value === undefined || value === "") return undefined;
   if (!/^0x[0-9a-fA-F]{64}$/.test(value)) throw new UsageError(`${variable}: not a 32-byte hex private key`);
   return value as Hex;
+};
+
+const domainName = (value: string | undefined) => {
+  if (value !== undefined && !/^[\x20-\x7e]{1,64}$/.test(value)) {
+    throw new UsageError("--domain-name: 1 to 64 printable ASCII characters");
+  }
+  return value;
 };
 
 /** Tokens given by address: symbol and decimals read from the chain, EIP-3009 as the network's preset says. */
@@ -173,6 +182,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
           unstakeDelaySec: unstakeDelay,
         },
         verifierCreationCode,
+        domainName: domainName(values["domain-name"]),
         allowUntrustedSetup: values["allow-untrusted-setup"] ?? false,
         dryRun: values["dry-run"] ?? false,
       },

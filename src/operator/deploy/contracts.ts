@@ -54,6 +54,8 @@ export type DeploymentInputs = {
   /** The deploy key's address: initial owner of the relayer and the paymaster. */
   deployer: Address;
   paymasterSigner: Address;
+  /** The relayer's EIP-712 domain name (version "1"); default "relay402". Part of its init code, so of its address. */
+  domainName?: string;
   /** Creation code of the unshield verifier (a ceremony's); default: contracts/UnshieldVerifier.sol's build. */
   verifierCreationCode?: Hex;
 };
@@ -72,7 +74,11 @@ export function plannedDeployments(inputs: DeploymentInputs): Deployment[] {
       "Relayer",
       concat([
         creationCode("Relayer.sol", "Relayer"),
-        encodeAbiParameters(parseAbiParameters("string, string, address"), ["relay402", "1", deployer]),
+        encodeAbiParameters(parseAbiParameters("string, string, address"), [
+          inputs.domainName ?? "relay402",
+          "1",
+          deployer,
+        ]),
       ]),
     );
     list.push(relayer);

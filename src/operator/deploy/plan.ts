@@ -22,6 +22,7 @@ export type DeployInputs = {
   /** Swap routers to whitelist (default: the network's). */
   swapRouters?: { address: Address; kind: "v2" | "v3" }[];
   verifierCreationCode?: Hex;
+  domainName?: string;
 };
 
 export type PlannedDeployment = Deployment & { exists: boolean };
