@@ -37,13 +37,28 @@ const randomAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 const deployedOn: Partial<Record<NetworkName, Record<string, Address>>> = {};
 
 type NetworkName = "bsc" | "base";
+/**
+ * bsc runs the service as `bun src/main.ts`, base as the compiled binary (`bun run build:binary`'s command, into
+ * the rehearsal's folder): both ways an operator starts it.
+ */
 const REHEARSALS = [
-  { network: "bsc" as const, chainId: 56 as const, x402Extra: { assetTransferMethod: "permit2" } },
+  { network: "bsc" as const, chainId: 56 as const, x402Extra: { assetTransferMethod: "permit2" }, binary: false },
   // Base's USDC has EIP-3009: x402 signs its own domain ("USD Coin", "2"), nothing to approve.
-  { network: "base" as const, chainId: 8453 as const, x402Extra: { name: "USD Coin", version: "2" } },
+  { network: "base" as const, chainId: 8453 as const, x402Extra: { name: "USD Coin", version: "2" }, binary: true },
 ];
 
-for (const { network, chainId, x402Extra } of REHEARSALS) {
+/** The service's binary, built as `bun run build:binary` builds it (into `outfile`). */
+function buildBinary(outfile: string): string {
+  const build = Bun.spawnSync([process.execPath, "build", "--compile", "src/main.ts", "--outfile", outfile], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (build.exitCode !== 0) throw new Error(`the binary did not build:\n${build.stderr.toString()}`);
+  return outfile;
+}
+
+for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
   const prefix = network.toUpperCase();
   let chain: RehearsalChain;
   /** The dry run's gas figure of each transaction, to hold against what the real run used. */
@@ -201,10 +216,11 @@ for (const { network, chainId, x402Extra } of REHEARSALS) {
       expect(await nonceOf(deployer)).toBe(before);
     });
 
-    test("the service starts in production from the written config and settles an EOA, an x402 and a smart-wallet payment", async () => {
+    test(`the service (${binary ? "compiled binary" : "bun src/main.ts"}) starts in production from the written config and settles an EOA, an x402 and a smart-wallet payment`, async () => {
       const port = await freePort();
       const adminApiKey = `rehearsal-admin-${generatePrivateKey().slice(2, 18)}`;
-      const service = Bun.spawn([process.execPath, "src/main.ts"], {
+      const command = binary ? [buildBinary(join(dir, "relay402"))] : [process.execPath, "src/main.ts"];
+      const service = Bun.spawn(command, {
         cwd: root,
         env: {
           PATH: process.env.PATH,
