@@ -154,6 +154,24 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
       expect(await nonceOf(deployer)).toBe(before);
     });
 
+    test("incognito with the repository's devnet verifier is refused unless --allow-untrusted-setup", async () => {
+      const refused = await runDeploy(["--rpc-url", chain.rpcUrl, "--features", "payments,incognito", "--dry-run"]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("--allow-untrusted-setup");
+      const allowed = await runDeploy([
+        "--rpc-url",
+        chain.rpcUrl,
+        "--features",
+        "payments,incognito",
+        "--allow-untrusted-setup",
+        "--dry-run",
+      ]);
+      expect(allowed.code).toBe(0);
+      expect(allowed.stdout).toMatch(/PrivacyPool 0x[0-9a-fA-F]{40}: to deploy/);
+      expect(allowed.stdout).toContain(`PoseidonT3 ${CANONICAL.poseidonT3.address}: missing`);
+      expect(await nonceOf(deployer)).toBe(0);
+    });
+
     test("an --owner without code is refused unless --owner-eoa says it is meant", async () => {
       const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--owner", owner]);
       expect(run.code).toBe(1);

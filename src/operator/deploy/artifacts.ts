@@ -21,7 +21,8 @@ function forgeArtifact(file: string, name: string): ForgeArtifact {
   const path = join(REPO_ROOT, "out", file, `${name}.json`);
   if (!existsSync(path)) {
     throw new MissingArtifactError(
-      `${name}'s build output is missing (${path}): run \`bun run build:contracts\` first`,
+      `${name}'s build output is missing (${path}): deploy runs from a checkout of the release, after ` +
+        "`bun run build:contracts`",
     );
   }
   return JSON.parse(readFileSync(path, "utf8"));
