@@ -10,6 +10,7 @@ describe("deploy's networks and features", () => {
       tokens: [{ symbol: "USDC", decimals: 6, eip3009: true }],
     });
     expect(deployNetwork("ethereum")).toBeUndefined();
+    expect(deployNetwork("constructor")).toBeUndefined();
   });
 
   test("--features takes known names once each and names the first unknown one", () => {

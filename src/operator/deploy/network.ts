@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { CHAIN_IDS, NETWORKS, type NetworkName } from "../../config/schema";
+import { CHAIN_IDS, type NetworkName } from "../../config/schema";
 import { BASE_USDC, BSC_USDT, KNOWN_SWAP } from "../../swap/known-routers";
 
 /** A stablecoin users pay with, as the config's `tokens` entries need it. */
@@ -13,27 +13,36 @@ export type DeployNetwork = {
   swapRouters: { address: Address; kind: "v2" | "v3" }[];
 };
 
+const routersOf = (network: "bsc" | "base") =>
+  KNOWN_SWAP[network].swap.routers.map((router) => ({ address: router.address, kind: router.kind }));
+
 /**
- * The network `name` as deploy uses it: the one place that reads a network's facts (switch it to the network
- * presets when they land). Tokens: bsc's Tether USD (18 decimals, no EIP-3009) and base's Circle USDC (6
- * decimals, EIP-3009), addresses and sources in src/swap/known-routers.ts; routers: the same file's KNOWN_SWAP.
+ * The networks deploy knows until the network presets land: bsc's Tether USD (18 decimals, no EIP-3009) and
+ * base's Circle USDC (6 decimals, EIP-3009), addresses and sources in src/swap/known-routers.ts, as are the
+ * routers (KNOWN_SWAP).
  */
+const DEPLOY_NETWORKS: Record<string, DeployNetwork> = {
+  bsc: {
+    name: "bsc",
+    chainId: CHAIN_IDS.bsc,
+    tokens: [{ symbol: "USDT", address: BSC_USDT, decimals: 18, eip3009: false }],
+    swapRouters: routersOf("bsc"),
+  },
+  base: {
+    name: "base",
+    chainId: CHAIN_IDS.base,
+    tokens: [{ symbol: "USDC", address: BASE_USDC, decimals: 6, eip3009: true }],
+    swapRouters: routersOf("base"),
+  },
+};
+
+/** The network `name` as deploy uses it: the one place that reads a network's facts (switch it to the presets). */
 export function deployNetwork(name: string): DeployNetwork | undefined {
-  if (!(NETWORKS as readonly string[]).includes(name)) return undefined;
-  const network = name as NetworkName;
-  const tokens: PresetToken[] =
-    network === "bsc"
-      ? [{ symbol: "USDT", address: BSC_USDT, decimals: 18, eip3009: false }]
-      : [{ symbol: "USDC", address: BASE_USDC, decimals: 6, eip3009: true }];
-  return {
-    name: network,
-    chainId: CHAIN_IDS[network],
-    tokens,
-    swapRouters: KNOWN_SWAP[network].swap.routers.map((router) => ({ address: router.address, kind: router.kind })),
-  };
+  const network = Object.hasOwn(DEPLOY_NETWORKS, name) ? DEPLOY_NETWORKS[name] : undefined;
+  return network ? structuredClone(network) : undefined;
 }
 
-export const DEPLOY_NETWORK_NAMES: readonly string[] = NETWORKS;
+export const DEPLOY_NETWORK_NAMES: readonly string[] = Object.keys(DEPLOY_NETWORKS);
 
 export const FEATURES = ["payments", "smart-wallets", "x402", "swaps", "incognito"] as const;
 export type Feature = (typeof FEATURES)[number];
