@@ -67,7 +67,11 @@ async function placeStandIn(chainId: number, rpcUrl: string, chain: Chain) {
   return { symbol: token.symbol, address: token.address, decimals: token.decimals };
 }
 
-export async function startRehearsalChain(chainId: 56 | 8453): Promise<RehearsalChain> {
+/** `bundler: false` leaves Alto out (a test that sends no UserOp). */
+export async function startRehearsalChain(
+  chainId: 56 | 8453,
+  options: { bundler?: boolean } = {},
+): Promise<RehearsalChain> {
   const [rpcPort, bundlerPort] = [await freePort(), await freePort()];
   const rpcUrl = `http://127.0.0.1:${rpcPort}`;
   const bundlerUrl = `http://127.0.0.1:${bundlerPort}`;
@@ -93,21 +97,23 @@ export async function startRehearsalChain(chainId: 56 | 8453): Promise<Rehearsal
     await fundNativeBalances(rpcUrl, chain);
     await placeCanonicalContracts(rpcUrl, chain);
     const token = await placeStandIn(chainId, rpcUrl, chain);
-    const simulations = await deployBundlerSimulations(rpcUrl, chain);
-    const alto = Instance.alto({
-      entrypoints: [ENTRY_POINT_V07],
-      rpcUrl,
-      port: bundlerPort,
-      executorPrivateKeys: [devnetKeys.bundlerExecutor],
-      utilityPrivateKey: devnetKeys.bundlerUtility,
-      safeMode: false,
-      deploySimulationsContract: false,
-      ...simulations,
-      pollingInterval: 100,
-    } as Parameters<typeof Instance.alto>[0]);
-    running.push(alto);
-    await alto.start();
-    pids.push(alto._internal.process.pid ?? 0);
+    if (options.bundler !== false) {
+      const simulations = await deployBundlerSimulations(rpcUrl, chain);
+      const alto = Instance.alto({
+        entrypoints: [ENTRY_POINT_V07],
+        rpcUrl,
+        port: bundlerPort,
+        executorPrivateKeys: [devnetKeys.bundlerExecutor],
+        utilityPrivateKey: devnetKeys.bundlerUtility,
+        safeMode: false,
+        deploySimulationsContract: false,
+        ...simulations,
+        pollingInterval: 100,
+      } as Parameters<typeof Instance.alto>[0]);
+      running.push(alto);
+      await alto.start();
+      pids.push(alto._internal.process.pid ?? 0);
+    }
     const transport = http(rpcUrl);
     return {
       chainId,
