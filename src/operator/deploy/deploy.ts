@@ -140,6 +140,7 @@ export async function deploy(options: DeployOptions, out: (line: string) => void
 
   if (options.dryRun) {
     out("Dry run: nothing sent.");
+    printOwnerSteps(plan, options.owner, out);
     return { plan, addresses, sent: 0 };
   }
   if (transactions.length === 0) {
@@ -174,8 +175,9 @@ export async function deploy(options: DeployOptions, out: (line: string) => void
     const code = await client.getCode({ address: deployment.address });
     if (!code || code === "0x") throw new Error(`${deployment.label} left no code at ${deployment.address}`);
   }
+  // Estimated now that their contracts exist (planTransactions drops the fixed figures).
   plan = await buildPlan(client, inputs);
-  for (const call of plan.setup) await send(call);
+  for (const call of planTransactions({ ...plan, deployments: [] })) await send(call);
   plan = await buildPlan(client, inputs);
   out(`Sent ${sent} transaction(s).`);
   printOwnerSteps(plan, options.owner, out);
