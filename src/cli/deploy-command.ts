@@ -9,6 +9,7 @@ import {
   DEFAULT_FEATURES,
   DEPLOY_NETWORK_NAMES,
   deployNetwork,
+  envPrefix,
   FEATURES,
   type PresetToken,
   parseFeatures,
@@ -131,7 +132,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     const network = deployNetwork(values.network);
     if (!network)
       throw new UsageError(`--network: unknown network ${values.network} (${DEPLOY_NETWORK_NAMES.join(", ")})`);
-    const prefix = network.name.toUpperCase();
+    const prefix = envPrefix(network.name);
     rpcUrl = values["rpc-url"] ?? env[`${prefix}_RPC_URLS`]?.split(",")[0]?.trim();
     if (!rpcUrl || !/^https?:\/\//.test(rpcUrl)) {
       throw new UsageError(`--rpc-url (or ${prefix}_RPC_URLS) is required: an http(s) JSON-RPC URL`);

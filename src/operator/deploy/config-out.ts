@@ -2,11 +2,11 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { Address } from "viem";
 import { CANONICAL } from "../../chain/canonical";
 import { knownSwapConfig } from "../../swap/known-routers";
-import type { DeployNetwork, Feature, PresetToken } from "./network";
+import { type DeployNetwork, envPrefix, type Feature, type PresetToken } from "./network";
 
 /** The environment variables that hold a network's secrets (src/config/load.ts reads them); never in the file. */
 export function secretEnvironment(network: DeployNetwork, features: readonly Feature[]): string[] {
-  const prefix = network.name.toUpperCase();
+  const prefix = envPrefix(network.name);
   return [
     `${prefix}_RPC_URLS`,
     `${prefix}_EXECUTOR_KEYS`,

@@ -20,8 +20,8 @@ import type { Feature } from "./network";
  * contract owned by the deploy key, which gains them nothing.
  */
 export type Deployment = {
-  /** What the plan and the config call it. */
-  label: "Relayer" | "WalletFactory" | "Paymaster" | "UnshieldVerifier" | "PrivacyPool" | string;
+  /** What the plan and the config call it: the contract's name (Relayer, WalletFactory, Paymaster, …). */
+  label: string;
   address: Address;
   payload: Create2Payload;
   /** Canonical contracts (x402's proxy, Poseidon) are checked by code hash where they already are. */

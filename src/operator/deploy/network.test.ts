@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { create2Address, requiredCanonical, saltOf } from "./contracts";
-import { DEFAULT_FEATURES, deployNetwork, parseFeatures } from "./network";
+import { DEFAULT_FEATURES, deployNetwork, envPrefix, parseFeatures } from "./network";
 
 describe("deploy's networks and features", () => {
   test("bsc and base are known with their chain ids and stablecoins; anything else is not", () => {
@@ -11,6 +11,11 @@ describe("deploy's networks and features", () => {
     });
     expect(deployNetwork("ethereum")).toBeUndefined();
     expect(deployNetwork("constructor")).toBeUndefined();
+  });
+
+  test("a network's environment variables are prefixed by its name in upper case with - as _", () => {
+    expect(envPrefix("bsc")).toBe("BSC");
+    expect(envPrefix("bsc-testnet")).toBe("BSC_TESTNET");
   });
 
   test("--features takes known names once each and names the first unknown one", () => {

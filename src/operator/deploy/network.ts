@@ -42,6 +42,9 @@ export function deployNetwork(name: string): DeployNetwork | undefined {
   return network ? structuredClone(network) : undefined;
 }
 
+/** The prefix of a network's environment variables (decisions.md): upper case, `-` as `_` (BSC_TESTNET_RPC_URLS). */
+export const envPrefix = (network: string) => network.toUpperCase().replaceAll("-", "_");
+
 export const DEPLOY_NETWORK_NAMES: readonly string[] = Object.keys(DEPLOY_NETWORKS);
 
 export const FEATURES = ["payments", "smart-wallets", "x402", "swaps", "incognito"] as const;

@@ -43,7 +43,7 @@ export type SetupCall = {
   value: bigint;
   /** Only the contract's owner may send it; when the deploy key no longer owns the contract, the owner must. */
   ownerOnly: boolean;
-  /** Its gas when it cannot be estimated (its contract is not deployed yet): above what the devnet measures. */
+  /** Its gas when it cannot be estimated (its contract is not deployed yet): above what it uses (the rehearsal checks). */
   gasIfUndeployed: bigint;
 };
 
@@ -71,8 +71,7 @@ export async function setupCalls(client: PublicClient, targets: SetupTargets): P
 
   if (relayer) {
     const at = relayer.address;
-    const tokens = [...targets.tokens];
-    for (const token of tokens) {
+    for (const token of targets.tokens) {
       const listed = await read(relayer.deployed, false, () =>
         client.readContract({
           address: at,
