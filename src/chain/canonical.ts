@@ -47,9 +47,11 @@ export const CANONICAL = {
     deployable: false,
   },
   /**
-   * Uniswap's Permit2: runtime code from npm @uniswap/v4-periphery@1.0.3 lib/permit2/test/utils/DeployPermit2.sol
-   * (Permit2's own etching helper). Its immutables _CACHED_CHAIN_ID (32 bytes at 6945) and
-   * _CACHED_DOMAIN_SEPARATOR (32 bytes at 6983) are set by the chain it was deployed on.
+   * Uniswap's Permit2, deployed on every chain through the deterministic deployer with the salt of Uniswap/permit2
+   * script/DeployPermit2.s.sol (0x…d3af2663da51c10215000000). Runtime code: npm @uniswap/v4-periphery@1.0.3
+   * lib/permit2/test/utils/DeployPermit2.sol (Permit2's own etching copy of that build). Its constructor writes two
+   * immutables from the chain it runs on, _CACHED_CHAIN_ID at runtime offset 0x1b21 (6945) and
+   * _CACHED_DOMAIN_SEPARATOR at 0x1b47 (6983), 32 bytes each: compared without them.
    */
   permit2: {
     name: "Permit2",
