@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  type Address,
   type Chain,
   concat,
   createPublicClient,
@@ -16,6 +15,8 @@ import {
   parseAbiParameters,
   parseEther,
   parseTransaction,
+  recoverTransactionAddress,
+  type TransactionSerialized,
   toHex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -107,7 +108,7 @@ export async function placeCanonicalContracts(rpcUrl: string, chain: Chain): Pro
   if (!hasCode(await client.getCode({ address: CANONICAL.multicall3.address }))) {
     // The pre-signed transaction has no chain id (it is valid on every chain) and pays 100 gwei for 1M gas.
     const signed = readFileSync(MULTICALL3_SIGNED_TX, "utf8").trim() as Hex;
-    const sender: Address = "0x05f32B3cC3888453ff71B01135B34FF8e41263F2";
+    const sender = await recoverTransactionAddress({ serializedTransaction: signed as TransactionSerialized });
     const { gas = 0n, gasPrice = 0n } = parseTransaction(signed);
     await test.setBalance({ address: sender, value: gas * gasPrice });
     await wait(await client.sendRawTransaction({ serializedTransaction: signed }), "Multicall3's deployment");
