@@ -158,7 +158,14 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     }
     let verifierCreationCode: Hex | undefined;
     if (values.verifier) {
-      const code = readFileSync(values.verifier, "utf8").trim();
+      const file = values.verifier;
+      const code = (() => {
+        try {
+          return readFileSync(file, "utf8").trim();
+        } catch {
+          throw new UsageError(`--verifier: cannot read ${file}`);
+        }
+      })();
       if (!isHex(code) || code.length < 4) throw new UsageError("--verifier: the file must hold hex creation code");
       verifierCreationCode = code;
     }
@@ -191,7 +198,6 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     );
     const configOut = values["config-out"];
     if (configOut && !values["dry-run"]) {
-      const poolDeployedNow = result.plan.deployments.some((d) => d.label === "PrivacyPool") && result.sent > 0;
       writeConfig(configOut, {
         network,
         features,
@@ -199,7 +205,8 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
         tokens,
         feeRecipient,
         allowUntrustedSetup: values["allow-untrusted-setup"] ?? false,
-        privacyPoolStartBlock: poolDeployedNow ? startBlock : undefined,
+        // The pool's leaf indexer starts at the block before this run when the pool was deployed by it.
+        privacyPoolStartBlock: result.deployedNow.includes("PrivacyPool") ? startBlock : undefined,
       });
       console.log(
         `Config written to ${configOut}; set its secrets in ${secretEnvironment(network, features).join(", ")}.`,

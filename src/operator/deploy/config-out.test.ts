@@ -58,4 +58,30 @@ describe("the config deploy writes", () => {
     expect(config.networks.base?.tokens[0]).toMatchObject({ symbol: "USDC", decimals: 6, eip3009: true });
     expect(config.networks.bsc?.x402?.enabled).toBe(true);
   });
+
+  test("a pool deployed by an earlier run keeps that run's start block; another pool does not inherit it", () => {
+    const file = join(dir, "pool.json");
+    const network = deployNetwork("base");
+    if (!network) throw new Error("base");
+    const incognito: Feature[] = [...features, "incognito"];
+    const pool = { ...addresses, PrivacyPool: "0x1000000000000000000000000000000000000004" } as const;
+    const write = (withAddresses: Record<string, `0x${string}`>, privacyPoolStartBlock?: number) =>
+      writeConfig(file, {
+        network,
+        features: incognito,
+        addresses: withAddresses,
+        tokens: network.tokens,
+        feeRecipient,
+        allowUntrustedSetup: true,
+        privacyPoolStartBlock,
+      });
+    const startBlock = () => JSON.parse(readFileSync(file, "utf8")).networks.base.privacyPoolStartBlock;
+    write(pool, 1234);
+    expect(startBlock()).toBe(1234);
+    write(pool);
+    expect(startBlock()).toBe(1234);
+    write({ ...pool, PrivacyPool: "0x1000000000000000000000000000000000000005" });
+    expect(startBlock()).toBeUndefined();
+    expect(JSON.parse(readFileSync(file, "utf8")).incognito).toEqual({ allowUntrustedSetup: true });
+  });
 });

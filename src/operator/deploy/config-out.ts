@@ -52,6 +52,13 @@ export function writeConfig(file: string, out: ConfigOut): void {
   if (addresses.Paymaster) contracts.paymaster = addresses.Paymaster;
   if (features.includes("smart-wallets")) contracts.entryPoint = CANONICAL.entryPointV07.address;
   if (addresses.PrivacyPool) contracts.privacyPool = addresses.PrivacyPool;
+  // A pool deployed by an earlier run keeps the start block that run wrote.
+  const previous = (existing.networks as Record<string, Json> | undefined)?.[network.name];
+  const previousPool = (previous?.contracts as Json | undefined)?.privacyPool;
+  const startBlock = !addresses.PrivacyPool
+    ? undefined
+    : (out.privacyPoolStartBlock ??
+      (previousPool === addresses.PrivacyPool ? (previous?.privacyPoolStartBlock as number | undefined) : undefined));
   const networkConfig: Json = {
     chainId: network.chainId,
     contracts,
@@ -59,9 +66,7 @@ export function writeConfig(file: string, out: ConfigOut): void {
     feeRecipient: out.feeRecipient,
     ...(features.includes("x402") ? { x402: { enabled: true } } : {}),
     ...(features.includes("swaps") ? { swap: knownSwapConfig(network.name) } : {}),
-    ...(addresses.PrivacyPool && out.privacyPoolStartBlock !== undefined
-      ? { privacyPoolStartBlock: out.privacyPoolStartBlock }
-      : {}),
+    ...(startBlock !== undefined ? { privacyPoolStartBlock: startBlock } : {}),
   };
   const config: Json = {
     mode: "production",

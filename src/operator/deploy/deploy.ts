@@ -42,6 +42,8 @@ export type DeployResult = {
   addresses: Record<string, Address>;
   /** Transactions sent by this run (0 on a dry run and on a run that found everything in place). */
   sent: number;
+  /** Labels of the contracts this run deployed. */
+  deployedNow: string[];
 };
 
 /** Gas of a deployment that cannot be estimated (a constructor calling what is not deployed yet): generous. */
@@ -141,12 +143,12 @@ export async function deploy(options: DeployOptions, out: (line: string) => void
   if (options.dryRun) {
     out("Dry run: nothing sent.");
     printOwnerSteps(plan, options.owner, out);
-    return { plan, addresses, sent: 0 };
+    return { plan, addresses, sent: 0, deployedNow: [] };
   }
   if (transactions.length === 0) {
     out("Nothing to send: every contract is deployed and set up.");
     printOwnerSteps(plan, options.owner, out);
-    return { plan, addresses, sent: 0 };
+    return { plan, addresses, sent: 0, deployedNow: [] };
   }
   const [latestNonce, pendingNonce] = await Promise.all([
     client.getTransactionCount({ address: account.address, blockTag: "latest" }),
@@ -193,6 +195,7 @@ export async function deploy(options: DeployOptions, out: (line: string) => void
       sent++;
     }
   };
+  const deployedNow = plan.deployments.filter((d) => !d.exists).map((d) => d.label);
   // Missing contracts first (none of their constructors calls another), then the setup, read again from the
   // chain and estimated now that its contracts exist (planTransactions drops the dry run's fixed figures).
   await sendAll(planTransactions({ ...plan, setup: [] }));
@@ -205,7 +208,7 @@ export async function deploy(options: DeployOptions, out: (line: string) => void
   plan = await buildPlan(client, inputs);
   out(`Sent ${sent} transaction(s).`);
   printOwnerSteps(plan, options.owner, out);
-  return { plan, addresses, sent };
+  return { plan, addresses, sent, deployedNow };
 }
 
 function printOwnerSteps(plan: Plan, owner: Address | undefined, out: (line: string) => void) {
