@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PoseidonT3, PoseidonT4 } from "poseidon-solidity";
 import { type Address, getAddress, type Hex, keccak256, slice } from "viem";
 import { CANONICAL } from "../../chain/canonical";
 import { REPO_ROOT } from "../../incognito/artifacts";
@@ -71,8 +70,12 @@ export function x402ProxyPayload(): Create2Payload {
   return { salt: X402_PROXY_SALT, initCode };
 }
 
-/** The Poseidon libraries as poseidon-solidity deploys them (its `data` is salt ‖ init code for the same deployer). */
-export function poseidonPayloads(): { name: "poseidonT3" | "poseidonT4"; payload: Create2Payload }[] {
+/**
+ * The Poseidon libraries as poseidon-solidity deploys them (its `data` is salt ‖ init code for the same deployer).
+ * Loaded only when incognito is deployed: the package is a build-time dependency, absent from a service install.
+ */
+export async function poseidonPayloads(): Promise<{ name: "poseidonT3" | "poseidonT4"; payload: Create2Payload }[]> {
+  const { PoseidonT3, PoseidonT4 } = await import("poseidon-solidity");
   return [
     { name: "poseidonT3" as const, library: PoseidonT3 },
     { name: "poseidonT4" as const, library: PoseidonT4 },

@@ -65,7 +65,7 @@ export const needsRelayer = (features: readonly Feature[]) =>
   features.some((feature) => feature === "payments" || feature === "swaps" || feature === "incognito");
 
 /** Every contract the features need, in deployment order (the pool after its libraries, verifier and relayer). */
-export function plannedDeployments(inputs: DeploymentInputs): Deployment[] {
+export async function plannedDeployments(inputs: DeploymentInputs): Promise<Deployment[]> {
   const { features, deployer } = inputs;
   const list: Deployment[] = [];
   let relayer: Deployment | undefined;
@@ -102,7 +102,8 @@ export function plannedDeployments(inputs: DeploymentInputs): Deployment[] {
   if (features.includes("x402"))
     list.push(deployment("x402ExactPermit2Proxy", x402ProxyPayload(), "x402ExactPermit2Proxy"));
   if (features.includes("incognito") && relayer) {
-    for (const { name, payload } of poseidonPayloads()) list.push(deployment(CANONICAL[name].name, payload, name));
+    for (const { name, payload } of await poseidonPayloads())
+      list.push(deployment(CANONICAL[name].name, payload, name));
     const verifier = ours(
       "UnshieldVerifier",
       inputs.verifierCreationCode ?? creationCode("UnshieldVerifier.sol", "Groth16Verifier"),

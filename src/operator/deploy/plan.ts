@@ -63,7 +63,7 @@ export async function buildPlan(client: PublicClient, inputs: DeployInputs): Pro
   }
 
   const deployments: PlannedDeployment[] = [];
-  for (const deployment of plannedDeployments(inputs)) {
+  for (const deployment of await plannedDeployments(inputs)) {
     const code = await client.getCode({ address: deployment.address });
     if (deployment.canonical) {
       const contract = CANONICAL[deployment.canonical as CanonicalName];
