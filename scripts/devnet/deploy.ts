@@ -5,25 +5,23 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
-  encodeAbiParameters,
   encodeFunctionData,
   getContractAddress,
   type Hex,
   http,
-  keccak256,
   parseAbi,
   parseEther,
-  toHex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { CREATE2_DEPLOYER, ENTRY_POINT_V07, MULTICALL3 } from "../../src/chain/addresses";
+import { CHAIN_IDS, type NetworkName } from "../../src/config/schema";
+import { saltOf } from "../../src/operator/deploy/contracts";
+import { deploy } from "../../src/operator/deploy/deploy";
+import { deployNetwork, FEATURES } from "../../src/operator/deploy/network";
 import { knownSwapNetwork } from "../../src/swap/known-routers";
-import { altoArtifact, entryPointArtifact, forgeArtifact } from "./artifacts";
-import { relayerSwapSetupCalls } from "./dex";
+import { altoArtifact, forgeArtifact } from "./artifacts";
+import { devnetSwapSetup } from "./dex";
 import { devnetKeys } from "./keys";
-import { deployPrivacyPool } from "./privacy-pool";
-
-const ENTRY_POINT_SALT: Hex = "0x90d8084deab30c2a37c45e8d47f49f2f7965183cb6990a98943ef94940681de3";
 
 export type DeployedContracts = {
   entryPoint: Address;
@@ -50,8 +48,6 @@ function clientsFor(rpcUrl: string, chain: Chain) {
   };
 }
 
-const saltOf = (label: string) => keccak256(toHex(`relay402:${label}`));
-
 /** Sends `initCode` through the CREATE2 deployer unless its address already has code (forks, reruns). */
 async function create2(clients: Clients, salt: Hex, initCode: Hex): Promise<Address> {
   const address = getContractAddress({ opcode: "CREATE2", from: CREATE2_DEPLOYER, salt, bytecode: initCode });
@@ -60,15 +56,7 @@ async function create2(clients: Clients, salt: Hex, initCode: Hex): Promise<Addr
   const hash = await clients.wallet.sendTransaction({ to: CREATE2_DEPLOYER, data: concat([salt, initCode]) });
   const receipt = await clients.public.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 30_000 });
   if (receipt.status !== "success") throw new Error(`CREATE2 deployment of ${address} reverted`);
-  const deployed = await clients.public.getCode({ address });
-  if (!deployed || deployed === "0x") {
-    throw new Error(`CREATE2 deployment of ${address} left no code (is the deployer at ${CREATE2_DEPLOYER}?)`);
-  }
   return address;
-}
-
-function withArgs(bytecode: Hex, types: readonly { type: string }[], values: readonly unknown[]): Hex {
-  return concat([bytecode, encodeAbiParameters(types, values)]);
 }
 
 /** Gives the keys that send transactions their gas; `anvil_setBalance` also works on a fork. */
@@ -82,15 +70,6 @@ export async function fundNativeBalances(rpcUrl: string, chain: Chain): Promise<
     ...devnetKeys.payers,
   ].map((key) => privateKeyToAccount(key).address);
   await Promise.all(addresses.map((address) => test.setBalance({ address, value: parseEther("10000") })));
-}
-
-export async function deployEntryPoint(rpcUrl: string, chain: Chain): Promise<Address> {
-  const clients = clientsFor(rpcUrl, chain);
-  const address = await create2(clients, ENTRY_POINT_SALT, entryPointArtifact().bytecode);
-  if (address.toLowerCase() !== ENTRY_POINT_V07.toLowerCase()) {
-    throw new Error(`EntryPoint landed at ${address}, expected ${ENTRY_POINT_V07}`);
-  }
-  return address;
 }
 
 /**
@@ -115,75 +94,59 @@ export async function deployBundlerSimulations(
 
 export const TEST_TOKEN_MINT = { usdt: parseEther("1000000"), usdc: 1_000_000n * 10n ** 6n };
 
-/** Deploys relay402's contracts (same addresses on every chain and run) and prepares them for use. */
+const networkOf = (chainId: number): NetworkName =>
+  (Object.keys(CHAIN_IDS) as NetworkName[]).find((name) => CHAIN_IDS[name] === chainId) ?? "bsc";
+
+/**
+ * The devnet's test tokens, then relay402's contracts deployed and set up by relay402's deploy (the code an
+ * operator runs on a real chain), with every feature and the devnet's keys, then the payers' test tokens.
+ */
 export async function deployContracts(
   rpcUrl: string,
   chain: Chain,
   options: { forked?: boolean } = {},
 ): Promise<DeployedContracts> {
   const clients = clientsFor(rpcUrl, chain);
-  const ownerAddress = clients.owner.address;
-  const signer = privateKeyToAccount(devnetKeys.paymasterSigner).address;
-
-  const relayer = await create2(
-    clients,
-    saltOf("Relayer"),
-    withArgs(
-      forgeArtifact("Relayer.sol", "Relayer").bytecode,
-      [{ type: "string" }, { type: "string" }, { type: "address" }],
-      ["relay402", "1", ownerAddress],
-    ),
-  );
-  const factory = await create2(
-    clients,
-    saltOf("WalletFactory"),
-    forgeArtifact("WalletFactory.sol", "WalletFactory").bytecode,
-  );
-  const paymaster = await create2(
-    clients,
-    saltOf("Paymaster"),
-    withArgs(
-      forgeArtifact("Paymaster.sol", "Paymaster").bytecode,
-      [{ type: "address" }, { type: "address" }, { type: "address" }],
-      [ENTRY_POINT_V07, signer, ownerAddress],
-    ),
-  );
   const usdt = await create2(clients, saltOf("TestUSDT"), forgeArtifact("TestUSDT.sol", "TestUSDT").bytecode);
   const usdc = await create2(clients, saltOf("TestUSDC"), forgeArtifact("TestUSDC.sol", "TestUSDC").bytecode);
+  const network = deployNetwork(networkOf(chain.id));
+  if (!network) throw new Error(`no network for chain ${chain.id}`);
+  // A fork whitelists the chain's real routers (src/swap/known-routers.ts) instead of the devnet DEX.
+  const swaps = devnetSwapSetup(options.forked ? knownSwapNetwork(chain.id) : undefined);
+  const chainToken =
+    chain.id === 56
+      ? { symbol: "USDT", address: usdt, decimals: 18, eip3009: false }
+      : { symbol: "USDC", address: usdc, decimals: 6, eip3009: true };
 
-  const multicallCode = await clients.public.getCode({ address: MULTICALL3 });
-  if (!multicallCode || multicallCode === "0x") {
-    await clients.test.setCode({
-      address: MULTICALL3,
-      bytecode: forgeArtifact("Multicall3.sol", "Multicall3").deployedBytecode,
-    });
-  }
-
-  const accountImplementation = await clients.public.readContract({
-    address: factory,
-    abi: parseAbi(["function accountImplementation() view returns (address)"]),
-    functionName: "accountImplementation",
-  });
-
-  const chainToken = chain.id === 56 ? usdt : usdc;
-  const calls: { to: Address; data: Hex; value?: bigint }[] = [
+  const { addresses } = await deploy(
     {
-      to: relayer,
-      data: encodeFunctionData({
-        abi: parseAbi(["function setTokenWhitelisted(address token, bool allowed)"]),
-        functionName: "setTokenWhitelisted",
-        args: [chainToken, true],
-      }),
+      network,
+      features: FEATURES,
+      rpcUrl,
+      deployerKey: devnetKeys.owner,
+      paymasterSigner: privateKeyToAccount(devnetKeys.paymasterSigner).address,
+      tokens: [chainToken, ...swaps.tokens],
+      swapRouters: swaps.routers,
+      feeRecipient: privateKeyToAccount(devnetKeys.feeRecipient).address,
+      ownerIsEoa: true,
+      paymasterDeposit: parseEther("1000"),
+      // The devnet's Alto runs without ERC-7562's storage rules (safeMode false), so no stake is needed.
+      paymasterStake: { amount: 0n, unstakeDelaySec: 1 },
+      allowUntrustedSetup: true,
+      dryRun: false,
+      pollingIntervalMs: 50,
+      baseFeeMultiplier: 4,
     },
-    {
-      to: paymaster,
-      data: encodeFunctionData({ abi: parseAbi(["function deposit() payable"]), functionName: "deposit" }),
-      value: parseEther("1000"),
-    },
-    // A fork whitelists the chain's real routers (src/swap/known-routers.ts) instead of the devnet DEX.
-    ...relayerSwapSetupCalls(relayer, options.forked ? knownSwapNetwork(chain.id) : undefined),
-  ];
+    () => {},
+  );
+  const address = (label: string) => {
+    const found = addresses[label];
+    if (!found) throw new Error(`deploy did not report ${label}`);
+    return found;
+  };
+
   const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
+  const calls: { to: Address; data: Hex }[] = [];
   for (const key of devnetKeys.payers) {
     const to = privateKeyToAccount(key).address;
     calls.push({
@@ -197,26 +160,29 @@ export async function deployContracts(
   }
   // Sent back to back with explicit nonces, each once the node accepted the previous one (fired at once, a later
   // nonce can reach anvil first and wait in its queue; see dex.ts), then awaited together.
-  let nonce = await clients.public.getTransactionCount({ address: ownerAddress, blockTag: "pending" });
+  let nonce = await clients.public.getTransactionCount({ address: clients.owner.address, blockTag: "pending" });
   const hashes: Hex[] = [];
   for (const call of calls) hashes.push(await clients.wallet.sendTransaction({ ...call, nonce: nonce++ }));
   for (const hash of hashes) {
     const receipt = await clients.public.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 30_000 });
-    if (receipt.status !== "success") throw new Error(`devnet setup transaction ${hash} reverted`);
+    if (receipt.status !== "success") throw new Error(`devnet mint ${hash} reverted`);
   }
 
-  // After the owner's batch (same sender); its tokens are the relayer's whitelist set above.
-  const { privacyPool } = await deployPrivacyPool(rpcUrl, chain, relayer);
-
+  const factory = address("WalletFactory");
+  const accountImplementation = await clients.public.readContract({
+    address: factory,
+    abi: parseAbi(["function accountImplementation() view returns (address)"]),
+    functionName: "accountImplementation",
+  });
   return {
     entryPoint: ENTRY_POINT_V07,
-    relayer,
+    relayer: address("Relayer"),
     factory,
     accountImplementation,
-    paymaster,
+    paymaster: address("Paymaster"),
     usdt,
     usdc,
     multicall3: MULTICALL3,
-    privacyPool,
+    privacyPool: address("PrivacyPool"),
   };
 }

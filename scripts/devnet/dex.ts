@@ -15,7 +15,6 @@ import {
   http,
   keccak256,
   maxUint256,
-  parseAbi,
   parseEther,
   toHex,
   zeroAddress,
@@ -24,14 +23,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { erc20Abi } from "../../src/chain/abis";
 import { CREATE2_DEPLOYER } from "../../src/chain/addresses";
 import type { NetworkName } from "../../src/config/schema";
-import {
-  positionManagerAbi,
-  quoterV2Abi,
-  ROUTER_KIND,
-  relayerSwapAbi,
-  v2RouterAbi,
-  wrappedNativeAbi,
-} from "../../src/swap/abis";
+import { positionManagerAbi, quoterV2Abi, v2RouterAbi, wrappedNativeAbi } from "../../src/swap/abis";
 import { knownSwap, knownSwapNetwork } from "../../src/swap/known-routers";
 import { forgeArtifact } from "./artifacts";
 import { devnetKeys } from "./keys";
@@ -224,42 +216,30 @@ export function devnetDex(): ReturnType<typeof plan> {
 }
 
 /**
- * The relayer's side of swaps, sent with its other setup calls by the owner: the sellable token's whitelist,
- * both routers with the call kind the relayer builds for each, and the fee recipient of swap fees. On the
- * devnet: DAI and the Uniswap routers deployed here. On a fork of `forkOf`: the chain's wrapped native token
- * (the one token payers can get there, by wrapping their gas) and its real routers (src/swap/known-routers.ts).
+ * The relayer's side of swaps, set up by relay402's deploy beside its other setup: the sellable token's
+ * whitelist and both routers with the call kind the relayer builds for each. On the devnet: DAI and the Uniswap
+ * routers deployed here. On a fork of `forkOf`: the chain's wrapped native token (the one token payers can get
+ * there, by wrapping their gas) and its real routers (src/swap/known-routers.ts).
  */
-export function relayerSwapSetupCalls(relayer: Address, forkOf?: NetworkName): { to: Address; data: Hex }[] {
-  const feeRecipient = privateKeyToAccount(devnetKeys.feeRecipient).address;
-  const call = (data: Hex) => ({ to: relayer, data });
-  const whitelist = (token: Address) =>
-    call(
-      encodeFunctionData({
-        abi: parseAbi(["function setTokenWhitelisted(address token, bool allowed)"]),
-        functionName: "setTokenWhitelisted",
-        args: [token, true],
-      }),
-    );
-  const setRouter = (router: Address, kind: number) =>
-    call(encodeFunctionData({ abi: relayerSwapAbi, functionName: "setRouter", args: [router, kind] }));
-  const setFeeRecipient = call(
-    encodeFunctionData({ abi: relayerSwapAbi, functionName: "setFeeRecipient", args: [feeRecipient] }),
-  );
+export function devnetSwapSetup(forkOf?: NetworkName): {
+  tokens: { symbol: string; address: Address; decimals: number; eip3009: boolean }[];
+  routers: { address: Address; kind: "v2" | "v3" }[];
+} {
   const known = forkOf && knownSwap(forkOf);
   if (known) {
-    return [
-      whitelist(known.wrappedNative.address),
-      ...known.routers.map((router) => setRouter(router.address, ROUTER_KIND[router.kind])),
-      setFeeRecipient,
-    ];
+    return {
+      tokens: [{ ...known.wrappedNative, eip3009: false }],
+      routers: known.routers.map((router) => ({ address: router.address, kind: router.kind })),
+    };
   }
   const { dex, dai } = devnetDex();
-  return [
-    whitelist(dai),
-    setRouter(dex.v2.router, ROUTER_KIND.v2),
-    setRouter(dex.v3.router, ROUTER_KIND.v3),
-    setFeeRecipient,
-  ];
+  return {
+    tokens: [{ symbol: "DAI", address: dai, decimals: 18, eip3009: false }],
+    routers: [
+      { address: dex.v2.router, kind: "v2" },
+      { address: dex.v3.router, kind: "v3" },
+    ],
+  };
 }
 
 /** Wrapped native token every payer holds on a fork (wrapped and sent by the DEX deployer at start). */

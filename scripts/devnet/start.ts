@@ -5,12 +5,12 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ENTRY_POINT_V07 } from "../../src/chain/addresses";
 import { type NetworkName as PresetName, presetOf } from "../../src/networks";
+import { placeCanonicalContracts } from "./canonical";
 import { devnetChain } from "./chain";
-import { deployBundlerSimulations, deployContracts, deployEntryPoint, fundNativeBalances } from "./deploy";
+import { deployBundlerSimulations, deployContracts, fundNativeBalances } from "./deploy";
 import { type DevnetDex, deployDex } from "./dex";
 import { DEVNET_ADMIN_API_KEY, devnetKeys } from "./keys";
 import { acquireLock, type Lock } from "./lock";
-import { deployPermit2AndProxy } from "./permit2";
 import { freePort } from "./ports";
 
 const root = resolve(import.meta.dir, "..", "..");
@@ -29,7 +29,7 @@ export type DevnetNetwork = {
   factory: Address;
   accountImplementation: Address;
   paymaster: Address;
-  /** PrivacyPool (scripts/devnet/privacy-pool.ts), the same address on both networks. */
+  /** PrivacyPool (deployed by src/operator/deploy/), the same address on both networks. */
   privacyPool: Address;
   feeRecipient: Address;
   tokens: Record<string, DevnetToken>;
@@ -98,11 +98,10 @@ async function startNetwork(network: PresetName, options: DevnetOptions, running
   await anvil.start();
   pids.push(anvil._internal.process.pid ?? 0);
 
-  options.progress?.(`${network}: deploying EntryPoint v0.7, Alto's simulations, Permit2 and x402's proxy`);
+  options.progress?.(`${network}: placing EntryPoint v0.7, Permit2 and Multicall3, deploying Alto's simulations`);
   await fundNativeBalances(rpcUrl, chain);
-  await deployEntryPoint(rpcUrl, chain);
+  await placeCanonicalContracts(rpcUrl, chain);
   const simulations = await deployBundlerSimulations(rpcUrl, chain);
-  await deployPermit2AndProxy(rpcUrl, chain);
 
   const alto = Instance.alto({
     entrypoints: [ENTRY_POINT_V07],

@@ -1,4 +1,5 @@
 import { type Address, type Hex, parseAbi, toHex } from "viem";
+import { CANONICAL } from "../chain/canonical";
 
 /**
  * x402's `exact` scheme for tokens without EIP-3009: the payer approves Permit2 once, then signs a Permit2
@@ -6,8 +7,8 @@ import { type Address, type Hex, parseAbi, toHex } from "viem";
  * submit it to the proxy, which moves exactly the permitted amount to the witness's `to`. The addresses are
  * the canonical ones x402 clients sign for (src/x402/permit2.test.ts checks them against @x402/evm).
  */
-export const PERMIT2 = "0x000000000022D473030F116dDEE9F6B43aC78BA3" as Address;
-export const X402_EXACT_PERMIT2_PROXY = "0x402085c248EeA27D92E8b30b2C58ed07f9E20001" as Address;
+export const PERMIT2: Address = CANONICAL.permit2.address;
+export const X402_EXACT_PERMIT2_PROXY: Address = CANONICAL.x402ExactPermit2Proxy.address;
 
 /** The signed type, as @x402/evm 2.27 builds it (domain: name "Permit2", the chain, Permit2's address). */
 export const permit2WitnessTypes = {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { BaseError, ContractFunctionRevertedError, getAddress, parseEventLogs } from "viem";
-import { POSEIDON_T3, POSEIDON_T4 } from "../../scripts/devnet/privacy-pool";
+import { type Address, BaseError, ContractFunctionRevertedError, getAddress, parseEventLogs } from "viem";
 import { erc20Abi } from "../../src/chain/abis";
+import { CANONICAL } from "../../src/chain/canonical";
 import { CIRCUIT_ARTIFACTS } from "../../src/incognito/artifacts";
 import {
   buildTree,
@@ -16,6 +16,9 @@ import { proveUnshield } from "../../src/incognito/proof";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 
 describe("privacy pool on the devnet", () => {
+  const POSEIDON_T3: Address = CANONICAL.poseidonT3.address;
+  const POSEIDON_T4: Address = CANONICAL.poseidonT4.address;
+
   test("the pool, its verifier and the Poseidon libraries have code at the same addresses on both networks", async () => {
     const [bsc, base] = NETWORK_NAMES.map(chainOf);
     expect(bsc!.info.privacyPool).toBe(base!.info.privacyPool);

@@ -1,0 +1,362 @@
+// A rehearsal of a real deployment: on a chain holding only what bsc holds before relay402 arrives
+// (test/support/rehearsal-chain.ts), `relay402 deploy` as an operator runs it (a fresh deploy key in
+// DEPLOYER_KEY), then the service in production mode from the config it wrote, with fresh funded keys, paying
+// through it. The chain's balances judge.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { x402Client } from "@x402/core/client";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import { createPermit2ApprovalTx } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { type Address, createWalletClient, type Hex, http, parseAbi, parseEther, toHex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { buildContracts } from "../../scripts/devnet/build";
+import { freePort } from "../../scripts/devnet/ports";
+import { erc20Abi } from "../../src/chain/abis";
+import { CANONICAL } from "../../src/chain/canonical";
+import { createRelay402Client, deployWalletsFromEoa, pay, payFromWallet } from "../../src/client";
+import { type RehearsalChain, startRehearsalChain } from "../support/rehearsal-chain";
+
+const root = resolve(import.meta.dir, "..", "..");
+const ownableAbi = parseAbi([
+  "function owner() view returns (address)",
+  "function pendingOwner() view returns (address)",
+]);
+const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
+
+// One deploy key and one paymaster signer for both chains: relay402's contracts get the same addresses on both.
+const deployerKey = generatePrivateKey();
+const deployer = privateKeyToAccount(deployerKey).address;
+const paymasterSignerKey = generatePrivateKey();
+/** The future owner (a multisig in production; an EOA here, said with --owner-eoa). */
+const owner = privateKeyToAccount(generatePrivateKey()).address;
+const randomAddress = () => privateKeyToAccount(generatePrivateKey()).address;
+/** The contracts each chain's config names, to compare across chains. */
+const deployedOn: Partial<Record<NetworkName, Record<string, Address>>> = {};
+
+type NetworkName = "bsc" | "base";
+/**
+ * bsc runs the service as `bun src/main.ts`, base as the compiled binary (`bun run build:binary`'s command, into
+ * the rehearsal's folder): both ways an operator starts it.
+ */
+const REHEARSALS = [
+  { network: "bsc" as const, chainId: 56 as const, x402Extra: { assetTransferMethod: "permit2" }, binary: false },
+  // Base's USDC has EIP-3009: x402 signs its own domain ("USD Coin", "2"), nothing to approve.
+  { network: "base" as const, chainId: 8453 as const, x402Extra: { name: "USD Coin", version: "2" }, binary: true },
+];
+
+/** The service's binary, built as `bun run build:binary` builds it (into `outfile`). */
+function buildBinary(outfile: string): string {
+  const build = Bun.spawnSync([process.execPath, "build", "--compile", "src/main.ts", "--outfile", outfile], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (build.exitCode !== 0) throw new Error(`the binary did not build:\n${build.stderr.toString()}`);
+  return outfile;
+}
+
+for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
+  const prefix = network.toUpperCase();
+  let chain: RehearsalChain;
+  /** The dry run's gas figure of each transaction, to hold against what the real run used. */
+  let plannedGas = new Map<string, bigint>();
+  let dir: string;
+  const executorKeys = [generatePrivateKey(), generatePrivateKey()];
+
+  /** `relay402 deploy …` in a process of its own, as an operator runs it. */
+  async function runDeploy(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const child = Bun.spawn([process.execPath, "src/main.ts", "deploy", "--network", network, ...args], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        DEPLOYER_KEY: deployerKey,
+        [`${prefix}_PAYMASTER_SIGNER_KEY`]: paymasterSignerKey,
+      },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const [stdout, stderr, code] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.exited,
+      ]);
+      return { code, stdout, stderr };
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  }
+
+  const nonceOf = (address: Address) => chain.public.getTransactionCount({ address });
+  const balanceOf = (holder: Address) =>
+    chain.public.readContract({
+      address: chain.token.address,
+      abi: erc20Abi,
+      functionName: "balanceOf",
+      args: [holder],
+    });
+  const unit = () => 10n ** BigInt(chain.token.decimals);
+
+  /** A payer with gas and 100 stand-in tokens (the stand-in's mint is public, as the devnet's). */
+  async function fundedPayer() {
+    const key = generatePrivateKey();
+    const account = privateKeyToAccount(key);
+    await chain.test.setBalance({ address: account.address, value: parseEther("1") });
+    const wallet = createWalletClient({ chain: chain.chain, transport: http(chain.rpcUrl), account });
+    const hash = await wallet.writeContract({
+      address: chain.token.address,
+      abi: mintAbi,
+      functionName: "mint",
+      args: [account.address, 100n * unit()],
+    });
+    await chain.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    return { key, account, wallet };
+  }
+
+  describe(`rehearsal of a ${network} deployment on a chain with no relay402 contract`, () => {
+    beforeAll(async () => {
+      buildContracts();
+      dir = mkdtempSync(join(tmpdir(), "relay402-rehearsal-"));
+      chain = await startRehearsalChain(chainId);
+      await chain.test.setBalance({ address: deployer, value: parseEther("10") });
+      for (const key of executorKeys) {
+        await chain.test.setBalance({ address: privateKeyToAccount(key).address, value: parseEther("1") });
+      }
+    }, 60_000);
+
+    afterAll(async () => {
+      await chain?.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    }, 30_000);
+
+    const configFile = () => join(dir, "relay402.json");
+
+    test("deploy --dry-run prints the plan with its gas and cost and sends nothing", async () => {
+      const before = await nonceOf(deployer);
+      const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--dry-run"]);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`EntryPoint v0.7 ${CANONICAL.entryPointV07.address}: present`);
+      expect(run.stdout).toContain(`x402ExactPermit2Proxy ${CANONICAL.x402ExactPermit2Proxy.address}: missing`);
+      expect(run.stdout).toMatch(/Relayer 0x[0-9a-fA-F]{40}: to deploy/);
+      expect(run.stdout).toMatch(
+        new RegExp(`Relayer\\.setTokenWhitelisted\\(${chain.token.symbol} ${chain.token.address}, true\\): ≈?\\d+ gas`),
+      );
+      expect(run.stdout).toMatch(/Total: \d+ gas × [0-9.]+ gwei = [0-9.]+ native token/);
+      expect(run.stdout).toContain("Dry run: nothing sent.");
+      plannedGas = new Map(
+        [...run.stdout.matchAll(/^ {2}(.+): ≈?(\d+) gas/gm)].map((m) => [m[1] as string, BigInt(m[2] as string)]),
+      );
+      expect(run.stdout).not.toContain(deployerKey.slice(2));
+      expect(await nonceOf(deployer)).toBe(before);
+    });
+
+    test("incognito with the repository's devnet verifier is refused unless --allow-untrusted-setup", async () => {
+      const refused = await runDeploy(["--rpc-url", chain.rpcUrl, "--features", "payments,incognito", "--dry-run"]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("--allow-untrusted-setup");
+      const allowed = await runDeploy([
+        "--rpc-url",
+        chain.rpcUrl,
+        "--features",
+        "payments,incognito",
+        "--allow-untrusted-setup",
+        "--dry-run",
+      ]);
+      expect(allowed.code).toBe(0);
+      expect(allowed.stdout).toMatch(/PrivacyPool 0x[0-9a-fA-F]{40}: to deploy/);
+      expect(allowed.stdout).toContain(`PoseidonT3 ${CANONICAL.poseidonT3.address}: missing`);
+      expect(await nonceOf(deployer)).toBe(0);
+    });
+
+    test("an --owner without code is refused unless --owner-eoa says it is meant", async () => {
+      const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--owner", owner]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`--owner ${owner} has no code`);
+      expect(await nonceOf(deployer)).toBe(0);
+    });
+
+    test("deploy sends the deployments and the setup, proposes the owner and writes the config", async () => {
+      const run = await runDeploy([
+        "--rpc-url",
+        chain.rpcUrl,
+        "--owner",
+        owner,
+        "--owner-eoa",
+        "--config-out",
+        configFile(),
+      ]);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      const config = JSON.parse(readFileSync(configFile(), "utf8"));
+      const contracts = config.networks[network].contracts;
+      for (const address of [
+        contracts.relayer,
+        contracts.factory,
+        contracts.paymaster,
+        CANONICAL.x402ExactPermit2Proxy.address,
+      ]) {
+        expect((await chain.public.getCode({ address }))?.length ?? 0).toBeGreaterThan(2);
+      }
+      expect(contracts.entryPoint).toBe(CANONICAL.entryPointV07.address);
+      expect(config.networks[network].tokens.map((t: { address: string }) => t.address)).toEqual(
+        chain.tokens.map((t) => t.address),
+      );
+      expect(JSON.stringify(config)).not.toMatch(/executorKeys|paymasterSignerKey|rpcUrls|adminApiKey/);
+      // Two-step ownership: the deploy key owns both until the proposed owner accepts.
+      for (const contract of [contracts.relayer, contracts.paymaster] as Address[]) {
+        expect(await chain.public.readContract({ address: contract, abi: ownableAbi, functionName: "owner" })).toBe(
+          deployer,
+        );
+        expect(
+          await chain.public.readContract({ address: contract, abi: ownableAbi, functionName: "pendingOwner" }),
+        ).toBe(owner);
+      }
+      expect(run.stdout).toContain(`The new owner ${owner} must call Relayer(${contracts.relayer}).acceptOwnership()`);
+      deployedOn[network] = contracts;
+      // The dry run's figures are what the transactions took at most (fixed figures where nothing could be estimated).
+      const used = [...run.stdout.matchAll(/^ {2}sent (.+): (\d+) gas used/gm)];
+      expect(used.length).toBeGreaterThan(5);
+      for (const [, description, gas] of used) {
+        const planned = plannedGas.get(description as string);
+        if (description?.includes("transferOwnership")) continue; // not in the dry run: it had no --owner
+        expect(planned).toBeDefined();
+        expect(BigInt(gas as string)).toBeLessThanOrEqual(planned as bigint);
+      }
+    });
+
+    test("deploy again sends nothing and says so", async () => {
+      const before = await nonceOf(deployer);
+      const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--owner", owner, "--owner-eoa"]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("Nothing to send: every contract is deployed and set up.");
+      expect(await nonceOf(deployer)).toBe(before);
+    });
+
+    test(`the service (${binary ? "compiled binary" : "bun src/main.ts"}) starts in production from the written config and settles an EOA, an x402 and a smart-wallet payment`, async () => {
+      const port = await freePort();
+      const adminApiKey = `rehearsal-admin-${generatePrivateKey().slice(2, 18)}`;
+      const command = binary ? [buildBinary(join(dir, "relay402"))] : [process.execPath, "src/main.ts"];
+      const service = Bun.spawn(command, {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH,
+          RELAY402_CONFIG: configFile(),
+          HOST: "127.0.0.1",
+          PORT: String(port),
+          DATABASE_PATH: join(dir, "relay402.sqlite"),
+          ADMIN_API_KEY: adminApiKey,
+          [`${prefix}_RPC_URLS`]: chain.rpcUrl,
+          [`${prefix}_BUNDLER_URL`]: chain.bundlerUrl,
+          [`${prefix}_EXECUTOR_KEYS`]: executorKeys.join(","),
+          [`${prefix}_PAYMASTER_SIGNER_KEY`]: paymasterSignerKey,
+        },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const url = `http://127.0.0.1:${port}`;
+      try {
+        let up = false;
+        for (let attempt = 0; attempt < 200 && !up && service.exitCode === null; attempt++) {
+          up = await fetch(`${url}/health`)
+            .then((response) => response.ok)
+            .catch(() => false);
+          if (!up) await Bun.sleep(100);
+        }
+        if (!up) throw new Error(`the service did not start: ${await new Response(service.stderr).text()}`);
+
+        // An EOA payment with relay402's client: approve the relayer, sign, /verify, /settle.
+        const payer = await fundedPayer();
+        const merchant = randomAddress();
+        const relay402 = createRelay402Client({ url, adminApiKey });
+        const { settlement } = await pay(relay402, {
+          signer: payer.wallet,
+          publicClient: chain.public,
+          network,
+          token: chain.token.address,
+          to: merchant,
+          value: 3n * unit(),
+        });
+        expect(settlement.success).toBe(true);
+        expect(await balanceOf(merchant)).toBe(3n * unit());
+
+        // An x402 payment signed by x402's own client, settled through us: on bsc with Permit2 (USDT has no EIP-3009,
+        // the buyer approves Permit2 once, as x402 clients do), on base with USDC's EIP-3009.
+        const buyer = await fundedPayer();
+        if (network === "bsc") {
+          const approval = await buyer.wallet.sendTransaction(createPermit2ApprovalTx(chain.token.address));
+          await chain.public.waitForTransactionReceipt({ hash: approval, pollingInterval: 50 });
+        }
+        const client = registerExactEvmScheme(new x402Client(), { signer: buyer.account });
+        // The stand-in is not among @x402/evm 2.27's default assets on a local chain: the buyer allows the one asked for.
+        client.setSpendControls({ allowedAssets: true });
+        const shop = randomAddress();
+        const requirements = {
+          scheme: "exact",
+          network: `eip155:${chainId}` as const,
+          asset: chain.token.address,
+          // Half a token: within @x402/evm's default per-payment cap of $1 on a default asset (base's USDC).
+          amount: (unit() / 2n).toString(),
+          payTo: shop,
+          maxTimeoutSeconds: 300,
+          extra: x402Extra,
+        };
+        const payment = await client.createPaymentPayload({
+          x402Version: 2,
+          resource: { url: "http://shop.test/item", description: "an item", mimeType: "text/plain" },
+          accepts: [requirements],
+        });
+        const settled = await new HTTPFacilitatorClient({ url }).settle(payment, requirements);
+        expect(settled).toMatchObject({ success: true });
+        expect(await balanceOf(shop)).toBe(unit() / 2n);
+        expect(await balanceOf(buyer.account.address)).toBe(100n * unit() - unit() / 2n);
+
+        // A smart wallet: deployed and funded through the relayer and the factory, then a sponsored UserOp through
+        // the bundler with the paymaster's signature, paying two merchants.
+        const holder = await fundedPayer();
+        const deployment = await deployWalletsFromEoa(relay402, {
+          network,
+          owner: holder.account.address,
+          token: chain.token.address,
+          publicClient: chain.public,
+          salts: [toHex(1n, { size: 32 })],
+          fundingAmounts: [10n * unit()],
+          payer: holder.wallet,
+        });
+        const wallet = deployment.settlement.wallets[0]?.address as Address;
+        const merchants = [randomAddress(), randomAddress()];
+        const paid = await payFromWallet(relay402, {
+          owner: holder.wallet,
+          wallet,
+          network,
+          token: chain.token.address,
+          transfers: merchants.map((to) => ({ to, amount: unit() })),
+        });
+        expect(paid.settlement.success).toBe(true);
+        for (const merchant of merchants) expect(await balanceOf(merchant)).toBe(unit());
+        expect(await balanceOf(wallet)).toBe(8n * unit() - BigInt(paid.verify.feeAmount));
+      } finally {
+        service.kill("SIGKILL");
+        await service.exited;
+      }
+    }, 30_000);
+
+    test("a chain whose canonical address holds other code is refused, naming it", async () => {
+      const replaced = network === "bsc" ? CANONICAL.multicall3 : CANONICAL.permit2;
+      await chain.test.setCode({ address: replaced.address, bytecode: "0x60006000f3" as Hex });
+      const before = await nonceOf(deployer);
+      const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--dry-run"]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`${replaced.name} at ${replaced.address} holds other code`);
+      expect(await nonceOf(deployer)).toBe(before);
+    });
+  });
+}
+
+test("the same deploy key and paymaster signer gave relay402's contracts the same addresses on both chains", () => {
+  expect(deployedOn.bsc?.relayer).toBeDefined();
+  expect(deployedOn.base).toEqual(deployedOn.bsc as Record<string, Address>);
+});
