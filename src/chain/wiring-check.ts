@@ -1,9 +1,9 @@
+import { paymasterAbi } from "@relay402/client/wire/abis";
 import { type Address, isAddressEqual } from "viem";
 import { ConfigError } from "../config/load";
 import { type Config, NETWORKS, type NetworkConfig, type NetworkName } from "../config/schema";
 import type { AnyFlow } from "../flow";
 import { FLOWS } from "../flows";
-import { paymasterAbi } from "./abis";
 import { createChainClient } from "./rpc";
 
 const TIMEOUT_MS = 5_000;

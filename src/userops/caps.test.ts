@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import type { UserOp } from "@relay402/client/wire/user-operation";
 import { parseGwei } from "viem";
 import { assertWithinCaps, UserOpCapError, userOpCapsFor } from "./caps";
-import type { UserOp } from "./user-operation";
 
 const measured: UserOp = {
   sender: "0x00000000000000000000000000000000000000aa",

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { erc20Abi } from "@relay402/client/wire/abis";
 import type { Address, Hex } from "viem";
-import { erc20Abi } from "../../src/chain/abis";
 import { createDeploymentStore } from "../../src/deploy/deployment-store-sqlite";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";

@@ -3,8 +3,7 @@ import { createHash } from "node:crypto";
 import { copyFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Address, Hex } from "viem";
-import { erc20Abi } from "../../src/chain/abis";
+import { erc20Abi } from "@relay402/client/wire/abis";
 import {
   buildTree,
   fieldToHex,
@@ -13,10 +12,11 @@ import {
   notePrecommitment,
   randomFieldElement,
   unshieldInput,
-} from "../../src/incognito/notes";
-import { privacyPoolAbi } from "../../src/incognito/pool-abi";
-import { proveUnshield, type SolidityProof } from "../../src/incognito/proof";
-import { SNARK_BASE_FIELD } from "../../src/incognito/protocol";
+} from "@relay402/client/wire/incognito/notes";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { proveUnshield, type SolidityProof } from "@relay402/client/wire/incognito/proof";
+import { SNARK_BASE_FIELD } from "@relay402/client/wire/incognito/protocol";
+import type { Address, Hex } from "viem";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet, expectRefusal, paymasterDeposit, settleBody, units, verifyBody } from "../wallets/support";

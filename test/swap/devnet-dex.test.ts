@@ -1,10 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type Address, encodePacked, type Hex, keccak256, maxUint256, parseEventLogs, toHex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { UNISWAP_V2_INIT_CODE_HASH, UNISWAP_V3_INIT_CODE_HASH } from "../../scripts/devnet/dex";
-import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi, relayerAbi } from "../../src/chain/abis";
-import { MULTICALL3 } from "../../src/chain/addresses";
+import { erc20Abi, relayerAbi } from "@relay402/client/wire/abis";
 import {
   quoterV2Abi,
   ROUTER_KIND,
@@ -15,8 +10,8 @@ import {
   v2RouterAbi,
   v3FactoryAbi,
   v3PoolAbi,
-} from "../../src/swap/abis";
-import { encodePath, type Hop } from "../../src/swap/path";
+} from "@relay402/client/wire/swap/abis";
+import { encodePath, type Hop } from "@relay402/client/wire/swap/path";
 import {
   bestRoute,
   priceImpactBps,
@@ -25,9 +20,14 @@ import {
   v2RouteAmountOut,
   v3MidPrice,
   v3PoolAddress,
-} from "../../src/swap/quote-math";
+} from "@relay402/client/wire/swap/quote-math";
+import { SWAP_WITH_AUTHORIZATION_TYPES } from "@relay402/client/wire/swap/typed-data";
+import { type Address, encodePacked, type Hex, keccak256, maxUint256, parseEventLogs, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { UNISWAP_V2_INIT_CODE_HASH, UNISWAP_V3_INIT_CODE_HASH } from "../../scripts/devnet/dex";
+import type { NetworkName } from "../../scripts/devnet/start";
+import { MULTICALL3 } from "../../src/chain/addresses";
 import { decodeAggregate3, encodeAggregate3, planQuote } from "../../src/swap/quote-plan";
-import { SWAP_WITH_AUTHORIZATION_TYPES } from "../../src/swap/typed-data";
 import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { getTestDevnet } from "../support/devnet";
 

@@ -2,6 +2,8 @@
 // fork a chain, so the preset is held against the service's own schema, the npm build artifacts, and pool
 // addresses that exist on bsc and base; the devnet's forked wiring is checked by calling its builders.
 import { describe, expect, test } from "bun:test";
+import { ROUTER_KIND, relayerSwapAbi } from "@relay402/client/wire/swap/abis";
+import { v2PairAddress, v3PoolAddress } from "@relay402/client/wire/swap/quote-math";
 import { type Address, decodeFunctionData, getAddress, type Hex, parseAbi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { relayerSwapSetupCalls, uniswapInitCodeHashes } from "../../scripts/devnet/dex";
@@ -9,7 +11,6 @@ import { devnetKeys } from "../../scripts/devnet/keys";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { DevnetManifest, DevnetNetwork } from "../../scripts/devnet/start";
 import type { NetworkName } from "../../src/config/schema";
-import { ROUTER_KIND, relayerSwapAbi } from "../../src/swap/abis";
 import {
   BASE_USDC,
   BASE_WETH,
@@ -21,7 +22,6 @@ import {
   UNISWAP_V2_BASE,
   UNISWAP_V3_BASE,
 } from "../../src/swap/known-routers";
-import { v2PairAddress, v3PoolAddress } from "../../src/swap/quote-math";
 
 const address = (n: number) => getAddress(`0x${n.toString(16).padStart(40, "0")}`);
 
