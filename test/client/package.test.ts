@@ -2,7 +2,7 @@
 // next to the same viem (and snarkjs, and x402's fetch wrapper) and run by `node`, not Bun, against the devnet. The
 // chain judges: each payee holds exactly what was paid to it.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
@@ -59,18 +59,42 @@ shop.use(
 );
 shop.get("/item", (c) => c.text("the item"));
 const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shop.fetch });
-const project = mkdtempSync(join(tmpdir(), "relay402-client-package-"));
+
+// The buyer's project: the same viem as the repository's, snarkjs for incognito, x402's fetch wrapper. Kept between
+// runs (keyed by those versions) so that npm installs them once; the client is installed from the new tarball
+// every run.
+const pinned = ["viem", "snarkjs", "@x402/core", "@x402/evm", "@x402/fetch"].map(
+  (name) => `${name}@${versionOf(name)}`,
+);
+const project = join(tmpdir(), `relay402-client-package-${Bun.hash(pinned.join(" ")).toString(16)}`);
+const npmInstall = (...packages: string[]) =>
+  run(
+    [
+      "npm",
+      "install",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      "--loglevel=error",
+      ...packages,
+    ],
+    project,
+  );
 
 afterAll(() => {
   server.stop(true);
   relay.stop();
-  rmSync(project, { recursive: true, force: true });
 });
 
 describe("@relay402/client from its npm tarball, under node", () => {
   test("an EOA payment, a smart-wallet payment, an incognito round trip and an x402 purchase", async () => {
-    await run([process.execPath, "scripts/build.ts"], packageDir);
-    // prepack would build again: built once above.
+    mkdirSync(project, { recursive: true });
+    if (!existsSync(join(project, "package.json"))) {
+      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "buyer", private: true, type: "module" }));
+    }
+    // Built once here (npm pack's prepack would build again), while npm installs the buyer's other dependencies.
+    await Promise.all([run([process.execPath, "scripts/build.ts"], packageDir), npmInstall(...pinned)]);
     const packed = JSON.parse(
       await run(["npm", "pack", "--json", "--ignore-scripts", "--pack-destination", project], packageDir),
     ) as { filename: string; files: { path: string }[] }[];
@@ -80,24 +104,12 @@ describe("@relay402/client from its npm tarball, under node", () => {
     expect(files).toContain("circuit/unshield.zkey");
     expect(files.filter((file) => file.startsWith("src/") || file.endsWith(".test.js"))).toEqual([]);
 
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "buyer", private: true, type: "module" }));
-    const pinned = ["viem", "snarkjs", "@x402/core", "@x402/evm", "@x402/fetch"].map(
-      (name) => `${name}@${versionOf(name)}`,
-    );
-    await run(
-      [
-        "npm",
-        "install",
-        "--prefer-offline",
-        "--no-audit",
-        "--no-fund",
-        "--ignore-scripts",
-        "--loglevel=error",
-        `./${packed[0]!.filename}`,
-        ...pinned,
-      ],
-      project,
-    );
+    const tarball = join(project, packed[0]!.filename);
+    try {
+      await npmInstall(tarball, ...pinned);
+    } finally {
+      rmSync(tarball, { force: true });
+    }
     writeFileSync(join(project, "buyer.mjs"), readFileSync(join(import.meta.dir, "package-buyer.mjs")));
 
     const bsc = chainOf("bsc");
