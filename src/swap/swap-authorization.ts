@@ -6,10 +6,10 @@ import { invalid } from "../userops/invalid";
 
 export type { SwapOrder };
 
-/** The signed SwapWithAuthorization as the relayer's struct takes it (its one definition: src/swap/typed-data.ts). */
+/** The signed SwapWithAuthorization as the relayer's struct takes it (its one definition: packages/client/src/wire/swap/typed-data.ts). */
 export type SwapAuthorization = SwapAuthorizationMessage;
 
-/** The relayer's SwapRoute: the router and the packed path (src/swap/path.ts). */
+/** The relayer's SwapRoute: the router and the packed path (packages/client/src/wire/swap/path.ts). */
 export type SwapRoute = { router: Address; path: Hex };
 
 export type SwapBody = Static<typeof SwapBodySchema>;

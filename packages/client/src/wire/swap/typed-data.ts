@@ -3,7 +3,7 @@ import { type Address, type Hex, hashStruct } from "viem";
 /**
  * The payer's signed swap (decisions.md "Swaps"), on the relayer's EIP-712 domain. Its field order is the
  * relayer's SwapAuthorization struct, whose hash the contract takes as keccak256(abi.encode(TYPEHASH, auth)).
- * `router` and `routeHash` (keccak256 of the packed path, src/swap/path.ts) bind the route: the relayer refuses
+ * `router` and `routeHash` (keccak256 of the packed path, wire/swap/path.ts) bind the route: the relayer refuses
  * any other, so nobody who sees the signature can run it through a pool of their own.
  */
 export const SWAP_WITH_AUTHORIZATION_TYPES = {
