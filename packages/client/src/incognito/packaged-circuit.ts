@@ -1,9 +1,13 @@
 import type { CircuitArtifacts } from "./incognito-pool-data.js";
 
 // The circuit's setup output ships with the package (packages/client/circuit). Both this source file and its build
-// (dist/incognito/index.js) sit two folders below the package root, so one relative URL finds it from the
-// repository, from node_modules, and in a bundler that copies `new URL(..., import.meta.url)` assets.
-const circuitFile = (name: string) => new URL(`../../circuit/${name}`, import.meta.url);
+// (dist/incognito/index.js) sit two folders below the package root, so the same relative URLs find it from the
+// repository and from node_modules. Literal strings: bundlers copy `new URL("…", import.meta.url)` assets only then.
+const CIRCUIT_FILES = {
+  descriptor: new URL("../../circuit/circuit.json", import.meta.url),
+  wasm: new URL("../../circuit/unshield.wasm", import.meta.url),
+  zkey: new URL("../../circuit/unshield.zkey", import.meta.url),
+};
 
 async function read(url: URL): Promise<Uint8Array> {
   if (url.protocol === "file:") {
@@ -24,16 +28,13 @@ let packaged: Promise<CircuitArtifacts & { id: string }> | undefined;
  */
 export function packagedCircuit(): Promise<CircuitArtifacts & { id: string }> {
   packaged ??= (async () => {
-    const descriptor = JSON.parse(new TextDecoder().decode(await read(circuitFile("circuit.json")))) as {
-      id: string;
-      wasm: { file: string };
-      zkey: { file: string };
-    };
-    const [wasm, zkey] = await Promise.all([
-      read(circuitFile(descriptor.wasm.file)),
-      read(circuitFile(descriptor.zkey.file)),
+    const [descriptor, wasm, zkey] = await Promise.all([
+      read(CIRCUIT_FILES.descriptor),
+      read(CIRCUIT_FILES.wasm),
+      read(CIRCUIT_FILES.zkey),
     ]);
-    return { id: descriptor.id, wasm, zkey };
+    const { id } = JSON.parse(new TextDecoder().decode(descriptor)) as { id: string };
+    return { id, wasm, zkey };
   })();
   packaged.catch(() => {
     packaged = undefined;
