@@ -8,8 +8,8 @@ import { privateKeyToAccount } from "viem/accounts";
 import { devnetKeys } from "../scripts/devnet/keys";
 import { acquireLock } from "../scripts/devnet/lock";
 import { ENTRY_POINT_V07 } from "../src/chain/addresses";
+import { presetOf } from "../src/networks";
 import { BundlerError, createBundler, waitForUserOpReceipt } from "../src/userops/bundler";
-import { USER_OP_CAP_DEFAULTS } from "../src/userops/caps";
 import { buildSponsoredUserOp } from "../src/userops/sponsor";
 import { signedPayment, transferArgs } from "./support/authorization";
 import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "./support/chain";
@@ -153,7 +153,7 @@ describe("devnet", () => {
           paymaster: c.info.paymaster,
           paymasterSigner: privateKeyToAccount(devnetKeys.paymasterSigner),
           validitySeconds: 600,
-          caps: USER_OP_CAP_DEFAULTS[network],
+          caps: presetOf(network).userOpCaps,
         },
       );
       const hash = userOpHash(userOp, c.info.chainId, ENTRY_POINT_V07);
@@ -197,7 +197,7 @@ describe("devnet", () => {
           paymaster: c.info.paymaster,
           paymasterSigner: privateKeyToAccount(devnetKeys.payers[0] as Hex),
           validitySeconds: 600,
-          caps: USER_OP_CAP_DEFAULTS[network],
+          caps: presetOf(network).userOpCaps,
         },
       );
       userOp.signature = await owner.signMessage({

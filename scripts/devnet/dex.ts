@@ -32,7 +32,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { CREATE2_DEPLOYER } from "../../src/chain/addresses";
 import type { NetworkName } from "../../src/config/schema";
-import { KNOWN_SWAP, knownSwapNetwork } from "../../src/swap/known-routers";
+import { knownSwap, knownSwapNetwork } from "../../src/swap/known-routers";
 import { forgeArtifact } from "./artifacts";
 import { devnetKeys } from "./keys";
 
@@ -245,11 +245,11 @@ export function relayerSwapSetupCalls(relayer: Address, forkOf?: NetworkName): {
   const setFeeRecipient = call(
     encodeFunctionData({ abi: relayerSwapAbi, functionName: "setFeeRecipient", args: [feeRecipient] }),
   );
-  if (forkOf) {
-    const known = KNOWN_SWAP[forkOf];
+  const known = forkOf && knownSwap(forkOf);
+  if (known) {
     return [
       whitelist(known.wrappedNative.address),
-      ...known.swap.routers.map((router) => setRouter(router.address, ROUTER_KIND[router.kind])),
+      ...known.routers.map((router) => setRouter(router.address, ROUTER_KIND[router.kind])),
       setFeeRecipient,
     ];
   }
@@ -275,8 +275,9 @@ async function forkWrappedNative(
   chain: Chain,
 ): Promise<Record<string, { address: Address; decimals: number; eip3009: boolean }>> {
   const network = knownSwapNetwork(chain.id);
-  if (!network) return {};
-  const { symbol, address, decimals } = KNOWN_SWAP[network].wrappedNative;
+  const known = network && knownSwap(network);
+  if (!known) return {};
+  const { symbol, address, decimals } = known.wrappedNative;
   const transport = http(rpcUrl);
   const account = privateKeyToAccount(devnetKeys.dexDeployer);
   const publicClient = createPublicClient({ chain, transport });

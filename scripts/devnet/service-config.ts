@@ -40,11 +40,12 @@ function swapConfig(dex: DevnetDex): NonNullable<NetworkConfigInput["swap"]> {
 function networkSwapConfig(network: DevnetNetwork): Pick<NetworkConfigInput, "swap"> {
   if (network.dex) return { swap: swapConfig(network.dex) };
   const known = network.forked ? knownSwapNetwork(network.chainId) : undefined;
-  return known ? { swap: knownSwapConfig(known) } : {};
+  const swap = known && knownSwapConfig(known);
+  return swap ? { swap } : {};
 }
 
-/** Fees used on the devnet: 0.5% with a floor, and a flat deployment fee per wallet. */
-function networkConfig(network: DevnetNetwork): NetworkConfigInput {
+/** A devnet network's service config. Fees used on the devnet: 0.5% with a floor, and a flat deployment fee per wallet. */
+export function devnetNetworkConfig(network: DevnetNetwork): NetworkConfigInput {
   return {
     ...NETWORK_DEFAULTS,
     chainId: network.chainId,
@@ -93,7 +94,7 @@ export function configFromManifest(manifest: DevnetManifest, overrides: Partial<
     port,
     databasePath: ".devnet/relay402.sqlite",
     adminApiKey: manifest.adminApiKey,
-    networks: { bsc: networkConfig(manifest.networks.bsc), base: networkConfig(manifest.networks.base) },
+    networks: { bsc: devnetNetworkConfig(manifest.networks.bsc), base: devnetNetworkConfig(manifest.networks.base) },
     ...overrides,
   });
 }

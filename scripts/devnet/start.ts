@@ -4,6 +4,7 @@ import { Instance } from "prool";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ENTRY_POINT_V07 } from "../../src/chain/addresses";
+import { type NetworkName as PresetName, presetOf } from "../../src/networks";
 import { devnetChain } from "./chain";
 import { deployBundlerSimulations, deployContracts, deployEntryPoint, fundNativeBalances } from "./deploy";
 import { type DevnetDex, deployDex } from "./dex";
@@ -15,6 +16,7 @@ import { freePort } from "./ports";
 const root = resolve(import.meta.dir, "..", "..");
 const ANVIL_BINARY = join(root, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 
+/** The devnet's two networks; a test may start another preset's network beside them (startDevnetNetwork). */
 export type NetworkName = "bsc" | "base";
 
 export type DevnetToken = { address: Address; decimals: number; eip3009: boolean };
@@ -68,29 +70,31 @@ export type Devnet = {
   stop(): Promise<void>;
 };
 
-const CHAIN_IDS: Record<NetworkName, number> = { bsc: 56, base: 8453 };
-
 type Stoppable = { stop(): Promise<void> };
 
-async function startNetwork(network: NetworkName, options: DevnetOptions, running: Stoppable[], pids: number[]) {
-  const rpcPort = options.ports?.[network]?.rpc ?? (await freePort());
-  const bundlerPort = options.ports?.[network]?.bundler ?? (await freePort());
+/** A network of the devnet: anvil with the preset's chain id, EntryPoint, Alto, relay402's contracts and a DEX. */
+async function startNetwork(network: PresetName, options: DevnetOptions, running: Stoppable[], pids: number[]) {
+  const { chainId } = presetOf(network);
+  const ports = network === "bsc" || network === "base" ? options.ports?.[network] : undefined;
+  const rpcPort = ports?.rpc ?? (await freePort());
+  const bundlerPort = ports?.bundler ?? (await freePort());
   const rpcUrl = `http://127.0.0.1:${rpcPort}`;
   const bundlerUrl = `http://127.0.0.1:${bundlerPort}`;
-  const chain = devnetChain(CHAIN_IDS[network], `${network}-devnet`, rpcUrl);
+  const chain = devnetChain(chainId, `${network}-devnet`, rpcUrl);
+  const forkUrl = network === "bsc" || network === "base" ? options.forkUrls?.[network] : undefined;
 
   const anvil = Instance.anvil({
     binary: ANVIL_BINARY,
-    chainId: CHAIN_IDS[network],
+    chainId,
     host: "127.0.0.1",
     port: rpcPort,
     blockTime: options.blockTime,
-    forkUrl: options.forkUrls?.[network],
+    forkUrl,
     // Alto's own simulation contracts exceed the default code size limit.
     codeSizeLimit: 0x100000,
   } as Parameters<typeof Instance.anvil>[0]);
   running.push(anvil);
-  options.progress?.(`${network}: starting anvil (chain ${CHAIN_IDS[network]}) on port ${rpcPort}`);
+  options.progress?.(`${network}: starting anvil (chain ${chainId}) on port ${rpcPort}`);
   await anvil.start();
   pids.push(anvil._internal.process.pid ?? 0);
 
@@ -112,7 +116,9 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
     pollingInterval: 100,
   } as Parameters<typeof Instance.alto>[0]);
   running.push(alto);
-  const forked = Boolean(options.forkUrls?.[network]);
+  const forked = Boolean(forkUrl);
+  // The payment token as deploy.ts whitelists it: USDT (18 decimals, no EIP-3009) on chain 56, USDC elsewhere.
+  const paysUsdt = chainId === 56;
   options.progress?.(
     `${network}: deploying relay402's contracts and the DEX, starting the Alto bundler on port ${bundlerPort}`,
   );
@@ -122,19 +128,18 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
     deployDex(rpcUrl, chain, {
       forked,
       paymentToken: contractsDeployed.then((c) =>
-        network === "bsc" ? { address: c.usdt, decimals: 18 } : { address: c.usdc, decimals: 6 },
+        paysUsdt ? { address: c.usdt, decimals: 18 } : { address: c.usdc, decimals: 6 },
       ),
     }),
     alto.start().then(() => pids.push(alto._internal.process.pid ?? 0)),
   ]);
 
-  const token: Record<string, DevnetToken> =
-    network === "bsc"
-      ? { USDT: { address: contracts.usdt, decimals: 18, eip3009: false } }
-      : { USDC: { address: contracts.usdc, decimals: 6, eip3009: true } };
+  const token: Record<string, DevnetToken> = paysUsdt
+    ? { USDT: { address: contracts.usdt, decimals: 18, eip3009: false } }
+    : { USDC: { address: contracts.usdc, decimals: 6, eip3009: true } };
 
   const networkManifest: DevnetNetwork = {
-    chainId: CHAIN_IDS[network],
+    chainId,
     rpcUrl,
     bundlerUrl,
     entryPoint: contracts.entryPoint,
@@ -149,6 +154,28 @@ async function startNetwork(network: NetworkName, options: DevnetOptions, runnin
     ...(forked ? { forked: true as const } : {}),
   };
   return networkManifest;
+}
+
+/**
+ * One more devnet network beside the run's two, under another preset's name and chain id (a test of a network
+ * other than bsc and base): the same contracts, its own anvil and Alto, stopped by `stop()`, also when the start
+ * fails. Its processes' ids are in `pids`.
+ */
+export async function startDevnetNetwork(
+  name: PresetName,
+  options: Pick<DevnetOptions, "blockTime" | "quiet"> = {},
+): Promise<{ network: DevnetNetwork; pids: number[]; stop(): Promise<void> }> {
+  const running: Stoppable[] = [];
+  const pids: number[] = [];
+  const stop = async () => {
+    await Promise.allSettled(running.reverse().map((instance) => instance.stop()));
+  };
+  try {
+    return { network: await startNetwork(name, options, running, pids), pids, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 /**

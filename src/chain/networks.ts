@@ -43,7 +43,7 @@ export type NetworkLeases = { store: KeyLeaseStore; instanceId: string };
 
 /**
  * How often eth_blockNumber is read while a receipt is awaited (only then: see receipt-poller.ts): a tenth of
- * the block time, so a receipt is seen on average a twentieth of a block after its block (bsc 75 ms, base
+ * the block time, so a receipt is seen on average a twentieth of a block after its block (bsc 45 ms, base
  * 200 ms), within 25 ms and 1 s. A sync send needs no poll at all.
  */
 export const receiptPollIntervalMs = (blockTimeMs: number) =>

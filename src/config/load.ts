@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { TransformDecodeError, Value } from "@sinclair/typebox/value";
 import { Relay402Error } from "../errors";
 import { isUntrustedSetup, SERVED_CIRCUIT_ID } from "../incognito/trusted-setup";
+import { envPrefix } from "../networks";
 import { fieldsWithPublicKeys } from "./public-keys";
 import { CHAIN_IDS, type Config, type ConfigInput, ConfigSchema, NETWORKS } from "./schema";
 
@@ -73,7 +74,8 @@ function applyEnv(raw: Json, env: Env): Json {
 
   const networks = { ...((raw.networks as Json | undefined) ?? {}) };
   for (const name of NETWORKS) {
-    const prefix = name.toUpperCase();
+    // BSC_TESTNET_RPC_URLS, BASE_SEPOLIA_EXECUTOR_KEYS, … (decisions.md, "Networks and paths").
+    const prefix = envPrefix(name);
     const current = networks[name] as Json | undefined;
     const rpcUrls = list(env[`${prefix}_RPC_URLS`]);
     if (!current && !rpcUrls) continue;
@@ -173,8 +175,8 @@ export function validateConfig(candidate: unknown): Config {
         "artifacts, remove privacyPool, or set incognito.allowUntrustedSetup: true to accept the risk",
     );
   }
-  if (!config.networks.bsc && !config.networks.base) {
-    throw new ConfigError("invalid config: networks (configure bsc, base or both)");
+  if (!NETWORKS.some((name) => config.networks[name])) {
+    throw new ConfigError(`invalid config: networks (configure at least one of ${NETWORKS.join(", ")})`);
   }
   return config;
 }

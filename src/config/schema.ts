@@ -1,6 +1,7 @@
-import { type StaticDecode, type StaticEncode, Type as T } from "@sinclair/typebox";
+import { type StaticDecode, type StaticEncode, Type as T, type TOptional } from "@sinclair/typebox";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { NETWORK_PRESETS, NETWORKS, type NetworkName } from "../networks";
 
 // The config is parsed once, here, into the types the service works with: the file and the environment spell
 // addresses, keys and amounts as strings; `Config` (decoded by validateConfig) holds viem `Address`es, `Hex`
@@ -29,11 +30,17 @@ const Url = T.String({ pattern: "^https?://" });
 /** A token's minPaymentValue when the file leaves it out. */
 export const DEFAULT_MIN_PAYMENT_VALUE = 1n;
 
-export const NETWORKS = ["bsc", "base"] as const;
-export type NetworkName = (typeof NETWORKS)[number];
-export const CHAIN_IDS: Record<NetworkName, number> = { bsc: 56, base: 8453 };
+// The network names and their facts are the presets' (src/networks): config only says which are enabled and how.
+export { NETWORKS, type NetworkName };
+/** The chain id each network's config must name. */
+export const CHAIN_IDS = Object.fromEntries(NETWORK_PRESETS.map((preset) => [preset.name, preset.chainId])) as Record<
+  NetworkName,
+  number
+>;
 /** A network's blockTimeMs when the file leaves it out, by chain id. */
-export const DEFAULT_BLOCK_TIME_MS: Record<number, number> = { 56: 750, 8453: 2_000 };
+export const DEFAULT_BLOCK_TIME_MS: Record<number, number> = Object.fromEntries(
+  NETWORK_PRESETS.map((preset) => [preset.chainId, preset.blockTimeMs]),
+);
 
 const TokenFields = T.Object({
   symbol: T.String({ minLength: 1 }),
@@ -155,7 +162,7 @@ const NetworkFields = T.Object({
   /** Block the pool's leaf indexer starts from on an empty database (the pool's deployment block); default 0. */
   privacyPoolStartBlock: T.Optional(T.Integer({ minimum: 0 })),
   /**
-   * Time between blocks, in ms; default from the chain (bsc 750 since its Maxwell upgrade, base 2000). Receipts
+   * Time between blocks, in ms; default the network preset's (bsc 450 since its Fermi upgrade, base 2000). Receipts
    * not answered by the broadcast are polled for at a tenth of it, and a sync send waits at most 4 blocks (2 s min).
    */
   blockTimeMs: T.Optional(T.Integer({ minimum: 50, maximum: 60_000 })),
@@ -217,7 +224,13 @@ export const ConfigSchema = T.Object({
   denySwapsAfterReverts: T.Integer({ minimum: 1 }),
   /** A swap-only count is forgotten this long after its last revert. */
   denySwapsWindowSeconds: T.Integer({ minimum: 1 }),
-  networks: T.Object({ bsc: T.Optional(NetworkConfigSchema), base: T.Optional(NetworkConfigSchema) }),
+  /** One entry per enabled network, keyed by preset name. */
+  networks: T.Object(
+    Object.fromEntries(NETWORKS.map((name) => [name, T.Optional(NetworkConfigSchema)])) as Record<
+      NetworkName,
+      TOptional<typeof NetworkConfigSchema>
+    >,
+  ),
   /**
    * Executor key leases (several instances on one database, src/chain/key-leases.ts): how long an instance holds a
    * key without renewing it (renewed every third), so how long a dead instance's keys wait before another takes them.

@@ -1,7 +1,7 @@
 import { type Address, getAddress } from "viem";
-import { NETWORKS } from "../config/schema";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
+import type { NetworkName } from "../networks";
 import { masterSalt, walletAddresses } from "./addresses";
 import type { DeployContext } from "./context";
 import { type WalletInfo, walletInfo } from "./responses";
@@ -32,11 +32,12 @@ export async function masterWallet(ctx: DeployContext, owner: string) {
     });
   }
   const records = (await ctx.store.walletsOfOwner(ownerAddress)).filter(({ wallet }) => wallet.salt === salt);
+  // One key per enabled network (decisions.md "Wallet deployment"): the address is computed, so each answers.
   const deployments = Object.fromEntries(
-    NETWORKS.map((name) => {
+    ctx.networks.enabled.map((name) => {
       const found = records.find(({ wallet }) => wallet.network === name);
       return [name, found ? walletInfo(found.batch, found.wallet) : null];
     }),
-  ) as Record<(typeof NETWORKS)[number], WalletInfo | null>;
+  ) as Partial<Record<NetworkName, WalletInfo | null>>;
   return { ownerAddress, walletAddress, salt, deployments };
 }

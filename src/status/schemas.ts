@@ -1,4 +1,5 @@
 import { Type as t } from "@sinclair/typebox";
+import { NETWORKS } from "../networks";
 
 const Address = t.String({ description: "20-byte hex address" });
 const Amount = t.String({ description: "decimal integer in the token's smallest unit" });
@@ -77,7 +78,9 @@ const NetworkClientConfig = t.Object({
 
 export const ClientConfigSchema = t.Object({
   version: t.String(),
-  networks: t.Record(t.String(), NetworkClientConfig, { description: "per enabled network: `bsc`, `base`" }),
+  networks: t.Record(t.String(), NetworkClientConfig, {
+    description: `per enabled network, keyed by its name (${NETWORKS.map((name) => `\`${name}\``).join(", ")})`,
+  }),
   limits: t.Object({
     maxTransactionsPerBatch: t.Integer(),
     maxSaltsPerDeployment: t.Integer(),

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { UserOp } from "@relay402/client/wire/user-operation";
 import { parseGwei } from "viem";
+import { presetOf } from "../networks";
 import { assertWithinCaps, UserOpCapError, userOpCapsFor } from "./caps";
 
 const measured: UserOp = {
@@ -21,7 +22,7 @@ const measured: UserOp = {
 
 const refusal = (op: UserOp, network: "bsc" | "base" = "bsc") => {
   try {
-    assertWithinCaps(op, userOpCapsFor(network));
+    assertWithinCaps(op, userOpCapsFor(presetOf(network).userOpCaps));
     return null;
   } catch (error) {
     expect(error).toBeInstanceOf(UserOpCapError);
@@ -46,7 +47,7 @@ describe("assertWithinCaps", () => {
   });
 
   test("configured caps override the network's defaults field by field", () => {
-    const caps = userOpCapsFor("base", { maxFeePerGasGwei: 1 });
+    const caps = userOpCapsFor(presetOf("base").userOpCaps, { maxFeePerGasGwei: 1 });
     expect(caps.maxFeePerGasGwei).toBe(1);
     expect(caps.maxTotalGas).toBe(5_000_000);
     expect(() => assertWithinCaps(measured, caps)).toThrow(UserOpCapError);

@@ -15,24 +15,9 @@ export type UserOpCaps = {
   maxPaymasterPostOpGasLimit: number;
 };
 
-/**
- * Measured on the devnet: a 20-transfer payment needs callGasLimit 632k, verification 60k, paymaster
- * verification 25k, no postOp; fees of about 1.2 gwei. Base's preVerificationGas carries the L1 data fee,
- * hence its larger total.
- */
-const COMMON_CAPS = {
-  maxCallGasLimit: 2_000_000,
-  maxVerificationGasLimit: 300_000,
-  maxPaymasterVerificationGasLimit: 150_000,
-  maxPaymasterPostOpGasLimit: 50_000,
-};
-export const USER_OP_CAP_DEFAULTS: Record<"bsc" | "base", UserOpCaps> = {
-  bsc: { maxFeePerGasGwei: 10, maxTotalGas: 3_000_000, ...COMMON_CAPS },
-  base: { maxFeePerGasGwei: 5, maxTotalGas: 5_000_000, ...COMMON_CAPS },
-};
-
-export function userOpCapsFor(network: "bsc" | "base", configured: Partial<UserOpCaps> = {}): UserOpCaps {
-  return { ...USER_OP_CAP_DEFAULTS[network], ...configured };
+/** A network's caps: its preset's defaults (src/networks/presets), each overridden by its config's `userOpCaps`. */
+export function userOpCapsFor(defaults: UserOpCaps, configured: Partial<UserOpCaps> = {}): UserOpCaps {
+  return { ...defaults, ...configured };
 }
 
 /** A bundler proposal above a cap: nothing is signed. */

@@ -1,6 +1,7 @@
 import type { Address } from "viem";
 import type { LocalAccount } from "viem/accounts";
 import type { NetworkRuntime } from "../chain/networks";
+import { presetOf } from "../networks";
 import { type Bundler, createBundler } from "./bundler";
 import { type UserOpCaps, userOpCapsFor } from "./caps";
 
@@ -32,7 +33,7 @@ export function userOpNetworkOf(runtime: NetworkRuntime): UserOpNetwork {
     factory: runtime.config.contracts.factory,
     paymaster: runtime.config.contracts.paymaster,
     relayer: runtime.config.contracts.relayer,
-    caps: userOpCapsFor(runtime.name, runtime.config.userOpCaps),
+    caps: userOpCapsFor(presetOf(runtime.name).userOpCaps, runtime.config.userOpCaps),
   };
   byRuntime.set(runtime, network);
   return network;

@@ -1,11 +1,11 @@
 import type { NetworkRuntime, Networks } from "../chain/networks";
-import type { NetworkName } from "../config/schema";
+import { presetOf } from "../networks";
 import { permit2Served } from "./permit2-payment";
 
-/** x402 v1 names networks by name; it has none for BNB Chain. */
-const V1_NAMES: Partial<Record<NetworkName, string>> = { base: "base" };
-
-export const v2NetworkId = (network: NetworkRuntime) => `eip155:${network.config.chainId}`;
+/** x402 v2 names a network by its CAIP-2 id (its chain id: the config's is checked against the preset's). */
+export const v2NetworkId = (network: NetworkRuntime) => presetOf(network.name).x402.caip2;
+/** x402 v1 names networks by name, where it has one (none for BNB Chain). */
+const v1Name = (network: NetworkRuntime) => presetOf(network.name).x402.v1Name;
 
 /**
  * Networks x402 is switched on for in config: their EIP-3009 tokens are paid with EIP-3009, every token of theirs
@@ -21,7 +21,7 @@ const settlesSomething = async (network: NetworkRuntime) =>
 export function x402NetworkOf(networks: Networks, version: 1 | 2, wire: string): NetworkRuntime | null {
   return (
     x402Networks(networks).find((network) =>
-      version === 2 ? v2NetworkId(network) === wire : V1_NAMES[network.name] === wire,
+      version === 2 ? v2NetworkId(network) === wire : v1Name(network) === wire,
     ) ?? null
   );
 }
@@ -32,7 +32,7 @@ export async function supportedKinds(networks: Networks) {
   const settles = await Promise.all(enabled.map(settlesSomething));
   const served = enabled.filter((_, i) => settles[i]);
   const kinds = served.flatMap((network) => {
-    const v1 = V1_NAMES[network.name];
+    const v1 = v1Name(network);
     return [
       { x402Version: 2, scheme: "exact", network: v2NetworkId(network) },
       ...(v1 ? [{ x402Version: 1, scheme: "exact", network: v1 }] : []),

@@ -1,5 +1,9 @@
 import { Type as t } from "@sinclair/typebox";
+import { NETWORK_PRESETS } from "../networks";
 import { X402_REASONS } from "./reasons";
+
+const CAIP2_IDS = NETWORK_PRESETS.map((preset) => `${preset.x402.caip2} (${preset.name})`).join(", ");
+const V1_NAMES = NETWORK_PRESETS.flatMap((preset) => preset.x402.v1Name ?? []).join(", ");
 
 /**
  * x402's request and answer shapes (as @x402/core 2.x and the v1 packages send and read them), for the OpenAPI
@@ -40,7 +44,7 @@ const Permit2Payload = t.Object({
 
 const RequirementsV2 = t.Object({
   scheme: t.Literal("exact"),
-  network: t.String({ description: "CAIP-2: eip155:8453 (base) or eip155:56 (bsc)" }),
+  network: t.String({ description: `CAIP-2: ${CAIP2_IDS}` }),
   asset: Address,
   amount: Uint,
   payTo: Address,
@@ -65,7 +69,7 @@ export const X402V2BodySchema = t.Object(
 
 const RequirementsV1 = t.Object({
   scheme: t.Literal("exact"),
-  network: t.String({ description: "x402 v1 network name: base" }),
+  network: t.String({ description: `x402 v1 network name: ${V1_NAMES}` }),
   maxAmountRequired: Uint,
   resource: t.String(),
   description: t.String(),

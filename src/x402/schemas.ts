@@ -1,11 +1,16 @@
 import { Type as t } from "@sinclair/typebox";
+import { NETWORK_PRESETS } from "../networks";
+
+const KIND_NETWORKS =
+  `v2: CAIP-2 (${NETWORK_PRESETS.map((preset) => preset.x402.caip2).join(", ")}); ` +
+  `v1: its name (${NETWORK_PRESETS.flatMap((preset) => preset.x402.v1Name ?? []).join(", ")})`;
 
 export const X402SupportedResponseSchema = t.Object({
   kinds: t.Array(
     t.Object({
       x402Version: t.Integer({ description: "1 or 2" }),
       scheme: t.String({ description: "exact" }),
-      network: t.String({ description: "v2: CAIP-2 (eip155:8453, eip155:56); v1: its name (base)" }),
+      network: t.String({ description: KIND_NETWORKS }),
       extra: t.Optional(t.Record(t.String(), t.Unknown(), { description: "scheme-specific, when a kind needs it" })),
     }),
     { description: "one per x402 version, scheme and network this service settles now" },

@@ -159,6 +159,39 @@ describe("config", () => {
     expect(() => load({ ...pancake, routers: [{ ...v3, kind: "v4" }] })).toThrow(/swap/);
   });
 
+  test("the testnets are configured like bsc and base, from environment variables named after them", () => {
+    const bscNetwork = JSON.parse(readFileSync(file, "utf8")).networks.bsc;
+    const env = {
+      ADMIN_API_KEY: baseEnv.ADMIN_API_KEY,
+      BSC_TESTNET_RPC_URLS: "http://127.0.0.1:5",
+      BSC_TESTNET_BUNDLER_URL: "http://127.0.0.1:6",
+      BSC_TESTNET_EXECUTOR_KEYS: key,
+      BSC_TESTNET_PAYMASTER_SIGNER_KEY: key,
+      BASE_SEPOLIA_RPC_URLS: "http://127.0.0.1:7,http://127.0.0.1:8",
+      BASE_SEPOLIA_BUNDLER_URL: "http://127.0.0.1:9",
+      BASE_SEPOLIA_EXECUTOR_KEYS: key,
+      BASE_SEPOLIA_PAYMASTER_SIGNER_KEY: key,
+    };
+    const config = loadConfig({
+      env,
+      overrides: { networks: { "bsc-testnet": bscNetwork, "base-sepolia": bscNetwork } },
+    });
+    expect(Object.keys(config.networks).sort()).toEqual(["base-sepolia", "bsc-testnet"]);
+    const testnet = config.networks["bsc-testnet"];
+    const sepolia = config.networks["base-sepolia"];
+    // Chain ids and block times are the presets'.
+    expect([testnet?.chainId, testnet?.blockTimeMs, testnet?.rpcUrls]).toEqual([97, 450, ["http://127.0.0.1:5"]]);
+    expect([sepolia?.chainId, sepolia?.blockTimeMs, sepolia?.bundlerUrl]).toEqual([84532, 2_000, "http://127.0.0.1:9"]);
+    expect(sepolia?.rpcUrls).toEqual(["http://127.0.0.1:7", "http://127.0.0.1:8"]);
+    // A testnet's chain id is checked like any network's.
+    expect(() =>
+      loadConfig({
+        env,
+        overrides: { networks: { "bsc-testnet": bscNetwork, "base-sepolia": { ...bscNetwork, chainId: 8453 } } },
+      }),
+    ).toThrow("networks.base-sepolia.chainId must be 84532");
+  });
+
   test("a network with the wrong chain id is refused", () => {
     expect(() => loadConfig({ env: baseEnv, file, overrides: { networks: { bsc: { chainId: 1 } } } })).toThrow();
   });

@@ -3,6 +3,7 @@
 import { beforeAll, describe } from "bun:test";
 import { openPostgres } from "../../src/db/postgres/open";
 import { createDeploymentStorePostgres } from "../../src/deploy/deployment-store-postgres";
+import { deploymentStepsSuite } from "../support/deployment-steps-suite";
 import { deploymentStoreSuite } from "../support/deployment-store-suite";
 import { createTestDatabase } from "../support/postgres";
 
@@ -14,10 +15,12 @@ beforeAll(async () => {
 });
 
 describe("deployment store on PostgreSQL", () => {
-  deploymentStoreSuite({
+  const database: Parameters<typeof deploymentStoreSuite>[0] = {
     connect: async () => {
       const db = await openPostgres(url, { max: 5 });
       return { store: createDeploymentStorePostgres(db), close: () => db.$client.close() };
     },
-  });
+  };
+  deploymentStoreSuite(database);
+  deploymentStepsSuite(database);
 });

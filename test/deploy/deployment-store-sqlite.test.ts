@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { asAsync } from "../../src/db/async-port";
 import { openDatabase } from "../../src/db/open";
 import { createDeploymentStore } from "../../src/deploy/deployment-store-sqlite";
+import { deploymentStepsSuite } from "../support/deployment-steps-suite";
 import { deploymentStoreSuite } from "../support/deployment-store-suite";
 
 const dir = mkdtempSync(join(tmpdir(), "relay402-deployment-store-"));
@@ -18,10 +19,12 @@ afterAll(() => {
 });
 
 describe("deployment store on SQLite", () => {
-  deploymentStoreSuite({
+  const database: Parameters<typeof deploymentStoreSuite>[0] = {
     connect: async () => {
       const db = openDatabase(path);
       return { store: asAsync(createDeploymentStore(db)), close: async () => db.$client.close() };
     },
-  });
+  };
+  deploymentStoreSuite(database);
+  deploymentStepsSuite(database);
 });

@@ -103,7 +103,7 @@ describe("enums name their allowed values", () => {
     const network = await service.get(`/wallet/${owner}?network=solana`);
     expect(network.status).toBe(400);
     expect(network.body.details.field).toBe("network");
-    expect(network.body.message).toContain('"solana" is not one of bsc, base');
+    expect(network.body.message).toContain('"solana" is not one of bsc, base, bsc-testnet, base-sepolia');
 
     const incognito = await service.post("/wallet/incognito/verify", {
       walletAddress: randomAddress(),

@@ -1,9 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { erc20Abi } from "@relay402/client/wire/abis";
 import {
   buildTree,
   fieldToHex,
@@ -16,79 +12,14 @@ import {
 import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
 import { proveUnshield, type SolidityProof } from "@relay402/client/wire/incognito/proof";
 import { SNARK_BASE_FIELD } from "@relay402/client/wire/incognito/protocol";
-import type { Address, Hex } from "viem";
-import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { chainOf, NETWORK_NAMES, randomAddress } from "../support/chain";
+import { body, incognitoClientOf, incognitoNetwork, unshieldData, unshieldMinimum } from "../support/incognito-service";
 import { startTestService } from "../support/service";
-import { deployFundedWallet, expectRefusal, paymasterDeposit, settleBody, units, verifyBody } from "../wallets/support";
+import { deployFundedWallet, expectRefusal, paymasterDeposit, settleBody, units } from "../wallets/support";
 
 const service = startTestService();
 afterAll(() => service.stop());
-
-/** What a client does: the tree from the service's leaves, page by page. */
-async function leavesOf(network: string): Promise<bigint[]> {
-  const leaves: bigint[] = [];
-  for (;;) {
-    const page = await service.get(`/incognito/${network}/leaves?from=${leaves.length}`);
-    expect(page.status).toBe(200);
-    if (page.body.leaves.length === 0) return leaves;
-    leaves.push(...page.body.leaves.map((leaf: string) => BigInt(leaf)));
-  }
-}
-
-/** The circuit's wasm and zkey as the service serves them (what a client proves with). */
-let artifacts: Promise<{ wasm: Uint8Array; zkey: Uint8Array }> | undefined;
-function circuitFiles() {
-  artifacts ??= (async () => {
-    const circuit = (await service.get("/incognito/circuit")).body;
-    const bytes = async (path: string) =>
-      new Uint8Array(await (await service.app.handle(new Request(`http://localhost${path}`))).arrayBuffer());
-    return { wasm: await bytes(circuit.wasm), zkey: await bytes(circuit.zkey) };
-  })();
-  return artifacts;
-}
-
-const unshieldMinimum = (withdraw: bigint, decimals: number) => {
-  // The devnet's unshield fee: 30 bps, floor 0.05 token (scripts/devnet/service-config.ts).
-  const proportional = (withdraw * 30n + 9_999n) / 10_000n;
-  const floor = 10n ** BigInt(decimals) / 20n;
-  return proportional > floor ? proportional : floor;
-};
-
-async function signAndSettle(verified: { userOp: Record<string, string>; userOpHash: Hex }, owner: any) {
-  const settled = await service.post("/wallet/incognito/settle", await settleBody(verified, owner));
-  expect(settled.status).toBe(200);
-  expect(settled.body.success).toBe(true);
-  return settled.body;
-}
-
-const body = (network: string, wallet: Address, incognitoData: Record<string, unknown>) => ({
-  walletAddress: wallet,
-  incognitoData,
-  paymentRequirements: { network },
-});
-
-const unshieldData = (
-  token: Address,
-  p: {
-    withdrawAmount: bigint;
-    fee: bigint;
-    recipient: Address;
-    root: bigint;
-    nullifierHash: bigint;
-    changeCommitment: bigint;
-    proof: SolidityProof;
-  },
-) => ({
-  type: "unshield",
-  token,
-  withdrawAmount: p.withdrawAmount.toString(),
-  fee: p.fee.toString(),
-  recipient: p.recipient,
-  root: fieldToHex(p.root),
-  nullifierHash: fieldToHex(p.nullifierHash),
-  changeCommitment: fieldToHex(p.changeCommitment),
-  proof: p.proof,
-});
+const { leavesOf, circuitFiles, signAndSettle } = incognitoClientOf(service);
 
 describe("incognito public data", () => {
   test("GET /incognito/circuit names the setup; the artifacts are served immutable with their sha256 as ETag", async () => {
@@ -181,11 +112,7 @@ describe("incognito public data", () => {
 
 for (const network of NETWORK_NAMES) {
   describe(`${network}: shield, unshield with change, unshield the change`, () => {
-    const c = chainOf(network);
-    const token = c.token.address;
-    const pool = c.info.privacyPool;
-    const feeRecipient = c.info.feeRecipient;
-    const one = units(network, 1n);
+    const { c, token, pool, feeRecipient, one, balance } = incognitoNetwork(network);
     const note = newNote(token, units(network, 100n));
     const recipient1 = randomAddress();
     const recipient2 = randomAddress();
@@ -195,11 +122,6 @@ for (const network of NETWORK_NAMES) {
       firstUnshield?: ReturnType<typeof unshieldData>;
       change?: ReturnType<typeof unshieldInput>["changeNote"];
     } = {};
-    const balance = (holder: Address) => tokenBalance(network, token, holder);
-    const mined = async (sent: Promise<Hex>) => {
-      const receipt = await c.public.waitForTransactionReceipt({ hash: await sent, pollingInterval: 50 });
-      expect(receipt.status).toBe("success");
-    };
 
     test("shield 100 from wallet A: the pool gets 100, the fee recipient the wallet payment fee, the leaf is the note", async () => {
       const { owner, wallet } = await deployFundedWallet(network, units(network, 200n));
@@ -417,193 +339,5 @@ for (const network of NETWORK_NAMES) {
       expect(withdraw1 + fee1 + withdraw2 + fee2).toBe(note.amount);
       expect(await balance(wallet)).toBe(0n);
     }, 120_000);
-
-    test("a shield whose wallet spent its balance after verify is refused at settle: nothing claimed or sponsored", async () => {
-      const { owner, wallet } = await deployFundedWallet(network, units(network, 3n));
-      const shieldNote = newNote(token, units(network, 2n));
-      const verified = await service.post(
-        "/wallet/incognito/verify",
-        body(network, wallet, {
-          type: "shield",
-          token,
-          amount: shieldNote.amount.toString(),
-          precommitment: fieldToHex(notePrecommitment(shieldNote)),
-        }),
-      );
-      expect(verified.status).toBe(200);
-      // The owner moves 2 tokens out with a wallet payment in between.
-      const paid = await service.post(
-        "/wallet/verify",
-        verifyBody(network, wallet, [{ to: randomAddress(), amount: units(network, 2n) }]),
-      );
-      expect(paid.status).toBe(200);
-      expect((await service.post("/wallet/settle", await settleBody(paid.body, owner))).status).toBe(200);
-      const depositBefore = await paymasterDeposit(network);
-      const settled = await service.post("/wallet/incognito/settle", await settleBody(verified.body, owner));
-      expectRefusal(settled, 400, "validation_error", "balance");
-      expect(await paymasterDeposit(network)).toBe(depositBefore);
-      expect((await leavesOf(network)).includes(noteCommitment(shieldNote))).toBe(false);
-    }, 60_000);
-
-    test("an unshield spent on-chain by someone else after verify is refused at settle: the paymaster pays nothing", async () => {
-      // A note shielded by an EOA straight at the pool.
-      const payer = await freshPayer(network);
-      const depositor = c.walletFor(payer.key);
-      const note2 = newNote(token, units(network, 5n));
-      await mined(
-        depositor.writeContract({ address: token, abi: erc20Abi, functionName: "approve", args: [pool, note2.amount] }),
-      );
-      await mined(
-        depositor.writeContract({
-          address: pool,
-          abi: privacyPoolAbi,
-          functionName: "shield",
-          args: [token, note2.amount, notePrecommitment(note2)],
-        }),
-      );
-      // The same note shielded again through the service: the pool would refuse the duplicate leaf at estimate.
-      const funded = await deployFundedWallet(network, units(network, 10n));
-      const depositBefore = await paymasterDeposit(network);
-      expectRefusal(
-        await service.post(
-          "/wallet/incognito/verify",
-          body(network, funded.wallet, {
-            type: "shield",
-            token,
-            amount: note2.amount.toString(),
-            precommitment: fieldToHex(notePrecommitment(note2)),
-          }),
-        ),
-        400,
-        "validation_error",
-        "incognitoData.precommitment",
-      );
-      expect(await paymasterDeposit(network)).toBe(depositBefore);
-      const withdraw = units(network, 2n);
-      const fee = unshieldMinimum(withdraw, c.token.decimals);
-      const recipient = randomAddress();
-      const input = unshieldInput({
-        note: note2,
-        tree: buildTree(await leavesOf(network)),
-        withdrawAmount: withdraw,
-        fee,
-        recipient,
-        feeRecipient,
-        change: { nullifier: randomFieldElement(), secret: randomFieldElement() },
-      });
-      const { wasm, zkey } = await circuitFiles();
-      const { proof } = await proveUnshield(input.input, wasm, zkey);
-      const { owner, wallet } = await deployFundedWallet(network, 0n);
-      const verified = await service.post(
-        "/wallet/incognito/verify",
-        body(network, wallet, unshieldData(token, { ...input, withdrawAmount: withdraw, fee, recipient, proof })),
-      );
-      expect(verified.status).toBe(200);
-      // The same proof sent to the pool directly (the prover itself, or anyone who saw the UserOp).
-      await mined(
-        depositor.writeContract({
-          address: pool,
-          abi: privacyPoolAbi,
-          functionName: "unshield",
-          args: [
-            {
-              a: [BigInt(proof.a[0]), BigInt(proof.a[1])],
-              b: [
-                [BigInt(proof.b[0][0]), BigInt(proof.b[0][1])],
-                [BigInt(proof.b[1][0]), BigInt(proof.b[1][1])],
-              ],
-              c: [BigInt(proof.c[0]), BigInt(proof.c[1])],
-            },
-            input.root,
-            input.nullifierHash,
-            token,
-            withdraw,
-            recipient,
-            feeRecipient,
-            fee,
-            input.changeCommitment,
-          ],
-        }),
-      );
-      const depositAtSettle = await paymasterDeposit(network);
-      const settled = await service.post("/wallet/incognito/settle", await settleBody(verified.body, owner));
-      expectRefusal(settled, 400, "validation_error", "incognitoData.nullifierHash");
-      expect(await paymasterDeposit(network)).toBe(depositAtSettle);
-      expect(await balance(recipient)).toBe(withdraw);
-    }, 120_000);
-
-    test("a restarted service resumes the tree from its cursor, not from its start block", async () => {
-      // A copy of the database as it is now, then one more leaf on-chain.
-      service.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
-      const copy = join(mkdtempSync(join(tmpdir(), "relay402-incognito-")), "relay402.sqlite");
-      copyFileSync(service.databasePath, copy);
-      const before = (await service.get(`/incognito/${network}/leaves`)).body.total;
-      const payer = await freshPayer(network);
-      const depositor = c.walletFor(payer.key);
-      const note3 = newNote(token, one);
-      await mined(
-        depositor.writeContract({ address: token, abi: erc20Abi, functionName: "approve", args: [pool, one] }),
-      );
-      await mined(
-        depositor.writeContract({
-          address: pool,
-          abi: privacyPoolAbi,
-          functionName: "shield",
-          args: [token, one, notePrecommitment(note3)],
-        }),
-      );
-      // A start block far ahead: only the stored cursor can find the new leaf.
-      const again = startTestService({ databasePath: copy }, (config) => {
-        config.networks[network]!.privacyPoolStartBlock = 1_000_000_000;
-      });
-      try {
-        const page = (await again.get(`/incognito/${network}/leaves?from=${before}`)).body;
-        expect(page.total).toBe(before + 1);
-        expect(page.leaves).toEqual([fieldToHex(noteCommitment(note3))]);
-        expect(page).toEqual((await service.get(`/incognito/${network}/leaves?from=${before}`)).body);
-      } finally {
-        again.stop();
-      }
-    }, 60_000);
-
-    test("a reorg that replaces an indexed leaf: the tree no longer matches the pool, the indexer re-reads the last blocks", async () => {
-      const payer = await freshPayer(network);
-      const depositor = c.walletFor(payer.key);
-      const shieldDirectly = async (note: ReturnType<typeof newNote>) => {
-        await mined(
-          depositor.writeContract({
-            address: token,
-            abi: erc20Abi,
-            functionName: "approve",
-            args: [pool, note.amount],
-          }),
-        );
-        await mined(
-          depositor.writeContract({
-            address: pool,
-            abi: privacyPoolAbi,
-            functionName: "shield",
-            args: [token, note.amount, notePrecommitment(note)],
-          }),
-        );
-      };
-      const total = (await service.get(`/incognito/${network}/leaves`)).body.total;
-      // Only this test's own transactions are in the blocks that anvil's revert drops.
-      const snapshot = await c.test.snapshot();
-      const dropped = newNote(token, one);
-      await shieldDirectly(dropped);
-      expect((await service.get(`/incognito/${network}/leaves?from=${total}`)).body.leaves).toEqual([
-        fieldToHex(noteCommitment(dropped)),
-      ]);
-      await c.test.revert({ id: snapshot });
-      const kept = newNote(token, one);
-      await shieldDirectly(kept);
-      await c.test.mine({ blocks: 1 });
-      const page = (await service.get(`/incognito/${network}/leaves?from=${total}`)).body;
-      expect(page.leaves).toEqual([fieldToHex(noteCommitment(kept))]);
-      expect(BigInt(page.root)).toBe(
-        await c.public.readContract({ address: pool, abi: privacyPoolAbi, functionName: "currentRoot" }),
-      );
-    }, 60_000);
   });
 }

@@ -219,16 +219,26 @@ describe("POST /verify: requests that cannot be evaluated", () => {
     body = await signedPayment({ network: "bsc", key: payer.key, to: randomAddress(), value: 1n });
   });
 
-  test("an unknown network is a validation_error", async () => {
+  test("an unknown network is a validation_error naming the known ones; a known one not configured names the enabled", async () => {
     const response = await service.post("/verify", {
       ...body,
       paymentRequirements: { ...body.paymentRequirements, network: "solana" },
     });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe("validation_error");
-    expect(response.body.message).toMatch(/network not enabled: solana \(valid: bsc, base\)/);
-    expect(response.body.details).toEqual({ field: "paymentRequirements.network", validNetworks: ["bsc", "base"] });
+    expect(response.body.message).toBe(
+      'paymentRequirements.network: "solana" is not one of bsc, base, bsc-testnet, base-sepolia',
+    );
+    expect(response.body.details).toEqual({ field: "paymentRequirements.network" });
     expect(response.body.doc_url).toMatch(/#validation_error$/);
+
+    const notEnabled = await service.post("/verify", {
+      ...body,
+      paymentRequirements: { ...body.paymentRequirements, network: "bsc-testnet" },
+    });
+    expect(notEnabled.status).toBe(400);
+    expect(notEnabled.body.message).toBe("network not enabled: bsc-testnet (valid: bsc, base)");
+    expect(notEnabled.body.details).toEqual({ field: "paymentRequirements.network", validNetworks: ["bsc", "base"] });
   });
 
   const mutate = (path: string[], value: unknown) => {
@@ -313,8 +323,9 @@ describe("EOA /verify's read: the relayer's checkAuthorization in the verifies' 
     // One request carried all four (a batch), not four requests.
     expect(checks.map((calls) => calls.length)).toEqual([4]);
     for (const call of checks[0] ?? []) {
-      expect(call.params?.[1]).toBe("latest");
-      const time = Number(BigInt((call.params?.[3] as { time: string }).time));
+      const [, block, , overrides] = call.params as [unknown, string, unknown, { time: string }];
+      expect(block).toBe("latest");
+      const time = Number(BigInt(overrides.time));
       expect(time).toBeGreaterThanOrEqual(startedAt);
       expect(time).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
     }

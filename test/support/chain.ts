@@ -23,7 +23,8 @@ export function chainOf(network: NetworkName) {
     info,
     chain,
     token: Object.values(info.tokens)[0] as { address: Address; decimals: number; eip3009: boolean },
-    public: createPublicClient({ chain, transport }),
+    // Receipts are polled for every 50 ms (viem would wait its default 4 s between polls on a devnet chain).
+    public: createPublicClient({ chain, transport, pollingInterval: 50 }),
     test: createTestClient({ chain, transport, mode: "anvil" }),
     walletFor: (key: Hex) => createWalletClient({ chain, transport, account: privateKeyToAccount(key) }),
   };

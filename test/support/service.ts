@@ -3,18 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { Config, ConfigInput } from "../../src/config/schema";
-import { openDatabase } from "../../src/db/open";
-import { createSqliteStores } from "../../src/db/stores";
 import type { AnyFlow } from "../../src/flow";
-import { createApp } from "../../src/http/app";
-import { createLogger } from "../../src/logger";
-import { createServices, denyPolicyOf } from "../../src/services";
-import { type PaymentPayloadBody, parseAuthorization } from "../../src/settlement/authorization";
-import { createSettlementStore, settlementOf } from "../../src/settlement/settlement-store";
-import { createSwapSettlementStore } from "../../src/swap/swap-store";
+import { parseAuthorization } from "../../src/settlement/authorization";
+import { settlementOf } from "../../src/settlement/settlement-store";
 import { getTestDevnet } from "./devnet";
-
-type PaymentBody = { paymentPayload: PaymentPayloadBody };
+import { type PaymentBody, serviceOf } from "./service-of";
 
 /**
  * The service on the test devnet with a real SQLite file of its own, driven through `app.handle`.
@@ -35,51 +28,7 @@ export function startTestService(
     databasePath,
   });
   configure?.(config);
-  // Without a sink of the test's own, only a 500's cause is written (to stderr), so a loaded run shows why.
-  const logger = createLogger({
-    sink:
-      logSink ??
-      ((line) => {
-        if (line.includes('"event":"unhandled_error"')) process.stderr.write(`test service: ${line}`);
-      }),
-  });
-  // The tests read and write the records beside the service: the same SQLite file, synchronous stores on it.
-  const db = openDatabase(config.databasePath);
-  const services = createServices(config, logger, undefined, createSqliteStores(db, denyPolicyOf(config)), flows);
-  const app = createApp(services);
-
-  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await app.handle(
-      new Request(`http://localhost${path}`, {
-        method,
-        headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
-        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-      }),
-    );
-    const text = await response.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = text;
-    }
-    return { status: response.status, body: json, headers: response.headers };
-  };
-
-  return {
-    config,
-    services,
-    app,
-    databasePath,
-    /** The service's SQLite database, and synchronous stores on it for tests that inspect or stage records. */
-    db,
-    store: createSettlementStore(db),
-    swapStore: createSwapSettlementStore(db),
-    request,
-    post: (path: string, body: unknown, headers?: Record<string, string>) => request("POST", path, body, headers),
-    get: (path: string, headers?: Record<string, string>) => request("GET", path, undefined, headers),
-    stop: () => services.stop(),
-  };
+  return serviceOf(config, logSink, flows);
 }
 
 /** Services a test file starts; `stopAll` (in afterAll) stops every one, also those a failed test left running. */

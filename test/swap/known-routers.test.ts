@@ -11,17 +11,17 @@ import { devnetKeys } from "../../scripts/devnet/keys";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { DevnetManifest, DevnetNetwork } from "../../scripts/devnet/start";
 import type { NetworkName } from "../../src/config/schema";
-import {
-  BASE_USDC,
-  BASE_WETH,
-  BSC_USDT,
-  BSC_WBNB,
-  KNOWN_SWAP,
-  knownSwapConfig,
-  PANCAKESWAP_V3_BSC,
-  UNISWAP_V2_BASE,
-  UNISWAP_V3_BASE,
-} from "../../src/swap/known-routers";
+import { type PresetSwap, presetOf } from "../../src/networks";
+import { BASE_USDC, BASE_WETH, UNISWAP_V2_BASE, UNISWAP_V3_BASE } from "../../src/networks/presets/base";
+import { BSC_USDT, BSC_WBNB, PANCAKESWAP_V3_BSC } from "../../src/networks/presets/bsc";
+import { knownSwap, knownSwapConfig } from "../../src/swap/known-routers";
+
+/** The preset's DEX of `network` (the test fails here if it has none). */
+function presetSwap(network: NetworkName): PresetSwap {
+  const swap = knownSwap(network);
+  if (!swap) throw new Error(`${network} has no DEX preset`);
+  return swap;
+}
 
 const address = (n: number) => getAddress(`0x${n.toString(16).padStart(40, "0")}`);
 
@@ -42,8 +42,8 @@ function forkedManifest(forked: Partial<Record<NetworkName, boolean>>): DevnetMa
       [name === "bsc" ? "USDT" : "USDC"]: { address: address(offset + 6), decimals: 18, eip3009: false },
       ...(forked[name]
         ? {
-            [KNOWN_SWAP[name].wrappedNative.symbol]: {
-              address: KNOWN_SWAP[name].wrappedNative.address,
+            [presetSwap(name).wrappedNative.symbol]: {
+              address: presetSwap(name).wrappedNative.address,
               decimals: 18,
               eip3009: false,
             },
@@ -62,7 +62,7 @@ function forkedManifest(forked: Partial<Record<NetworkName, boolean>>): DevnetMa
 
 /** The preset's router `index` of `network` (the test fails here if it has no such router). */
 function routerOf(network: NetworkName, index: number): { factory: Address; initCodeHash: Hex } {
-  const router = KNOWN_SWAP[network].swap.routers[index];
+  const router = presetSwap(network).routers[index];
   if (!router) throw new Error(`${network} has no router ${index}`);
   return router;
 }
@@ -72,7 +72,7 @@ describe("the real routers' preset", () => {
     const config = configFromManifest(forkedManifest({ bsc: true, base: true }));
     for (const name of ["bsc", "base"] as const) {
       const swap = config.networks[name]?.swap;
-      const preset = KNOWN_SWAP[name].swap;
+      const preset = presetSwap(name);
       expect(swap).toBeDefined();
       const fields = (r: { name?: string; kind: string; address: Address; factory: Address; initCodeHash: Hex }) => [
         r.name,
@@ -84,8 +84,8 @@ describe("the real routers' preset", () => {
       expect((swap?.routers ?? []).map(fields)).toEqual(preset.routers.map(fields));
       expect(swap?.quoter).toBe(preset.quoter as Address);
       expect(swap?.connectors).toEqual(preset.connectors);
-      expect(swap?.wrappedNative).toBe(preset.wrappedNative);
-      expect(config.networks[name]?.chainId).toBe(KNOWN_SWAP[name].chainId);
+      expect(swap?.wrappedNative).toBe(preset.wrappedNative.address);
+      expect(config.networks[name]?.chainId).toBe(presetOf(name).chainId);
     }
     const [pancakeV2, pancakeV3] = config.networks.bsc?.swap?.routers ?? [];
     expect(pancakeV2?.feeBps).toBe(25);
@@ -136,10 +136,14 @@ describe("the real routers' preset", () => {
 
   test("knownSwapConfig hands out a copy", () => {
     const copy = knownSwapConfig("bsc");
+    if (!copy) throw new Error("bsc has a DEX preset");
     copy.connectors.pop();
     (copy.routers[1] as { feeTiers: number[] }).feeTiers.push(3000);
-    expect(KNOWN_SWAP.bsc.swap.connectors).toEqual([BSC_WBNB, BSC_USDT]);
-    expect(KNOWN_SWAP.bsc.swap.routers[1]?.feeTiers).toEqual([100, 500, 2500, 10000]);
+    expect(presetSwap("bsc").connectors).toEqual([BSC_WBNB, BSC_USDT]);
+    expect(presetSwap("bsc").routers[1]?.feeTiers).toEqual([100, 500, 2500, 10000]);
+    // The testnets have no DEX preset: swaps there are configured by hand.
+    expect(knownSwapConfig("bsc-testnet")).toBeUndefined();
+    expect(knownSwapConfig("base-sepolia")).toBeUndefined();
   });
 });
 
@@ -166,15 +170,15 @@ describe("a forked devnet", () => {
       expect(calls.every((call) => call.to === relayer)).toBe(true);
       const decoded = calls.map((call) => decodeFunctionData({ abi, data: call.data }));
       expect(decoded.map((d): unknown[] => [d.functionName, ...(d.args ?? [])])).toEqual([
-        ["setTokenWhitelisted", KNOWN_SWAP[name].wrappedNative.address, true],
-        ...KNOWN_SWAP[name].swap.routers.map((r) => ["setRouter", r.address, ROUTER_KIND[r.kind]]),
+        ["setTokenWhitelisted", presetSwap(name).wrappedNative.address, true],
+        ...presetSwap(name).routers.map((r) => ["setRouter", r.address, ROUTER_KIND[r.kind]]),
         ["setFeeRecipient", privateKeyToAccount(devnetKeys.feeRecipient).address],
       ]);
     }
     // Without a fork the devnet's own DEX is whitelisted, none of the real routers.
     const devnet = relayerSwapSetupCalls(relayer).map((call) => call.data.toLowerCase());
     for (const name of ["bsc", "base"] as const)
-      for (const router of KNOWN_SWAP[name].swap.routers)
+      for (const router of presetSwap(name).routers)
         expect(devnet.some((data) => data.includes(router.address.slice(2).toLowerCase()))).toBe(false);
   });
 });

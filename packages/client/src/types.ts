@@ -9,10 +9,12 @@ import type {
   WalletListResponseSchema,
   WalletVerifyResponseSchema,
 } from "./wire/deploy-schemas.js";
+import type { NetworkName } from "./wire/networks.js";
 import type { RpcUserOp } from "./wire/user-operation.js";
 import type { WalletPaymentSettleResponseSchema, WalletPaymentVerifyResponseSchema } from "./wire/wallet-schemas.js";
 
-export type NetworkName = "bsc" | "base";
+/** The network names of the wire format (wire/networks.ts): `bsc`, `base`, `bsc-testnet`, `base-sepolia`. */
+export type { NetworkName };
 
 /** A viem wallet client with an account: it signs, and sends the approve and cancel transactions. */
 export type SignerClient = WalletClient<Transport, Chain | undefined, Account>;

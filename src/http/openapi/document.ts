@@ -3,12 +3,13 @@ import type { AnyElysia } from "elysia";
 import { type Alternative, type Alternatives, ERROR_EXAMPLE, type Examples } from "../../examples";
 import type { AnyFlow } from "../../flow";
 import { FLOWS } from "../../flows";
+import { NETWORK_PRESETS } from "../../networks";
 import { STATUS_EXAMPLES } from "../../status/examples";
 
 /** Every route is also served under this prefix; the document lists each route once, without it. */
 export const ALIAS_PREFIX = "/api/v1";
 
-const DESCRIPTION = `Payment facilitator for ERC-20 payments on BNB Chain (\`bsc\`) and Base (\`base\`).
+const DESCRIPTION = `Payment facilitator for ERC-20 payments on ${NETWORK_PRESETS.map((preset) => `${preset.title} (\`${preset.name}\`)`).join(", ")}: the networks this service has configured are those of \`GET /config\`.
 
 Every route below is also served under \`${ALIAS_PREFIX}\` (for example \`${ALIAS_PREFIX}/verify\`), with the same
 body and answer. Requests and answers are JSON. Errors share one envelope \`{ code, message, doc_url, details? }\`;

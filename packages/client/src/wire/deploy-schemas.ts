@@ -1,5 +1,6 @@
-import { Type as t } from "@sinclair/typebox";
+import { type TNull, type TOptional, type TUnion, Type as t } from "@sinclair/typebox";
 import { AddressField, Bytes32Field, NetworkField, UintString } from "./fields.js";
+import { NETWORKS, type NetworkName } from "./networks.js";
 import { PaymentPayloadSchema } from "./payment-schemas.js";
 import { SignatureField, UserOpSchema } from "./user-op-schema.js";
 
@@ -145,11 +146,17 @@ export const WalletInfoSchema = t.Object({
 export const OwnerParamsSchema = t.Object({
   owner: t.String({ pattern: "^0x[0-9a-fA-F]{40}$", description: "owner address" }),
 });
-export const OwnerQuerySchema = t.Object({ network: t.Optional(t.Union([t.Literal("bsc"), t.Literal("base")])) });
+export const OwnerQuerySchema = t.Object({ network: t.Optional(NetworkField) });
 export const WalletListResponseSchema = t.Object({ master: t.Array(WalletInfoSchema), sub: t.Array(WalletInfoSchema) });
 export const MasterResponseSchema = t.Object({
   ownerAddress: t.String(),
   walletAddress: t.String(),
   salt: t.String(),
-  deployments: t.Object({ bsc: t.Union([WalletInfoSchema, t.Null()]), base: t.Union([WalletInfoSchema, t.Null()]) }),
+  /** One key per enabled network (decisions.md "Wallet deployment"). */
+  deployments: t.Object(
+    Object.fromEntries(NETWORKS.map((name) => [name, t.Optional(t.Union([WalletInfoSchema, t.Null()]))])) as Record<
+      NetworkName,
+      TOptional<TUnion<[typeof WalletInfoSchema, TNull]>>
+    >,
+  ),
 });

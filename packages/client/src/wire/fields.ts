@@ -1,4 +1,5 @@
 import { Type, Type as t } from "@sinclair/typebox";
+import { NETWORKS } from "./networks.js";
 
 /** Shared field shapes: a wrong one is a 400 `validation_error` that names the field. */
 export const AddressField = t.String({ pattern: "^0x[0-9a-fA-F]{40}$", description: "20-byte hex address" });
@@ -14,7 +15,11 @@ export const UintString = t.String({
  */
 export const JsonInteger = (options: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(options);
 export const UnixTimeField = JsonInteger({ minimum: 0, maximum: 2 ** 53 - 1, description: "unix seconds" });
-export const NetworkField = t.String({ description: "`bsc` or `base`", minLength: 1, maxLength: 32 });
+/**
+ * A network name of wire/networks.ts (the service's presets), an enum in OpenAPI; a name outside the list is refused naming the
+ * allowed values, a listed one the service has not configured answers `network not enabled`.
+ */
+export const NetworkField = t.Union(NETWORKS.map((name) => t.Literal(name)));
 
 export const ErrorResponse = t.Object(
   {
