@@ -18,7 +18,13 @@ export type SolidityProof = { a: [string, string]; b: [[string, string], [string
 
 export type PublicSignals = Record<PublicSignalName, bigint>;
 
-export function toSolidityProof(proof: Snarkjs.Groth16Proof): SolidityProof {
+/**
+ * snarkjs' own proof (`pi_b` pairs in its order). Named here, not imported from snarkjs, which has no types of its
+ * own: the published .d.ts then compile without snarkjs installed or declared.
+ */
+export type Groth16Proof = { pi_a: string[]; pi_b: string[][]; pi_c: string[]; protocol: string; curve: string };
+
+export function toSolidityProof(proof: Groth16Proof): SolidityProof {
   const at = (values: readonly string[] | undefined, i: number) => {
     const value = values?.[i];
     if (value === undefined) throw new Error("malformed snarkjs proof");
@@ -35,7 +41,7 @@ export function toSolidityProof(proof: Snarkjs.Groth16Proof): SolidityProof {
 }
 
 /** The inverse of `toSolidityProof`, for verifying off-chain with snarkjs (z coordinates are 1: affine). */
-export function fromSolidityProof(proof: SolidityProof): Snarkjs.Groth16Proof {
+export function fromSolidityProof(proof: SolidityProof): Groth16Proof {
   return {
     pi_a: [proof.a[0], proof.a[1], "1"],
     pi_b: [
