@@ -2,7 +2,14 @@
 // what a user of the published package does, with nothing of this repository on its import path. Prints one
 // JSON line of what it paid, for the test to check on the chain.
 import { createRelay402Client, deployWalletsFromEoa, getNetworkConfig, pay, payFromWallet } from "@relay402/client";
-import { memoryNoteStorage, shield, spendableNotes, unshield } from "@relay402/client/incognito";
+import {
+  getIncognitoNetwork,
+  memoryNoteStorage,
+  packagedCircuit,
+  shield,
+  spendableNotes,
+  unshield,
+} from "@relay402/client/incognito";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
@@ -77,7 +84,14 @@ await unshield(relay402, {
   recipient,
   storage,
 });
-out.incognito = { to: recipient, value: (2n * unit).toString() };
+// The circuit the unshield proved with: the package's own, read from node_modules, when it is the pool's setup.
+const circuit = await packagedCircuit();
+out.incognito = {
+  to: recipient,
+  value: (2n * unit).toString(),
+  packagedCircuit: { id: circuit.id, zkeyBytes: circuit.zkey.length },
+  poolCircuit: (await getIncognitoNetwork(relay402, "bsc")).incognito.circuitId,
+};
 
 // An x402 purchase with x402's own fetch wrapper, from a shop whose facilitator is relay402.
 const buyer = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(env("X402_PAYER_KEY")) });

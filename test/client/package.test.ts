@@ -127,7 +127,12 @@ describe("@relay402/client from its npm tarball, under node", () => {
       token: Address;
       eoa: { to: Address; value: string };
       wallet: { to: Address; value: string };
-      incognito: { to: Address; value: string };
+      incognito: {
+        to: Address;
+        value: string;
+        packagedCircuit: { id: string; zkeyBytes: number };
+        poolCircuit: string;
+      };
       x402: { status: number; body: string };
     };
     const unit = 10n ** BigInt(bsc.token.decimals);
@@ -135,6 +140,10 @@ describe("@relay402/client from its npm tarball, under node", () => {
     expect(await tokenBalance("bsc", result.token, result.eoa.to)).toBe(unit);
     expect(await tokenBalance("bsc", result.token, result.wallet.to)).toBe(2n * unit);
     expect(await tokenBalance("bsc", result.token, result.incognito.to)).toBe(2n * unit);
+    // The unshield proved with the circuit shipped in the tarball (found from node_modules), the pool's setup.
+    const shipped = JSON.parse(readFileSync(join(packageDir, "circuit", "circuit.json"), "utf8"));
+    expect(result.incognito.packagedCircuit).toEqual({ id: shipped.id, zkeyBytes: shipped.zkey.bytes });
+    expect(result.incognito.poolCircuit).toBe(shipped.id);
     expect(result.x402).toEqual({ status: 200, body: "the item" });
     expect(await tokenBalance("base", baseToken, payTo)).toBe(price);
   }, 240_000);
