@@ -1,4 +1,4 @@
-// relay402/client against the test devnet: what the examples do not show (cancel, typed refusals, a service
+// @relay402/client against the test devnet: what the examples do not show (cancel, typed refusals, a service
 // whose UserOp is not what was asked, the Eden raw client). Balances on-chain judge.
 import { afterAll, describe, expect, test } from "bun:test";
 import {

@@ -61,12 +61,12 @@ shop.get("/item", (c) => c.text("the item"));
 const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shop.fetch });
 
 // The buyer's project: the same viem as the repository's, snarkjs for incognito, x402's fetch wrapper. Kept between
-// runs (keyed by those versions) so that npm installs them once; the client is installed from the new tarball
-// every run.
+// runs (keyed by this checkout and those versions) so that npm installs them once; the client is installed from
+// the new tarball every run.
 const pinned = ["viem", "snarkjs", "@x402/core", "@x402/evm", "@x402/fetch"].map(
   (name) => `${name}@${versionOf(name)}`,
 );
-const project = join(tmpdir(), `relay402-client-package-${Bun.hash(pinned.join(" ")).toString(16)}`);
+const project = join(tmpdir(), `relay402-client-package-${Bun.hash(`${repo} ${pinned.join(" ")}`).toString(16)}`);
 const npmInstall = (...packages: string[]) =>
   run(
     [

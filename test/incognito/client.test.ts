@@ -1,4 +1,4 @@
-// relay402/client's incognito flow end to end over HTTP on the test devnet: a note shielded from wallet A, part of
+// @relay402/client's incognito flow end to end over HTTP on the test devnet: a note shielded from wallet A, part of
 // it unshielded to a fresh address from wallet B (proved on the client), and a verify answer tampered by a proxy
 // in front of the real service refused before the owner signs. The chain's balances judge.
 import { afterAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// relay402/client's swap flows end to end over HTTP on the test devnet: an EOA swap and a smart-wallet swap with
+// @relay402/client's swap flows end to end over HTTP on the test devnet: an EOA swap and a smart-wallet swap with
 // exact balances, and a proxy in front of the real service (a man in the middle, or a dishonest service) that
 // rewrites the answer to pay someone else, accept less or sell more: the client refuses before anything is
 // signed or approved, and nothing moves on chain. The chain's balances judge.
