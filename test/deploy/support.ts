@@ -2,6 +2,7 @@ import { expect } from "bun:test";
 import { entryPointAbi } from "@relay402/client/wire/abis";
 import { type Address, type Hex, toHex } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
+import { createDeploymentStore } from "../../src/deploy/deployment-store-sqlite";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress as randomOwner } from "../support/chain";
 import type { startTestService } from "../support/service";
@@ -156,3 +157,14 @@ export const REVERTING_CODE: Hex = "0x60006000fd";
 
 export const issuedStatus = async (service: Service, hash: Hex) =>
   (await service.services.wallets.store.find(hash))?.status;
+
+/** The service's deployment records, read synchronously from its SQLite file (the service's store is async). */
+export const recordsOf = (service: Service) => createDeploymentStore(service.db);
+export const batchOf = (service: Service, payer: Address) => recordsOf(service).batchesFor({ payer })[0];
+export const rowsOf = (service: Service, payer: Address) => {
+  const batch = batchOf(service, payer);
+  return batch ? recordsOf(service).walletsOf(batch.id) : [];
+};
+export const hasCode = async (network: NetworkName, address: Address) =>
+  ((await chainOf(network).public.getCode({ address })) ?? "0x").length > 2;
+export const unitOf = (network: NetworkName) => 10n ** BigInt(chainOf(network).token.decimals);

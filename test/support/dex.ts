@@ -1,6 +1,6 @@
 import { erc20Abi } from "@relay402/client/wire/abis";
-import { swapRouter02Abi } from "@relay402/client/wire/swap/abis";
-import { encodePath } from "@relay402/client/wire/swap/path";
+import { quoterV2Abi, swapRouter02Abi, v2RouterAbi } from "@relay402/client/wire/swap/abis";
+import { encodePath, type Hop } from "@relay402/client/wire/swap/path";
 import { type Address, type Hex, maxUint256 } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { chainOf, freshPayer, tokenBalance } from "./chain";
@@ -67,4 +67,30 @@ export async function v3Whale(network: NetworkName, fee: number) {
       throw new Error("the whale's W could not be sold back: the pool stays moved");
     },
   };
+}
+
+/** What `amountIn` buys now through the route, as the router's own quoting says. */
+export async function routerQuote(
+  network: NetworkName,
+  kind: "v2" | "v3",
+  hops: Hop[],
+  amountIn: bigint,
+): Promise<bigint> {
+  const { c, dex } = swapTokensOf(network);
+  if (kind === "v2") {
+    const amounts = await c.public.readContract({
+      address: dex.v2.router,
+      abi: v2RouterAbi,
+      functionName: "getAmountsOut",
+      args: [amountIn, [hops[0]?.tokenIn as Address, ...hops.map((hop) => hop.tokenOut)]],
+    });
+    return amounts.at(-1) ?? 0n;
+  }
+  const { result } = await c.public.simulateContract({
+    address: dex.v3.quoter,
+    abi: quoterV2Abi,
+    functionName: "quoteExactInput",
+    args: [encodePath("v3", hops), amountIn],
+  });
+  return result[0];
 }

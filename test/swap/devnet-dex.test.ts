@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { erc20Abi, relayerAbi } from "@relay402/client/wire/abis";
 import {
-  quoterV2Abi,
   ROUTER_KIND,
   relayerSwapAbi,
   swapRouter02Abi,
@@ -11,7 +10,7 @@ import {
   v3FactoryAbi,
   v3PoolAbi,
 } from "@relay402/client/wire/swap/abis";
-import { encodePath, type Hop } from "@relay402/client/wire/swap/path";
+import type { Hop } from "@relay402/client/wire/swap/path";
 import {
   bestRoute,
   priceImpactBps,
@@ -21,55 +20,24 @@ import {
   v3MidPrice,
   v3PoolAddress,
 } from "@relay402/client/wire/swap/quote-math";
-import { SWAP_WITH_AUTHORIZATION_TYPES } from "@relay402/client/wire/swap/typed-data";
-import { type Address, encodePacked, type Hex, keccak256, maxUint256, parseEventLogs, toHex } from "viem";
+import { type Address, encodePacked, type Hex, maxUint256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { UNISWAP_V2_INIT_CODE_HASH, UNISWAP_V3_INIT_CODE_HASH } from "../../scripts/devnet/dex";
-import type { NetworkName } from "../../scripts/devnet/start";
 import { MULTICALL3 } from "../../src/chain/addresses";
 import { decodeAggregate3, encodeAggregate3, planQuote } from "../../src/swap/quote-plan";
 import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { getTestDevnet } from "../support/devnet";
-
-function dexOf(network: NetworkName) {
-  const c = chainOf(network);
-  const dex = c.info.dex;
-  if (!dex) throw new Error(`the ${network} devnet has no DEX`);
-  const dai = c.info.tokens.DAI?.address;
-  if (!dai) throw new Error(`the ${network} devnet has no DAI`);
-  return { c, dex, m: c.token.address, dai, w: dex.wrappedNative };
-}
-
-/** What `amountIn` buys now through the route, as the router's own quoting says. */
-async function quote(network: NetworkName, kind: "v2" | "v3", hops: Hop[], amountIn: bigint): Promise<bigint> {
-  const { c, dex } = dexOf(network);
-  if (kind === "v2") {
-    const amounts = await c.public.readContract({
-      address: dex.v2.router,
-      abi: v2RouterAbi,
-      functionName: "getAmountsOut",
-      args: [amountIn, [hops[0]?.tokenIn as Address, ...hops.map((hop) => hop.tokenOut)]],
-    });
-    return amounts.at(-1) ?? 0n;
-  }
-  const { result } = await c.public.simulateContract({
-    address: dex.v3.quoter,
-    abi: quoterV2Abi,
-    functionName: "quoteExactInput",
-    args: [encodePath("v3", hops), amountIn],
-  });
-  return result[0];
-}
+import { routerQuote, swapTokensOf } from "../support/dex";
 
 const randomNonce = () => toHex(crypto.getRandomValues(new Uint8Array(32)));
-const randomAddress = () => privateKeyToAccount(randomNonce()).address;
+const _randomAddress = () => privateKeyToAccount(randomNonce()).address;
 
 describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
   test("every DEX contract has code, at the same address on both chains, with the published init-code hashes", async () => {
     const { manifest } = getTestDevnet().devnet;
     expect(manifest.networks.bsc.dex).toEqual(manifest.networks.base.dex);
     for (const network of NETWORK_NAMES) {
-      const { c, dex, dai } = dexOf(network);
+      const { c, dex, dai } = swapTokensOf(network);
       expect(dex.v2.initCodeHash).toBe(UNISWAP_V2_INIT_CODE_HASH);
       expect(dex.v3.initCodeHash).toBe(UNISWAP_V3_INIT_CODE_HASH);
       const addresses = [
@@ -94,7 +62,7 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
   for (const network of NETWORK_NAMES) {
     describe(network, () => {
       test("the relayer whitelists both routers with their call kind, DAI, and sends swap fees to feeRecipient", async () => {
-        const { c, dex, dai } = dexOf(network);
+        const { c, dex, dai } = swapTokensOf(network);
         const routerKind = (router: Address) =>
           c.public.readContract({
             address: c.info.relayer,
@@ -120,20 +88,20 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
       });
 
       test("each kind of route is the best for one pair: V3 direct, V2 direct, V3 two-hop, V2 two-hop", async () => {
-        const { m, dai, w } = dexOf(network);
+        const { m, dai, w } = swapTokensOf(network);
         const oneM = 10n ** BigInt(chainOf(network).token.decimals);
         const oneDai = 10n ** 18n;
         const oneW = 10n ** 18n / 1000n;
         // M -> W: the 0.05% V3 pool beats the 0.3% V2 pair.
-        expect(await quote(network, "v3", [{ tokenIn: m, tokenOut: w, fee: 500 }], 100n * oneM)).toBeGreaterThan(
-          await quote(network, "v2", [{ tokenIn: m, tokenOut: w }], 100n * oneM),
+        expect(await routerQuote(network, "v3", [{ tokenIn: m, tokenOut: w, fee: 500 }], 100n * oneM)).toBeGreaterThan(
+          await routerQuote(network, "v2", [{ tokenIn: m, tokenOut: w }], 100n * oneM),
         );
         // DAI -> W: the V2 pair (V3's DAI/W pool pays 1% less W per DAI).
-        expect(await quote(network, "v2", [{ tokenIn: dai, tokenOut: w }], 100n * oneDai)).toBeGreaterThan(
-          await quote(network, "v3", [{ tokenIn: dai, tokenOut: w, fee: 3000 }], 100n * oneDai),
+        expect(await routerQuote(network, "v2", [{ tokenIn: dai, tokenOut: w }], 100n * oneDai)).toBeGreaterThan(
+          await routerQuote(network, "v3", [{ tokenIn: dai, tokenOut: w, fee: 3000 }], 100n * oneDai),
         );
         // M -> DAI (no direct pool): two hops through W, V3 better; DAI -> M: V2 better.
-        const v3MtoDai = await quote(
+        const v3MtoDai = await routerQuote(
           network,
           "v3",
           [
@@ -142,7 +110,7 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
           ],
           100n * oneM,
         );
-        const v2MtoDai = await quote(
+        const v2MtoDai = await routerQuote(
           network,
           "v2",
           [
@@ -152,7 +120,7 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
           100n * oneM,
         );
         expect(v3MtoDai).toBeGreaterThan(v2MtoDai);
-        const v2DaiToM = await quote(
+        const v2DaiToM = await routerQuote(
           network,
           "v2",
           [
@@ -161,7 +129,7 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
           ],
           100n * oneDai,
         );
-        const v3DaiToM = await quote(
+        const v3DaiToM = await routerQuote(
           network,
           "v3",
           [
@@ -172,13 +140,13 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
         );
         expect(v2DaiToM).toBeGreaterThan(v3DaiToM);
         // The reference price holds: 100 M buys about 0.1 W.
-        const v2MtoW = await quote(network, "v2", [{ tokenIn: m, tokenOut: w }], 100n * oneM);
+        const v2MtoW = await routerQuote(network, "v2", [{ tokenIn: m, tokenOut: w }], 100n * oneM);
         expect(v2MtoW).toBeGreaterThan(99n * oneW);
         expect(v2MtoW).toBeLessThan(100n * oneW);
       });
 
       test("quote math agrees with the chain: pair and pool addresses, V2 output from reserves, V3 mid price", async () => {
-        const { c, dex, m, dai, w } = dexOf(network);
+        const { c, dex, m, dai, w } = swapTokensOf(network);
         const pairMW = v2PairAddress(dex.v2.factory, dex.v2.initCodeHash, m, w);
         const pairWDai = v2PairAddress(dex.v2.factory, dex.v2.initCodeHash, w, dai);
         expect(
@@ -210,7 +178,7 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
         };
         const amountIn = 37n * 10n ** BigInt(c.token.decimals);
         const reserves = [await oriented(pairMW, m), await oriented(pairWDai, w)];
-        const routed = await quote(
+        const routed = await routerQuote(
           network,
           "v2",
           [
@@ -230,14 +198,14 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
         expect(v2Impact).toBeLessThanOrEqual(62);
 
         const [sqrtPriceX96] = await c.public.readContract({ address: poolMW, abi: v3PoolAbi, functionName: "slot0" });
-        const v3Out = await quote(network, "v3", [{ tokenIn: m, tokenOut: w, fee: 500 }], amountIn);
+        const v3Out = await routerQuote(network, "v3", [{ tokenIn: m, tokenOut: w, fee: 500 }], amountIn);
         const v3Impact = priceImpactBps(amountIn, v3Out, [v3MidPrice(sqrtPriceX96, m, w)]);
         expect(v3Impact).toBeGreaterThanOrEqual(4);
         expect(v3Impact).toBeLessThanOrEqual(7);
       });
 
       test("one Multicall3 eth_call quotes every route; the best is the one the pools were seeded for", async () => {
-        const { c, dex, m, dai, w } = dexOf(network);
+        const { c, dex, m, dai, w } = swapTokensOf(network);
         const unit = (token: Address) => 10n ** BigInt(token === m ? c.token.decimals : 18);
         const cases = [
           { sell: m, buy: w, kind: "v3", hops: 1 },
@@ -259,7 +227,7 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
           const best = bestRoute(quotes);
           expect([best?.route.kind, best?.route.hops.length]).toEqual([expected.kind, expected.hops]);
           for (const q of quotes) {
-            expect(q.amountOut).toBe(await quote(network, q.route.kind, q.route.hops, amountIn));
+            expect(q.amountOut).toBe(await routerQuote(network, q.route.kind, q.route.hops, amountIn));
             expect(q.priceImpactBps).toBeGreaterThanOrEqual(0);
             expect(q.priceImpactBps).toBeLessThan(200);
           }
@@ -269,7 +237,7 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
       });
 
       test("a user's own swap through each router pays out what the router quoted", async () => {
-        const { c, dex, m, dai, w } = dexOf(network);
+        const { c, dex, m, dai, w } = swapTokensOf(network);
         const payer = await freshPayer(network);
         const wallet = c.walletFor(payer.key);
         const amount = 10n ** BigInt(c.token.decimals) * 10n;
@@ -290,7 +258,7 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
           { tokenIn: m, tokenOut: w },
           { tokenIn: w, tokenOut: dai },
         ];
-        const v2Expected = await quote(network, "v2", v2Hops, amount);
+        const v2Expected = await routerQuote(network, "v2", v2Hops, amount);
         await mined(
           await wallet.writeContract({
             address: dex.v2.router,
@@ -301,7 +269,7 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
         );
         expect(await tokenBalance(network, dai, payer.address)).toBe(v2Expected);
 
-        const v3Expected = await quote(network, "v3", [{ tokenIn: m, tokenOut: w, fee: 500 }], amount);
+        const v3Expected = await routerQuote(network, "v3", [{ tokenIn: m, tokenOut: w, fee: 500 }], amount);
         await mined(
           await wallet.writeContract({
             address: dex.v3.router,
@@ -319,91 +287,6 @@ describe("devnet DEX (Uniswap V2/V3 from the npm artifacts)", () => {
         );
         expect(await tokenBalance(network, w, payer.address)).toBe(v3Expected);
       });
-
-      for (const [kind, hops] of [
-        ["v2", (t: ReturnType<typeof dexOf>) => [{ tokenIn: t.m, tokenOut: t.w }]],
-        [
-          "v3",
-          (t: ReturnType<typeof dexOf>) => [
-            { tokenIn: t.m, tokenOut: t.w, fee: 500 },
-            { tokenIn: t.w, tokenOut: t.dai, fee: 3000 },
-          ],
-        ],
-      ] as const) {
-        test(`relayer.swapWithAuthorization through the ${kind} router: recipient gets at least the signed minimum`, async () => {
-          const t = dexOf(network);
-          const { c } = t;
-          const route = hops(t) as Hop[];
-          const buyToken = route.at(-1)?.tokenOut as Address;
-          const payer = await freshPayer(network);
-          const wallet = c.walletFor(payer.key);
-          const unit = 10n ** BigInt(c.token.decimals);
-          const sellAmount = 20n * unit;
-          const fee = unit / 10n;
-          await c.public.waitForTransactionReceipt({
-            hash: await wallet.writeContract({
-              address: t.m,
-              abi: erc20Abi,
-              functionName: "approve",
-              args: [c.info.relayer, sellAmount],
-            }),
-            pollingInterval: 50,
-          });
-          const quoted = await quote(network, kind, route, sellAmount - fee);
-          const now = Math.floor(Date.now() / 1000);
-          const router = kind === "v2" ? t.dex.v2.router : t.dex.v3.router;
-          const path = encodePath(kind, route);
-          const auth = {
-            from: payer.address,
-            sellToken: t.m,
-            buyToken,
-            sellAmount,
-            minBuyAmount: (quoted * 9950n) / 10000n,
-            recipient: randomAddress(),
-            fee,
-            router,
-            routeHash: keccak256(path),
-            validAfter: BigInt(now - 60),
-            validBefore: BigInt(now + 600),
-            nonce: randomNonce(),
-          };
-          const signature = await privateKeyToAccount(payer.key).signTypedData({
-            domain: { name: "relay402", version: "1", chainId: c.info.chainId, verifyingContract: c.info.relayer },
-            types: SWAP_WITH_AUTHORIZATION_TYPES,
-            primaryType: "SwapWithAuthorization",
-            message: auth,
-          });
-          const hash = await wallet.writeContract({
-            address: c.info.relayer,
-            abi: relayerSwapAbi,
-            functionName: "swapWithAuthorization",
-            args: [auth, signature, { router, path }],
-          });
-          const receipt = await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-          expect(receipt.status).toBe("success");
-          console.log(`${network} swapWithAuthorization (${kind}, ${route.length} hop) gas: ${receipt.gasUsed}`);
-
-          const received = await tokenBalance(network, buyToken, auth.recipient);
-          expect(received).toBe(quoted);
-          expect(received).toBeGreaterThanOrEqual(auth.minBuyAmount);
-          expect(await tokenBalance(network, t.m, payer.address)).toBe(1000n * unit - sellAmount);
-          const [executed] = parseEventLogs({ abi: relayerSwapAbi, eventName: "SwapExecuted", logs: receipt.logs });
-          expect(executed?.args).toMatchObject({ payer: payer.address, nonce: auth.nonce, fee, buyAmount: received });
-          const feeTransfer = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).find(
-            (log) => log.address.toLowerCase() === t.m.toLowerCase() && log.args.to === c.info.feeRecipient,
-          );
-          expect(feeTransfer?.args.value).toBe(fee);
-          for (const token of [t.m, t.dai, t.w]) expect(await tokenBalance(network, token, c.info.relayer)).toBe(0n);
-          expect(
-            await c.public.readContract({
-              address: c.info.relayer,
-              abi: relayerAbi,
-              functionName: "authorizationState",
-              args: [payer.address, auth.nonce],
-            }),
-          ).toBe(true);
-        });
-      }
     });
   }
 });

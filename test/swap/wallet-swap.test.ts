@@ -2,82 +2,19 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { erc20Abi } from "@relay402/client/wire/abis";
 import { encodeBatchExecution } from "@relay402/client/wire/execution";
 import { encodePath } from "@relay402/client/wire/swap/path";
-import { eq } from "drizzle-orm";
 import type { Address, Hex } from "viem";
-import type { PrivateKeyAccount } from "viem/accounts";
-import type { NetworkName } from "../../scripts/devnet/start";
-import { issuedUserOps } from "../../src/db/schema";
 import type { SwapOrder } from "../../src/swap/swap-authorization";
 import { SwapRefusal, swapRefusalOf, walletSwapCalls } from "../../src/swap/verify-wallet-swap";
 import { SimulatedRevertError, simulateUserOpCalls } from "../../src/userops/simulate";
 import { userOpNetworkOf } from "../../src/userops/user-op-network";
-import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { swapTokensOf, v3Whale } from "../support/dex";
 import { startTestService } from "../support/service";
-import { deployFundedWallet } from "../support/wallet";
 import { expectRefusal, paymasterDeposit, settleBody } from "../wallets/support";
+import { balances, mined, relayerHoldsNothing, verifyBody, walletHolding } from "./wallet-swap-support";
 
 const service = startTestService();
 afterAll(() => service.stop());
-
-const mined = async (network: NetworkName, hash: Hex) => {
-  const receipt = await chainOf(network).public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-  expect(receipt.status).toBe("success");
-};
-
-/** A factory wallet holding `amount` of `token` (M is minted by deployFundedWallet; DAI's mint is public too). */
-async function walletHolding(network: NetworkName, token: Address, amount: bigint) {
-  const t = swapTokensOf(network);
-  if (token === t.m) return deployFundedWallet(network, amount);
-  const funded = await deployFundedWallet(network, 0n);
-  const minter = await freshPayer(network, { tokens: 0n });
-  await mined(
-    network,
-    await t.c
-      .walletFor(minter.key)
-      .writeContract({ address: token, abi: erc20Abi, functionName: "mint", args: [funded.wallet, amount] }),
-  );
-  return funded;
-}
-
-const verifyBody = (
-  network: NetworkName,
-  wallet: Address,
-  swap: {
-    sellToken: Address;
-    buyToken: Address;
-    sellAmount: bigint;
-    slippageBps?: number;
-    minBuyAmount?: bigint;
-    recipient?: Address;
-  },
-) => ({
-  walletAddress: wallet,
-  swap: {
-    sellToken: swap.sellToken,
-    buyToken: swap.buyToken,
-    sellAmount: swap.sellAmount.toString(),
-    ...(swap.slippageBps !== undefined ? { slippageBps: swap.slippageBps } : {}),
-    ...(swap.minBuyAmount !== undefined ? { minBuyAmount: swap.minBuyAmount.toString() } : {}),
-    ...(swap.recipient ? { recipient: swap.recipient } : {}),
-  },
-  paymentRequirements: { network },
-});
-
-const balances = async (network: NetworkName, holders: Record<string, [Address, Address]>) =>
-  Object.fromEntries(
-    await Promise.all(
-      Object.entries(holders).map(async ([name, [token, holder]]) => [
-        name,
-        await tokenBalance(network, token, holder),
-      ]),
-    ),
-  ) as Record<string, bigint>;
-
-const relayerHoldsNothing = async (network: NetworkName) => {
-  const t = swapTokensOf(network);
-  for (const token of [t.m, t.w, t.dai]) expect(await tokenBalance(network, token, t.c.info.relayer)).toBe(0n);
-};
 
 describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle)", () => {
   for (const network of NETWORK_NAMES) {
@@ -375,115 +312,5 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     ]);
     // A simulation moves nothing.
     expect(await tokenBalance(network, t.m, wallet)).toBe(sellAmount);
-  });
-
-  describe("refusals, with no balance moved", () => {
-    const network = "base";
-
-    async function issued() {
-      const t = swapTokensOf(network);
-      const sellAmount = 10n * t.unit;
-      const { owner, wallet } = await walletHolding(network, t.m, sellAmount);
-      const recipient = randomAddress();
-      const verified = await service.post(
-        "/wallet/swap/verify",
-        verifyBody(network, wallet, { sellToken: t.m, buyToken: t.dai, sellAmount, recipient }),
-      );
-      expect(verified.body).toMatchObject({ isValid: true });
-      return { t, owner, wallet, recipient, sellAmount, quote: verified.body };
-    }
-
-    const nothingMoved = async (wallet: Address, recipient: Address, sellAmount: bigint) => {
-      const t = swapTokensOf(network);
-      expect(await tokenBalance(network, t.m, wallet)).toBe(sellAmount);
-      expect(await tokenBalance(network, t.dai, recipient)).toBe(0n);
-    };
-
-    test("an expired UserOp: 400, call verify again", async () => {
-      const { owner, wallet, recipient, sellAmount, quote } = await issued();
-      service.db
-        .update(issuedUserOps)
-        .set({ expiresAt: Math.floor(Date.now() / 1000) - 1 })
-        .where(eq(issuedUserOps.userOpHash, quote.userOpHash))
-        .run();
-      const settled = await service.post("/wallet/swap/settle", await settleBody(quote, owner));
-      expectRefusal(settled, 400, "validation_error", "userOp.paymasterData");
-      expect(settled.body.message).toMatch(/expired, call verify again/);
-      await nothingMoved(wallet, recipient, sellAmount);
-    });
-
-    const rewrites: [string, (order: SwapOrder) => SwapOrder][] = [
-      ["another recipient", (order) => ({ ...order, recipient: randomAddress() })],
-      ["a lower minimum", (order) => ({ ...order, minBuyAmount: 1n })],
-    ];
-    for (const [name, rewrite] of rewrites) {
-      test(`a settle body rewritten to ${name} (signed by the owner): 400 naming userOp.callData, nothing sent`, async () => {
-        const { t, owner, wallet, recipient, sellAmount, quote } = await issued();
-        const context = JSON.parse((await service.services.wallets.store.find(quote.userOpHash))?.context ?? "{}");
-        const order: SwapOrder = {
-          sellToken: t.m,
-          buyToken: t.dai,
-          sellAmount,
-          minBuyAmount: BigInt(quote.minBuyAmount),
-          recipient: recipient as Address,
-          fee: BigInt(quote.feeAmount),
-        };
-        const callData = encodeBatchExecution(
-          walletSwapCalls(t.c.info.relayer, rewrite(order), {
-            router: context.router,
-            path: context.path,
-          }),
-        );
-        expect(callData).not.toBe(quote.userOp.callData);
-        const signature = await owner.signMessage({ message: { raw: quote.userOpHash } });
-        const rewritten = { userOp: { ...quote.userOp, callData, signature }, signature };
-        const settled = await service.post("/wallet/swap/settle", rewritten);
-        expectRefusal(settled, 400, "validation_error", "userOp.callData");
-        await nothingMoved(wallet, recipient, sellAmount);
-        // The honest body still settles: the refusal left the issue untouched.
-        const honest = await service.post("/wallet/swap/settle", await settleBody(quote, owner));
-        expect(honest.status).toBe(200);
-        expect(honest.body.swap.recipient).toBe(recipient);
-      });
-    }
-
-    test("a signature by another key: 400, nothing sent", async () => {
-      const { wallet, recipient, sellAmount, quote } = await issued();
-      const stranger = (await deployFundedWallet(network, 0n)).owner as PrivateKeyAccount;
-      expectRefusal(
-        await service.post("/wallet/swap/settle", await settleBody(quote, stranger)),
-        400,
-        "validation_error",
-        "signature",
-      );
-      await nothingMoved(wallet, recipient, sellAmount);
-    });
-
-    test("bad orders are 400 validation_error naming the field, nothing issued", async () => {
-      const t = swapTokensOf(network);
-      const sellAmount = 10n * t.unit;
-      const { wallet } = await walletHolding(network, t.m, sellAmount);
-      const order = { sellToken: t.m, buyToken: t.dai, sellAmount };
-      const cases: [unknown, string][] = [
-        // W is not a token of the service's config: no fee can be taken in it.
-        [verifyBody(network, wallet, { ...order, sellToken: t.w }), "swap.sellToken"],
-        [verifyBody(network, wallet, { ...order, buyToken: t.m }), "swap.buyToken"],
-        [verifyBody(network, wallet, { ...order, sellAmount: 0n }), "swap.sellAmount"],
-        [verifyBody(network, wallet, { ...order, slippageBps: 501 }), "swap.slippageBps"],
-        [verifyBody(network, wallet, { ...order, slippageBps: 10, minBuyAmount: 1n }), "swap.slippageBps"],
-        [verifyBody(network, wallet, { ...order, recipient: t.c.info.relayer }), "swap.recipient"],
-        [verifyBody(network, wallet, { ...order, sellAmount: sellAmount + 1n }), "swap.sellAmount"],
-        [verifyBody(network, randomAddress(), order), "walletAddress"],
-        [
-          { ...verifyBody(network, wallet, order), paymentRequirements: { network: "solana" } },
-          "paymentRequirements.network",
-        ],
-      ];
-      for (const [body, field] of cases) {
-        expectRefusal(await service.post("/wallet/swap/verify", body), 400, "validation_error", field);
-      }
-      expect(await service.services.wallets.store.recentIssued(network, wallet, "swap", 0)).toEqual([]);
-      expect(await tokenBalance(network, t.m, wallet)).toBe(sellAmount);
-    });
   });
 });

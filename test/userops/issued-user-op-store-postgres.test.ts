@@ -4,11 +4,12 @@ import { describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { openPostgres } from "../../src/db/postgres/open";
 import { createIssuedUserOpStorePostgres } from "../../src/userops/issued-user-op-store-postgres";
+import { issuedUserOpReservationsSuite } from "../support/issued-user-op-reservations-suite";
 import { issuedUserOpStoreSuite } from "../support/issued-user-ops-suite";
 import { createTestDatabase } from "../support/postgres";
 
 describe("issued UserOps on PostgreSQL", () => {
-  issuedUserOpStoreSuite({
+  const database: Parameters<typeof issuedUserOpStoreSuite>[0] = {
     fresh: async () => {
       const url = await createTestDatabase("issued_user_ops");
       await (await openPostgres(url, { max: 1 })).$client.close(); // migrated once, before the instances race
@@ -19,7 +20,9 @@ describe("issued UserOps on PostgreSQL", () => {
         },
       };
     },
-  });
+  };
+  issuedUserOpStoreSuite(database);
+  issuedUserOpReservationsSuite(database);
 
   test("reservation reads the partial indexes on the nullifier and on the leaf (commitment or change), not every row", async () => {
     const url = await createTestDatabase("issued_user_ops_index");

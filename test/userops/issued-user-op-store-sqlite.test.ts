@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { asAsync } from "../../src/db/async-port";
 import { openDatabase } from "../../src/db/open";
 import { createIssuedUserOpStore } from "../../src/userops/issued-user-op-store-sqlite";
+import { issuedUserOpReservationsSuite } from "../support/issued-user-op-reservations-suite";
 import { issuedUserOpStoreSuite } from "../support/issued-user-ops-suite";
 
 const dir = mkdtempSync(join(tmpdir(), "relay402-issued-"));
@@ -17,7 +18,7 @@ afterAll(() => {
 });
 
 describe("issued UserOps on SQLite", () => {
-  issuedUserOpStoreSuite({
+  const database: Parameters<typeof issuedUserOpStoreSuite>[0] = {
     fresh: async () => {
       const path = join(dir, `relay402-${++files}.sqlite`);
       return {
@@ -27,5 +28,7 @@ describe("issued UserOps on SQLite", () => {
         },
       };
     },
-  });
+  };
+  issuedUserOpStoreSuite(database);
+  issuedUserOpReservationsSuite(database);
 });
