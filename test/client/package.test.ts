@@ -1,6 +1,6 @@
-// @relay402/client as its users get it: built, packed by `npm pack`, installed with npm into a fresh Node project
-// next to the same viem (and snarkjs, and x402's fetch wrapper) and run by `node`, not Bun, against the devnet. The
-// chain judges: each payee holds exactly what was paid to it.
+// @relay402/client as its users get it: built, packed by `npm pack`, installed with npm into a Node project outside
+// the repository next to the same viem (and snarkjs, and x402's fetch wrapper) and run by `node`, not Bun, against
+// the devnet. The chain judges: each payee holds exactly what was paid to it.
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,9 +17,21 @@ const packageDir = join(repo, "packages", "client");
 const versionOf = (name: string) =>
   (JSON.parse(readFileSync(join(repo, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
 
-/** Runs a child to its end; it is killed by its PID if the test gives up first. */
+/** Children still running: a test that times out leaves its `run` waiting, so afterAll stops them by PID. */
+const running = new Set<number>();
+const stopRunning = () => {
+  for (const pid of running) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
+  running.clear();
+};
+
+/** Runs a child to its end; it is killed by its PID if it is still running then. */
 async function run(command: string[], cwd: string, env: Record<string, string> = {}) {
   const child = Bun.spawn(command, { cwd, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  running.add(child.pid);
   try {
     const [code, out, err] = await Promise.all([
       child.exited,
@@ -29,6 +41,7 @@ async function run(command: string[], cwd: string, env: Record<string, string> =
     if (code !== 0) throw new Error(`${command.join(" ")} exited ${code}:\n${err}\n${out}`);
     return out;
   } finally {
+    running.delete(child.pid);
     if (child.exitCode === null) process.kill(child.pid, "SIGKILL");
   }
 }
@@ -83,6 +96,7 @@ const npmInstall = (...packages: string[]) =>
   );
 
 afterAll(() => {
+  stopRunning();
   server.stop(true);
   relay.stop();
 });
