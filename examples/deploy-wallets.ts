@@ -2,7 +2,7 @@
 // two wallets and funds the first; then that new wallet pays, in a sponsored UserOp, for a third one.
 // Run against the devnet: bun run dev, then bun examples/deploy-wallets.ts
 
-import { deployWalletsFromEoa, deployWalletsFromWallet, quoteDeployment } from "relay402/client";
+import { deployWalletsFromEoa, deployWalletsFromWallet, quoteDeployment } from "@relay402/client";
 import { type Address, parseUnits } from "viem";
 import { connect, defaultOptions, type ExampleOptions, randomSalt } from "./setup";
 

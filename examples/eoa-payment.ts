@@ -1,7 +1,7 @@
 // An EOA pays 1 token to a merchant: approve the relayer once, sign, verify, settle. No fee is charged.
 // Run against the devnet: bun run dev, then bun examples/eoa-payment.ts
 
-import { pay } from "relay402/client";
+import { pay } from "@relay402/client";
 import { type Address, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { connect, defaultOptions, type ExampleOptions } from "./setup";

@@ -7,14 +7,9 @@
 // On the devnet one key pays both wallets' deployments, which links them on-chain; in real use the unshielding
 // wallet should be fresh and unrelated to the shielding one (see the README's incognito walk-through).
 
-import {
-  deployWalletsFromEoa,
-  jsonFileNoteStorage,
-  type SignerClient,
-  shield,
-  spendableNotes,
-  unshield,
-} from "relay402/client";
+import { deployWalletsFromEoa, type SignerClient } from "@relay402/client";
+import { shield, spendableNotes, unshield } from "@relay402/client/incognito";
+import { jsonFileNoteStorage } from "@relay402/client/incognito/json-file";
 import { type Address, createWalletClient, http, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { connect, defaultOptions, type ExampleOptions, randomSalt } from "./setup";

@@ -3,7 +3,7 @@
 // manifest that `bun run dev` writes (.devnet/devnet.json: its first payer account).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createRelay402Client, getNetworkConfig, type NetworkName } from "relay402/client";
+import { createRelay402Client, getNetworkConfig, type NetworkName } from "@relay402/client";
 import { createPublicClient, createWalletClient, defineChain, type Hex, http, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 

@@ -5,7 +5,7 @@
 // no less than 1% below the quote; the relayer builds the router call itself and checks the output arrived.
 // Run against the devnet: bun run dev, then bun examples/swap.ts
 
-import { deployWalletsFromEoa, swap, swapFromWallet } from "relay402/client";
+import { deployWalletsFromEoa, swap, swapFromWallet } from "@relay402/client";
 import { type Address, formatUnits, parseUnits } from "viem";
 import { connect, defaultOptions, type ExampleOptions, randomSalt } from "./setup";
 

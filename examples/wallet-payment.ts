@@ -3,7 +3,7 @@
 // and funded through relay402 (paid by the same key).
 // Run against the devnet: bun run dev, then bun examples/wallet-payment.ts
 
-import { deployWalletsFromEoa, payFromWallet } from "relay402/client";
+import { deployWalletsFromEoa, payFromWallet } from "@relay402/client";
 import { type Address, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { connect, defaultOptions, type ExampleOptions, randomSalt } from "./setup";

@@ -2,7 +2,7 @@
 // that completes deployments whose fee was paid (public; "not_found" when there is nothing to complete).
 // Run against the devnet: bun run dev, then bun examples/wallet-queries.ts
 
-import { claim, getMasterWallet, getWallets, Relay402ClientError } from "relay402/client";
+import { claim, getMasterWallet, getWallets, Relay402ClientError } from "@relay402/client";
 import type { Address } from "viem";
 import { connect, defaultOptions, type ExampleOptions } from "./setup";
 

@@ -3,9 +3,9 @@
 // package.json and bun.lock with `--production` (no devnet, no Alto, no compilers), which is what an operator
 // running `bun run start` from a clone needs. Prints both and the largest packages of each.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 const root = resolve(import.meta.dir, "..");
 
@@ -36,14 +36,24 @@ function report(label: string, modules: string) {
   for (const [name, mb] of largest(modules, 10)) console.log(`    ${String(mb).padStart(5)}  ${name}`);
 }
 
+/** packages/<name>/package.json of every workspace package. */
+const workspaceManifests = () =>
+  readdirSync(join(root, "packages"))
+    .map((name) => join("packages", name, "package.json"))
+    .filter((file) => existsSync(join(root, file)));
+
 const devModules = join(root, "node_modules");
 if (!existsSync(devModules)) throw new Error("no node_modules here: run `npx -y bun@1.4.5 install --frozen-lockfile`");
 report("development install (bun install --frozen-lockfile)", devModules);
 
 const dir = mkdtempSync(join(tmpdir(), "relay402-install-"));
 try {
-  copyFileSync(join(root, "package.json"), join(dir, "package.json"));
-  copyFileSync(join(root, "bun.lock"), join(dir, "bun.lock"));
+  // The install's inputs: the manifests (the root's and the workspace packages' it links), the lockfile, and
+  // bunfig.toml (its hoisted linker).
+  for (const file of ["package.json", "bun.lock", "bunfig.toml", ...workspaceManifests()]) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    copyFileSync(join(root, file), join(dir, file));
+  }
   const install = spawnSync(process.execPath, ["install", "--production", "--frozen-lockfile"], {
     cwd: dir,
     encoding: "utf8",

@@ -56,7 +56,10 @@ const forgeFailed = count(forgeRun.output, /tests passed, (\d+) failed/) + (snap
 const FIRST_SHARD = ["test/chain/", "test/incognito/", "test/swap/", "test/ops/"];
 
 function testFiles(): string[] {
-  const files = [...new Bun.Glob("{src,test}/**/*.test.ts").scanSync({ cwd: root })];
+  // The client package's unit tests sit beside its source, as the service's do.
+  const files = ["{src,test}/**/*.test.ts", "packages/*/src/**/*.test.ts"].flatMap((pattern) => [
+    ...new Bun.Glob(pattern).scanSync({ cwd: root }),
+  ]);
   return files.sort();
 }
 

@@ -1,10 +1,8 @@
-// relay402/client against the test devnet: what the examples do not show (cancel, typed refusals, a service
+// @relay402/client against the test devnet: what the examples do not show (cancel, typed refusals, a service
 // whose UserOp is not what was asked, the Eden raw client). Balances on-chain judge.
 import { afterAll, describe, expect, test } from "bun:test";
-import { createWalletClient, type Hex, http, toHex } from "viem";
 import {
   cancelAuthorization,
-  createRawClient,
   createRelay402Client,
   deployWalletsFromEoa,
   getNetworkConfig,
@@ -13,10 +11,12 @@ import {
   settlePayment,
   signTransferAuthorization,
   verifyPayment,
-} from "../src/client";
-import { encodeBatchExecution } from "../src/userops/execution";
-import { payBatchCalls } from "../src/userops/pay-batch";
+} from "@relay402/client";
+import { encodeBatchExecution } from "@relay402/client/wire/execution";
+import { payBatchCalls } from "@relay402/client/wire/pay-batch";
+import { createWalletClient, type Hex, http, toHex } from "viem";
 import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "./support/chain";
+import { createRawClient } from "./support/raw-client";
 import { trackServices } from "./support/service";
 import { deployFundedWallet } from "./support/wallet";
 
@@ -34,7 +34,7 @@ const unit = 10n ** BigInt(c.token.decimals);
 const relay402 = createRelay402Client({ url: server.url.origin });
 const balance = (holder: Hex) => tokenBalance(network, c.token.address, holder);
 
-describe("relay402/client", () => {
+describe("@relay402/client", () => {
   test("a cancelled authorization is refused by verify and settle with nonce_error, and nothing moves", async () => {
     const payer = await freshPayer(network);
     await approveRelayer(network, payer.key, unit);

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { jsonFileNoteStorage } from "@relay402/client/incognito/json-file";
 import { parseUnits } from "viem";
 import { main as deployWallets } from "../examples/deploy-wallets";
 import { main as eoaPayment } from "../examples/eoa-payment";
@@ -11,7 +12,6 @@ import type { ExampleOptions } from "../examples/setup";
 import { main as swap } from "../examples/swap";
 import { main as walletPayment } from "../examples/wallet-payment";
 import { main as walletQueries } from "../examples/wallet-queries";
-import { jsonFileNoteStorage } from "../src/client";
 import { chainOf, freshPayer, tokenBalance } from "./support/chain";
 import { trackServices } from "./support/service";
 

@@ -1,5 +1,7 @@
 // What the settle bursts of the benchmarks share (bench:x402's 1,000 settles at concurrency 200, bench:instances):
 // the load generator's fetch limit, funded payers, 1-s blocks, and how a burst is judged (nonce errors, blocks used).
+
+import { erc20Abi } from "@relay402/client/wire/abis";
 import {
   type Address,
   type Chain,
@@ -10,7 +12,6 @@ import {
   http,
 } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { erc20Abi } from "../../src/chain/abis";
 import type { Outcome } from "./load";
 
 /**

@@ -1,6 +1,6 @@
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@relay402/client/wire/transfer-typed-data";
 import { type Address, toHex } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/settlement/typed-data";
 
 /** Where an EOA payment goes: bsc's devnet unless said otherwise, a new payee unless `to` is given. */
 export type EoaPaymentTarget = { network?: "bsc" | "base"; chainId?: number; to?: Address; value?: bigint };

@@ -11,6 +11,18 @@ import "../../src/production-env";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createRelay402Client, type SignerClient } from "@relay402/client";
+import { getIncognitoNetwork, shield, syncLeaves, unshield } from "@relay402/client/incognito";
+import { erc20Abi, factoryAbi } from "@relay402/client/wire/abis";
+import {
+  buildTree,
+  newNote,
+  noteCommitment,
+  randomFieldElement,
+  unshieldInput,
+} from "@relay402/client/wire/incognito/notes";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { proveUnshield, verifyUnshield } from "@relay402/client/wire/incognito/proof";
 import {
   type Address,
   createPublicClient,
@@ -24,19 +36,7 @@ import {
   toHex,
 } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { erc20Abi, factoryAbi } from "../../src/chain/abis";
-import {
-  createRelay402Client,
-  getIncognitoNetwork,
-  type SignerClient,
-  shield,
-  syncLeaves,
-  unshield,
-} from "../../src/client";
 import { CIRCUIT_ARTIFACTS } from "../../src/incognito/artifacts";
-import { buildTree, newNote, noteCommitment, randomFieldElement, unshieldInput } from "../../src/incognito/notes";
-import { privacyPoolAbi } from "../../src/incognito/pool-abi";
-import { proveUnshield, verifyUnshield } from "../../src/incognito/proof";
 import { createBundler } from "../../src/userops/bundler";
 
 const COLD_RUNS = 3;

@@ -1,6 +1,9 @@
 // The bench's baseline: our ERC-7579 wallet (contracts/Account.sol) as a viem `toSmartAccount` custom account and
 // our paymaster as a permissionless `paymaster` object, so a plain `createSmartAccountClient(...).sendUserOperation`
 // can send the same batch through the same bundler without relay402.
+
+import { encodeBatchExecution } from "@relay402/client/wire/execution";
+import type { UserOp } from "@relay402/client/wire/user-operation";
 import { createSmartAccountClient } from "permissionless";
 import { createPimlicoClient } from "permissionless/clients/pimlico";
 import type { Address, Chain, PublicClient, Transport, TypedData, TypedDataDefinition } from "viem";
@@ -19,7 +22,6 @@ import {
   hashTypedData as hashErc7739TypedData,
   wrapTypedDataSignature,
 } from "viem/experimental/erc7739";
-import { encodeBatchExecution } from "../../src/userops/execution";
 import {
   encodePaymasterData,
   paymasterHash,
@@ -27,7 +29,6 @@ import {
   type ValidityWindow,
 } from "../../src/userops/paymaster-data";
 import { STUB_ACCOUNT_SIGNATURE } from "../../src/userops/sponsor";
-import type { UserOp } from "../../src/userops/user-operation";
 
 /** The wallet, already deployed at `address` (so no factory args), validated by its single ECDSA owner. */
 export function toErc7579Account(parameters: {

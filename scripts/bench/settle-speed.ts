@@ -70,7 +70,7 @@ async function serve() {
 async function bench() {
   const { createPublicClient, createTestClient, createWalletClient, http } = await import("viem");
   const { generatePrivateKey, privateKeyToAccount } = await import("viem/accounts");
-  const { erc20Abi } = await import("../../src/chain/abis");
+  const { erc20Abi } = await import("@relay402/client/wire/abis");
   const { startRpcCounter } = await import("./rpc-counter");
   const { benchServiceConfig, startBenchDevnet } = await import("./bench-devnet");
   const { devnetChain } = await import("../devnet/chain");

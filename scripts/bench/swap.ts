@@ -13,6 +13,9 @@
 import "../../src/production-env";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { erc20Abi, factoryAbi } from "@relay402/client/wire/abis";
+import { swapRouter02Abi, v2RouterAbi } from "@relay402/client/wire/swap/abis";
+import { encodePath } from "@relay402/client/wire/swap/path";
 import {
   type Address,
   createPublicClient,
@@ -25,9 +28,6 @@ import {
   toHex,
 } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { erc20Abi, factoryAbi } from "../../src/chain/abis";
-import { swapRouter02Abi, v2RouterAbi } from "../../src/swap/abis";
-import { encodePath } from "../../src/swap/path";
 import { createBundler } from "../../src/userops/bundler";
 import { devnetChain } from "../devnet/chain";
 import { benchServiceConfig, type Cleanups, progress, startBenchDevnet } from "./bench-devnet";

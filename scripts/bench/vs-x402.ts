@@ -9,9 +9,9 @@
 import "../../src/production-env";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { erc20Abi } from "@relay402/client/wire/abis";
 import { type Address, createPublicClient, createWalletClient, type Hex, http, maxUint256 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { erc20Abi } from "../../src/chain/abis";
 import { devnetChain } from "../devnet/chain";
 import { type Cleanups, cleanUpOnExit, progress, startBenchDevnet } from "./bench-devnet";
 import {

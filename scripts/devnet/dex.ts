@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { erc20Abi } from "@relay402/client/wire/abis";
+import { positionManagerAbi, quoterV2Abi, v2RouterAbi, wrappedNativeAbi } from "@relay402/client/wire/swap/abis";
 import {
   type Address,
   type Chain,
@@ -20,10 +22,8 @@ import {
   zeroAddress,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { erc20Abi } from "../../src/chain/abis";
 import { CREATE2_DEPLOYER } from "../../src/chain/addresses";
 import type { NetworkName } from "../../src/config/schema";
-import { positionManagerAbi, quoterV2Abi, v2RouterAbi, wrappedNativeAbi } from "../../src/swap/abis";
 import { knownSwap, knownSwapNetwork } from "../../src/swap/known-routers";
 import { forgeArtifact } from "./artifacts";
 import { devnetKeys } from "./keys";

@@ -8,11 +8,17 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import {
+  buildTree,
+  type Note,
+  noteCommitment,
+  notePrecommitment,
+  unshieldInput,
+} from "@relay402/client/wire/incognito/notes";
+import { proveUnshield, type SolidityProof } from "@relay402/client/wire/incognito/proof";
+import { SNARK_SCALAR_FIELD } from "@relay402/client/wire/incognito/protocol";
 import { type Address, getAddress, keccak256, toHex } from "viem";
 import { CIRCUIT_ARTIFACTS, REPO_ROOT } from "../../src/incognito/artifacts";
-import { buildTree, type Note, noteCommitment, notePrecommitment, unshieldInput } from "../../src/incognito/notes";
-import { proveUnshield, type SolidityProof } from "../../src/incognito/proof";
-import { SNARK_SCALAR_FIELD } from "../../src/incognito/protocol";
 
 export const FIXTURE = {
   token: getAddress("0x7e57000000000000000000000000000000000001"),

@@ -12,9 +12,9 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { useSingleThreadedCurve } from "@relay402/client/wire/incognito/snark";
 import * as snarkjs from "snarkjs";
 import { CIRCUIT_ARTIFACTS, circuitDescriptor, REPO_ROOT } from "../../src/incognito/artifacts";
-import { useSingleThreadedCurve } from "../../src/incognito/snark";
 import { exportVerifierSource } from "./verifier";
 
 const POWER = 13;

@@ -1,7 +1,7 @@
+import { factoryAbi, paymasterAbi, relayerAbi } from "@relay402/client/wire/abis";
 import { type Address, isAddressEqual, type PublicClient, parseAbi, zeroAddress, zeroHash } from "viem";
 import { smartWalletSettingsOf } from "../config/capabilities";
 import type { NetworkConfig, NetworkName } from "../config/schema";
-import { factoryAbi, paymasterAbi, relayerAbi } from "./abis";
 import { MULTICALL3 } from "./addresses";
 
 /**

@@ -1,5 +1,5 @@
+import { factoryAbi } from "@relay402/client/wire/abis";
 import { type Address, getAddress, type Hex, keccak256, type PublicClient, stringToBytes } from "viem";
-import { factoryAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 
 /** keccak256(utf8(prefix + "-" + reverse(checksumAddress(owner) without 0x))), as decisions.md fixes it. */

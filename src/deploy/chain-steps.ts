@@ -1,3 +1,4 @@
+import { factoryAbi, relayerAbi } from "@relay402/client/wire/abis";
 import {
   type Address,
   encodeFunctionData,
@@ -7,7 +8,6 @@ import {
   parseEventLogs,
   type TransactionReceipt,
 } from "viem";
-import { factoryAbi, relayerAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send";
 import { minedFigures } from "../chain/mined-figures";

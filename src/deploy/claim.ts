@@ -1,3 +1,4 @@
+import type { ClaimBodySchema } from "@relay402/client/wire/deploy-schemas";
 import type { Static } from "@sinclair/typebox";
 import { getAddress } from "viem";
 import type { DeploymentBatch, DeploymentWallet } from "../db/schema";
@@ -6,7 +7,6 @@ import { shortReason } from "../logger";
 import { type Attempts, advanceBatch, hasPendingWork } from "./batch-progress";
 import type { DeployContext } from "./context";
 import { feeWasSent } from "./fee-payment";
-import type { ClaimBodySchema } from "./schemas";
 import type { SettlingContext } from "./settle-batch";
 
 type ClaimBody = Static<typeof ClaimBodySchema>;

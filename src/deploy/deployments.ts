@@ -1,10 +1,3 @@
-import type { Static } from "@sinclair/typebox";
-import { claimDeployments } from "./claim";
-import { createDeployContext, type DeployDeps } from "./context";
-import { settleEoaDeployment, verifyEoaDeployment } from "./eoa-flow";
-import { masterWallet, walletsOfOwner } from "./queries";
-import { quoteDeployment } from "./quote";
-import { reconcileDeployments } from "./reconcile";
 import type {
   ClaimBodySchema,
   EoaSettleBodySchema,
@@ -12,7 +5,14 @@ import type {
   QuoteBodySchema,
   WalletSettleBodySchema,
   WalletVerifyBodySchema,
-} from "./schemas";
+} from "@relay402/client/wire/deploy-schemas";
+import type { Static } from "@sinclair/typebox";
+import { claimDeployments } from "./claim";
+import { createDeployContext, type DeployDeps } from "./context";
+import { settleEoaDeployment, verifyEoaDeployment } from "./eoa-flow";
+import { masterWallet, walletsOfOwner } from "./queries";
+import { quoteDeployment } from "./quote";
+import { reconcileDeployments } from "./reconcile";
 import { createBatchSettler, type SettlingContext } from "./settle-batch";
 import { settleWalletDeployment, verifyWalletDeployment } from "./wallet-flow";
 

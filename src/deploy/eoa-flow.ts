@@ -1,3 +1,4 @@
+import type { EoaSettleBodySchema, EoaVerifyBodySchema } from "@relay402/client/wire/deploy-schemas";
 import type { Static } from "@sinclair/typebox";
 import type { DeploymentBatch } from "../db/schema";
 import { ApiError } from "../errors";
@@ -5,7 +6,6 @@ import { authorizationToJson } from "../settlement/authorization";
 import type { DeployContext } from "./context";
 import { checkEoaPayments, parseEoaPayments } from "./eoa-payloads";
 import { assertDeployable, assertSameWallets, batchOf, planDeployment, walletEntries } from "./plan";
-import type { EoaSettleBodySchema, EoaVerifyBodySchema } from "./schemas";
 import type { SettlingContext } from "./settle-batch";
 
 const FIELD = "paymentRequirements.deployment";

@@ -1,5 +1,5 @@
+import { erc20Abi } from "@relay402/client/wire/abis";
 import { type Address, isAddressEqual } from "viem";
-import { erc20Abi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import { ApiError, type ErrorCode } from "../errors";
 import { shortReason } from "../logger";

@@ -1,3 +1,4 @@
+import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import type { Address, Hex } from "viem";
 import type { Async } from "../db/async-port";
 import type { DeploymentBatch } from "../db/schema";
@@ -11,7 +12,6 @@ import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import { type UserOpOutcome, userOpFigures } from "../userops/outcome";
 import { sendIssuedUserOp } from "../userops/submit-user-op";
 import type { UserOpNetwork } from "../userops/user-op-network";
-import type { RpcUserOp } from "../userops/user-operation";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
 import type { AsyncDeploymentStore } from "./deployment-store";
 

@@ -1,7 +1,7 @@
+import type { QuoteBodySchema } from "@relay402/client/wire/deploy-schemas";
 import type { Static } from "@sinclair/typebox";
 import type { DeployContext } from "./context";
 import { planDeployment, walletEntries } from "./plan";
-import type { QuoteBodySchema } from "./schemas";
 
 /** /deploy/quote: what a client must sign for a deployment; no payment, no reservation. */
 export async function quoteDeployment(ctx: DeployContext, body: Static<typeof QuoteBodySchema>) {

@@ -1,8 +1,8 @@
+import type { DeploySettleResponseSchema, WalletInfoSchema } from "@relay402/client/wire/deploy-schemas";
 import type { Static } from "@sinclair/typebox";
 import { getAddress } from "viem";
 import type { DeploymentBatch, DeploymentWallet } from "../db/schema";
 import { ApiError } from "../errors";
-import type { DeploySettleResponseSchema, WalletInfoSchema } from "./schemas";
 
 export type DeploySettleResponse = Static<typeof DeploySettleResponseSchema>;
 

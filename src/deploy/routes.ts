@@ -1,7 +1,3 @@
-import { Elysia } from "elysia";
-import { ErrorResponse } from "../fields";
-import type { AdminGuard } from "../http/admin-guard";
-import type { Deployments } from "./deployments";
 import {
   ClaimBodySchema,
   ClaimResponseSchema,
@@ -18,7 +14,11 @@ import {
   WalletSettleBodySchema,
   WalletVerifyBodySchema,
   WalletVerifyResponseSchema,
-} from "./schemas";
+} from "@relay402/client/wire/deploy-schemas";
+import { ErrorResponse } from "@relay402/client/wire/fields";
+import { Elysia } from "elysia";
+import type { AdminGuard } from "../http/admin-guard";
+import type { Deployments } from "./deployments";
 
 const errors = { 400: ErrorResponse, 404: ErrorResponse, 500: ErrorResponse };
 /** Only the admin routes can answer 401. */

@@ -1,3 +1,4 @@
+import { factoryAbi } from "@relay402/client/wire/abis";
 import {
   type Address,
   decodeErrorResult,
@@ -8,7 +9,6 @@ import {
   type PublicClient,
   parseAbi,
 } from "viem";
-import { factoryAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import { smartWalletOf } from "../config/capabilities";
 import type { DeploymentWallet } from "../db/schema";

@@ -1,11 +1,12 @@
+import type { WalletSettleBodySchema, WalletVerifyBodySchema } from "@relay402/client/wire/deploy-schemas";
+import { payBatchCalls } from "@relay402/client/wire/pay-batch";
+import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import type { Static } from "@sinclair/typebox";
 import { getAddress, type Hex } from "viem";
 import { refuse } from "../userops/invalid";
 import { issueUserOp } from "../userops/issue-user-op";
 import { assertSignedByOwner, locateIssuedUserOp } from "../userops/locate-issued-user-op";
-import { payBatchCalls } from "../userops/pay-batch";
 import { userOpNetworkOf } from "../userops/user-op-network";
-import type { RpcUserOp } from "../userops/user-operation";
 import {
   assertDeployable,
   assertSameWallets,
@@ -14,7 +15,6 @@ import {
   planDeployment,
   walletEntries,
 } from "./plan";
-import type { WalletSettleBodySchema, WalletVerifyBodySchema } from "./schemas";
 import type { SettlingContext } from "./settle-batch";
 
 const FIELD = "paymentRequirements.deployment";

@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { PUBLIC_SIGNALS, TREE_DEPTH } from "./protocol";
+import { PUBLIC_SIGNALS, TREE_DEPTH } from "@relay402/client/wire/incognito/protocol";
 
 export const REPO_ROOT = resolve(import.meta.dir, "..", "..");
-const dir = join(REPO_ROOT, "artifacts", "incognito");
+// The one copy of the setup output: the client package ships it for proving, the service serves and verifies with it.
+const dir = join(REPO_ROOT, "packages", "client", "circuit");
 
 /**
  * The committed output of scripts/incognito/setup.ts. A service serves wasm, zkey and verification key as they

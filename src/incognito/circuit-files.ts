@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
-import descriptorJson from "../../artifacts/incognito/circuit.json";
-import wasmPath from "../../artifacts/incognito/unshield.wasm" with { type: "file" };
-import zkeyPath from "../../artifacts/incognito/unshield.zkey" with { type: "file" };
-import verificationKeyFile from "../../artifacts/incognito/verification_key.json" with { type: "file" };
+import descriptorJson from "../../packages/client/circuit/circuit.json";
+import wasmPath from "../../packages/client/circuit/unshield.wasm" with { type: "file" };
+import zkeyPath from "../../packages/client/circuit/unshield.zkey" with { type: "file" };
+import verificationKeyFile from "../../packages/client/circuit/verification_key.json" with { type: "file" };
 import type { CircuitDescriptor } from "./artifacts";
 
 /**
@@ -31,7 +31,7 @@ export type CircuitFiles = {
   verificationKey(): Promise<unknown>;
 };
 
-/** The committed artifacts (artifacts/incognito), described by their circuit.json. */
+/** The committed artifacts (packages/client/circuit), described by their circuit.json. */
 export function createCircuitFiles(descriptor: CircuitDescriptor = descriptorJson): CircuitFiles {
   const url = (file: string) => `${CIRCUIT_PATH}/${descriptor.id}/${file}`;
   const files = new Map(

@@ -1,9 +1,9 @@
+import { relayerAbi } from "@relay402/client/wire/abis";
+import { fieldToHex } from "@relay402/client/wire/incognito/notes";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
 import type { Address, PublicClient } from "viem";
-import { relayerAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import type { Leaf } from "./leaf-store";
-import { fieldToHex } from "./notes";
-import { privacyPoolAbi } from "./pool-abi";
 
 /** What the incognito flows read from a network's PrivacyPool (and the relayer whose whitelist it uses). */
 export type PoolPort = {

@@ -1,7 +1,7 @@
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
 import { type Hex, toFunctionSelector } from "viem";
 import { ApiError } from "../errors";
 import { EstimateFailedError } from "../userops/sponsor";
-import { privacyPoolAbi } from "./pool-abi";
 import { invalid } from "./verify-incognito";
 
 export type PoolErrorName = Extract<(typeof privacyPoolAbi)[number], { type: "error" }>["name"];

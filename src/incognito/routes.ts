@@ -1,9 +1,4 @@
-import { Elysia } from "elysia";
-import { ApiError } from "../errors";
-import { ErrorResponse } from "../fields";
-import { userOpSettleRoute } from "../userops/settle-route";
-import { CIRCUIT_PATH } from "./circuit-files";
-import type { Incognito } from "./incognito";
+import { ErrorResponse } from "@relay402/client/wire/fields";
 import {
   CircuitResponseSchema,
   IncognitoSettleResponseSchema,
@@ -12,7 +7,12 @@ import {
   LeavesParamsSchema,
   LeavesQuerySchema,
   LeavesResponseSchema,
-} from "./schemas";
+} from "@relay402/client/wire/incognito/schemas";
+import { Elysia } from "elysia";
+import { ApiError } from "../errors";
+import { userOpSettleRoute } from "../userops/settle-route";
+import { CIRCUIT_PATH } from "./circuit-files";
+import type { Incognito } from "./incognito";
 
 const TAG = "Incognito";
 /** The artifacts' URLs carry the setup's id: their content never changes. */

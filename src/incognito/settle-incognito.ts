@@ -1,3 +1,6 @@
+import { fieldToHex } from "@relay402/client/wire/incognito/notes";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import type { IncognitoSettleResponseSchema } from "@relay402/client/wire/incognito/schemas";
 import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress } from "viem";
 import { ApiError } from "../errors";
@@ -7,9 +10,6 @@ import type { ChainLog } from "../userops/outcome";
 import { createUserOpSettler, type SettleDeps, type SettlingUserOp } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { incognitoNetworkOf } from "./incognito-network";
-import { fieldToHex } from "./notes";
-import { privacyPoolAbi } from "./pool-abi";
-import type { IncognitoSettleResponseSchema } from "./schemas";
 import { invalid } from "./verify-incognito";
 import type { ShieldContext } from "./verify-shield";
 import type { UnshieldContext } from "./verify-unshield";

@@ -1,7 +1,7 @@
-import descriptorJson from "../../artifacts/incognito/circuit.json";
+import descriptorJson from "../../packages/client/circuit/circuit.json";
 
 /**
- * Circuit ids (artifacts/incognito/circuit.json) whose trusted setup one machine ran alone: the committed devnet
+ * Circuit ids (packages/client/circuit/circuit.json) whose trusted setup one machine ran alone: the committed devnet
  * setup. Whoever kept its toxic waste can prove any unshield, so a pool verifying with it holds nothing safely.
  * A ceremony's artifacts get another id (it is derived from the proving key) and are not listed.
  */

@@ -1,9 +1,13 @@
+import type {
+  IncognitoDataSchema,
+  IncognitoVerifyBodySchema,
+  IncognitoVerifyResponseSchema,
+} from "@relay402/client/wire/incognito/schemas";
 import type { Static } from "@sinclair/typebox";
 import type { ApiError } from "../errors";
 import { invalidUnder } from "../userops/invalid";
 import type { IssueUserOpDeps } from "../userops/issue-user-op";
 import type { IncognitoKeys, NewIssuedUserOp, Reservation } from "../userops/issued-user-op-store";
-import type { IncognitoDataSchema, IncognitoVerifyBodySchema, IncognitoVerifyResponseSchema } from "./schemas";
 
 export type IncognitoData = Static<typeof IncognitoDataSchema>;
 export type IncognitoRequest = Pick<Static<typeof IncognitoVerifyBodySchema>, "walletAddress" | "incognitoData">;

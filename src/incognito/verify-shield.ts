@@ -1,15 +1,15 @@
+import { erc20Abi } from "@relay402/client/wire/abis";
+import type { Call } from "@relay402/client/wire/execution";
+import { commitmentOf, fieldToHex } from "@relay402/client/wire/incognito/notes";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "@relay402/client/wire/incognito/protocol";
+import { walletPaymentFee } from "@relay402/client/wire/wallet-fee";
 import { type Address, encodeFunctionData, getAddress } from "viem";
-import { erc20Abi } from "../chain/abis";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
-import type { Call } from "../userops/execution";
 import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
-import { walletPaymentFee } from "../wallets/fee";
 import type { IncognitoNetwork } from "./incognito-network";
-import { commitmentOf, fieldToHex } from "./notes";
-import { privacyPoolAbi } from "./pool-abi";
 import { asPoolRefusal } from "./pool-reverts";
-import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "./protocol";
 import {
   type IncognitoRequest,
   type IncognitoVerifyResponse,

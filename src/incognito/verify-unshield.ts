@@ -1,20 +1,20 @@
-import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256 } from "viem";
-import { ApiError } from "../errors";
-import { shortReason } from "../logger";
-import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
-import { unshieldMinimumFee } from "./fees";
-import type { IncognitoNetwork } from "./incognito-network";
-import { fieldToHex } from "./notes";
-import { privacyPoolAbi } from "./pool-abi";
-import { asPoolRefusal } from "./pool-reverts";
+import { unshieldMinimumFee } from "@relay402/client/wire/incognito/fees";
+import { fieldToHex } from "@relay402/client/wire/incognito/notes";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
 import {
   coordinateOutOfField,
   type PublicSignals,
   type SolidityProof,
   signalOutOfField,
   verifyUnshield as verifyProof,
-} from "./proof";
-import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "./protocol";
+} from "@relay402/client/wire/incognito/proof";
+import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "@relay402/client/wire/incognito/protocol";
+import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256 } from "viem";
+import { ApiError } from "../errors";
+import { shortReason } from "../logger";
+import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
+import type { IncognitoNetwork } from "./incognito-network";
+import { asPoolRefusal } from "./pool-reverts";
 import {
   type IncognitoRequest,
   type IncognitoVerifyResponse,

@@ -1,3 +1,4 @@
+import { NETWORKS, type NetworkName } from "@relay402/client/wire/networks";
 import type { NetworkPreset } from "./preset";
 import { base } from "./presets/base";
 import { baseSepolia } from "./presets/base-sepolia";
@@ -7,15 +8,18 @@ import { bscTestnet } from "./presets/bsc-testnet";
 export type { NetworkPreset, PresetRouter, PresetSwap, PresetToken } from "./preset";
 
 /**
- * Every network relay402 knows, in the order config, answers and docs list them. Another EVM chain is one more
- * preset here (and its test in presets.test.ts); everything keyed by network name follows this list.
+ * Every network relay402 knows. Its name is the wire format's (NETWORKS of the client package, the order config,
+ * answers and docs list them in): another EVM chain is its name there and one more preset here (and its test in
+ * presets.test.ts); everything keyed by network name follows that list.
  */
 export const NETWORK_PRESETS = [bsc, base, bscTestnet, baseSepolia] as const;
 
-export type NetworkName = (typeof NETWORK_PRESETS)[number]["name"];
+type PresetName = (typeof NETWORK_PRESETS)[number]["name"];
+/** A type error here means the presets and the wire format's NETWORKS name different networks. */
+const presetsAreTheWireNetworks: [PresetName, NetworkName] extends [NetworkName, PresetName] ? true : never = true;
+void presetsAreTheWireNetworks;
 
-/** The network names, in preset order. */
-export const NETWORKS: readonly NetworkName[] = NETWORK_PRESETS.map((preset) => preset.name);
+export { NETWORKS, type NetworkName };
 
 const byName = new Map<string, NetworkPreset<NetworkName>>(NETWORK_PRESETS.map((preset) => [preset.name, preset]));
 

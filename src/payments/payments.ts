@@ -1,3 +1,4 @@
+import type { PaymentBodySchema } from "@relay402/client/wire/payment-schemas";
 import type { Static } from "@sinclair/typebox";
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import { relayerOf } from "../config/capabilities";
@@ -9,7 +10,6 @@ import type { RelayerPort } from "../settlement/relayer-port";
 import type { PaymentSettler } from "../settlement/settle-payment";
 import { verifyPayment } from "../settlement/verify-payment";
 import { reconcileSettlements } from "./reconcile-settlements";
-import type { PaymentBodySchema } from "./schemas";
 
 type PaymentBody = Static<typeof PaymentBodySchema>;
 

@@ -1,8 +1,12 @@
+import { ErrorResponse } from "@relay402/client/wire/fields";
+import {
+  PaymentBodySchema,
+  PaymentSettleResponseSchema,
+  PaymentVerifyResponseSchema,
+} from "@relay402/client/wire/payment-schemas";
 import { Elysia } from "elysia";
-import { ErrorResponse } from "../fields";
 import type { BodyReader } from "../flow";
 import type { Payments } from "./payments";
-import { PaymentBodySchema, PaymentSettleResponseSchema, PaymentVerifyResponseSchema } from "./schemas";
 
 /**
  * A body another flow reads (x402's, with a top-level numeric x402Version) is answered by that flow before the

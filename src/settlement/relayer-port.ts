@@ -1,3 +1,4 @@
+import { relayerAbi } from "@relay402/client/wire/abis";
 import {
   type Address,
   concatHex,
@@ -10,7 +11,6 @@ import {
   type PublicClient,
   toFunctionSelector,
 } from "viem";
-import { relayerAbi } from "../chain/abis";
 import { batchedCall } from "../chain/batched-call";
 import type { NetworkRuntime } from "../chain/networks";
 import { relayerOf } from "../config/capabilities";

@@ -1,5 +1,5 @@
+import { entryPointAbi } from "@relay402/client/wire/abis";
 import type { Address } from "viem";
-import { entryPointAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkRuntime } from "../chain/networks";
 import { smartWalletSettingsOf } from "../config/capabilities";

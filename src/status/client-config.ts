@@ -1,8 +1,8 @@
-import { relayerAbi } from "../chain/abis";
+import { relayerAbi } from "@relay402/client/wire/abis";
+import { SWAP_WITH_AUTHORIZATION_TYPE } from "@relay402/client/wire/swap/typed-data";
+import { SIGNED_TYPES } from "@relay402/client/wire/transfer-typed-data";
 import type { Capability } from "../config/capabilities";
 import { MAX_BODY_BYTES } from "../limits";
-import { SIGNED_TYPES } from "../settlement/typed-data";
-import { SWAP_WITH_AUTHORIZATION_TYPE } from "../swap/typed-data";
 import type { StatusSources } from "./status-sources";
 
 export const LIMITS = { maxTransactionsPerBatch: 20, maxSaltsPerDeployment: 10, maxFundingPayloads: 10 };

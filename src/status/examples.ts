@@ -3,6 +3,9 @@
  * beside the flows'), of shapes the routes' schemas accept; test/http/openapi.test.ts checks each, and that the
  * real answers have their fields.
  */
+
+import { SWAP_WITH_AUTHORIZATION_TYPE } from "@relay402/client/wire/swap/typed-data";
+import { SIGNED_TYPES } from "@relay402/client/wire/transfer-typed-data";
 import {
   CIRCUIT_ID,
   EXECUTOR,
@@ -16,8 +19,6 @@ import {
   TOKEN,
   WRAPPED_NATIVE,
 } from "../examples";
-import { SIGNED_TYPES } from "../settlement/typed-data";
-import { SWAP_WITH_AUTHORIZATION_TYPE } from "../swap/typed-data";
 
 const health = {
   status: "ok",

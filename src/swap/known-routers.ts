@@ -11,7 +11,7 @@ import { NETWORK_PRESETS, type PresetSwap, presetOf } from "../networks";
  *   (0x1b81D678…) has Uniswap's original struct with a deadline and would be called wrongly; its Smart Router
  *   has the SwapRouter02 layout. (The Smart Router's own V2 function has no deadline, so V2 stays on
  *   PancakeRouter.)
- * - pools are computed, never looked up (src/swap/quote-math.ts): a V3 router's `factory` is the address the
+ * - pools are computed, never looked up (packages/client/src/wire/swap/quote-math.ts): a V3 router's `factory` is the address the
  *   pools are CREATE2-deployed from. On PancakeSwap V3 that is the PancakeV3PoolDeployer, not the
  *   PancakeV3Factory (PancakeSwap's own PoolAddress.computeAddress takes the deployer).
  * The init-code hashes of the Uniswap deployments equal keccak256 of the pair/pool creation code in the npm

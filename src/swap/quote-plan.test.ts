@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { quoterV2Abi, v2PairAbi, v3PoolAbi } from "@relay402/client/wire/swap/abis";
+import { encodePath } from "@relay402/client/wire/swap/path";
+import { v2AmountOut, v2PairAddress, v3PoolAddress } from "@relay402/client/wire/swap/quote-math";
 import { type Address, decodeFunctionData, encodeFunctionResult, type Hex } from "viem";
-import { quoterV2Abi, v2PairAbi, v3PoolAbi } from "./abis";
-import { encodePath } from "./path";
-import { v2AmountOut, v2PairAddress, v3PoolAddress } from "./quote-math";
 import { type Aggregate3Result, planQuote, type QuoteDexes } from "./quote-plan";
 
 const SELL: Address = "0x1111111111111111111111111111111111111111";

@@ -1,6 +1,5 @@
-import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, multicall3Abi } from "viem";
-import { quoterV2Abi, v2PairAbi, v3PoolAbi } from "./abis";
-import { encodePath } from "./path";
+import { quoterV2Abi, v2PairAbi, v3PoolAbi } from "@relay402/client/wire/swap/abis";
+import { encodePath } from "@relay402/client/wire/swap/path";
 import {
   candidateRoutes,
   priceImpactBps,
@@ -11,7 +10,8 @@ import {
   v2PairAddress,
   v3MidPrice,
   v3PoolAddress,
-} from "./quote-math";
+} from "@relay402/client/wire/swap/quote-math";
+import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, multicall3Abi } from "viem";
 
 /** One network's DEXes as quoting needs them (the devnet manifest's `dex`, or config on a fork). */
 export type QuoteDexes = {

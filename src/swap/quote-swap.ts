@@ -1,3 +1,7 @@
+import { encodePath } from "@relay402/client/wire/swap/path";
+import { bestRoute, minBuyAmount, swapFee } from "@relay402/client/wire/swap/quote-math";
+import type { SwapQuoteBodySchema } from "@relay402/client/wire/swap/schemas";
+import { SWAP_WITH_AUTHORIZATION_TYPES } from "@relay402/client/wire/swap/typed-data";
 import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress, type Hex, isAddressEqual, keccak256, toHex } from "viem";
 import { MULTICALL3 } from "../chain/addresses";
@@ -6,12 +10,8 @@ import { relayerOf } from "../config/capabilities";
 import type { SwapConfig, TokenConfig } from "../config/schema";
 import type { RelayerDomain } from "../settlement/relayer-port";
 import { invalid } from "../userops/invalid";
-import { encodePath } from "./path";
-import { bestRoute, minBuyAmount, swapFee } from "./quote-math";
 import { decodeAggregate3, encodeAggregate3, planQuote, type QuoteDexes, type RouteQuote } from "./quote-plan";
-import type { SwapQuoteBodySchema } from "./schemas";
 import { uint256 } from "./swap-authorization";
-import { SWAP_WITH_AUTHORIZATION_TYPES } from "./typed-data";
 
 type SwapQuoteBody = Static<typeof SwapQuoteBodySchema>;
 

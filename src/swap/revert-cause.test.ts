@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import { encodeErrorResult, parseAbi } from "viem";
-import { relayerSwapAbi } from "./abis";
 import { swapRevertCause } from "./revert-cause";
 
 const errorString = (message: string) =>

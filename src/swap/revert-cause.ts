@@ -1,6 +1,6 @@
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import { decodeErrorResult, type Hex, type PublicClient } from "viem";
 import { revertDataOf } from "../chain/errors";
-import { relayerSwapAbi } from "./abis";
 
 /**
  * Who made a mined swap revert. "market": the route paid less than the signed minimum (the relayer's

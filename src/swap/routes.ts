@@ -1,6 +1,4 @@
-import { Elysia } from "elysia";
-import { ErrorResponse } from "../fields";
-import { userOpSettleRoute } from "../userops/settle-route";
+import { ErrorResponse } from "@relay402/client/wire/fields";
 import {
   SwapBodySchema,
   SwapQuoteBodySchema,
@@ -10,7 +8,9 @@ import {
   WalletSwapSettleResponseSchema,
   WalletSwapVerifyBodySchema,
   WalletSwapVerifyResponseSchema,
-} from "./schemas";
+} from "@relay402/client/wire/swap/schemas";
+import { Elysia } from "elysia";
+import { userOpSettleRoute } from "../userops/settle-route";
 import type { Swaps } from "./swaps";
 
 /**

@@ -1,3 +1,4 @@
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import type { Address, Hex, TransactionReceipt } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
@@ -9,7 +10,6 @@ import { everyRecord, type RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../settlement/authorization-settlement";
 import { reconcileUnfinished } from "../settlement/reconcile-unfinished";
-import { relayerSwapAbi } from "./abis";
 import type { SwapAuthorization, SwapRoute } from "./swap-authorization";
 import { type SwapSettlementStore, swapSettlementOf } from "./swap-store";
 import { explainRevert, type SwapVerifyContext, swapCallData, verifySwap } from "./verify-swap";

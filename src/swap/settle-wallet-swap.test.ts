@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import { type Address, encodeAbiParameters, encodeEventTopics, getAddress, type Hex } from "viem";
 import type { ChainLog } from "../userops/outcome";
-import { relayerSwapAbi } from "./abis";
 import { walletSwapIn } from "./settle-wallet-swap";
 
 const RELAYER = getAddress("0xe7a518451b8e7abb526ea674a1d2a6720014de71");

@@ -1,3 +1,5 @@
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
+import type { WalletSwapSettleResponseSchema } from "@relay402/client/wire/swap/schemas";
 import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress, isAddressEqual } from "viem";
 import { ApiError } from "../errors";
@@ -6,9 +8,7 @@ import { type ChainLog, revertReasonIn } from "../userops/outcome";
 import { createUserOpSettler, type SettleDeps, type SettlingUserOp } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { transfersIn } from "../wallets/transfers";
-import { relayerSwapAbi } from "./abis";
 import { swapRevertCause } from "./revert-cause";
-import type { WalletSwapSettleResponseSchema } from "./schemas";
 import { swapRefusalOf, type WalletSwapContext } from "./verify-wallet-swap";
 
 export type WalletSwapSettleResponse = Static<typeof WalletSwapSettleResponseSchema>;

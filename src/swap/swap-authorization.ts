@@ -1,23 +1,15 @@
+import type { SwapBodySchema } from "@relay402/client/wire/swap/schemas";
+import type { SwapAuthorizationMessage, SwapOrder } from "@relay402/client/wire/swap/typed-data";
 import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress, type Hex, keccak256, maxUint256 } from "viem";
 import { invalid } from "../userops/invalid";
-import type { SwapBodySchema } from "./schemas";
-import type { SwapAuthorizationMessage } from "./typed-data";
 
-/** The relayer's SwapOrder: what a swap sells, buys at least and pays to whom (a wallet's swapBatch takes it as is). */
-export type SwapOrder = {
-  sellToken: Address;
-  buyToken: Address;
-  sellAmount: bigint;
-  minBuyAmount: bigint;
-  recipient: Address;
-  fee: bigint;
-};
+export type { SwapOrder };
 
-/** The signed SwapWithAuthorization as the relayer's struct takes it (its one definition: src/swap/typed-data.ts). */
+/** The signed SwapWithAuthorization as the relayer's struct takes it (its one definition: packages/client/src/wire/swap/typed-data.ts). */
 export type SwapAuthorization = SwapAuthorizationMessage;
 
-/** The relayer's SwapRoute: the router and the packed path (src/swap/path.ts). */
+/** The relayer's SwapRoute: the router and the packed path (packages/client/src/wire/swap/path.ts). */
 export type SwapRoute = { router: Address; path: Hex };
 
 export type SwapBody = Static<typeof SwapBodySchema>;

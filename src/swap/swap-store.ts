@@ -1,9 +1,9 @@
+import { swapAuthorizationHash } from "@relay402/client/wire/swap/typed-data";
 import type { Db } from "../db/open";
 import { type SwapSettlement, swapSettlements } from "../db/schema";
 import { createClaimStore } from "../settlement/claim-store";
 import type { JournalColumns, SettlementStoreOf } from "../settlement/settlement-journal";
 import type { SwapAuthorization } from "./swap-authorization";
-import { swapAuthorizationHash } from "./typed-data";
 
 export type NewSwapSettlement = Omit<SwapSettlement, JournalColumns>;
 export type SwapSettlementKey = { network: string; payer: string; nonce: string };

@@ -1,3 +1,5 @@
+import { ROUTER_KIND, relayerSwapAbi } from "@relay402/client/wire/swap/abis";
+import { v2PairAddress, v3PoolAddress } from "@relay402/client/wire/swap/quote-math";
 import {
   type Address,
   decodeFunctionResult,
@@ -9,8 +11,6 @@ import {
 } from "viem";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkName, SwapConfig } from "../config/schema";
-import { ROUTER_KIND, relayerSwapAbi } from "./abis";
-import { v2PairAddress, v3PoolAddress } from "./quote-math";
 import { type Aggregate3Call, decodeAggregate3, encodeAggregate3 } from "./quote-plan";
 
 /** Both a V2 pair and a V3 pool answer token0(): a contract at a computed address that does is a real pool. */

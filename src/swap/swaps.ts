@@ -1,3 +1,4 @@
+import type { SwapQuoteBodySchema } from "@relay402/client/wire/swap/schemas";
 import type { Static } from "@sinclair/typebox";
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import type { DenyCounters } from "../deny/deny-counters";
@@ -9,7 +10,6 @@ import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
 import { quoteSwap, swapNetwork } from "./quote-swap";
 import { minedRevertData, swapRevertCause } from "./revert-cause";
-import type { SwapQuoteBodySchema } from "./schemas";
 import { createSwapSettler } from "./settle-swap";
 import { createWalletSwapSettler } from "./settle-wallet-swap";
 import { parseSwapAuthorization, type SwapBody } from "./swap-authorization";

@@ -1,3 +1,5 @@
+import { quoterV2Abi, relayerSwapAbi, v2RouterAbi } from "@relay402/client/wire/swap/abis";
+import { SWAP_WITH_AUTHORIZATION_TYPES } from "@relay402/client/wire/swap/typed-data";
 import {
   type Address,
   decodeErrorResult,
@@ -16,13 +18,11 @@ import type { ErrorCode } from "../errors";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
 import type { RelayerDomain } from "../settlement/relayer-port";
-import { quoterV2Abi, relayerSwapAbi, v2RouterAbi } from "./abis";
 import { isPayerSignature } from "./payer-signature";
 import { decodeAggregate3, encodeAggregate3 } from "./quote-plan";
 import { sellTokenConfig, swapFeeFor } from "./quote-swap";
 import { isPriceMove } from "./revert-cause";
 import type { SwapAuthorization, SwapRoute } from "./swap-authorization";
-import { SWAP_WITH_AUTHORIZATION_TYPES } from "./typed-data";
 
 /** What the simulation and the chain may revert with, beside the relayer's own errors. */
 const revertAbi = [

@@ -1,19 +1,20 @@
+import { erc20Abi } from "@relay402/client/wire/abis";
+import type { Call } from "@relay402/client/wire/execution";
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
+import { encodePath } from "@relay402/client/wire/swap/path";
+import type { WalletSwapVerifyBodySchema, WalletSwapVerifyResponseSchema } from "@relay402/client/wire/swap/schemas";
 import type { Static } from "@sinclair/typebox";
 import { type Address, encodeFunctionData, getAddress, type Hex, isAddressEqual } from "viem";
-import { erc20Abi } from "../chain/abis";
 import type { NetworkRuntime } from "../chain/networks";
 import type { SwapConfig } from "../config/schema";
 import { assertOwnerSwapsNotDenied } from "../deny/deny-counters";
 import type { ErrorCode } from "../errors";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
-import type { Call } from "../userops/execution";
 import { invalid } from "../userops/invalid";
 import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
 import type { SimulatedRevertError } from "../userops/simulate";
 import type { UserOpNetwork } from "../userops/user-op-network";
-import { relayerSwapAbi } from "./abis";
-import { encodePath } from "./path";
 import {
   type BestQuote,
   checkSlippage,
@@ -23,7 +24,6 @@ import {
   swapFeeFor,
   wireRoute,
 } from "./quote-swap";
-import type { WalletSwapVerifyBodySchema, WalletSwapVerifyResponseSchema } from "./schemas";
 import { type SwapOrder, uint256 } from "./swap-authorization";
 import { explainRevert, PRICE_MOVED } from "./verify-swap";
 

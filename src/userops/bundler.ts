@@ -1,6 +1,6 @@
+import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import type { Address, Hex } from "viem";
 import { Relay402Error } from "../errors";
-import type { RpcUserOp } from "./user-operation";
 
 /** Base of every bundler failure; the port classifies each answer once, so nothing above it reads a message. */
 export class BundlerError extends Relay402Error {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import type { UserOp } from "@relay402/client/wire/user-operation";
 import { parseGwei } from "viem";
 import { presetOf } from "../networks";
 import { assertWithinCaps, UserOpCapError, userOpCapsFor } from "./caps";
-import type { UserOp } from "./user-operation";
 
 const measured: UserOp = {
   sender: "0x00000000000000000000000000000000000000aa",

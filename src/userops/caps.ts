@@ -1,5 +1,5 @@
+import type { UserOp } from "@relay402/client/wire/user-operation";
 import { formatGwei, parseGwei } from "viem";
-import type { UserOp } from "./user-operation";
 
 /**
  * Upper bounds on what a bundler may propose for a sponsored UserOp. The paymaster's deposit pays up to

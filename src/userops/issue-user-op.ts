@@ -1,15 +1,15 @@
+import { type Call, encodeBatchExecution } from "@relay402/client/wire/execution";
+import { type RpcUserOp, toRpcUserOp, userOpHash } from "@relay402/client/wire/user-operation";
 import type { Address, Hex } from "viem";
 import type { IssuedUserOp } from "../db/schema";
 import { assertOwnerNotDenied, type DenyCounters } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
-import { type Call, encodeBatchExecution } from "./execution";
 import { refuse } from "./invalid";
 import type { AsyncIssuedUserOpStore, NewIssuedUserOp } from "./issued-user-op-store";
 import { revertRefusal, SimulatedRevertError, simulateUserOpCalls } from "./simulate";
 import { buildSponsoredUserOp, EstimateFailedError } from "./sponsor";
 import type { UserOpNetwork } from "./user-op-network";
-import { type RpcUserOp, toRpcUserOp, userOpHash } from "./user-operation";
 import { readWalletState, type WalletState } from "./wallet-state";
 
 export type IssueUserOpDeps = { store: AsyncIssuedUserOpStore; deny: DenyCounters; validitySeconds: number };

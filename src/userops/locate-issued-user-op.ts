@@ -1,10 +1,10 @@
+import { fromRpcUserOp, type RpcUserOp, userOpHash } from "@relay402/client/wire/user-operation";
 import type { Hex } from "viem";
 import type { IssuedUserOp } from "../db/schema";
 import { refuse } from "./invalid";
 import type { AsyncIssuedUserOpStore } from "./issued-user-op-store";
 import { checkOwnerSignature, differingFields } from "./user-op-match";
 import type { UserOpNetwork } from "./user-op-network";
-import { fromRpcUserOp, type RpcUserOp, userOpHash } from "./user-operation";
 
 /** A signed UserOp matched to what a verify endpoint issued. */
 export type LocatedUserOp = { network: UserOpNetwork; hash: Hex; record: IssuedUserOp };

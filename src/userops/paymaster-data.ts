@@ -1,6 +1,6 @@
+import type { UserOp } from "@relay402/client/wire/user-operation";
 import { type Address, concat, encodeAbiParameters, type Hex, keccak256, pad, toHex } from "viem";
 import type { LocalAccount } from "viem/accounts";
-import type { UserOp } from "./user-operation";
 
 const u128 = (value: bigint) => pad(toHex(value), { size: 16 });
 

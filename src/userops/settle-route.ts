@@ -1,9 +1,9 @@
+import { ErrorResponse } from "@relay402/client/wire/fields";
+import { SignatureField, UserOpSchema } from "@relay402/client/wire/user-op-schema";
+import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import { Elysia, type TSchema, t } from "elysia";
 import type { Hex } from "viem";
-import { ErrorResponse } from "../fields";
-import { SignatureField, UserOpSchema } from "./schema";
 import type { UserOpSettleRequest } from "./settle-user-op";
-import type { RpcUserOp } from "./user-operation";
 
 /** What every UserOp flow's settle takes: the UserOp its verify issued, and the owner's signature of its hash. */
 export const UserOpSettleBodySchema = t.Object({ userOp: UserOpSchema, signature: SignatureField });

@@ -1,3 +1,4 @@
+import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import type { Hex } from "viem";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { IssuedUserOp } from "../db/schema";
@@ -8,7 +9,6 @@ import { type UserOpOutcome, userOpFigures } from "./outcome";
 import type { SimulatedRevertError } from "./simulate";
 import { type RevertCount, type SubmitDeps, sendIssuedUserOp } from "./submit-user-op";
 import type { UserOpNetwork } from "./user-op-network";
-import type { RpcUserOp } from "./user-operation";
 
 export type UserOpSettleRequest = { userOp: RpcUserOp; signature: Hex };
 

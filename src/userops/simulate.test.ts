@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import { encodeErrorResult, parseAbi } from "viem";
 import { revertDataOf } from "../chain/errors";
-import { privacyPoolAbi } from "../incognito/pool-abi";
-import { relayerSwapAbi } from "../swap/abis";
 import { decodeRevert, revertRefusal, SimulatedRevertError } from "./simulate";
 
 describe("simulated reverts", () => {

@@ -1,9 +1,9 @@
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import { type Address, decodeErrorResult, type Hex, parseAbi } from "viem";
 import { isExecutionReverted, revertDataOf } from "../chain/errors";
 import { ApiError, Relay402Error } from "../errors";
-import { privacyPoolAbi } from "../incognito/pool-abi";
 import { shortReason } from "../logger";
-import { relayerSwapAbi } from "../swap/abis";
 import type { UserOpNetwork } from "./user-op-network";
 
 /**

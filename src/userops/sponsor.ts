@@ -1,3 +1,4 @@
+import { toRpcUserOp, type UserOp } from "@relay402/client/wire/user-operation";
 import type { Address, Hex } from "viem";
 import type { LocalAccount } from "viem/accounts";
 import { ApiError } from "../errors";
@@ -5,7 +6,6 @@ import { shortReason } from "../logger";
 import { type Bundler, BundlerRejectedError } from "./bundler";
 import { assertWithinCaps, type UserOpCaps } from "./caps";
 import { encodePaymasterData, STUB_PAYMASTER_SIGNATURE, signPaymasterData } from "./paymaster-data";
-import { toRpcUserOp, type UserOp } from "./user-operation";
 
 /**
  * The bundler could not estimate the UserOp (500 blockchain_error). The bundler's answer stays the cause: a flow

@@ -1,5 +1,6 @@
+import { entryPointAbi } from "@relay402/client/wire/abis";
+import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import type { Address, Hex } from "viem";
-import { entryPointAbi } from "../chain/abis";
 import type { DenyCounters, DenyKind } from "../deny/deny-counters";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";
@@ -19,7 +20,6 @@ import {
 } from "./outcome";
 import { revertRefusal, SimulatedRevertError, simulateUserOpCalls } from "./simulate";
 import type { UserOpNetwork } from "./user-op-network";
-import type { RpcUserOp } from "./user-operation";
 
 export type SubmitDeps = {
   store: AsyncIssuedUserOpStore;

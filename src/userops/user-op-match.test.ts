@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { checkOwnerSignature, differingFields } from "./user-op-match";
-import type { RpcUserOp } from "./user-operation";
 
 const issued: RpcUserOp = {
   sender: "0x1111111111111111111111111111111111111111",

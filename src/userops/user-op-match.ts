@@ -1,5 +1,5 @@
+import { type RpcUserOp, USER_OP_QUANTITY_FIELDS } from "@relay402/client/wire/user-operation";
 import { type Hex, recoverAddress, recoverMessageAddress } from "viem";
-import { type RpcUserOp, USER_OP_QUANTITY_FIELDS } from "./user-operation";
 
 const QUANTITY_FIELDS = new Set<string>(USER_OP_QUANTITY_FIELDS);
 

@@ -1,5 +1,5 @@
+import { accountAbi, entryPointAbi, erc20Abi, factoryAbi } from "@relay402/client/wire/abis";
 import type { Address, Hex, PublicClient } from "viem";
-import { accountAbi, entryPointAbi, erc20Abi, factoryAbi } from "../chain/abis";
 import { MULTICALL3 } from "../chain/addresses";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";

@@ -1,11 +1,11 @@
-import { Elysia } from "elysia";
-import { ErrorResponse } from "../fields";
-import { userOpSettleRoute } from "../userops/settle-route";
+import { ErrorResponse } from "@relay402/client/wire/fields";
 import {
   WalletPaymentSettleResponseSchema,
   WalletPaymentVerifyBodySchema,
   WalletPaymentVerifyResponseSchema,
-} from "./schemas";
+} from "@relay402/client/wire/wallet-schemas";
+import { Elysia } from "elysia";
+import { userOpSettleRoute } from "../userops/settle-route";
 import type { WalletPayments } from "./wallet-payments";
 
 export function walletRoutes(wallets: WalletPayments) {

@@ -1,8 +1,8 @@
+import type { WalletPaymentSettleResponseSchema } from "@relay402/client/wire/wallet-schemas";
 import type { Static } from "@sinclair/typebox";
 import type { Address } from "viem";
 import { createUserOpSettler, type SettleDeps } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
-import type { WalletPaymentSettleResponseSchema } from "./schemas";
 import { transfersIn } from "./transfers";
 import type { WalletPaymentContext } from "./verify-wallet-payment";
 

@@ -1,9 +1,9 @@
+import { erc20Abi } from "@relay402/client/wire/abis";
+import type { WalletPaymentSettleResponseSchema } from "@relay402/client/wire/wallet-schemas";
 import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress, isAddressEqual } from "viem";
-import { erc20Abi } from "../chain/abis";
 import { eventsIn } from "../userops/events";
 import type { ChainLog } from "../userops/outcome";
-import type { WalletPaymentSettleResponseSchema } from "./schemas";
 
 export type PaymentRecord = Static<typeof WalletPaymentSettleResponseSchema>["payments"][number];
 

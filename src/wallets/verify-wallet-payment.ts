@@ -1,15 +1,15 @@
-import type { Static } from "@sinclair/typebox";
-import { type Address, getAddress, maxUint256 } from "viem";
-import { invalid } from "../userops/invalid";
-import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
-import { payBatchCalls } from "../userops/pay-batch";
-import type { UserOpNetwork } from "../userops/user-op-network";
-import { walletPaymentFee, withFee } from "./fee";
+import { payBatchCalls } from "@relay402/client/wire/pay-batch";
+import { walletPaymentFee, withFee } from "@relay402/client/wire/wallet-fee";
 import {
   MAX_WALLET_TRANSACTIONS,
   type WalletPaymentVerifyBodySchema,
   type WalletPaymentVerifyResponseSchema,
-} from "./schemas";
+} from "@relay402/client/wire/wallet-schemas";
+import type { Static } from "@sinclair/typebox";
+import { type Address, getAddress, maxUint256 } from "viem";
+import { invalid } from "../userops/invalid";
+import { type IssueUserOpDeps, issueUserOp, verifiedAnswer } from "../userops/issue-user-op";
+import type { UserOpNetwork } from "../userops/user-op-network";
 
 export type WalletVerifyRequest = Pick<Static<typeof WalletPaymentVerifyBodySchema>, "walletAddress" | "transactions">;
 export type WalletVerifyResponse = Static<typeof WalletPaymentVerifyResponseSchema>;

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { factoryAbi } from "@relay402/client/wire/abis";
 import { type Address, getAddress, keccak256, stringToBytes } from "viem";
-import { factoryAbi } from "../../src/chain/abis";
 import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 import { adminHeaders, eoaDeployment, randomSalt } from "./support";

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { erc20Abi } from "@relay402/client/wire/abis";
 import type { Hex } from "viem";
-import { erc20Abi } from "../../src/chain/abis";
 import { tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
 import { c, feeBroadcast, mine, network, stepBroadcast, unit } from "./faults-support";

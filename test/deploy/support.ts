@@ -1,7 +1,7 @@
 import { expect } from "bun:test";
+import { entryPointAbi } from "@relay402/client/wire/abis";
 import { type Address, type Hex, toHex } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { entryPointAbi } from "../../src/chain/abis";
 import { createDeploymentStore } from "../../src/deploy/deployment-store-sqlite";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress as randomOwner } from "../support/chain";

@@ -2,11 +2,12 @@ import { expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
-// The README and the guides in docs/ link to each other and to files of the repository: every relative link
+// The README, the client package's README and the guides in docs/ link to each other and to files of the repository: every relative link
 // must reach a file, and an anchor a heading of that file (GitHub's slugs), so moving a section breaks this test.
 const root = resolve(import.meta.dir, "..", "..");
 const pages = [
   "README.md",
+  "packages/client/README.md",
   ...readdirSync(join(root, "docs"))
     .filter((name) => name.endsWith(".md"))
     .map((name) => `docs/${name}`),

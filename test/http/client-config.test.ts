@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { relayerAbi } from "@relay402/client/wire/abis";
 import { erc20Abi, type Hex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { relayerAbi } from "../../src/chain/abis";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 

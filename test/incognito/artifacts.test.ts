@@ -1,14 +1,19 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { buildTree, noteCommitment, unshieldInput } from "@relay402/client/wire/incognito/notes";
+import {
+  fromSolidityProof,
+  proveUnshield,
+  toSolidityProof,
+  verifyUnshield,
+} from "@relay402/client/wire/incognito/proof";
+import { PUBLIC_SIGNALS, SNARK_SCALAR_FIELD } from "@relay402/client/wire/incognito/protocol";
+import { useSingleThreadedCurve } from "@relay402/client/wire/incognito/snark";
 import { poseidon2 } from "poseidon-lite/poseidon2";
 import * as snarkjs from "snarkjs";
 import { FIXTURE, fixtureNotes } from "../../scripts/incognito/fixtures";
 import { exportVerifierSource } from "../../scripts/incognito/verifier";
 import { CIRCUIT_ARTIFACTS, circuitDescriptor, loadCircuitDescriptor } from "../../src/incognito/artifacts";
-import { buildTree, noteCommitment, unshieldInput } from "../../src/incognito/notes";
-import { fromSolidityProof, proveUnshield, toSolidityProof, verifyUnshield } from "../../src/incognito/proof";
-import { PUBLIC_SIGNALS, SNARK_SCALAR_FIELD } from "../../src/incognito/protocol";
-import { useSingleThreadedCurve } from "../../src/incognito/snark";
 
 // The committed trusted-setup output (scripts/incognito/setup.ts) must be one consistent set: the on-chain
 // verifier, the verification key and the proving key of the same setup, for the committed circuit.

@@ -1,31 +1,28 @@
-// relay402/client's incognito flow end to end over HTTP on the test devnet: a note shielded from wallet A, part of
+// @relay402/client's incognito flow end to end over HTTP on the test devnet: a note shielded from wallet A, part of
 // it unshielded to a fresh address from wallet B (proved on the client), and a verify answer tampered by a proxy
 // in front of the real service refused before the owner signs. The chain's balances judge.
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Address, createWalletClient, decodeFunctionData, encodeFunctionData, type Hex, http } from "viem";
-import type { PrivateKeyAccount } from "viem/accounts";
+import { createRelay402Client, Relay402ClientError, type SignerClient, tokenOf } from "@relay402/client";
 import {
-  createRelay402Client,
+  decodeBatch,
   getIncognitoNetwork,
-  jsonFileNoteStorage,
   maxWithdrawal,
   memoryNoteStorage,
-  Relay402ClientError,
-  type SignerClient,
   shield,
   spendableNotes,
   syncLeaves,
   unshield,
   unshieldFee,
-} from "../../src/client";
-import { decodeBatch } from "../../src/client/check-incognito-user-op";
-import { tokenOf } from "../../src/client/get-config";
-import { privacyPoolAbi } from "../../src/incognito/pool-abi";
-import { encodeBatchExecution } from "../../src/userops/execution";
-import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../../src/userops/user-operation";
+} from "@relay402/client/incognito";
+import { jsonFileNoteStorage } from "@relay402/client/incognito/json-file";
+import { encodeBatchExecution } from "@relay402/client/wire/execution";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { fromRpcUserOp, type RpcUserOp, userOpHash } from "@relay402/client/wire/user-operation";
+import { type Address, createWalletClient, decodeFunctionData, encodeFunctionData, type Hex, http } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
 import { deployFundedWallet } from "../support/wallet";
@@ -98,7 +95,7 @@ function signer(owner: PrivateKeyAccount) {
   return counted;
 }
 
-describe("incognito through relay402/client", () => {
+describe("incognito through @relay402/client", () => {
   const storage = jsonFileNoteStorage(join(mkdtempSync(join(tmpdir(), "relay402-client-notes-")), "notes.json"));
   const hundred = units(network, 100n);
 

@@ -2,13 +2,13 @@
 // of its own with an indexer of its own, all reading the same pool into the same rows at once (in ranges of a few
 // blocks, so that they race on many ranges). The pool's own events judge: the stored tree must be theirs.
 import { afterAll, describe, expect, test } from "bun:test";
-import { erc20Abi } from "../../src/chain/abis";
+import { erc20Abi } from "@relay402/client/wire/abis";
+import { newNote, notePrecommitment } from "@relay402/client/wire/incognito/notes";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
 import { openPostgres, type PgDb } from "../../src/db/postgres/open";
 import { createLeafIndexer } from "../../src/incognito/leaf-indexer";
 import type { AsyncLeafStore, Leaf } from "../../src/incognito/leaf-store";
 import { createLeafStorePostgres } from "../../src/incognito/leaf-store-postgres";
-import { newNote, notePrecommitment } from "../../src/incognito/notes";
-import { privacyPoolAbi } from "../../src/incognito/pool-abi";
 import { createPoolPort } from "../../src/incognito/pool-port";
 import { createLogger } from "../../src/logger";
 import { chainOf, freshPayer } from "../support/chain";

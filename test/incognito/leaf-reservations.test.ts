@@ -4,10 +4,7 @@
 // database here, as in production behind a load balancer: only the issued store's reservation can keep them apart.
 // The chain judges: the pool's leaves and the paymaster's EntryPoint deposit.
 import { afterAll, describe, expect, test } from "bun:test";
-import { type Address, type Hex, parseEventLogs } from "viem";
-import type { PrivateKeyAccount } from "viem/accounts";
-import type { NetworkName } from "../../scripts/devnet/start";
-import { entryPointAbi, erc20Abi } from "../../src/chain/abis";
+import { entryPointAbi, erc20Abi } from "@relay402/client/wire/abis";
 import {
   buildTree,
   fieldToHex,
@@ -16,9 +13,12 @@ import {
   notePrecommitment,
   randomFieldElement,
   unshieldInput,
-} from "../../src/incognito/notes";
-import { privacyPoolAbi } from "../../src/incognito/pool-abi";
-import { proveUnshield } from "../../src/incognito/proof";
+} from "@relay402/client/wire/incognito/notes";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { proveUnshield } from "@relay402/client/wire/incognito/proof";
+import { type Address, type Hex, parseEventLogs } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
+import type { NetworkName } from "../../scripts/devnet/start";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet, expectRefusal, paymasterDeposit, settleBody, units } from "../wallets/support";

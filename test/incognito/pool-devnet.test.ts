@@ -1,8 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type Address, BaseError, ContractFunctionRevertedError, getAddress, parseEventLogs } from "viem";
-import { erc20Abi } from "../../src/chain/abis";
-import { CANONICAL } from "../../src/chain/canonical";
-import { CIRCUIT_ARTIFACTS } from "../../src/incognito/artifacts";
+import { erc20Abi } from "@relay402/client/wire/abis";
 import {
   buildTree,
   newNote,
@@ -10,9 +7,12 @@ import {
   notePrecommitment,
   randomFieldElement,
   unshieldInput,
-} from "../../src/incognito/notes";
-import { privacyPoolAbi } from "../../src/incognito/pool-abi";
-import { proveUnshield } from "../../src/incognito/proof";
+} from "@relay402/client/wire/incognito/notes";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { proveUnshield } from "@relay402/client/wire/incognito/proof";
+import { type Address, BaseError, ContractFunctionRevertedError, getAddress, parseEventLogs } from "viem";
+import { CANONICAL } from "../../src/chain/canonical";
+import { CIRCUIT_ARTIFACTS } from "../../src/incognito/artifacts";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 
 describe("privacy pool on the devnet", () => {

@@ -8,10 +8,10 @@ import {
   notePrecommitment,
   randomFieldElement,
   unshieldInput,
-} from "../../src/incognito/notes";
-import { privacyPoolAbi } from "../../src/incognito/pool-abi";
-import { proveUnshield, type SolidityProof } from "../../src/incognito/proof";
-import { SNARK_BASE_FIELD } from "../../src/incognito/protocol";
+} from "@relay402/client/wire/incognito/notes";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { proveUnshield, type SolidityProof } from "@relay402/client/wire/incognito/proof";
+import { SNARK_BASE_FIELD } from "@relay402/client/wire/incognito/protocol";
 import { chainOf, NETWORK_NAMES, randomAddress } from "../support/chain";
 import { body, incognitoClientOf, incognitoNetwork, unshieldData, unshieldMinimum } from "../support/incognito-service";
 import { startTestService } from "../support/service";

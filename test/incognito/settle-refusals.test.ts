@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { erc20Abi } from "../../src/chain/abis";
+import { erc20Abi } from "@relay402/client/wire/abis";
 import {
   buildTree,
   fieldToHex,
@@ -8,9 +8,9 @@ import {
   notePrecommitment,
   randomFieldElement,
   unshieldInput,
-} from "../../src/incognito/notes";
-import { privacyPoolAbi } from "../../src/incognito/pool-abi";
-import { proveUnshield } from "../../src/incognito/proof";
+} from "@relay402/client/wire/incognito/notes";
+import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { proveUnshield } from "@relay402/client/wire/incognito/proof";
 import { freshPayer, NETWORK_NAMES, randomAddress } from "../support/chain";
 import { body, incognitoClientOf, incognitoNetwork, unshieldData, unshieldMinimum } from "../support/incognito-service";
 import { startTestService } from "../support/service";

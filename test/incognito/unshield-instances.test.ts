@@ -2,8 +2,6 @@
 // per nullifier, so only the issued store's issueUnlessReserved (one write transaction) can keep the paymaster from
 // sponsoring two spends of one note. The second spend's UserOp would pass verify and revert on-chain at our cost.
 import { afterAll, expect, test } from "bun:test";
-import type { Address } from "viem";
-import { openDatabase } from "../../src/db/open";
 import {
   buildTree,
   fieldToHex,
@@ -12,8 +10,10 @@ import {
   notePrecommitment,
   randomFieldElement,
   unshieldInput,
-} from "../../src/incognito/notes";
-import { proveUnshield } from "../../src/incognito/proof";
+} from "@relay402/client/wire/incognito/notes";
+import { proveUnshield } from "@relay402/client/wire/incognito/proof";
+import type { Address } from "viem";
+import { openDatabase } from "../../src/db/open";
 import { chainOf, randomAddress } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet, expectRefusal, settleBody, units } from "../wallets/support";

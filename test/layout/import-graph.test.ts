@@ -1,4 +1,4 @@
-// The import graph of src/ and scripts/ has no circle (type-only imports included): a circle means two modules
+// The import graph of src/, scripts/ and the client package has no circle (type-only imports included): a circle means two modules
 // that can only be understood, tested and packaged together.
 import { expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -14,14 +14,21 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The project files a module imports (relative specifiers only; packages are not part of the graph). */
+const clientSource = join(root, "packages", "client", "src");
+
+/**
+ * The project files a module imports: relative specifiers (the package's `./x.js` is its `./x.ts`) and the client
+ * package's own (`@relay402/client/...`, its source in the repository); other packages are not part of the graph.
+ */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/g)].map(
-    (match) => match[1] as string,
-  );
+  const specifiers = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+|@relay402\/client(?:\/[^"]+)?)"/g),
+  ].map((match) => match[1] as string);
   return specifiers.flatMap((specifier) => {
-    const base = resolve(dirname(file), specifier);
+    const base = specifier.startsWith("@relay402/client")
+      ? join(clientSource, specifier.slice("@relay402/client".length))
+      : resolve(dirname(file), specifier.replace(/\.js$/, ""));
     const found = [base, `${base}.ts`, join(base, "index.ts")].find(
       (path) => existsSync(path) && statSync(path).isFile(),
     );
@@ -49,8 +56,12 @@ function circles(files: string[]): string[][] {
   return found;
 }
 
-test("src/ and scripts/ import each other without a circle", () => {
-  const files = [...sourceFiles(join(root, "src")), ...sourceFiles(join(root, "scripts"))];
+test("src/, scripts/ and packages/client import each other without a circle", () => {
+  const files = [
+    ...sourceFiles(join(root, "src")),
+    ...sourceFiles(join(root, "scripts")),
+    ...sourceFiles(clientSource),
+  ];
   expect(files.length).toBeGreaterThan(100);
   const found = circles(files).map((circle) => circle.map((file) => relative(root, file)).join(" → "));
   expect(found).toEqual([]);

@@ -4,8 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { relayerAbi } from "@relay402/client/wire/abis";
 import type { Address, Hex } from "viem";
-import { relayerAbi } from "../../src/chain/abis";
 import { eoaDeployment, randomSalt } from "../deploy/support";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";

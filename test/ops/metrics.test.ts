@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { entryPointAbi } from "../../src/chain/abis";
+import { entryPointAbi } from "@relay402/client/wire/abis";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress } from "../support/chain";
 import { trackServices } from "../support/service";

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { createRelay402Client, deployWalletsFromEoa, pay, payFromWallet } from "@relay402/client";
+import { erc20Abi } from "@relay402/client/wire/abis";
 import { x402Client } from "@x402/core/client";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import { createPermit2ApprovalTx } from "@x402/evm";
@@ -14,9 +16,7 @@ import { type Address, createWalletClient, type Hex, http, parseAbi, parseEther,
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildContracts } from "../../scripts/devnet/build";
 import { freePort } from "../../scripts/devnet/ports";
-import { erc20Abi } from "../../src/chain/abis";
 import { CANONICAL } from "../../src/chain/canonical";
-import { createRelay402Client, deployWalletsFromEoa, pay, payFromWallet } from "../../src/client";
 import { type RehearsalChain, startRehearsalChain } from "../support/rehearsal-chain";
 
 const root = resolve(import.meta.dir, "..", "..");

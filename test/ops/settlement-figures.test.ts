@@ -4,9 +4,9 @@
 // effective_gas_price must be the receipt's (eth_getTransactionReceipt), the UserOp's sponsored cost its
 // UserOperationEvent's actualGasCost, which is also exactly what the paymaster's EntryPoint deposit lost.
 import { afterAll, describe, expect, test } from "bun:test";
+import { entryPointAbi } from "@relay402/client/wire/abis";
 import { eq } from "drizzle-orm";
 import { type Hex, parseEventLogs, type TransactionReceipt } from "viem";
-import { entryPointAbi } from "../../src/chain/abis";
 import { deploymentWallets, issuedUserOps, x402Settlements } from "../../src/db/schema";
 import { adminHeaders, eoaDeployment, randomSalt } from "../deploy/support";
 import { signedPayment } from "../support/authorization";

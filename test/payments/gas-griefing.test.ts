@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { erc20Abi, relayerAbi } from "@relay402/client/wire/abis";
 import { type Address, type Hex, maxUint256, parseAbi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { forgeArtifact } from "../../scripts/devnet/artifacts";
 import { devnetKeys } from "../../scripts/devnet/keys";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi, relayerAbi } from "../../src/chain/abis";
 import { openDatabase } from "../../src/db/open";
 import { createSqliteDenyCounters } from "../../src/deny/sqlite-deny-counters";
 import { denyPolicyOf } from "../../src/services";

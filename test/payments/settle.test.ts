@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { erc20Abi, relayerAbi } from "@relay402/client/wire/abis";
 import { getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { erc20Abi, relayerAbi } from "../../src/chain/abis";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { parseAuthorization } from "../../src/settlement/authorization";
 import { settlementOf } from "../../src/settlement/settlement-store";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { relayerAbi } from "@relay402/client/wire/abis";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { relayerAbi } from "../../src/chain/abis";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress } from "../support/chain";
 import { jsonRpcProxy } from "../support/json-rpc-proxy";

@@ -1,8 +1,8 @@
+import { relayerAbi } from "@relay402/client/wire/abis";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@relay402/client/wire/transfer-typed-data";
 import { type Address, type Hex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { relayerAbi } from "../../src/chain/abis";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/settlement/typed-data";
 import { chainOf } from "./chain";
 
 export { TRANSFER_WITH_AUTHORIZATION_TYPES };

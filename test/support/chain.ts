@@ -1,3 +1,4 @@
+import { erc20Abi } from "@relay402/client/wire/abis";
 import {
   type Address,
   createPublicClient,
@@ -10,7 +11,6 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { devnetChain } from "../../scripts/devnet/chain";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi } from "../../src/chain/abis";
 import { getTestDevnet } from "./devnet";
 
 export const NETWORK_NAMES: NetworkName[] = ["bsc", "base"];

@@ -1,8 +1,8 @@
+import { erc20Abi } from "@relay402/client/wire/abis";
+import { quoterV2Abi, swapRouter02Abi, v2RouterAbi } from "@relay402/client/wire/swap/abis";
+import { encodePath, type Hop } from "@relay402/client/wire/swap/path";
 import { type Address, type Hex, maxUint256 } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi } from "../../src/chain/abis";
-import { quoterV2Abi, swapRouter02Abi, v2RouterAbi } from "../../src/swap/abis";
-import { encodePath, type Hop } from "../../src/swap/path";
 import { chainOf, freshPayer, tokenBalance } from "./chain";
 
 /** A devnet network's DEX and the tokens the swap tests trade: the payment token M, wrapped native W and DAI. */

@@ -1,9 +1,9 @@
 // What the incognito service tests share: a client's view of one test service (its leaves, its circuit files, a
 // signed settle), the bodies they send, and each network's chain, token and pool.
 import { expect } from "bun:test";
+import { fieldToHex } from "@relay402/client/wire/incognito/notes";
+import type { SolidityProof } from "@relay402/client/wire/incognito/proof";
 import type { Address, Hex } from "viem";
-import { fieldToHex } from "../../src/incognito/notes";
-import type { SolidityProof } from "../../src/incognito/proof";
 import { settleBody } from "../wallets/support";
 import { chainOf, tokenBalance } from "./chain";
 import type { startTestService } from "./service";

@@ -1,7 +1,7 @@
+import { erc20Abi, factoryAbi } from "@relay402/client/wire/abis";
 import { type Address, toHex } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi, factoryAbi } from "../../src/chain/abis";
 import { chainOf, freshPayer } from "./chain";
 
 /**

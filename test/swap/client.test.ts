@@ -1,8 +1,25 @@
-// relay402/client's swap flows end to end over HTTP on the test devnet: an EOA swap and a smart-wallet swap with
+// @relay402/client's swap flows end to end over HTTP on the test devnet: an EOA swap and a smart-wallet swap with
 // exact balances, and a proxy in front of the real service (a man in the middle, or a dishonest service) that
 // rewrites the answer to pay someone else, accept less or sell more: the client refuses before anything is
 // signed or approved, and nothing moves on chain. The chain's balances judge.
 import { afterAll, describe, expect, test } from "bun:test";
+import {
+  createRelay402Client,
+  decodeBatch,
+  expectedSwapFee,
+  getNetworkConfig,
+  quoteSwap,
+  Relay402ClientError,
+  type SignerClient,
+  settleSwap,
+  swap,
+  swapFromWallet,
+  tokenOf,
+} from "@relay402/client";
+import { erc20Abi } from "@relay402/client/wire/abis";
+import { encodeBatchExecution } from "@relay402/client/wire/execution";
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
+import { fromRpcUserOp, type RpcUserOp, userOpHash } from "@relay402/client/wire/user-operation";
 import {
   type Address,
   createPublicClient,
@@ -16,24 +33,7 @@ import {
 } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi } from "../../src/chain/abis";
-import {
-  createRelay402Client,
-  expectedSwapFee,
-  getNetworkConfig,
-  quoteSwap,
-  Relay402ClientError,
-  type SignerClient,
-  settleSwap,
-  swap,
-  swapFromWallet,
-} from "../../src/client";
-import { tokenOf } from "../../src/client/get-config";
-import { decodeBatch } from "../../src/client/user-op-batch";
-import { relayerSwapAbi } from "../../src/swap/abis";
 import type { SwapOrder } from "../../src/swap/swap-authorization";
-import { encodeBatchExecution } from "../../src/userops/execution";
-import { fromRpcUserOp, type RpcUserOp, userOpHash } from "../../src/userops/user-operation";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
 import { swapTokensOf } from "../support/dex";
 import { trackServices } from "../support/service";
@@ -97,7 +97,7 @@ const allowance = (network: NetworkName, token: Address, owner: Address) =>
     args: [owner, chainOf(network).info.relayer],
   });
 
-describe("EOA swaps through relay402/client", () => {
+describe("EOA swaps through @relay402/client", () => {
   for (const network of ["bsc", "base"] as const) {
     test(`${network}: swap 40 M for W to a fresh recipient: the payer loses exactly sellAmount, the fee recipient gets the rule's fee, the recipient at least the minimum`, async () => {
       const t = swapTokensOf(network);
@@ -251,7 +251,7 @@ const rewriteWalletSwap =
     return answer;
   };
 
-describe("smart-wallet swaps through relay402/client", () => {
+describe("smart-wallet swaps through @relay402/client", () => {
   for (const network of ["bsc", "base"] as const) {
     test(`${network}: a wallet swaps 30 M for DAI (to itself, then to a fresh recipient): the wallet loses exactly sellAmount, the fee recipient gets the rule's fee, the output at least the minimum`, async () => {
       const t = swapTokensOf(network);

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { erc20Abi, relayerAbi } from "@relay402/client/wire/abis";
 import { type Address, getAddress, type Hex, maxUint256, parseAbi } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signTypedData } from "viem/experimental/erc7739";
 import { forgeArtifact } from "../../scripts/devnet/artifacts";
 import { devnetKeys } from "../../scripts/devnet/keys";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi, relayerAbi } from "../../src/chain/abis";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet } from "../support/wallet";

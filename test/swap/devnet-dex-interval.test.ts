@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { v2RouterAbi } from "@relay402/client/wire/swap/abis";
 import { Instance } from "prool";
 import { createPublicClient, createWalletClient, http, parseAbi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -9,7 +10,6 @@ import { devnetChain } from "../../scripts/devnet/chain";
 import { deployDex } from "../../scripts/devnet/dex";
 import { devnetKeys } from "../../scripts/devnet/keys";
 import { freePort } from "../../scripts/devnet/ports";
-import { v2RouterAbi } from "../../src/swap/abis";
 
 /**
  * `BLOCK_TIME=1` devnets (interval mining): the DEX's creations fill blocks close to the gas limit, and anvil

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { erc20Abi, relayerAbi } from "@relay402/client/wire/abis";
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
+import { encodePath, type Hop } from "@relay402/client/wire/swap/path";
+import { SWAP_WITH_AUTHORIZATION_TYPES } from "@relay402/client/wire/swap/typed-data";
 import { type Address, keccak256, parseEventLogs, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { erc20Abi, relayerAbi } from "../../src/chain/abis";
-import { relayerSwapAbi } from "../../src/swap/abis";
-import { encodePath, type Hop } from "../../src/swap/path";
-import { SWAP_WITH_AUTHORIZATION_TYPES } from "../../src/swap/typed-data";
 import { freshPayer, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { routerQuote, swapTokensOf } from "../support/dex";
 

@@ -1,9 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type Address, encodePacked, type Hex, maxUint256, toHex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { UNISWAP_V2_INIT_CODE_HASH, UNISWAP_V3_INIT_CODE_HASH } from "../../scripts/devnet/dex";
-import { erc20Abi, relayerAbi } from "../../src/chain/abis";
-import { MULTICALL3 } from "../../src/chain/addresses";
+import { erc20Abi, relayerAbi } from "@relay402/client/wire/abis";
 import {
   ROUTER_KIND,
   relayerSwapAbi,
@@ -13,8 +9,8 @@ import {
   v2RouterAbi,
   v3FactoryAbi,
   v3PoolAbi,
-} from "../../src/swap/abis";
-import type { Hop } from "../../src/swap/path";
+} from "@relay402/client/wire/swap/abis";
+import type { Hop } from "@relay402/client/wire/swap/path";
 import {
   bestRoute,
   priceImpactBps,
@@ -23,7 +19,11 @@ import {
   v2RouteAmountOut,
   v3MidPrice,
   v3PoolAddress,
-} from "../../src/swap/quote-math";
+} from "@relay402/client/wire/swap/quote-math";
+import { type Address, encodePacked, type Hex, maxUint256, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { UNISWAP_V2_INIT_CODE_HASH, UNISWAP_V3_INIT_CODE_HASH } from "../../scripts/devnet/dex";
+import { MULTICALL3 } from "../../src/chain/addresses";
 import { decodeAggregate3, encodeAggregate3, planQuote } from "../../src/swap/quote-plan";
 import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { getTestDevnet } from "../support/devnet";

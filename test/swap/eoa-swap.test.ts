@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { erc20Abi } from "@relay402/client/wire/abis";
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
+import { encodePath } from "@relay402/client/wire/swap/path";
 import { type Address, getAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi } from "../../src/chain/abis";
-import { relayerSwapAbi } from "../../src/swap/abis";
-import { encodePath } from "../../src/swap/path";
 import { parseSwapAuthorization } from "../../src/swap/swap-authorization";
 import { swapSettlementOf } from "../../src/swap/swap-store";
 import { approveRelayer, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";

@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { erc20Abi, relayerAbi } from "@relay402/client/wire/abis";
+import { relayerSwapAbi, v2RouterAbi } from "@relay402/client/wire/swap/abis";
+import { encodePath } from "@relay402/client/wire/swap/path";
+import { swapAuthorizationHash } from "@relay402/client/wire/swap/typed-data";
 import { type Address, type Hex, parseAbi, parseEventLogs } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { forgeArtifact } from "../../scripts/devnet/artifacts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi, relayerAbi } from "../../src/chain/abis";
-import { relayerSwapAbi, v2RouterAbi } from "../../src/swap/abis";
-import { encodePath } from "../../src/swap/path";
 import { parseSwapAuthorization, type SwapRoute } from "../../src/swap/swap-authorization";
-import { swapAuthorizationHash } from "../../src/swap/typed-data";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { swapTokensOf } from "../support/dex";
 import { startTestService } from "../support/service";

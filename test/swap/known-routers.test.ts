@@ -2,6 +2,7 @@
 // fork a chain, so the preset is held against the service's own schema, the npm build artifacts, and pool
 // addresses that exist on bsc and base; the devnet's forked wiring is checked by calling its builders.
 import { describe, expect, test } from "bun:test";
+import { v2PairAddress, v3PoolAddress } from "@relay402/client/wire/swap/quote-math";
 import { type Address, getAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devnetSwapSetup, uniswapInitCodeHashes } from "../../scripts/devnet/dex";
@@ -13,7 +14,6 @@ import { type PresetSwap, presetOf } from "../../src/networks";
 import { BASE_USDC, BASE_WETH, UNISWAP_V2_BASE, UNISWAP_V3_BASE } from "../../src/networks/presets/base";
 import { BSC_USDT, BSC_WBNB, PANCAKESWAP_V3_BSC } from "../../src/networks/presets/bsc";
 import { knownSwap, knownSwapConfig } from "../../src/swap/known-routers";
-import { v2PairAddress, v3PoolAddress } from "../../src/swap/quote-math";
 
 /** The preset's DEX of `network` (the test fails here if it has none). */
 function presetSwap(network: NetworkName): PresetSwap {

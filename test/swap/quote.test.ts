@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { quoterV2Abi, v2RouterAbi } from "@relay402/client/wire/swap/abis";
+import { encodePath, type Hop } from "@relay402/client/wire/swap/path";
 import type { Address } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { quoterV2Abi, v2RouterAbi } from "../../src/swap/abis";
-import { encodePath, type Hop } from "../../src/swap/path";
 import { NETWORK_NAMES, randomAddress } from "../support/chain";
 import { swapTokensOf } from "../support/dex";
 import { startTestService } from "../support/service";

@@ -2,15 +2,15 @@
 // Those reverts are the market's: they refuse the victim's next swaps for a while (denySwapsAfterReverts,
 // denySwapsWindowSeconds), never its payments (EOA, x402). The chain's balances judge, not our records.
 import { afterAll, describe, expect, test } from "bun:test";
+import { erc20Abi } from "@relay402/client/wire/abis";
+import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { type Address, createPublicClient, type Hex, http, maxUint256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { erc20Abi } from "../../src/chain/abis";
 import { openDatabase } from "../../src/db/open";
 import { createSqliteDenyCounters } from "../../src/deny/sqlite-deny-counters";
 import { denyPolicyOf } from "../../src/services";
-import { relayerSwapAbi } from "../../src/swap/abis";
 import { minedRevertData, swapRevertCause } from "../../src/swap/revert-cause";
 import { parseSwapAuthorization } from "../../src/swap/swap-authorization";
 import { signedPayment } from "../support/authorization";

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { encodeBatchExecution } from "@relay402/client/wire/execution";
 import { eq } from "drizzle-orm";
 import type { Address } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { issuedUserOps } from "../../src/db/schema";
 import type { SwapOrder } from "../../src/swap/swap-authorization";
 import { walletSwapCalls } from "../../src/swap/verify-wallet-swap";
-import { encodeBatchExecution } from "../../src/userops/execution";
 import { randomAddress, tokenBalance } from "../support/chain";
 import { swapTokensOf } from "../support/dex";
 import { startTestService } from "../support/service";

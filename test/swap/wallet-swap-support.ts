@@ -1,9 +1,9 @@
 // What the smart-wallet swap tests share (wallet-swap.test.ts, wallet-swap-refusals.test.ts): wallets holding a
 // token, the verify body, and balance checks.
 import { expect } from "bun:test";
+import { erc20Abi } from "@relay402/client/wire/abis";
 import type { Address, Hex } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi } from "../../src/chain/abis";
 import { chainOf, freshPayer, tokenBalance } from "../support/chain";
 import { swapTokensOf } from "../support/dex";
 import { deployFundedWallet } from "../support/wallet";

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { erc20Abi } from "@relay402/client/wire/abis";
+import { encodeBatchExecution } from "@relay402/client/wire/execution";
+import { encodePath } from "@relay402/client/wire/swap/path";
 import type { Address, Hex } from "viem";
-import { erc20Abi } from "../../src/chain/abis";
-import { encodePath } from "../../src/swap/path";
 import type { SwapOrder } from "../../src/swap/swap-authorization";
 import { SwapRefusal, swapRefusalOf, walletSwapCalls } from "../../src/swap/verify-wallet-swap";
-import { encodeBatchExecution } from "../../src/userops/execution";
 import { SimulatedRevertError, simulateUserOpCalls } from "../../src/userops/simulate";
 import { userOpNetworkOf } from "../../src/userops/user-op-network";
 import { NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { erc20Abi } from "@relay402/client/wire/abis";
 import { type Address, encodeAbiParameters, type Hex, pad, parseGwei, toEventSelector, toHex } from "viem";
 import { generatePrivateKey } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { erc20Abi } from "../../src/chain/abis";
 import { adminHeaders, walletDeployment } from "../deploy/support";
 import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { type JsonRpcCall, type JsonRpcProxyHooks, jsonRpcProxy } from "../support/json-rpc-proxy";

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { erc20Abi } from "@relay402/client/wire/abis";
 import { type Address, type Hex, hashMessage, hashTypedData, parseAbi, slice, toHex, verifyTypedData } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { getEip712Domain } from "viem/actions";
 import { signMessage, signTypedData } from "viem/experimental/erc7739";
-import { erc20Abi } from "../../src/chain/abis";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../support/authorization";
 import { chainOf, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";

@@ -1,8 +1,8 @@
 import { afterAll, expect, test } from "bun:test";
+import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import type { Hex } from "viem";
 import { ENTRY_POINT_V07 } from "../../src/chain/addresses";
 import { createBundler } from "../../src/userops/bundler";
-import type { RpcUserOp } from "../../src/userops/user-operation";
 import { chainOf, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet, randomAddress, settleBody, units, verifyBody } from "./support";

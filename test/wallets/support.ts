@@ -1,8 +1,8 @@
 import { expect } from "bun:test";
+import { entryPointAbi } from "@relay402/client/wire/abis";
 import type { Address, Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { entryPointAbi } from "../../src/chain/abis";
 import { chainOf } from "../support/chain";
 
 export { randomAddress } from "../support/chain";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { erc20Abi } from "@relay402/client/wire/abis";
 import type { Address } from "viem";
 import { freePort } from "../../scripts/devnet/ports";
-import { erc20Abi } from "../../src/chain/abis";
 import { encodeConfig } from "../../src/config/load";
 import { chainOf, freshPayer, NETWORK_NAMES } from "../support/chain";
 import { startTestService } from "../support/service";

@@ -1,3 +1,4 @@
+import { ROUTER_KIND } from "@relay402/client/wire/swap/abis";
 import {
   type Address,
   encodeFunctionData,
@@ -9,7 +10,6 @@ import {
   zeroAddress,
 } from "viem";
 import { CANONICAL } from "../../chain/canonical";
-import { ROUTER_KIND } from "../../swap/abis";
 
 const relayerAbi = parseAbi([
   "function isTokenWhitelisted(address token) view returns (bool)",

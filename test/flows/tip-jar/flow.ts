@@ -1,11 +1,11 @@
+import { erc20Abi } from "@relay402/client/wire/abis";
+import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import { Elysia, t } from "elysia";
 import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
-import { erc20Abi } from "../../../src/chain/abis";
 import type { Flow, FlowContext } from "../../../src/flow";
 import { issueUserOp } from "../../../src/userops/issue-user-op";
 import { createUserOpSettler } from "../../../src/userops/settle-user-op";
 import { userOpNetworkOf } from "../../../src/userops/user-op-network";
-import type { RpcUserOp } from "../../../src/userops/user-operation";
 
 /**
  * A throwaway flow that proves the plugin shape: a smart wallet tips the fee recipient in one sponsored call.

@@ -1,0 +1,30 @@
+import { type ErrorCode, Relay402Error } from "./wire/errors.js";
+
+/** Codes the client raises itself, next to the service's own (ErrorCode). */
+export type ClientErrorCode =
+  /** The service could not be reached (or answered something that is not the envelope). */
+  | "network_error"
+  /** The service answered, but not what was asked: a UserOp that pays someone else, a config without the network. */
+  | "unexpected_response";
+
+/**
+ * Every error of the relay402 client: the service's envelope (`code`, `message`, `details`) with the HTTP status,
+ * or one of the client's own codes (status undefined).
+ */
+export class Relay402ClientError extends Relay402Error {
+  override name = "Relay402ClientError";
+  constructor(
+    readonly code: ErrorCode | ClientErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly status?: number,
+    cause?: unknown,
+  ) {
+    super(message, { docsPath: `#${code}`, cause });
+  }
+
+  /** A settlement whose transaction is out but not yet mined: settling the same body again is safe. */
+  get isPending(): boolean {
+    return this.code === "blockchain_error" && this.details?.status === "pending";
+  }
+}

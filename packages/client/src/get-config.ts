@@ -1,0 +1,69 @@
+import type { Address } from "viem";
+import type { Relay402Client } from "./client.js";
+import { Relay402ClientError } from "./errors.js";
+import type { NetworkName } from "./types.js";
+
+export type TokenConfig = {
+  symbol: string;
+  address: Address;
+  decimals: number;
+  eip3009: boolean;
+  fees: {
+    feeBps: number;
+    minFee: string;
+    deploymentFeePerWallet: string;
+    /** Where incognito is on: the unshield fee is `max(unshieldMinFee, ceil(withdrawAmount × unshieldFeeBps / 10000))`. */
+    unshieldFeeBps?: number;
+    unshieldMinFee?: string;
+    /** Where swaps are on: a swap selling this token pays `max(swapMinFee, ceil(sellAmount × swapFeeBps / 10000))`. */
+    swapFeeBps?: number;
+    swapMinFee?: string;
+  };
+  minPaymentValue: string;
+};
+
+/** What the client uses of one network of `GET /config`. */
+export type NetworkConfig = {
+  chainId: number;
+  eip712Domain: { name: string; version: string; chainId: number; verifyingContract: Address } | null;
+  contracts: { relayer: Address; factory: Address; paymaster: Address; entryPoint: Address };
+  feeRecipient: Address;
+  tokens: TokenConfig[];
+  limits: { validBeforeMarginSeconds: number };
+  /** The privacy pool and the circuit's setup id; null (or absent) where incognito is off. */
+  incognito?: { pool: Address; circuitId: string } | null;
+  /** The whitelisted DEX routers (the only ones a swap may go through); null (or absent) where swaps are off. */
+  swap?: {
+    routers: { name: string; address: Address; kind: "v2" | "v3" }[];
+    connectors: Address[];
+    wrappedNative: Address;
+  } | null;
+};
+
+export type ServiceConfig = { version: string; networks: Partial<Record<NetworkName, NetworkConfig>> };
+
+/** `GET /config`: every enabled network's contracts, tokens, fees and the relayer's EIP-712 domain. */
+export function getConfig(client: Relay402Client): Promise<ServiceConfig> {
+  return client.get<ServiceConfig>("/config");
+}
+
+/** One network of `/config`, with its relayer domain read (the service reads it through EIP-5267). */
+export async function getNetworkConfig(
+  client: Relay402Client,
+  network: NetworkName,
+): Promise<NetworkConfig & { eip712Domain: NonNullable<NetworkConfig["eip712Domain"]> }> {
+  const config = (await getConfig(client)).networks[network];
+  if (!config) throw new Relay402ClientError("unexpected_response", `network ${network} is not enabled on the service`);
+  if (!config.eip712Domain) {
+    throw new Relay402ClientError("unexpected_response", `the service could not read the relayer domain on ${network}`);
+  }
+  return config as NetworkConfig & { eip712Domain: NonNullable<NetworkConfig["eip712Domain"]> };
+}
+
+/** The configured token at `address` on this network. */
+export function tokenOf(config: NetworkConfig, address: Address): TokenConfig {
+  const token = config.tokens.find((candidate) => candidate.address.toLowerCase() === address.toLowerCase());
+  if (!token)
+    throw new Relay402ClientError("validation_error", `token ${address} is not configured`, { field: "token" });
+  return token;
+}

@@ -1,0 +1,65 @@
+import type { Address, Hash, Hex, PublicClient } from "viem";
+import { approveRelayer } from "./approve-relayer.js";
+import type { Relay402Client } from "./client.js";
+import { Relay402ClientError } from "./errors.js";
+import { getNetworkConfig } from "./get-config.js";
+import { signTransferAuthorization } from "./sign-authorization.js";
+import type { NetworkName, PaymentBody, PaymentSettleResult, PaymentVerifyResult, SignerClient } from "./types.js";
+
+export type PayParameters = {
+  /** The payer: signs the authorization and, when the allowance is short, sends the approve. */
+  signer: SignerClient;
+  publicClient: PublicClient;
+  network: NetworkName;
+  token: Address;
+  to: Address;
+  value: bigint;
+  /** Approve this much when the allowance is short (default `value`). */
+  approveAmount?: bigint;
+  validBefore?: number;
+  nonce?: Hex;
+};
+
+export type PayResult = { approval: Hash | undefined; body: PaymentBody; settlement: PaymentSettleResult };
+
+/**
+ * An EOA payment: approve the relayer if needed, sign TransferWithAuthorization on the relayer's domain from
+ * /config, /verify (sent once; `isValid: false` throws with its reason), then /settle (retried while pending or
+ * unreachable: a repeat answers the first result). Free of fees: the payee receives `value`.
+ */
+export async function pay(client: Relay402Client, parameters: PayParameters): Promise<PayResult> {
+  const config = await getNetworkConfig(client, parameters.network);
+  const relayer = config.contracts.relayer;
+  const approval = await approveRelayer({
+    signer: parameters.signer,
+    publicClient: parameters.publicClient,
+    token: parameters.token,
+    relayer,
+    amount: parameters.value,
+    approveAmount: parameters.approveAmount,
+  });
+  const paymentPayload = await signTransferAuthorization({ ...parameters, config });
+  const body: PaymentBody = {
+    paymentPayload,
+    paymentRequirements: { network: parameters.network, relayerContract: relayer },
+  };
+  await verifyPayment(client, body);
+  return { approval, body, settlement: await settlePayment(client, body) };
+}
+
+/** `/verify`; an invalid payment throws Relay402ClientError with `invalidReason` as its code. */
+export async function verifyPayment(client: Relay402Client, body: PaymentBody): Promise<PaymentVerifyResult> {
+  const result = await client.post<PaymentVerifyResult>("/verify", body);
+  if (!result.isValid) {
+    throw new Relay402ClientError(
+      (result.invalidReason ?? "payment_verification_error") as Relay402ClientError["code"],
+      result.invalidMessage ?? "payment is not valid",
+    );
+  }
+  return result;
+}
+
+/** `/settle`, idempotent per (network, payer, nonce): retried on network errors and while pending. */
+export function settlePayment(client: Relay402Client, body: PaymentBody): Promise<PaymentSettleResult> {
+  return client.post<PaymentSettleResult>("/settle", body, { idempotent: true });
+}
