@@ -15,9 +15,9 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { type Address, createWalletClient, type Hex, http, parseAbi, parseEther, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildContracts } from "../../scripts/devnet/build";
-import { freePort } from "../../scripts/devnet/ports";
 import { CANONICAL } from "../../src/chain/canonical";
 import { type RehearsalChain, startRehearsalChain } from "../support/rehearsal-chain";
+import { startServiceProcess } from "../support/service-process";
 
 const root = resolve(import.meta.dir, "..", "..");
 const ownableAbi = parseAbi([
@@ -134,6 +134,55 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
 
     const configFile = () => join(dir, "relay402.json");
 
+    /** An EOA payment with relay402's client and an x402 payment through `url`, judged by the chain's balances. */
+    async function payEoaAndX402(url: string, adminApiKey: string) {
+      // An EOA payment with relay402's client: approve the relayer, sign, /verify, /settle.
+      const payer = await fundedPayer();
+      const merchant = randomAddress();
+      const relay402 = createRelay402Client({ url, adminApiKey });
+      const { settlement } = await pay(relay402, {
+        signer: payer.wallet,
+        publicClient: chain.public,
+        network,
+        token: chain.token.address,
+        to: merchant,
+        value: 3n * unit(),
+      });
+      expect(settlement.success).toBe(true);
+      expect(await balanceOf(merchant)).toBe(3n * unit());
+
+      // An x402 payment signed by x402's own client, settled through us: on bsc with Permit2 (USDT has no EIP-3009,
+      // the buyer approves Permit2 once, as x402 clients do), on base with USDC's EIP-3009.
+      const buyer = await fundedPayer();
+      if (network === "bsc") {
+        const approval = await buyer.wallet.sendTransaction(createPermit2ApprovalTx(chain.token.address));
+        await chain.public.waitForTransactionReceipt({ hash: approval, pollingInterval: 50 });
+      }
+      const client = registerExactEvmScheme(new x402Client(), { signer: buyer.account });
+      // The stand-in is not among @x402/evm 2.27's default assets on a local chain: the buyer allows the one asked for.
+      client.setSpendControls({ allowedAssets: true });
+      const shop = randomAddress();
+      const requirements = {
+        scheme: "exact",
+        network: `eip155:${chainId}` as const,
+        asset: chain.token.address,
+        // Half a token: within @x402/evm's default per-payment cap of $1 on a default asset (base's USDC).
+        amount: (unit() / 2n).toString(),
+        payTo: shop,
+        maxTimeoutSeconds: 300,
+        extra: x402Extra,
+      };
+      const payment = await client.createPaymentPayload({
+        x402Version: 2,
+        resource: { url: "http://shop.test/item", description: "an item", mimeType: "text/plain" },
+        accepts: [requirements],
+      });
+      const settled = await new HTTPFacilitatorClient({ url }).settle(payment, requirements);
+      expect(settled).toMatchObject({ success: true });
+      expect(await balanceOf(shop)).toBe(unit() / 2n);
+      expect(await balanceOf(buyer.account.address)).toBe(100n * unit() - unit() / 2n);
+    }
+
     test("deploy --dry-run prints the plan with its gas and cost and sends nothing", async () => {
       const before = await nonceOf(deployer);
       const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--dry-run"]);
@@ -237,16 +286,12 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
     });
 
     test(`the service (${binary ? "compiled binary" : "bun src/main.ts"}) starts in production from the written config and settles an EOA, an x402 and a smart-wallet payment`, async () => {
-      const port = await freePort();
       const adminApiKey = `rehearsal-admin-${generatePrivateKey().slice(2, 18)}`;
       const command = binary ? [buildBinary(join(dir, "relay402"))] : [process.execPath, "src/main.ts"];
-      const service = Bun.spawn(command, {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH,
+      const { url, stop } = await startServiceProcess(
+        command,
+        {
           RELAY402_CONFIG: configFile(),
-          HOST: "127.0.0.1",
-          PORT: String(port),
           DATABASE_PATH: join(dir, "relay402.sqlite"),
           ADMIN_API_KEY: adminApiKey,
           [`${prefix}_RPC_URLS`]: chain.rpcUrl,
@@ -254,65 +299,11 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
           [`${prefix}_EXECUTOR_KEYS`]: executorKeys.join(","),
           [`${prefix}_PAYMASTER_SIGNER_KEY`]: paymasterSignerKey,
         },
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      const url = `http://127.0.0.1:${port}`;
+        root,
+      );
       try {
-        let up = false;
-        for (let attempt = 0; attempt < 200 && !up && service.exitCode === null; attempt++) {
-          up = await fetch(`${url}/health`)
-            .then((response) => response.ok)
-            .catch(() => false);
-          if (!up) await Bun.sleep(100);
-        }
-        if (!up) throw new Error(`the service did not start: ${await new Response(service.stderr).text()}`);
-
-        // An EOA payment with relay402's client: approve the relayer, sign, /verify, /settle.
-        const payer = await fundedPayer();
-        const merchant = randomAddress();
+        await payEoaAndX402(url, adminApiKey);
         const relay402 = createRelay402Client({ url, adminApiKey });
-        const { settlement } = await pay(relay402, {
-          signer: payer.wallet,
-          publicClient: chain.public,
-          network,
-          token: chain.token.address,
-          to: merchant,
-          value: 3n * unit(),
-        });
-        expect(settlement.success).toBe(true);
-        expect(await balanceOf(merchant)).toBe(3n * unit());
-
-        // An x402 payment signed by x402's own client, settled through us: on bsc with Permit2 (USDT has no EIP-3009,
-        // the buyer approves Permit2 once, as x402 clients do), on base with USDC's EIP-3009.
-        const buyer = await fundedPayer();
-        if (network === "bsc") {
-          const approval = await buyer.wallet.sendTransaction(createPermit2ApprovalTx(chain.token.address));
-          await chain.public.waitForTransactionReceipt({ hash: approval, pollingInterval: 50 });
-        }
-        const client = registerExactEvmScheme(new x402Client(), { signer: buyer.account });
-        // The stand-in is not among @x402/evm 2.27's default assets on a local chain: the buyer allows the one asked for.
-        client.setSpendControls({ allowedAssets: true });
-        const shop = randomAddress();
-        const requirements = {
-          scheme: "exact",
-          network: `eip155:${chainId}` as const,
-          asset: chain.token.address,
-          // Half a token: within @x402/evm's default per-payment cap of $1 on a default asset (base's USDC).
-          amount: (unit() / 2n).toString(),
-          payTo: shop,
-          maxTimeoutSeconds: 300,
-          extra: x402Extra,
-        };
-        const payment = await client.createPaymentPayload({
-          x402Version: 2,
-          resource: { url: "http://shop.test/item", description: "an item", mimeType: "text/plain" },
-          accepts: [requirements],
-        });
-        const settled = await new HTTPFacilitatorClient({ url }).settle(payment, requirements);
-        expect(settled).toMatchObject({ success: true });
-        expect(await balanceOf(shop)).toBe(unit() / 2n);
-        expect(await balanceOf(buyer.account.address)).toBe(100n * unit() - unit() / 2n);
 
         // A smart wallet: deployed and funded through the relayer and the factory, then a sponsored UserOp through
         // the bundler with the paymaster's signature, paying two merchants.
@@ -339,10 +330,54 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
         for (const merchant of merchants) expect(await balanceOf(merchant)).toBe(unit());
         expect(await balanceOf(wallet)).toBe(8n * unit() - BigInt(paid.verify.feeAmount));
       } finally {
-        service.kill("SIGKILL");
-        await service.exited;
+        await stop();
       }
     }, 30_000);
+
+    // The payments-only operator of the x402 reference's service: relay402 from the same deployment's config with no
+    // bundler, paymaster, factory or EntryPoint, as the compiled binary (base only: one binary build per run).
+    if (binary)
+      test("a payments-only config (no bundler, paymaster or factory) serves EOA and x402 payments and refuses smart wallets", async () => {
+        const full = JSON.parse(readFileSync(configFile(), "utf8"));
+        const settings = full.networks[network];
+        delete settings.bundlerUrl;
+        const { relayer } = settings.contracts;
+        settings.contracts = { relayer };
+        const paymentsOnly = join(dir, "payments-only.json");
+        await Bun.write(paymentsOnly, JSON.stringify(full, null, 2));
+        const adminApiKey = `rehearsal-admin-${generatePrivateKey().slice(2, 18)}`;
+        const { url, stop } = await startServiceProcess(
+          [join(dir, "relay402")],
+          {
+            RELAY402_CONFIG: paymentsOnly,
+            DATABASE_PATH: join(dir, "payments-only.sqlite"),
+            ADMIN_API_KEY: adminApiKey,
+            [`${prefix}_RPC_URLS`]: chain.rpcUrl,
+            [`${prefix}_EXECUTOR_KEYS`]: executorKeys.join(","),
+          },
+          root,
+        );
+        try {
+          const config = (await (await fetch(`${url}/config`)).json()) as any;
+          expect(config.networks[network].contracts).toEqual({ relayer });
+          await payEoaAndX402(url, adminApiKey);
+          const refused = await fetch(`${url}/wallet/verify`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({
+              walletAddress: randomAddress(),
+              transactions: [{ to: randomAddress(), amount: "1", token: chain.token.address }],
+              paymentRequirements: { network },
+            }),
+          });
+          expect(refused.status).toBe(400);
+          const body = (await refused.json()) as any;
+          expect(body).toMatchObject({ code: "validation_error", details: { network, capability: "smart-wallets" } });
+          expect(body.message).toContain(`networks.${network}.bundlerUrl`);
+        } finally {
+          await stop();
+        }
+      }, 30_000);
 
     test("a chain whose canonical address holds other code is refused, naming it", async () => {
       const replaced = network === "bsc" ? CANONICAL.multicall3 : CANONICAL.permit2;

@@ -77,3 +77,16 @@ export async function approveRelayer(network: NetworkName, key: Hex, amount: big
 export function randomAddress(): Address {
   return privateKeyToAccount(generatePrivateKey()).address;
 }
+
+/**
+ * Whether a transaction to `to` waits in the node's pool (anvil's txpool_content): with blocks stopped, the way a
+ * test knows the service (or its bundler) has sent its own transaction, whatever else another test left there.
+ */
+export async function pendingTransactionTo(network: NetworkName, to: Address): Promise<boolean> {
+  const content = (await chainOf(network).public.request({ method: "txpool_content" } as never)) as {
+    pending: Record<string, Record<string, { to?: string | null }>>;
+  };
+  return Object.values(content.pending).some((byNonce) =>
+    Object.values(byNonce).some((tx) => tx.to?.toLowerCase() === to.toLowerCase()),
+  );
+}

@@ -14,7 +14,7 @@ import { denyPolicyOf } from "../../src/services";
 import { minedRevertData, swapRevertCause } from "../../src/swap/revert-cause";
 import { parseSwapAuthorization } from "../../src/swap/swap-authorization";
 import { signedPayment } from "../support/authorization";
-import { freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { freshPayer, pendingTransactionTo, randomAddress, tokenBalance } from "../support/chain";
 import { swapTokensOf, v3Whale } from "../support/dex";
 import { jsonRpcProxy } from "../support/json-rpc-proxy";
 import { startTestService } from "../support/service";
@@ -69,9 +69,6 @@ function sandwichSuite(network: "bsc" | "base") {
     };
   }
 
-  const pendingTransactions = async () =>
-    Number(((await c.public.request({ method: "txpool_status" } as never)) as { pending: string }).pending);
-
   /**
    * Settles `body` with blocks stopped: the service simulates and sends, and the front-run outbids its transaction
    * while it waits in the pool; both land in the next block, the front-run first.
@@ -82,7 +79,7 @@ function sandwichSuite(network: "bsc" | "base") {
     try {
       settling = service.post("/swap/settle", body);
       const deadline = Date.now() + 15_000;
-      while ((await pendingTransactions()) === 0) {
+      while (!(await pendingTransactionTo(network, c.info.relayer))) {
         if (Date.now() > deadline) throw new Error("the service sent nothing");
         await Bun.sleep(25);
       }

@@ -3,11 +3,12 @@ import { erc20Abi } from "@relay402/client/wire/abis";
 import { encodeBatchExecution } from "@relay402/client/wire/execution";
 import { encodePath } from "@relay402/client/wire/swap/path";
 import type { Address, Hex } from "viem";
+import { ENTRY_POINT_V07 } from "../../src/chain/addresses";
 import type { SwapOrder } from "../../src/swap/swap-authorization";
 import { SwapRefusal, swapRefusalOf, walletSwapCalls } from "../../src/swap/verify-wallet-swap";
 import { SimulatedRevertError, simulateUserOpCalls } from "../../src/userops/simulate";
 import { userOpNetworkOf } from "../../src/userops/user-op-network";
-import { NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { NETWORK_NAMES, pendingTransactionTo, randomAddress, tokenBalance } from "../support/chain";
 import { swapTokensOf, v3Whale } from "../support/dex";
 import { startTestService } from "../support/service";
 import { expectRefusal, paymasterDeposit, settleBody } from "../wallets/support";
@@ -169,16 +170,16 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     const body = await settleBody(quote, owner);
     const whale = await v3Whale(network, quote.route[0].fee);
 
-    // Blocks stop: settle's pre-send check passes and the bundler's transaction waits in the pool, where the
-    // front-runner outbids it; both land in the next block, the front-runner first.
-    const pending = async () =>
-      Number(((await t.c.public.request({ method: "txpool_status" } as never)) as { pending: string }).pending);
+    // Blocks stop: settle's pre-send check passes and the bundler's transaction (to the EntryPoint) waits in the
+    // pool, where the front-runner outbids it; both land in the next block, the front-runner first. Only the
+    // bundler's own transaction counts: another test's leftover one in the pool would start the front-run before
+    // settle's check.
     await t.c.test.setAutomine(false);
     let settling: Promise<{ status: number; body: any }> | undefined;
     try {
       settling = service.post("/wallet/swap/settle", body);
       const deadline = Date.now() + 15_000;
-      while ((await pending()) === 0) {
+      while (!(await pendingTransactionTo(network, ENTRY_POINT_V07))) {
         if (Date.now() > deadline) throw new Error("the bundler sent nothing");
         await Bun.sleep(25);
       }
@@ -218,8 +219,6 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
     const { owner, wallet } = await walletHolding(network, t.m, 4n * sellAmount);
     const swapBody = (recipient: Address) =>
       verifyBody(network, wallet, { sellToken: t.m, buyToken: t.w, sellAmount, slippageBps: 10, recipient });
-    const pending = async () =>
-      Number(((await t.c.public.request({ method: "txpool_status" } as never)) as { pending: string }).pending);
 
     for (let i = 0; i < service.config.denySwapsAfterReverts; i++) {
       const recipient = randomAddress();
@@ -233,7 +232,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
       try {
         settling = service.post("/wallet/swap/settle", body);
         const deadline = Date.now() + 15_000;
-        while ((await pending()) === 0) {
+        while (!(await pendingTransactionTo(network, ENTRY_POINT_V07))) {
           if (Date.now() > deadline) throw new Error("the bundler sent nothing");
           await Bun.sleep(25);
         }
