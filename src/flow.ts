@@ -113,6 +113,8 @@ export type Flow<Name extends string, Service, Store = undefined> = {
     name: NetworkName,
     network: NetworkConfig,
     call: (to: `0x${string}`, data: `0x${string}`) => Promise<`0x${string}` | undefined>,
+    /** The runtime code at an address (eth_getCode at the latest block). */
+    codeAt: (address: `0x${string}`) => Promise<`0x${string}` | undefined>,
   ): Promise<string | undefined>;
 };
 

@@ -1,5 +1,5 @@
 import { type PublicClient, parseGwei } from "viem";
-import { type Capability, capabilitiesOf, requireCapability } from "../config/capabilities";
+import { type Capability, capabilitiesOf, requireCapability, unavailableRefusal } from "../config/capabilities";
 import type { Config, NetworkConfig, NetworkName, TokenConfig } from "../config/schema";
 import { NETWORKS } from "../config/schema";
 import { ApiError } from "../errors";
@@ -172,7 +172,11 @@ export function createNetworks(
           validNetworks: enabled,
         });
       }
-      if (needs.capability) requireCapability(runtime, needs.capability, field);
+      if (needs.capability) {
+        requireCapability(runtime, needs.capability, field);
+        const reason = runtime.unavailable[needs.capability];
+        if (reason) throw unavailableRefusal(runtime, needs.capability, reason, field);
+      }
       return runtime;
     },
     all: () => [...runtimes.values()],

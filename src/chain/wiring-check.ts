@@ -48,9 +48,11 @@ const clientOf = (network: NetworkConfig) =>
 async function unavailableFlows(name: NetworkName, network: NetworkConfig): Promise<Record<string, string>> {
   const client = clientOf(network);
   const call = async (to: `0x${string}`, data: `0x${string}`) => (await client.call({ to, data })).data;
+  const codeAt = (address: `0x${string}`) => client.getCode({ address });
   const reasons = await Promise.all(
     FLOWS.filter((flow: AnyFlow) => flowEnabledOn(flow, network)).map(
-      async (flow: AnyFlow) => [flow.capability ?? flow.name, await flow.unavailableOn?.(name, network, call)] as const,
+      async (flow: AnyFlow) =>
+        [flow.capability ?? flow.name, await flow.unavailableOn?.(name, network, call, codeAt)] as const,
     ),
   );
   return Object.fromEntries(reasons.filter((entry): entry is readonly [string, string] => entry[1] !== undefined));

@@ -95,6 +95,26 @@ export function capabilityRefusal(network: NamedNetwork, capability: Capability,
   );
 }
 
+/**
+ * The refusal of a capability the network configures but the start switched off (its wiring check found why it
+ * cannot work there: a router the relayer does not whitelist, a pool verifying another circuit).
+ */
+export function unavailableRefusal(
+  network: NamedNetwork,
+  capability: Capability,
+  reason: string,
+  field = "network",
+): ApiError {
+  const label = CAPABILITY_LABELS[capability];
+  const verb = label.endsWith("s") ? "are" : "is";
+  return new ApiError("validation_error", `${label} ${verb} unavailable on ${network.name}: ${reason}`, {
+    field,
+    network: network.name,
+    capability,
+    reason,
+  });
+}
+
 /** Refuses (capabilityRefusal) unless the network enables `capability`. */
 export function requireCapability(network: NamedNetwork, capability: Capability, field?: string): void {
   if (!hasCapability(network.config, capability)) throw capabilityRefusal(network, capability, field);

@@ -1,11 +1,13 @@
 import { asAsync } from "../db/async-port";
 import type { Flow } from "../flow";
+import { createCircuitFiles } from "./circuit-files";
 import { INCOGNITO_EXAMPLES } from "./examples";
 import { createIncognito, type Incognito } from "./incognito";
 import type { AsyncLeafStore } from "./leaf-store";
 import { createLeafStorePostgres } from "./leaf-store-postgres";
 import { createLeafStore } from "./leaf-store-sqlite";
 import { incognitoRoutes } from "./routes";
+import { poolVerifierProblem, type VerificationKey } from "./verifier-match";
 
 /** Incognito shield and unshield through the privacy pool: UserOps of the kernel, and the pool's leaves indexed. */
 export const incognitoFlow: Flow<"incognito", Incognito, AsyncLeafStore> = {
@@ -35,6 +37,13 @@ export const incognitoFlow: Flow<"incognito", Incognito, AsyncLeafStore> = {
   },
   sending: { "/wallet/incognito/settle": "incognito" },
   capability: "incognito",
+  // The pool must verify the circuit the service serves, or every unshield a client proves reverts on-chain.
+  unavailableOn: async (name, network, call, codeAt) => {
+    const pool = network.contracts.privacyPool;
+    if (!pool) return undefined;
+    const key = (await createCircuitFiles().verificationKey()) as VerificationKey;
+    return poolVerifierProblem(`networks.${name}.contracts.privacyPool`, pool, key, call, codeAt);
+  },
   start: (incognito) => incognito.start(),
   stop: (incognito) => incognito.stop(),
 };

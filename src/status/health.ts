@@ -42,6 +42,9 @@ async function networkHealth(network: NetworkRuntime, figures: boolean) {
     paymaster: config.contracts.paymaster ?? null,
     privacyPool: config.contracts.privacyPool ?? null,
     swap: swapHealth(network),
+    // Configured capabilities the start switched off here (a swap router not whitelisted, a pool verifying another
+    // circuit), each with why; absent when there is none.
+    ...(Object.keys(network.unavailable).length > 0 ? { unavailable: { ...network.unavailable } } : {}),
   };
   if (!figures) {
     const keyLeases = leases && { status: leases.status, ...(leases.reason ? { reason: leases.reason } : {}) };
@@ -80,8 +83,9 @@ function swapHealth(network: NetworkRuntime) {
 }
 
 /**
- * ok: everything answers · degraded: some chain or bundler does not, a network's configured swaps are
- * unavailable (reason in networks.<name>.swap), or an executor on key leases holds none (networks.<name>.keyLeases)
+ * ok: everything answers · degraded: some chain or bundler does not, a capability a network configures is
+ * unavailable (reasons in networks.<name>.unavailable; swaps' also in .swap), or an executor on key leases holds
+ * none (networks.<name>.keyLeases)
  * · down: no chain or no database · draining: a graceful shutdown is under way (new settles are refused).
  */
 export async function checkHealth(services: StatusSources, options: { figures: boolean } = { figures: false }) {
@@ -92,8 +96,7 @@ export async function checkHealth(services: StatusSources, options: { figures: b
   const database = (await services.stores.healthy()) ? ("ok" as const) : ("down" as const);
   const rpcUp = entries.filter(([, n]) => n.rpc === "ok").length;
   const allUp = entries.every(
-    ([, n]) =>
-      n.rpc === "ok" && n.bundler !== "down" && n.swap?.status !== "unavailable" && n.keyLeases?.status !== "none_held",
+    ([, n]) => n.rpc === "ok" && n.bundler !== "down" && !n.unavailable && n.keyLeases?.status !== "none_held",
   );
   // Draining first: a load balancer must stop sending to an instance that is shutting down, whatever else holds.
   const status = services.drain.draining

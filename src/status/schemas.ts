@@ -138,6 +138,12 @@ export const HealthSchema = t.Object({
         ],
         { description: "null when swaps are not configured on this network" },
       ),
+      unavailable: t.Optional(
+        t.Record(t.String(), t.String(), {
+          description:
+            "capabilities configured here that the start switched off, each with why (then degraded); absent when none",
+        }),
+      ),
       keyLeases: t.Optional(
         t.Union(
           [

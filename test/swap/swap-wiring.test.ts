@@ -121,7 +121,7 @@ describe("swap wiring, checked at start", () => {
       expect(refused.body.code).toBe("validation_error");
       expect(refused.body.details.field).toBe("network");
       expect(refused.body.message).toBe(
-        `network: swaps are unavailable on bsc: ${health.body.networks.bsc.swap.reason}`,
+        `swaps are unavailable on bsc: ${health.body.networks.bsc.swap.reason}`,
       );
       expect((await quote("base")).status).toBe(200);
 
