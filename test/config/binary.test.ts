@@ -16,7 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("the single binary starts from a config file plus secrets in the environment and serves /health", async () => {
   const binary = join(dir, "relay402");
-  const build = spawnSync(process.execPath, ["build", "--compile", "src/main.ts", "--outfile", binary], {
+  const build = spawnSync(process.execPath, ["scripts/build-binary.ts", "--outfile", binary], {
     cwd: root,
     encoding: "utf8",
   });

@@ -47,9 +47,9 @@ const REHEARSALS = [
   { network: "base" as const, chainId: 8453 as const, x402Extra: { name: "USD Coin", version: "2" }, binary: true },
 ];
 
-/** The service's binary, built as `bun run build:binary` builds it (into `outfile`). */
+/** The single binary, built by `bun run build:binary`'s script (into `outfile`), contract artifacts embedded. */
 function buildBinary(outfile: string): string {
-  const build = Bun.spawnSync([process.execPath, "build", "--compile", "src/main.ts", "--outfile", outfile], {
+  const build = Bun.spawnSync([process.execPath, "scripts/build-binary.ts", "--outfile", outfile], {
     cwd: root,
     stdout: "pipe",
     stderr: "pipe",
@@ -64,12 +64,17 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
   /** The dry run's gas figure of each transaction, to hold against what the real run used. */
   let plannedGas = new Map<string, bigint>();
   let dir: string;
+  /** Where the rehearsal builds the single binary (base's rehearsal deploys and serves with it). */
+  const binaryPath = () => join(dir, "relay402");
   const executorKeys = [generatePrivateKey(), generatePrivateKey()];
 
   /** `relay402 deploy …` in a process of its own, as an operator runs it. */
   async function runDeploy(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const child = Bun.spawn([process.execPath, "src/main.ts", "deploy", "--network", network, ...args], {
-      cwd: root,
+    // base deploys with the compiled binary from a folder outside the repository (it carries its artifacts), bsc
+    // with `bun src/main.ts` from a checkout: both ways an operator deploys.
+    const command = binary ? [binaryPath(), "deploy"] : [process.execPath, "src/main.ts", "deploy"];
+    const child = Bun.spawn([...command, "--network", network, ...args], {
+      cwd: binary ? dir : root,
       env: {
         PATH: process.env.PATH,
         DEPLOYER_KEY: deployerKey,
@@ -120,6 +125,7 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
     beforeAll(async () => {
       buildContracts();
       dir = mkdtempSync(join(tmpdir(), "relay402-rehearsal-"));
+      if (binary) buildBinary(binaryPath());
       chain = await startRehearsalChain(chainId);
       await chain.test.setBalance({ address: deployer, value: parseEther("10") });
       for (const key of executorKeys) {
@@ -287,7 +293,7 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
 
     test(`the service (${binary ? "compiled binary" : "bun src/main.ts"}) starts in production from the written config and settles an EOA, an x402 and a smart-wallet payment`, async () => {
       const adminApiKey = `rehearsal-admin-${generatePrivateKey().slice(2, 18)}`;
-      const command = binary ? [buildBinary(join(dir, "relay402"))] : [process.execPath, "src/main.ts"];
+      const command = binary ? [binaryPath()] : [process.execPath, "src/main.ts"];
       const { url, stop } = await startServiceProcess(
         command,
         {
@@ -347,7 +353,7 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
         await Bun.write(paymentsOnly, JSON.stringify(full, null, 2));
         const adminApiKey = `rehearsal-admin-${generatePrivateKey().slice(2, 18)}`;
         const { url, stop } = await startServiceProcess(
-          [join(dir, "relay402")],
+          [binaryPath()],
           {
             RELAY402_CONFIG: paymentsOnly,
             DATABASE_PATH: join(dir, "payments-only.sqlite"),

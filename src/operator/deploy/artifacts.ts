@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { type Address, getAddress, type Hex, keccak256, slice } from "viem";
 import { CANONICAL } from "../../chain/canonical";
 import { REPO_ROOT } from "../../incognito/artifacts";
+import { embeddedArtifact } from "./embedded-artifacts";
 
 // The bytecode relay402's deploy sends. relay402's own contracts come from `forge build` (out/): their CREATE2
 // addresses depend on every byte, so a checkout at the same commit deploys to the same addresses. The canonical
@@ -17,7 +18,7 @@ type ForgeArtifact = {
 };
 
 function forgeArtifact(file: string, name: string): ForgeArtifact {
-  const path = join(REPO_ROOT, "out", file, `${name}.json`);
+  const path = embeddedArtifact(`out/${file}/${name}.json`) ?? join(REPO_ROOT, "out", file, `${name}.json`);
   if (!existsSync(path)) {
     throw new MissingArtifactError(
       `${name}'s build output is missing (${path}): deploy runs from a checkout of the release, after ` +
@@ -55,7 +56,7 @@ export function linkedCreationCode(file: string, name: string, libraries: Record
 /** A CREATE2 deployment as the deterministic deployer takes it: calldata = salt ‖ init code. */
 export type Create2Payload = { salt: Hex; initCode: Hex };
 
-const X402_PROXY_INIT_CODE_FILE = join(REPO_ROOT, "artifacts", "canonical", "x402-exact-permit2-proxy.initcode.hex");
+const X402_PROXY_INIT_CODE = "artifacts/canonical/x402-exact-permit2-proxy.initcode.hex";
 /** keccak256 of x402's published init code (creation code with its metadata, then abi.encode(Permit2)). */
 const X402_PROXY_INIT_CODE_HASH: Hex = "0xe774d1d5a07218946ab54efe010b300481478b86861bb17d69c98a57f68a604c";
 /** The salt x402 mined for its proxy's vanity address (x402's contracts/evm deployment script). */
@@ -63,7 +64,8 @@ const X402_PROXY_SALT: Hex = "0x000000000000000000000000000000000000000000000000
 
 /** x402's exact Permit2 proxy exactly as published: any other build would land elsewhere. */
 export function x402ProxyPayload(): Create2Payload {
-  const initCode = readFileSync(X402_PROXY_INIT_CODE_FILE, "utf8").trim() as Hex;
+  const file = embeddedArtifact(X402_PROXY_INIT_CODE) ?? join(REPO_ROOT, X402_PROXY_INIT_CODE);
+  const initCode = readFileSync(file, "utf8").trim() as Hex;
   if (keccak256(initCode) !== X402_PROXY_INIT_CODE_HASH) {
     throw new Error("x402's proxy init code does not hash as published");
   }
