@@ -14,6 +14,9 @@ export class ConfigError extends Relay402Error {
 /** The local devnet's documented admin key: public, so production refuses it. */
 export const DEVNET_ADMIN_API_KEY = "relay402-devnet-admin-key";
 
+/** The local devnet's documented dashboard key: public, so production refuses it. */
+export const DEVNET_DASHBOARD_API_KEY = "relay402-devnet-dashboard-key";
+
 /** Defaults for everything that is not a secret and not network specific. */
 export const CONFIG_DEFAULTS = {
   mode: "production",
@@ -64,6 +67,7 @@ function applyEnv(raw: Json, env: Env): Json {
   set("databasePath", env.DATABASE_PATH);
   set("databaseUrl", env.DATABASE_URL || undefined);
   set("adminApiKey", env.ADMIN_API_KEY);
+  set("dashboardApiKey", env.DASHBOARD_API_KEY || undefined);
   set("rateLimitPerMinute", env.RATE_LIMIT_PER_MINUTE === undefined ? undefined : Number(env.RATE_LIMIT_PER_MINUTE));
   set("trustProxy", env.TRUST_PROXY === undefined ? undefined : env.TRUST_PROXY === "true");
   set("shutdownTimeoutMs", env.SHUTDOWN_TIMEOUT_MS === undefined ? undefined : Number(env.SHUTDOWN_TIMEOUT_MS));
@@ -142,6 +146,13 @@ export function validateConfig(candidate: unknown): Config {
   }
   if (config.mode === "production" && config.adminApiKey === DEVNET_ADMIN_API_KEY) {
     throw new ConfigError("invalid config: adminApiKey is the public devnet key (set your own for production)");
+  }
+  if (config.mode === "production" && config.dashboardApiKey !== undefined) {
+    // The read-only key must not open what the admin key does, nor be the devnet's public one.
+    if (config.dashboardApiKey === config.adminApiKey)
+      throw new ConfigError("invalid config: dashboardApiKey equals adminApiKey (give the dashboard a key of its own)");
+    if (config.dashboardApiKey === DEVNET_ADMIN_API_KEY || config.dashboardApiKey === DEVNET_DASHBOARD_API_KEY)
+      throw new ConfigError("invalid config: dashboardApiKey is a public devnet key (set your own for production)");
   }
   if (config.mode === "production") {
     const publicKeyFields = fieldsWithPublicKeys(
