@@ -119,7 +119,9 @@ export function rowsQuery(d: Dialect, filter: RowFilter, limit?: number): { text
     if (filter.before) bind("created_at < ?", filter.before);
     if (filter.network) bind("network = ?", filter.network);
     if (filter.status) bind(`${STATUS_OF} = ?`, filter.status);
-    if (filter.payer) bind("lower(payer) = ?", filter.payer.toLowerCase());
+    // A UserOp's payer is its wallet (sender): columns by their own names, as PostgreSQL reads no alias in WHERE.
+    if (filter.payer)
+      bind(`lower(${source === "issued_user_ops" ? "sender" : "payer"}) = ?`, filter.payer.toLowerCase());
     if (filter.payee)
       bind(
         `lower(${source === "issued_user_ops" ? d.json("recipient") : "recipient"}) = ?`,

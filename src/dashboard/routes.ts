@@ -55,7 +55,8 @@ const SettlementsQuery = t.Object({
   payer: t.Optional(AddressField),
   payee: t.Optional(AddressField),
   before: t.Optional(IsoTime),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE, description: `rows per page, at most ${MAX_PAGE}` })),
+  // Digits, bounded below: a query string's integer is coerced before it is checked, and its refusal would name no field.
+  limit: t.Optional(t.String({ pattern: "^[0-9]{1,6}$", description: `rows per page, 1 to ${MAX_PAGE} (default 50)` })),
 });
 
 /** GET /dashboard (the page and its two files) and the JSON API it reads, /dashboard/api/* (the dashboard key). */
@@ -89,19 +90,28 @@ export function dashboardRoutes(dashboard: Dashboard, context: RouteContext) {
           "latency percentiles; and a series of counts per bucket for charts. docs/dashboard.md says what each figure means.",
       },
     })
-    .get("/dashboard/api/settlements", ({ query }) => dashboard.settlements(query), {
-      keyed: true,
-      query: SettlementsQuery,
-      response: { 200: t.Unknown(), ...errors },
-      detail: {
-        tags,
-        security,
-        summary: "Recent settlements, newest first, filtered, each with its block explorer link",
-        description:
-          `At most ${MAX_PAGE} per page (limit, default 50); \`next\` is the \`before\` of the next page. ` +
-          'gasWei and sponsoredWei are "unknown" for rows written before receipt figures were recorded.',
+    .get(
+      "/dashboard/api/settlements",
+      ({ query }) => {
+        const limit = query.limit === undefined ? undefined : Number(query.limit);
+        if (limit !== undefined && (limit < 1 || limit > MAX_PAGE))
+          throw new ApiError("validation_error", `limit: from 1 to ${MAX_PAGE}`, { field: "limit" });
+        return dashboard.settlements({ ...query, limit });
       },
-    })
+      {
+        keyed: true,
+        query: SettlementsQuery,
+        response: { 200: t.Unknown(), ...errors },
+        detail: {
+          tags,
+          security,
+          summary: "Recent settlements, newest first, filtered, each with its block explorer link",
+          description:
+            `At most ${MAX_PAGE} per page (limit, default 50); \`next\` is the \`before\` of the next page. ` +
+            'gasWei and sponsoredWei are "unknown" for rows written before receipt figures were recorded.',
+        },
+      },
+    )
     .get("/dashboard/api/attention", () => dashboard.attention(), {
       keyed: true,
       response: { 200: t.Unknown(), 401: ErrorResponse, 429: ErrorResponse },
