@@ -1,6 +1,7 @@
 import type { Flow } from "../flow";
 import { createDashboard, type Dashboard } from "./dashboard";
 import { type DashboardStore, dashboardStore } from "./dashboard-store";
+import { DASHBOARD_EXAMPLES } from "./examples";
 import { DASHBOARD_KEY } from "./key";
 import { dashboardRoutes } from "./routes";
 
@@ -27,6 +28,7 @@ export const dashboardFlow: Flow<"dashboard", Dashboard, DashboardStore> = {
           "admin key. docs/dashboard.md says what each figure means.",
       },
     ],
+    examples: DASHBOARD_EXAMPLES,
     securitySchemes: {
       dashboardApiKey: {
         type: "apiKey",

@@ -8,7 +8,7 @@ import { DASHBOARD_KEY } from "./key";
 import style from "./page/dashboard.css" with { type: "text" };
 import script from "./page/dashboard.js" with { type: "text" };
 import pageFile from "./page/index.html" with { type: "text" };
-import { DASHBOARD_FLOWS, DASHBOARD_STATUSES } from "./records";
+import { AttentionSchema, SettlementsSchema, SummarySchema } from "./schemas";
 
 /**
  * The page may run only its own script and style, talk only to this origin, and be framed by no one: what a
@@ -37,21 +37,33 @@ const ASSETS: Record<string, { body: string; type: string }> = {
 const tags = ["Dashboard"];
 const security = [{ dashboardApiKey: [] }];
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 429: ErrorResponse };
-const literals = (values: readonly string[]) => t.Union(values.map((value) => t.Literal(value)));
 /** An ISO 8601 UTC time as the records store it. */
 const IsoTime = t.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{8,12}Z$", description: "ISO 8601 UTC time" });
 const NetworkName = t.String({ pattern: "^[a-z0-9-]{1,32}$", description: "network name" });
 
+// Closed sets as literals, written out: Elysia's UnionEnum would fill a missing optional value with its first one,
+// and a missing filter must stay missing (records.ts's lists are the same values).
+const Range = t.Union([t.Literal("hour"), t.Literal("day"), t.Literal("month")]);
+const FlowName = t.Union([
+  t.Literal("eoa"),
+  t.Literal("x402"),
+  t.Literal("smart-wallet"),
+  t.Literal("deployment"),
+  t.Literal("incognito"),
+  t.Literal("swap"),
+]);
+const Status = t.Union([t.Literal("success"), t.Literal("failed"), t.Literal("pending")]);
+
 const SummaryQuery = t.Object({
-  range: t.Optional(literals(["hour", "day", "month"])),
+  range: t.Optional(Range),
   network: t.Optional(NetworkName),
-  flow: t.Optional(literals(DASHBOARD_FLOWS)),
+  flow: t.Optional(FlowName),
 });
 
 const SettlementsQuery = t.Object({
   network: t.Optional(NetworkName),
-  flow: t.Optional(literals(DASHBOARD_FLOWS)),
-  status: t.Optional(literals(DASHBOARD_STATUSES)),
+  flow: t.Optional(FlowName),
+  status: t.Optional(Status),
   payer: t.Optional(AddressField),
   payee: t.Optional(AddressField),
   before: t.Optional(IsoTime),
@@ -78,7 +90,7 @@ export function dashboardRoutes(dashboard: Dashboard, context: RouteContext) {
     .get("/dashboard/api/summary", ({ query }) => dashboard.summary(query.range ?? "day", query), {
       keyed: true,
       query: SummaryQuery,
-      response: { 200: t.Unknown(), ...errors },
+      response: { 200: SummarySchema, ...errors },
       detail: {
         tags,
         security,
@@ -101,7 +113,7 @@ export function dashboardRoutes(dashboard: Dashboard, context: RouteContext) {
       {
         keyed: true,
         query: SettlementsQuery,
-        response: { 200: t.Unknown(), ...errors },
+        response: { 200: SettlementsSchema, ...errors },
         detail: {
           tags,
           security,
@@ -114,7 +126,7 @@ export function dashboardRoutes(dashboard: Dashboard, context: RouteContext) {
     )
     .get("/dashboard/api/attention", () => dashboard.attention(), {
       keyed: true,
-      response: { 200: t.Unknown(), 401: ErrorResponse, 429: ErrorResponse },
+      response: { 200: AttentionSchema, 401: ErrorResponse, 429: ErrorResponse },
       detail: {
         tags,
         security,

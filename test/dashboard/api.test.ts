@@ -39,6 +39,10 @@ function checks(label: string, service: () => Service, explain: Explain) {
       expect(summary.body.totals.settlements).toBe(settled);
       expect(summary.body.series.reduce((sum: number, point: any) => sum + point.success, 0)).toBe(settled);
     }
+    // No range: the last day; no filter: every flow (a missing optional value is never filled in).
+    const plain = await service().get("/dashboard/api/summary", keyed);
+    expect(plain.body.range).toBe("day");
+    expectFigures(plain.body.flows, expected);
     const onlyBase = await service().get("/api/v1/dashboard/api/summary?range=hour&network=base&flow=x402", keyed);
     expectFigures(
       onlyBase.body.flows,
