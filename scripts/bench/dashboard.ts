@@ -113,7 +113,7 @@ function queries(store: DashboardStore): Record<string, () => Promise<unknown>> 
     "attention (database part)": () =>
       Promise.all([
         store.rows({ since: since(RANGES.day.ms) }),
-        store.rows({ since: since(RANGES.month.ms) }),
+        store.rows({ since: since(RANGES.month.ms), sources: ["issued_user_ops"] }),
         store.leases(),
         store.denied(0, 50),
         store.rows({ status: "pending", before: since(300_000) }, 50),

@@ -102,8 +102,9 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
     /** Executors, paymaster deposits, records not concluded, denied payers and failure reasons. */
     async attention() {
       const [day, month, leases, denied, pending] = await Promise.all([
+        // The executors' spend and the failures of a day; the sponsored UserOps of a month (the deposit's average).
         store.rows({ since: sinceIso(RANGES.day.ms) }),
-        store.rows({ since: sinceIso(RANGES.month.ms) }),
+        store.rows({ since: sinceIso(RANGES.month.ms), sources: ["issued_user_ops"] }),
         store.leases(),
         deniedNow(context.config, store),
         store.rows({ status: "pending", before: sinceIso(STUCK_AFTER_MS) }, ATTENTION_ROWS),

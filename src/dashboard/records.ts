@@ -96,6 +96,8 @@ export type RowFilter = {
   status?: DashboardStatus;
   payer?: string;
   payee?: string;
+  /** Only these tables (attention reads the executors' transactions or the sponsored UserOps alone). */
+  sources?: readonly SettlementRow["source"][];
 };
 
 /**
@@ -108,6 +110,7 @@ export function rowsQuery(d: Dialect, filter: RowFilter, limit?: number): { text
   const parts: string[] = [];
   for (const [source, branch] of Object.entries(branches(d))) {
     if (filter.flow && !branch.flows.includes(filter.flow)) continue;
+    if (filter.sources && !filter.sources.includes(source as SettlementRow["source"])) continue;
     const where: string[] = [];
     const bind = (clause: string, value: unknown) => {
       where.push(clause);

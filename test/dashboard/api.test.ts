@@ -3,6 +3,7 @@
 // settlements link to the network's explorer; the queries use the created_at indexes (PostgreSQL's plan, SQLite's).
 import { afterAll, describe, expect, test } from "bun:test";
 import { configFromManifest } from "../../scripts/devnet/service-config";
+import { MERCHANT, PAYER, TOKEN } from "../../src/examples";
 import { presetOf } from "../../src/networks";
 import {
   DASHBOARD_KEY,
@@ -114,17 +115,40 @@ describe("SQLite", () => {
   );
 });
 
+describe("SQLite: a row from before receipt figures were recorded", () => {
+  const service = startTestService({ dashboardApiKey: DASHBOARD_KEY });
+  afterAll(() => service.stop());
+
+  test("shows its gas as unknown, never as 0", async () => {
+    const now = new Date().toISOString();
+    service.db.$client
+      .query(
+        "INSERT INTO eoa_settlements (network, payer, nonce, token, recipient, amount, valid_after, valid_before, signature, status, tx_hash, created_at, updated_at) VALUES ('bsc', ?, ?, ?, ?, '5', 0, 0, '0x', 'success', ?, ?, ?)",
+      )
+      .run(PAYER, `0x${"01".repeat(32)}`, TOKEN, MERCHANT, `0x${"02".repeat(32)}`, now, now);
+    const [row] = (await service.get("/dashboard/api/settlements", keyed)).body.settlements;
+    expect(row).toMatchObject({ gasWei: "unknown", sponsoredWei: null, latencyMs: null, amount: "5" });
+    const [figures] = (await service.get("/dashboard/api/summary?range=hour", keyed)).body.flows;
+    expect(figures.gas).toEqual({ wei: "0", known: 0, unknown: 1 });
+    expect(figures.latencyMs).toBeNull();
+    expect((await service.get("/dashboard/api/summary", keyed)).body.totals.unknownGas).toBe(1);
+  });
+});
+
 describe("PostgreSQL", () => {
   let service: Awaited<ReturnType<typeof postgresService>>;
   afterAll(() => service?.stop());
+  let url = "";
+  let config: ReturnType<typeof configFromManifest>;
   test("starts on its own database", async () => {
-    const config = configFromManifest(getTestDevnet().devnet.manifest, {
+    config = configFromManifest(getTestDevnet().devnet.manifest, {
       dashboardApiKey: DASHBOARD_KEY,
       rateLimitPerMinute: 1_000_000,
       logRequests: false,
       databasePath: ":memory:",
     });
-    service = await postgresService(config, await createTestDatabase("dashboard"));
+    url = await createTestDatabase("dashboard");
+    service = await postgresService(config, url);
   });
   checks(
     "PostgreSQL",
@@ -139,4 +163,18 @@ describe("PostgreSQL", () => {
       return (plan as any[]).map((row) => row["QUERY PLAN"]).join("\n");
     },
   );
+
+  test("another instance on the same database shows the same figures", async () => {
+    const other = await postgresService(config, url);
+    try {
+      for (const path of ["/dashboard/api/summary?range=hour", "/dashboard/api/settlements"]) {
+        const [mine, theirs] = await Promise.all([service.get(path, keyed), other.get(path, keyed)]);
+        const { from: _a, to: _b, series: _c, ...figures } = mine.body;
+        const { from: _d, to: _e, series: _f, ...same } = theirs.body;
+        expect(same).toEqual(figures);
+      }
+    } finally {
+      await other.stop();
+    }
+  });
 });
