@@ -62,15 +62,26 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
     async summary(range: RangeName, filter: { network?: string; flow?: DashboardFlow } = {}) {
       const { ms, bucketMs } = RANGES[range];
       const to = Date.now();
-      const rows = await store.rows({ since: new Date(to - ms).toISOString(), ...filter });
-      const flows = flowFigures(rows);
+      const window = { from: to - ms, to, bucketMs };
+      const selected = { since: new Date(to - ms).toISOString(), ...filter };
+      const {
+        flows,
+        series: points,
+        settlements,
+      } = store.figures
+        ? await store.figures(selected, window)
+        : await store.rows(selected).then((rows) => ({
+            flows: flowFigures(rows),
+            series: series(rows, window.from, to, bucketMs),
+            settlements: rows.length,
+          }));
       return {
         range,
         from: new Date(to - ms).toISOString(),
         to: new Date(to).toISOString(),
         flows,
         totals: {
-          settlements: rows.length,
+          settlements,
           volume: sumByToken(flows.flatMap((each) => each.volume)),
           fees: sumByToken(flows.flatMap((each) => each.fees)),
           spentWeiByNetwork: Object.fromEntries(
@@ -84,7 +95,7 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
           ),
           unknownGas: flows.reduce((sum, each) => sum + each.gas.unknown + each.sponsored.unknown, 0),
         },
-        series: series(rows, to - ms, to, bucketMs),
+        series: points,
       };
     },
 
