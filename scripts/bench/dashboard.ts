@@ -5,8 +5,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rangeFigures } from "../../src/dashboard/dashboard";
 import { type DashboardStore, dashboardStore } from "../../src/dashboard/dashboard-store";
-import { flowFigures, percentile, RANGES, series } from "../../src/dashboard/figures";
+import { percentile, RANGES } from "../../src/dashboard/figures";
 import { openDatabase } from "../../src/db/open";
 import { openPostgres } from "../../src/db/postgres/open";
 import { startPostgres } from "../postgres/start";
@@ -98,10 +99,7 @@ async function seedPostgres(url: string, n: number) {
 /** Each API query's database read and the figures computed from it, as the routes run them. */
 function queries(store: DashboardStore): Record<string, () => Promise<unknown>> {
   const since = (ms: number) => new Date(Date.now() - ms).toISOString();
-  const summary = (range: keyof typeof RANGES) => async () => {
-    const rows = await store.rows({ since: since(RANGES[range].ms) });
-    return [flowFigures(rows), series(rows, Date.now() - RANGES[range].ms, Date.now(), RANGES[range].bucketMs)];
-  };
+  const summary = (range: keyof typeof RANGES) => () => rangeFigures(store, range, {}, Date.now());
   return {
     "summary?range=hour": summary("hour"),
     "summary?range=day": summary("day"),

@@ -55,26 +55,32 @@ export function settlementView(context: Pick<FlowContext, "config">, row: Settle
   };
 }
 
+/**
+ * A range's figures ending at `to`: summed by the database where its store can (PostgreSQL), else by the service
+ * from the range's rows (figures.ts).
+ */
+export async function rangeFigures(
+  store: DashboardStore,
+  range: RangeName,
+  filter: { network?: string; flow?: DashboardFlow },
+  to: number,
+) {
+  const { ms, bucketMs } = RANGES[range];
+  const window = { from: to - ms, to, bucketMs };
+  const selected = { since: new Date(to - ms).toISOString(), ...filter };
+  if (store.figures) return store.figures(selected, window);
+  const rows = await store.rows(selected);
+  return { flows: flowFigures(rows), series: series(rows, window.from, to, bucketMs), settlements: rows.length };
+}
+
 export function createDashboard(context: FlowContext, store: DashboardStore) {
   const sinceIso = (ms: number) => new Date(Date.now() - ms).toISOString();
   return {
     /** Counts, volume, fees, gas and latency per network and flow over a range, with its chart series. */
     async summary(range: RangeName, filter: { network?: string; flow?: DashboardFlow } = {}) {
-      const { ms, bucketMs } = RANGES[range];
+      const { ms } = RANGES[range];
       const to = Date.now();
-      const window = { from: to - ms, to, bucketMs };
-      const selected = { since: new Date(to - ms).toISOString(), ...filter };
-      const {
-        flows,
-        series: points,
-        settlements,
-      } = store.figures
-        ? await store.figures(selected, window)
-        : await store.rows(selected).then((rows) => ({
-            flows: flowFigures(rows),
-            series: series(rows, window.from, to, bucketMs),
-            settlements: rows.length,
-          }));
+      const { flows, series: points, settlements } = await rangeFigures(store, range, filter, to);
       return {
         range,
         from: new Date(to - ms).toISOString(),
