@@ -1,8 +1,6 @@
 import type { Db } from "../db/open";
 import type { PgDb } from "../db/postgres/open";
 import type { FlowStore } from "../flow";
-import type { FlowFigures, SeriesPoint } from "./figures";
-import { postgresFigures } from "./postgres-figures";
 import {
   type Dialect,
   POSTGRES_DIALECT,
@@ -36,18 +34,9 @@ export type DashboardStore = {
   leases(): Promise<LeaseRow[]>;
   /** Deny counters whose last revert is at or after `since` (unix seconds), most reverts first, at most `limit`. */
   denied(since: number, limit: number): Promise<DenyRow[]>;
-  /**
-   * A range's figures summed by the database itself (PostgreSQL); absent, the service sums the rows (figures.ts),
-   * as on SQLite, whose sums are 64-bit.
-   */
-  figures?(filter: RowFilter, window: RangeWindow): Promise<RangeFigures>;
   /** The text of the query `rows` runs, with its parameters: what the plan tests EXPLAIN. */
   rowsQuery(filter: RowFilter, limit?: number): { text: string; params: unknown[] };
 };
-
-/** A range's start and end (unix ms) and the width of its chart's buckets. */
-export type RangeWindow = { from: number; to: number; bucketMs: number };
-export type RangeFigures = { flows: FlowFigures[]; series: SeriesPoint[]; settlements: number };
 
 const LEASES = "SELECT network, address, holder, expires_at FROM key_leases ORDER BY network, address";
 const DENIED =
@@ -101,12 +90,10 @@ export const dashboardStore: FlowStore<DashboardStore> = {
       SQLITE_DIALECT,
       async (text, params) => db.$client.query(text).all(...(params as string[])) as Record<string, unknown>[],
     ),
-  postgres: (db: PgDb) => {
-    const run = async (text: string, params: unknown[]) =>
-      (await db.$client.unsafe(numbered(text), params)) as Record<string, unknown>[];
-    return {
-      ...storeOver(POSTGRES_DIALECT, run, numbered),
-      figures: (filter: RowFilter, window: RangeWindow) => postgresFigures(run, filter, window),
-    };
-  },
+  postgres: (db: PgDb) =>
+    storeOver(
+      POSTGRES_DIALECT,
+      async (text, params) => (await db.$client.unsafe(numbered(text), params)) as Record<string, unknown>[],
+      numbered,
+    ),
 };

@@ -56,8 +56,8 @@ export function settlementView(context: Pick<FlowContext, "config">, row: Settle
 }
 
 /**
- * A range's figures ending at `to`: summed by the database where its store can (PostgreSQL), else by the service
- * from the range's rows (figures.ts).
+ * A range's figures ending at `to`, summed by the service from the range's rows (figures.ts): exact bigints on both
+ * databases. (PostgreSQL summing them itself was slower: three grouped scans of the rows and text-to-time parsing.)
  */
 export async function rangeFigures(
   store: DashboardStore,
@@ -66,11 +66,9 @@ export async function rangeFigures(
   to: number,
 ) {
   const { ms, bucketMs } = RANGES[range];
-  const window = { from: to - ms, to, bucketMs };
   const selected = { since: new Date(to - ms).toISOString(), ...filter };
-  if (store.figures) return store.figures(selected, window);
   const rows = await store.rows(selected);
-  return { flows: flowFigures(rows), series: series(rows, window.from, to, bucketMs), settlements: rows.length };
+  return { flows: flowFigures(rows), series: series(rows, to - ms, to, bucketMs), settlements: rows.length };
 }
 
 export function createDashboard(context: FlowContext, store: DashboardStore) {
