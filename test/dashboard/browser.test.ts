@@ -56,8 +56,10 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
     await page.goto(`${origin}/dashboard`);
     await page.fill("#key", "a-wrong-dashboard-key-000");
     await page.click("#login button[type=submit]");
-    // Expressions run in the page (this project's TypeScript has no DOM types).
-    await page.waitForFunction(`document.querySelector("#login-error")?.textContent === "wrong key"`);
+    // Functions, not strings (the page's CSP forbids eval); its globals untyped (no DOM types here).
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelector("#login-error")?.textContent === "wrong key",
+    );
     expect(await page.isVisible("#board")).toBe(false);
     await page.screenshot({ path: join(screenshots, "login-refused.png") });
 
@@ -77,12 +79,16 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
     expect(await page.title()).toBe("relay402 dashboard");
     // The key stays in this tab's session, never in the address.
     expect(page.url()).toBe(`${origin}/dashboard`);
-    expect(await page.evaluate(`sessionStorage.getItem("relay402.dashboardKey")`)).toBe(DASHBOARD_KEY);
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem("relay402.dashboardKey"))).toBe(
+      DASHBOARD_KEY,
+    );
     await page.screenshot({ path: join(screenshots, "dashboard.png"), fullPage: true });
 
     await page.selectOption("#filter select[name=flow]", "x402");
     await page.click("#filter button[type=submit]");
-    await page.waitForFunction(`document.querySelectorAll("#settlements tbody tr").length === 0`);
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelectorAll("#settlements tbody tr").length === 0,
+    );
     expect(statSync(join(screenshots, "dashboard.png")).size).toBeGreaterThan(10_000);
   } finally {
     await browser.close();
