@@ -116,7 +116,11 @@ describe("SQLite", () => {
 });
 
 describe("SQLite: a row from before receipt figures were recorded", () => {
-  const service = startTestService({ dashboardApiKey: DASHBOARD_KEY });
+  // The explorer pattern of the config overrides the preset's.
+  const service = startTestService({
+    dashboardApiKey: DASHBOARD_KEY,
+    dashboard: { explorerTxUrl: { bsc: "https://explorer.example/bsc/tx/{hash}" } },
+  } as never);
   afterAll(() => service.stop());
 
   test("shows its gas as unknown, never as 0", async () => {
@@ -128,6 +132,7 @@ describe("SQLite: a row from before receipt figures were recorded", () => {
       .run(PAYER, `0x${"01".repeat(32)}`, TOKEN, MERCHANT, `0x${"02".repeat(32)}`, now, now);
     const [row] = (await service.get("/dashboard/api/settlements", keyed)).body.settlements;
     expect(row).toMatchObject({ gasWei: "unknown", sponsoredWei: null, latencyMs: null, amount: "5" });
+    expect(row.explorerUrl).toBe(`https://explorer.example/bsc/tx/0x${"02".repeat(32)}`);
     const [figures] = (await service.get("/dashboard/api/summary?range=hour", keyed)).body.flows;
     expect(figures.gas).toEqual({ wei: "0", known: 0, unknown: 1 });
     expect(figures.latencyMs).toBeNull();
