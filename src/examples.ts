@@ -38,6 +38,10 @@ export type FlowOpenApi = {
   examples?: Readonly<Record<string, Examples>>;
   /** Bodies this flow reads on other flows' routes (see BodyReader in src/flow.ts), by "METHOD /path". */
   alternatives?: Readonly<Record<string, Alternatives>>;
+  /** Security schemes its routes name (a key of its own, Flow.key), by scheme name. */
+  securitySchemes?: Readonly<
+    Record<string, { type: "apiKey" | "http"; in?: "header"; name?: string; scheme?: string; description?: string }>
+  >;
 };
 
 export const RELAYER = "0xe7a518451b8e7Abb526ea674A1D2A6720014de71";

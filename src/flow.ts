@@ -6,7 +6,7 @@ import type { Db } from "./db/open";
 import type { PgDb } from "./db/postgres/open";
 import type { DenyCounters } from "./deny/deny-counters";
 import type { FlowOpenApi } from "./examples";
-import type { AdminGuard } from "./http/admin-guard";
+import type { AdminGuard, FlowKey, FlowKeyGuard } from "./http/admin-guard";
 import type { RecordFilter } from "./lifecycle/orphans";
 import type { Logger } from "./logger";
 import type { PaymentRules } from "./settlement/payment-rules";
@@ -65,6 +65,8 @@ export type RouteContext = {
   adminGuard: AdminGuard;
   /** Other flows' readings of shared routes' bodies (see BodyReader). */
   readers: readonly BodyReader[];
+  /** The guard of the flow's own key (Flow.key): routes declared `keyed: true` need it. */
+  keyGuard(key: FlowKey<Config>): FlowKeyGuard;
 };
 
 /**
@@ -88,6 +90,11 @@ export type Flow<Name extends string, Service, Store = undefined> = {
    * label: refused while the service drains, counted until they answer, and timed by the settle histogram.
    */
   sending?: Readonly<Record<string, string>>;
+  /**
+   * A read key of its own guarding its routes under a path (the dashboard's): a wrong one costs the client's
+   * rate-limit budget what a wrong admin key does.
+   */
+  key?: FlowKey<Config>;
   /** Its readings of shared routes' bodies, given to every flow's routes. */
   readers?(service: Service): BodyReader[];
   /** Finishes what a previous process left unfinished (at start; on several instances, others' orphans). */

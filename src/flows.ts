@@ -1,3 +1,4 @@
+import { dashboardFlow } from "./dashboard/flow";
 import { deploymentsFlow } from "./deploy/flow";
 import { incognitoFlow } from "./incognito/flow";
 import { paymentsFlow } from "./payments/flow";
@@ -9,7 +10,15 @@ import { x402Flow } from "./x402/flow";
  * Every payment flow the service serves, in the order their routes are mounted. A new flow is a folder with a
  * `flow.ts` (src/flow.ts says what it declares) and one line here; nothing else in the service names it.
  */
-export const FLOWS = [paymentsFlow, x402Flow, walletsFlow, incognitoFlow, swapsFlow, deploymentsFlow] as const;
+export const FLOWS = [
+  paymentsFlow,
+  x402Flow,
+  walletsFlow,
+  incognitoFlow,
+  swapsFlow,
+  deploymentsFlow,
+  dashboardFlow,
+] as const;
 
 type Flows = (typeof FLOWS)[number];
 

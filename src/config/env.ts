@@ -19,6 +19,7 @@ const ROOT_ENV: Record<string, [variable: string, parse: (value: string | undefi
   databasePath: ["DATABASE_PATH", (value) => value],
   databaseUrl: ["DATABASE_URL", nonEmpty],
   adminApiKey: ["ADMIN_API_KEY", (value) => value],
+  dashboardApiKey: ["DASHBOARD_API_KEY", nonEmpty],
   rateLimitPerMinute: ["RATE_LIMIT_PER_MINUTE", number],
   trustProxy: ["TRUST_PROXY", (value) => (value === undefined ? undefined : value === "true")],
   shutdownTimeoutMs: ["SHUTDOWN_TIMEOUT_MS", number],

@@ -25,6 +25,9 @@ const invalid = (problems: string[]) => new ConfigError(`invalid config: ${probl
 /** The local devnet's documented admin key: public, so production refuses it. */
 export const DEVNET_ADMIN_API_KEY = "relay402-devnet-admin-key";
 
+/** The local devnet's documented dashboard key: public, so production refuses it. */
+export const DEVNET_DASHBOARD_API_KEY = "relay402-devnet-dashboard-key";
+
 /** Defaults for everything that is not a secret and not network specific. */
 export const CONFIG_DEFAULTS = {
   mode: "production",
@@ -142,6 +145,13 @@ function productionProblems(config: Config): string[] {
   const problems: string[] = [];
   if (config.adminApiKey === DEVNET_ADMIN_API_KEY) {
     problems.push(`${fieldName("adminApiKey")} is the public devnet key (set your own for production)`);
+  }
+  // The read-only dashboard key must not open what the admin key does, nor be one of the devnet's public keys.
+  if (config.dashboardApiKey !== undefined && config.dashboardApiKey === config.adminApiKey) {
+    problems.push(`${fieldName("dashboardApiKey")} equals adminApiKey (give the dashboard a key of its own)`);
+  }
+  if (config.dashboardApiKey === DEVNET_ADMIN_API_KEY || config.dashboardApiKey === DEVNET_DASHBOARD_API_KEY) {
+    problems.push(`${fieldName("dashboardApiKey")} is a public devnet key (set your own for production)`);
   }
   const publicKeyFields = fieldsWithPublicKeys(
     NETWORKS.flatMap((name) => {

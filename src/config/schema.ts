@@ -258,6 +258,27 @@ export const ConfigSchema = T.Object({
   ),
   /** Keys merchants send as `x-api-key`: a request carrying one is not held to the per-IP rate limit. */
   merchantApiKeys: T.Optional(T.Array(T.String({ minLength: 16 }))),
+  /**
+   * The read-only key of /dashboard and /dashboard/api/* (docs/dashboard.md); the admin key also opens them.
+   * Absent: only the admin key does. Production refuses it equal to the admin key or to the devnet's.
+   */
+  dashboardApiKey: T.Optional(T.String({ minLength: 16 })),
+  /** What the dashboard shows beyond the database (docs/dashboard.md); every field has a default. */
+  dashboard: T.Optional(
+    T.Object({
+      /** An executor whose native balance is below this (wei) is flagged; default DEFAULT_EXECUTOR_ALERT_WEI. */
+      executorAlertWei: T.Optional(T.Partial(T.Record(T.Union(NETWORKS.map((name) => T.Literal(name))), Amount))),
+      /** A transaction's explorer page, `{hash}` replaced; default the network preset's. */
+      explorerTxUrl: T.Optional(
+        T.Partial(
+          T.Record(
+            T.Union(NETWORKS.map((name) => T.Literal(name))),
+            T.String({ pattern: "^https?://[^\\s]*\\{hash\\}[^\\s]*$" }),
+          ),
+        ),
+      ),
+    }),
+  ),
 });
 
 /** The service's config, decoded: domain types, defaults applied, accounts built. */

@@ -40,7 +40,11 @@ export const eoaSettlements = sqliteTable(
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
   },
-  (table) => [uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce)],
+  (table) => [
+    uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce),
+    // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
+    index("eoa_settlements_created").on(table.createdAt),
+  ],
 );
 
 export type EoaSettlement = typeof eoaSettlements.$inferSelect;
@@ -88,6 +92,8 @@ export const issuedUserOps = sqliteTable(
     index("issued_user_ops_recent").on(table.network, table.sender, table.status, table.kind, table.expiresAt),
     // The purge of expired issues.
     index("issued_user_ops_expiry").on(table.status, table.expiresAt),
+    // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
+    index("issued_user_ops_created").on(table.createdAt),
     // An incognito spend's pending UserOps by nullifier (src/userops/issued-user-op-store.ts).
     index("issued_user_ops_nullifier")
       .on(sql`json_extract(${table.context}, '$.nullifierHash')`)
@@ -259,6 +265,8 @@ export const x402Settlements = sqliteTable(
   },
   (table) => [
     uniqueIndex("x402_settlements_authorization").on(table.network, table.contract, table.payer, table.nonce),
+    // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
+    index("x402_settlements_created").on(table.createdAt),
   ],
 );
 
@@ -337,7 +345,11 @@ export const swapSettlements = sqliteTable(
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
   },
-  (table) => [uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce)],
+  (table) => [
+    uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce),
+    // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
+    index("swap_settlements_created").on(table.createdAt),
+  ],
 );
 
 export type SwapSettlement = typeof swapSettlements.$inferSelect;

@@ -21,17 +21,54 @@ export function isAdminRequest(request: Request, adminApiKey: string): boolean {
  * `x-admin-api-key`, and on /metrics also `Authorization: Bearer` (elsewhere a bearer token belongs to someone
  * else's scheme, such as a facilitator client's JWT, and is no guess at ours).
  */
-export function adminKeyAttempt(request: Request, adminApiKey: string, path: string): "none" | "right" | "wrong" {
-  const key = request.headers.get("x-admin-api-key");
-  const bearer = /(^|\/)metrics$/.test(path) ? request.headers.get("authorization") : null;
-  const offered = [key, bearer?.startsWith("Bearer ") ? bearer.slice("Bearer ".length) : null].filter(
+export function adminKeyAttempt(request: Request, adminApiKey: string, path: string): KeyAttempt {
+  return keyAttempt(request, "x-admin-api-key", /(^|\/)metrics$/.test(path), [adminApiKey]);
+}
+
+export type KeyAttempt = "none" | "right" | "wrong";
+
+/**
+ * What a request says about a key sent in `header` (and, where `bearer`, as `Authorization: Bearer`): none
+ * offered, one of `keys` (each compared in constant time), or a wrong one.
+ */
+export function keyAttempt(request: Request, header: string, bearer: boolean, keys: readonly string[]): KeyAttempt {
+  const key = request.headers.get(header);
+  const authorization = bearer ? request.headers.get("authorization") : null;
+  const offered = [key, authorization?.startsWith("Bearer ") ? authorization.slice("Bearer ".length) : null].filter(
     (value): value is string => value !== null,
   );
   if (offered.length === 0) return "none";
   let right = false;
-  for (const value of offered) right = timingSafeEqualString(value, adminApiKey) || right;
+  for (const value of offered) for (const each of keys) right = timingSafeEqualString(value, each) || right;
   return right ? "right" : "wrong";
 }
+
+/**
+ * A flow's own read key (Flow.key): it guards the flow's routes under `pathPrefix` (with or without /api/v1),
+ * sent as `header` or `Authorization: Bearer`; any of `keys(config)` opens them. A wrong one costs the client's
+ * rate-limit budget what a wrong admin key does (src/http/app.ts).
+ */
+export type FlowKey<C = unknown> = { pathPrefix: string; header: string; keys(config: C): string[] };
+
+/** Which flow key guards a path (without the /api/v1 prefix), if any. */
+export const flowKeyOf = <C>(keys: readonly FlowKey<C>[], route: string) =>
+  keys.find((key) => route === key.pathPrefix || route.startsWith(`${key.pathPrefix}/`));
+
+/**
+ * A flow key's guard as an Elysia macro, as the admin key's: a route declared with `keyed: true` answers 401
+ * `unauthorized` before its query is validated.
+ */
+export const flowKeyGuard = (header: string, keys: readonly string[]) =>
+  new Elysia({ name: "flow-key-guard", seed: `${header} ${keys.join(" ")}` }).macro({
+    keyed: {
+      transform({ request }) {
+        if (keyAttempt(request, header, true, keys) !== "right")
+          throw new ApiError("unauthorized", `missing or wrong ${header}`);
+      },
+    },
+  });
+
+export type FlowKeyGuard = ReturnType<typeof flowKeyGuard>;
 
 /**
  * The admin-key guard as an Elysia macro: a route declared with `admin: true` answers 401 `unauthorized`

@@ -7,7 +7,7 @@ import { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "../limits";
 import { httpRequests, settleDuration } from "../metrics/metrics";
 import type { Services } from "../services";
 import { statusRoutes } from "../status/routes";
-import { adminGuard, adminKeyAttempt } from "./admin-guard";
+import { adminGuard, adminKeyAttempt, flowKeyGuard, flowKeyOf, keyAttempt } from "./admin-guard";
 import { checksumAddresses } from "./checksum-addresses";
 import { envelope } from "./errors";
 import { isJsonContentType, nestedDeeperThan } from "./limits";
@@ -34,7 +34,7 @@ type RequestMeta = {
 const RATE_LIMIT_EXEMPT_PATHS = new Set(["/supported", "/api/v1/supported", "/metrics", "/api/v1/metrics"]);
 
 /**
- * What a wrong admin key costs a client's budget, on every route (the exempt ones too): ten requests' worth, so a
+ * What a wrong admin key (or a flow's own key, Flow.key) costs a client's budget, on every route (the exempt ones too): ten requests' worth, so a
  * client guessing keys at the default 120 requests a minute gets 12 guesses a minute, and a request with a wrong
  * key never costs less than one without a key.
  */
@@ -159,7 +159,9 @@ export function createApp(services: Services) {
     networks: services.networks,
     adminGuard: adminGuard(config.adminApiKey),
     readers,
+    keyGuard: (key) => flowKeyGuard(key.header, key.keys(config)),
   };
+  const flowKeys = services.flows.flatMap(({ flow }) => (flow.key ? [flow.key] : []));
   const api = (prefix: string) => {
     let routes = new Elysia({ prefix, seed: prefix })
       .use(statusRoutes(services.status, config.adminApiKey))
@@ -185,12 +187,16 @@ export function createApp(services: Services) {
       }
       const path = new URL(request.url).pathname;
       const adminKey = adminKeyAttempt(request, config.adminApiKey, path);
+      const flowKey = flowKeyOf(flowKeys, path.replace(/^\/api\/v1(?=\/)/, ""));
+      const wrongKey =
+        adminKey === "wrong" ||
+        (flowKey !== undefined && keyAttempt(request, flowKey.header, true, flowKey.keys(config)) === "wrong");
       const unlimited =
         adminKey === "right" ||
         (adminKey === "none" &&
           (isMerchantRequest(request, config.merchantApiKeys ?? []) || RATE_LIMIT_EXEMPT_PATHS.has(path)));
       if (!unlimited) {
-        const wait = limiter.take(rateLimitKey(ip), adminKey === "wrong" ? WRONG_ADMIN_KEY_COST : 1);
+        const wait = limiter.take(rateLimitKey(ip), wrongKey ? WRONG_ADMIN_KEY_COST : 1);
         if (wait > 0) {
           throw new ApiError(
             "rate_limit_exceeded",

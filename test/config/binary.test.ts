@@ -82,6 +82,11 @@ test("the single binary starts from a config file plus secrets in the environmen
       const ui = await fetch(`http://127.0.0.1:${port}/openapi/assets/swagger-ui-bundle.js`);
       expect(ui.status).toBe(200);
       expect((await ui.text()).length).toBeGreaterThan(100_000);
+      // The dashboard's page and files are embedded as well (src/dashboard/page).
+      const dashboard = await fetch(`http://127.0.0.1:${port}/dashboard`);
+      expect(await dashboard.text()).toContain("<title>relay402 dashboard</title>");
+      const script = await fetch(`http://127.0.0.1:${port}/dashboard/assets/dashboard.js`);
+      expect(await script.text()).toContain("sessionStorage");
       // The incognito circuit's artifacts are embedded too: the descriptor and the verification key by its URL.
       const circuit = (await fetch(`http://127.0.0.1:${port}/incognito/circuit`).then((r) => r.json())) as {
         verificationKey: string;

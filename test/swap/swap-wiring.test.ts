@@ -120,9 +120,7 @@ describe("swap wiring, checked at start", () => {
       expect(refused.status).toBe(400);
       expect(refused.body.code).toBe("validation_error");
       expect(refused.body.details.field).toBe("network");
-      expect(refused.body.message).toBe(
-        `swaps are unavailable on bsc: ${health.body.networks.bsc.swap.reason}`,
-      );
+      expect(refused.body.message).toBe(`swaps are unavailable on bsc: ${health.body.networks.bsc.swap.reason}`);
       expect((await quote("base")).status).toBe(200);
 
       // verify and settle pass through the same gate: refused before any signature or chain work.

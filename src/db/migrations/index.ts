@@ -14,6 +14,7 @@ import m0010 from "./0010_key_leases.sql" with { type: "text" };
 import m0011 from "./0011_incognito_leaf_keys.sql" with { type: "text" };
 import m0012 from "./0012_swap_authorization_hash.sql" with { type: "text" };
 import m0013 from "./0013_receipt_figures.sql" with { type: "text" };
+import m0014 from "./0014_dashboard_indexes.sql" with { type: "text" };
 
 export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_eoa_settlements", sql: m0000 },
@@ -30,4 +31,5 @@ export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0011_incognito_leaf_keys", sql: m0011 },
   { name: "0012_swap_authorization_hash", sql: m0012 },
   { name: "0013_receipt_figures", sql: m0013 },
+  { name: "0014_dashboard_indexes", sql: m0014 },
 ];

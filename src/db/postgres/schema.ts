@@ -41,7 +41,11 @@ export const eoaSettlements = pgTable(
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
   },
-  (table) => [uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce)],
+  (table) => [
+    uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce),
+    // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
+    index("eoa_settlements_created").on(table.createdAt),
+  ],
 );
 
 export type EoaSettlement = typeof eoaSettlements.$inferSelect;
@@ -72,6 +76,8 @@ export const issuedUserOps = pgTable(
   (table) => [
     index("issued_user_ops_recent").on(table.network, table.sender, table.status, table.kind, table.expiresAt),
     index("issued_user_ops_expiry").on(table.status, table.expiresAt),
+    // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
+    index("issued_user_ops_created").on(table.createdAt),
     // An incognito spend's pending UserOps by nullifier (src/userops/issued-user-op-store.ts; SQLite's json_extract).
     index("issued_user_ops_nullifier")
       .on(sql`(${table.context}::jsonb ->> 'nullifierHash')`)
@@ -196,6 +202,8 @@ export const x402Settlements = pgTable(
   },
   (table) => [
     uniqueIndex("x402_settlements_authorization").on(table.network, table.contract, table.payer, table.nonce),
+    // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
+    index("x402_settlements_created").on(table.createdAt),
   ],
 );
 
@@ -256,7 +264,11 @@ export const swapSettlements = pgTable(
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
   },
-  (table) => [uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce)],
+  (table) => [
+    uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce),
+    // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
+    index("swap_settlements_created").on(table.createdAt),
+  ],
 );
 
 export const keyLeases = pgTable(

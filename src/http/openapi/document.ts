@@ -156,6 +156,7 @@ export function buildDocument(app: AnyElysia, version: string, servedOn: ServedO
           name: "x-api-key",
           description: "Optional: a configured merchant key lifts the per-IP rate limit.",
         },
+        ...Object.assign({}, ...FLOWS.map((flow: AnyFlow) => flow.openapi?.securitySchemes ?? {})),
       },
     },
   };

@@ -1,0 +1,100 @@
+// OpenAPI examples of the dashboard's answers, of shapes its schemas accept (test/http/openapi.test.ts checks each).
+import { EXECUTOR, type Examples, MERCHANT, PAYER, TOKEN } from "../examples";
+
+const TX = `0x${"5c".repeat(32)}`;
+
+const settlement = {
+  network: "bsc",
+  flow: "eoa",
+  status: "success",
+  token: TOKEN,
+  amount: "3000000000000000007",
+  fee: null,
+  payer: PAYER,
+  payee: MERCHANT,
+  txHash: TX,
+  explorerUrl: `https://bscscan.com/tx/${TX}`,
+  gasWei: "86520000000000",
+  sponsoredWei: null,
+  latencyMs: 412,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  error: null,
+};
+
+export const DASHBOARD_EXAMPLES: Record<string, Examples> = {
+  "GET /dashboard/api/summary": {
+    responses: {
+      "200": {
+        range: "day",
+        from: "2025-12-31T00:00:00.000Z",
+        to: "2026-01-01T00:00:00.000Z",
+        flows: [
+          {
+            network: "bsc",
+            flow: "eoa",
+            settlements: { total: 12, success: 11, failed: 1, pending: 0 },
+            successRate: 11 / 12,
+            volume: [{ token: TOKEN.toLowerCase(), amount: "33000000000000000077" }],
+            fees: [],
+            gas: { wei: "951720000000000", known: 11, unknown: 1 },
+            sponsored: { wei: "0", known: 0, unknown: 0 },
+            spentWei: "951720000000000",
+            latencyMs: { p50: 402, p95: 890, p99: 890, samples: 11 },
+          },
+        ],
+        totals: {
+          settlements: 12,
+          volume: [{ token: TOKEN.toLowerCase(), amount: "33000000000000000077" }],
+          fees: [],
+          spentWeiByNetwork: { bsc: "951720000000000" },
+          unknownGas: 1,
+        },
+        series: [
+          { start: "2025-12-31T00:00:00.000Z", success: 11, failed: 1, pending: 0, spentWei: "951720000000000" },
+        ],
+      },
+    },
+  },
+  "GET /dashboard/api/settlements": {
+    responses: { "200": { settlements: [settlement], next: null } },
+  },
+  "GET /dashboard/api/attention": {
+    responses: {
+      "200": {
+        executors: [
+          {
+            network: "bsc",
+            address: EXECUTOR,
+            balanceWei: "480000000000000000",
+            alertBelowWei: "10000000000000000",
+            low: false,
+            inFlight: 0,
+            leaseHolder: null,
+            lastsHours: 12104.5,
+          },
+        ],
+        paymasters: [
+          {
+            network: "bsc",
+            depositWei: "1000000000000000000",
+            averageSponsoredWei: "98000000000000",
+            coversUserOps: "10204",
+          },
+        ],
+        stuck: [],
+        denied: [
+          {
+            network: "bsc",
+            kind: "payer",
+            address: PAYER.toLowerCase(),
+            reverts: 3,
+            lastRevertAt: 1_767_225_600,
+            lastReason: "reverted",
+            denied: true,
+          },
+        ],
+        errors: [{ reason: "reverted", count: 1, lastAt: "2025-12-31T18:00:00.000Z" }],
+      },
+    },
+  },
+};

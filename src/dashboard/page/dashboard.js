@@ -1,0 +1,219 @@
+// The dashboard page: reads /dashboard/api/* with the key kept in this tab's sessionStorage (sent in a header,
+// never in a URL). Everything a payer or a chain may have written (reasons, symbols, addresses) is set as text,
+// never as HTML; links are http(s) explorer pages only. Served under a Content-Security-Policy of 'self'.
+(() => {
+  const KEY = "relay402.dashboardKey";
+  const API = "/dashboard/api";
+  const $ = (id) => document.getElementById(id);
+  let nextBefore = null;
+
+  async function api(path) {
+    const response = await fetch(API + path, { headers: { "x-dashboard-api-key": sessionStorage.getItem(KEY) ?? "" } });
+    const body = await response.json().catch(() => ({}));
+    if (response.status === 401) {
+      logout("wrong key");
+      throw new Error("unauthorized");
+    }
+    if (!response.ok) throw new Error(body?.error?.message ?? body?.message ?? `HTTP ${response.status}`);
+    return body;
+  }
+
+  const cell = (row, value, className) => {
+    const td = document.createElement("td");
+    td.textContent = value === null || value === undefined ? "—" : String(value);
+    if (className) td.className = className;
+    row.appendChild(td);
+    return td;
+  };
+
+  const linkCell = (row, url, label) => {
+    const td = document.createElement("td");
+    td.className = "mono";
+    if (url && /^https?:\/\//.test(url)) {
+      const a = document.createElement("a");
+      a.href = url;
+      a.rel = "noopener noreferrer";
+      a.target = "_blank";
+      a.textContent = label;
+      td.appendChild(a);
+    } else td.textContent = label ?? "—";
+    row.appendChild(td);
+  };
+
+  const rows = (id, items, fill) => {
+    const body = $(id).tBodies[0];
+    body.replaceChildren();
+    for (const item of items) {
+      const tr = document.createElement("tr");
+      fill(tr, item);
+      body.appendChild(tr);
+    }
+  };
+
+  const short = (value) =>
+    typeof value === "string" && value.length > 14 ? `${value.slice(0, 8)}…${value.slice(-4)}` : value;
+  const amounts = (list) => list.map((each) => `${each.amount} ${short(each.token)}`).join(", ") || "—";
+
+  function chart(points) {
+    const svg = $("chart");
+    svg.replaceChildren();
+    const ns = "http://www.w3.org/2000/svg";
+    const max = Math.max(1, ...points.map((p) => p.success + p.failed + p.pending));
+    const width = 600 / Math.max(1, points.length);
+    points.forEach((point, i) => {
+      let y = 150;
+      for (const kind of ["success", "failed", "pending"]) {
+        const h = (point[kind] / max) * 140;
+        if (h <= 0) continue;
+        y -= h;
+        const rect = document.createElementNS(ns, "rect");
+        rect.setAttribute("x", String(i * width + 1));
+        rect.setAttribute("y", String(y));
+        rect.setAttribute("width", String(Math.max(1, width - 2)));
+        rect.setAttribute("height", String(h));
+        rect.setAttribute("class", kind);
+        const title = document.createElementNS(ns, "title");
+        title.textContent = `${point.start}: ${point[kind]} ${kind}`;
+        rect.appendChild(title);
+        svg.appendChild(rect);
+      }
+    });
+  }
+
+  async function loadSummary() {
+    const summary = await api(`/summary?range=${encodeURIComponent($("range").value)}`);
+    const totals = $("totals");
+    totals.replaceChildren();
+    const card = (label, value) => {
+      const div = document.createElement("div");
+      div.className = "card";
+      const b = document.createElement("b");
+      b.textContent = value;
+      div.append(b, label);
+      totals.appendChild(div);
+    };
+    card("settlements", String(summary.totals.settlements));
+    card("volume", amounts(summary.totals.volume));
+    card("fees earned", amounts(summary.totals.fees));
+    for (const [network, wei] of Object.entries(summary.totals.spentWeiByNetwork))
+      card(`gas spent on ${network} (wei)`, wei);
+    if (summary.totals.unknownGas > 0) card("settlements with unknown gas", String(summary.totals.unknownGas));
+    chart(summary.series);
+    rows("flows", summary.flows, (tr, f) => {
+      cell(tr, f.network);
+      cell(tr, f.flow);
+      cell(tr, f.settlements.success);
+      cell(tr, f.settlements.failed);
+      cell(tr, f.settlements.pending);
+      cell(tr, f.successRate === null ? null : `${(f.successRate * 100).toFixed(1)}%`);
+      cell(tr, amounts(f.volume));
+      cell(tr, amounts(f.fees));
+      cell(tr, f.gas.unknown > 0 ? `${f.gas.wei} (+${f.gas.unknown} unknown)` : f.gas.wei);
+      cell(tr, f.sponsored.unknown > 0 ? `${f.sponsored.wei} (+${f.sponsored.unknown} unknown)` : f.sponsored.wei);
+      cell(tr, f.latencyMs ? `${f.latencyMs.p50} / ${f.latencyMs.p95}` : null);
+    });
+  }
+
+  async function loadAttention() {
+    const attention = await api("/attention");
+    rows("executors", attention.executors, (tr, e) => {
+      if (e.low) tr.className = "low";
+      cell(tr, e.network);
+      cell(tr, e.address, "mono");
+      cell(tr, e.balanceWei);
+      cell(tr, e.alertBelowWei);
+      cell(tr, e.inFlight);
+      cell(tr, e.leaseHolder);
+      cell(tr, e.lastsHours === null ? null : e.lastsHours.toFixed(1));
+    });
+    rows("paymasters", attention.paymasters, (tr, p) => {
+      cell(tr, p.network);
+      cell(tr, p.depositWei);
+      cell(tr, p.averageSponsoredWei);
+      cell(tr, p.coversUserOps);
+    });
+    rows("errors", attention.errors, (tr, e) => {
+      cell(tr, e.reason);
+      cell(tr, e.count);
+      cell(tr, e.lastAt);
+    });
+    rows("denied", attention.denied, (tr, d) => {
+      cell(tr, d.network);
+      cell(tr, d.kind);
+      cell(tr, d.address, "mono");
+      cell(tr, d.reverts);
+      cell(tr, d.denied ? "yes" : "no", d.denied ? "alert" : undefined);
+      cell(tr, d.lastReason);
+    });
+    rows("stuck", attention.stuck, (tr, s) => {
+      cell(tr, s.createdAt);
+      cell(tr, s.network);
+      cell(tr, s.flow);
+      cell(tr, s.payer, "mono");
+      linkCell(tr, s.explorerUrl, short(s.txHash));
+    });
+  }
+
+  async function loadSettlements(append) {
+    const params = new URLSearchParams();
+    for (const [name, value] of new FormData($("filter"))) if (value) params.set(name, String(value));
+    if (append && nextBefore) params.set("before", nextBefore);
+    const page = await api(`/settlements?${params}`);
+    const body = $("settlements").tBodies[0];
+    if (!append) body.replaceChildren();
+    for (const s of page.settlements) {
+      const tr = document.createElement("tr");
+      cell(tr, s.createdAt);
+      cell(tr, s.network);
+      cell(tr, s.flow);
+      cell(tr, s.status, s.status === "failed" ? "alert" : undefined);
+      cell(tr, short(s.token), "mono");
+      cell(tr, s.amount);
+      cell(tr, s.fee);
+      cell(tr, s.payer, "mono");
+      cell(tr, s.payee, "mono");
+      cell(tr, s.gasWei);
+      cell(tr, s.sponsoredWei);
+      linkCell(tr, s.explorerUrl, short(s.txHash));
+      body.appendChild(tr);
+    }
+    nextBefore = page.next;
+    $("more").hidden = !page.next;
+  }
+
+  async function loadAll() {
+    $("login").hidden = true;
+    $("board").hidden = false;
+    $("logout").hidden = false;
+    await Promise.all([loadSummary(), loadAttention(), loadSettlements(false)]);
+  }
+
+  function logout(reason) {
+    sessionStorage.removeItem(KEY);
+    $("board").hidden = true;
+    $("logout").hidden = true;
+    $("login").hidden = false;
+    $("login-error").textContent = reason ?? "";
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    $("login").addEventListener("submit", (event) => {
+      event.preventDefault();
+      sessionStorage.setItem(KEY, $("key").value);
+      $("key").value = "";
+      loadAll().catch((error) => {
+        $("login-error").textContent = error.message;
+      });
+    });
+    $("logout").addEventListener("click", () => logout());
+    $("range").addEventListener("change", () => loadSummary().catch(() => {}));
+    $("filter").addEventListener("submit", (event) => {
+      event.preventDefault();
+      loadSettlements(false).catch((error) => {
+        $("login-error").textContent = error.message;
+      });
+    });
+    $("more").addEventListener("click", () => loadSettlements(true).catch(() => {}));
+    if (sessionStorage.getItem(KEY)) loadAll().catch(() => {});
+  });
+})();

@@ -1,0 +1,105 @@
+import { t } from "elysia";
+import { DASHBOARD_FLOWS, DASHBOARD_STATUSES } from "./records";
+
+// The answers of /dashboard/api/*, as documented in OpenAPI and checked by Elysia: amounts and wei are decimal
+// strings (exact at 256 bits), "unknown" where a record did not keep the figure.
+
+const Decimal = t.String({ pattern: "^[0-9]{1,80}$", description: "decimal integer (smallest units or wei)" });
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+const TokenAmounts = t.Array(t.Object({ token: t.String(), amount: Decimal }));
+const KnownSum = t.Object({
+  wei: Decimal,
+  known: t.Integer({ description: "rows that recorded the figure" }),
+  unknown: t.Integer({ description: "rows from before the figure was recorded (not counted as 0)" }),
+});
+
+export const SummarySchema = t.Object({
+  range: t.UnionEnum(["hour", "day", "month"]),
+  from: t.String(),
+  to: t.String(),
+  flows: t.Array(
+    t.Object({
+      network: t.String(),
+      flow: t.UnionEnum(DASHBOARD_FLOWS),
+      settlements: t.Object({ total: t.Integer(), success: t.Integer(), failed: t.Integer(), pending: t.Integer() }),
+      successRate: Nullable(t.Number()),
+      volume: TokenAmounts,
+      fees: TokenAmounts,
+      gas: KnownSum,
+      sponsored: KnownSum,
+      spentWei: Decimal,
+      latencyMs: Nullable(t.Object({ p50: t.Number(), p95: t.Number(), p99: t.Number(), samples: t.Integer() })),
+    }),
+  ),
+  totals: t.Object({
+    settlements: t.Integer(),
+    volume: TokenAmounts,
+    fees: TokenAmounts,
+    spentWeiByNetwork: t.Record(t.String(), Decimal),
+    unknownGas: t.Integer(),
+  }),
+  series: t.Array(
+    t.Object({ start: t.String(), success: t.Integer(), failed: t.Integer(), pending: t.Integer(), spentWei: Decimal }),
+  ),
+});
+
+const Unknowable = Nullable(t.Union([Decimal, t.Literal("unknown")]));
+
+export const SettlementViewSchema = t.Object({
+  network: t.String(),
+  flow: t.UnionEnum(DASHBOARD_FLOWS),
+  status: t.UnionEnum(DASHBOARD_STATUSES),
+  token: Nullable(t.String()),
+  amount: Nullable(t.String()),
+  fee: Nullable(t.String()),
+  payer: t.String(),
+  payee: Nullable(t.String()),
+  txHash: Nullable(t.String()),
+  explorerUrl: Nullable(t.String()),
+  gasWei: Unknowable,
+  sponsoredWei: Unknowable,
+  latencyMs: Nullable(t.Number()),
+  createdAt: t.String(),
+  error: Nullable(t.String()),
+});
+
+export const SettlementsSchema = t.Object({
+  settlements: t.Array(SettlementViewSchema),
+  next: Nullable(t.String({ description: "the `before` of the next page; null on the last" })),
+});
+
+export const AttentionSchema = t.Object({
+  executors: t.Array(
+    t.Object({
+      network: t.String(),
+      address: t.String(),
+      balanceWei: Nullable(Decimal),
+      alertBelowWei: Decimal,
+      low: t.Boolean(),
+      inFlight: t.Integer(),
+      leaseHolder: Nullable(t.String()),
+      lastsHours: Nullable(t.Number()),
+    }),
+  ),
+  paymasters: t.Array(
+    t.Object({
+      network: t.String(),
+      depositWei: Nullable(Decimal),
+      averageSponsoredWei: Nullable(Decimal),
+      coversUserOps: Nullable(Decimal),
+    }),
+  ),
+  stuck: t.Array(SettlementViewSchema),
+  denied: t.Array(
+    t.Object({
+      network: t.String(),
+      kind: t.String(),
+      address: t.String(),
+      reverts: t.Integer(),
+      lastRevertAt: t.Integer(),
+      lastReason: t.String(),
+      denied: t.Boolean(),
+    }),
+  ),
+  errors: t.Array(t.Object({ reason: t.String(), count: t.Integer(), lastAt: t.String() })),
+});
