@@ -1,0 +1,216 @@
+import { appendFileSync } from "node:fs";
+import {
+  type Address,
+  encodeAbiParameters,
+  formatUnits,
+  type Hex,
+  keccak256,
+  type PublicClient,
+  parseUnits,
+} from "viem";
+import { approveRelayer } from "../approve-relayer.js";
+import type { Relay402Client } from "../client.js";
+import { Relay402ClientError } from "../errors.js";
+import { getNetworkConfig } from "../get-config.js";
+import { settlePayment, verifyPayment } from "../pay.js";
+import { signTransferAuthorization } from "../sign-authorization.js";
+import type { NetworkName, SignerClient } from "../types.js";
+import type { McpSettings } from "./settings.js";
+import type { Caps, SpendLedger } from "./spend-ledger.js";
+
+export type PaymentRequest = {
+  network: NetworkName;
+  /** The token's address or its symbol in /config. */
+  token: string;
+  to: Address;
+  /** In token units ("2.5"). */
+  amount: string;
+  idempotencyKey: string;
+};
+
+export type PaymentOutcome =
+  | {
+      status: "paid";
+      network: NetworkName;
+      token: Address;
+      symbol: string;
+      to: Address;
+      amount: string;
+      amountBaseUnits: string;
+      transaction: string;
+      idempotencyKey: string;
+      /** True when this idempotency key had already paid: nothing new was sent. */
+      repeated: boolean;
+    }
+  | { status: "refused"; code: string; message: string; limit?: string };
+
+/**
+ * The nonce a payment signs: derived from the payer and the agent's idempotency key, so a retried call signs the
+ * same nonce and the relayer (which refuses a used one) lets it pay once.
+ */
+export function idempotentNonce(payer: Address, idempotencyKey: string): Hex {
+  return keccak256(encodeAbiParameters([{ type: "address" }, { type: "string" }], [payer, idempotencyKey]));
+}
+
+export type PaymentContext = {
+  settings: McpSettings;
+  relay402: Relay402Client;
+  ledger: SpendLedger;
+  clientsFor(network: NetworkName): Promise<{ signer: SignerClient; publicClient: PublicClient }>;
+  /** The operator's log file (JSON lines): one line per payment asked for, whatever its result. */
+  logFile: string;
+};
+
+/** An EOA payment within the operator's limits: checked and reserved in the ledger before anything is signed. */
+export async function payWithinLimits(
+  context: PaymentContext,
+  tool: string,
+  request: PaymentRequest,
+): Promise<PaymentOutcome> {
+  const outcome = await attempt(context, request);
+  const line = {
+    time: new Date().toISOString(),
+    tool,
+    network: request.network,
+    token: outcome.status === "paid" ? outcome.token : request.token,
+    amount: request.amount,
+    to: request.to,
+    idempotencyKey: request.idempotencyKey,
+    result: outcome.status === "paid" ? (outcome.repeated ? "repeated" : "paid") : "refused",
+    ...(outcome.status === "paid"
+      ? { transaction: outcome.transaction }
+      : { code: outcome.code, limit: outcome.limit }),
+  };
+  appendFileSync(context.logFile, `${JSON.stringify(line)}\n`);
+  return outcome;
+}
+
+async function attempt(context: PaymentContext, request: PaymentRequest): Promise<PaymentOutcome> {
+  const { settings, relay402, ledger } = context;
+  const refuse = (code: string, message: string, limit?: string): PaymentOutcome => ({
+    status: "refused",
+    code,
+    message,
+    limit,
+  });
+  const rpc = settings.rpcUrls[request.network];
+  if (!rpc) return refuse("network_not_configured", `no RPC URL is configured for ${request.network}`);
+  if (
+    settings.allowedRecipients &&
+    !settings.allowedRecipients.some((a) => a.toLowerCase() === request.to.toLowerCase())
+  ) {
+    return refuse("limit_exceeded", `${request.to} is not an allowed recipient`, "allowedRecipients");
+  }
+  const config = await getNetworkConfig(relay402, request.network);
+  const wanted = request.token.toLowerCase();
+  const token = config.tokens.find((t) => t.address.toLowerCase() === wanted || t.symbol.toLowerCase() === wanted);
+  if (!token) return refuse("validation_error", `token ${request.token} is not offered on ${request.network}`);
+  const limits = settings.limits.find(
+    (l) => l.network === request.network && l.token.toLowerCase() === token.address.toLowerCase(),
+  );
+  if (!limits) {
+    return refuse(
+      "limit_exceeded",
+      `no spending limit is configured for ${token.symbol} on ${request.network}`,
+      "token",
+    );
+  }
+  let value: bigint;
+  try {
+    value = parseUnits(request.amount, token.decimals);
+  } catch {
+    return refuse("validation_error", `amount must be a decimal in ${token.symbol} units`);
+  }
+  const fraction = request.amount.split(".")[1] ?? "";
+  if (fraction.length > token.decimals || value <= 0n) {
+    return refuse("validation_error", `amount must be positive with at most ${token.decimals} decimals`);
+  }
+  const unitsOf = (text: string | undefined) => (text === undefined ? undefined : parseUnits(text, token.decimals));
+  const caps: Caps = {
+    perPayment: unitsOf(limits.perPayment),
+    perDay: unitsOf(limits.perDay),
+    total: unitsOf(limits.total),
+  };
+  const paid = (amount: bigint, transaction: string, repeated: boolean): PaymentOutcome => ({
+    status: "paid",
+    network: request.network,
+    token: token.address,
+    symbol: token.symbol,
+    to: request.to,
+    amount: formatUnits(amount, token.decimals),
+    amountBaseUnits: amount.toString(),
+    transaction,
+    idempotencyKey: request.idempotencyKey,
+    repeated,
+  });
+
+  const entry = {
+    key: `${request.network}:${request.idempotencyKey}`,
+    network: request.network,
+    token: token.address,
+    to: request.to,
+    amount: value.toString(),
+    at: Date.now(),
+  };
+  const reservation = await ledger.reserve(entry, caps);
+  if (reservation.kind === "refused") {
+    const cap = formatUnits(reservation.cap, token.decimals);
+    const spent = formatUnits(reservation.spent, token.decimals);
+    const what = { perPayment: "per payment", perDay: "in 24 hours", total: "in total" }[reservation.limit];
+    return refuse(
+      "limit_exceeded",
+      `${request.amount} ${token.symbol} exceeds the limit of ${cap} ${token.symbol} ${what} (already spent ${spent})`,
+      reservation.limit,
+    );
+  }
+  if (reservation.kind === "existing") {
+    const previous = reservation.entry;
+    if (
+      previous.to.toLowerCase() !== request.to.toLowerCase() ||
+      previous.amount !== entry.amount ||
+      previous.token !== entry.token
+    ) {
+      return refuse("idempotency_conflict", "this idempotency key was used for a different payment");
+    }
+    if (previous.state === "paid" && previous.transaction) return paid(value, previous.transaction, true);
+    // Reserved without an outcome (a crash, or a call still running): paying again signs the same nonce, which
+    // the chain accepts once; the settle answers the first result.
+  }
+
+  const nonce = idempotentNonce(settings.account.address, request.idempotencyKey);
+  try {
+    const { signer, publicClient } = await context.clientsFor(request.network);
+    await approveRelayer({
+      signer,
+      publicClient,
+      token: token.address,
+      relayer: config.contracts.relayer,
+      amount: value,
+    });
+    const paymentPayload = await signTransferAuthorization({
+      signer,
+      config,
+      token: token.address,
+      to: request.to,
+      value,
+      nonce,
+    });
+    const body = {
+      paymentPayload,
+      paymentRequirements: { network: request.network, relayerContract: config.contracts.relayer },
+    };
+    await verifyPayment(relay402, body);
+    const settlement = await settlePayment(relay402, body);
+    if (!settlement.success)
+      return refuse("settlement_failed", `the service did not settle: ${settlement.transaction}`);
+    await ledger.settle({ ...entry, state: "paid", transaction: settlement.transaction });
+    return paid(value, settlement.transaction, false);
+  } catch (error) {
+    const code = error instanceof Relay402ClientError ? error.code : "payment_failed";
+    // A refusal before /settle moved nothing: give the reservation back. After /settle was sent the outcome is
+    // unknown, so it stays reserved (counted) and the same idempotency key retries it safely.
+    const beforeSettle = error instanceof Relay402ClientError && code !== "network_error" && code !== "nonce_error";
+    if (beforeSettle && reservation.kind === "new") await ledger.settle({ ...entry, state: "released" });
+    return refuse(code, (error as Error).message.slice(0, 300));
+  }
+}

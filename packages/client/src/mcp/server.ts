@@ -1,0 +1,173 @@
+import { join } from "node:path";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  formatUnits,
+  http,
+  isAddress,
+  type PublicClient,
+} from "viem";
+import { z } from "zod";
+import { createRelay402Client } from "../client.js";
+import { getConfig } from "../get-config.js";
+import type { NetworkName, SignerClient } from "../types.js";
+import { erc20Abi } from "../wire/abis.js";
+import { NETWORKS } from "../wire/networks.js";
+import { type PaymentContext, payWithinLimits } from "./agent-payment.js";
+import type { McpSettings } from "./settings.js";
+import { SpendLedger } from "./spend-ledger.js";
+
+/** Tool answers are JSON text (bigints as decimal strings); a refusal is an error result the agent can read. */
+function answer(value: unknown, isError = false): CallToolResult {
+  const text = JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v), 2);
+  return { content: [{ type: "text", text }], isError };
+}
+
+/**
+ * The relay402 MCP server: an agent's tools to see what it may pay with and pay within the operator's limits.
+ * Its key, the service URL and the limits come from `settings` (the server's environment and config file).
+ */
+export function createRelay402McpServer(settings: McpSettings, version: string): McpServer {
+  const relay402 = createRelay402Client({ url: settings.url });
+  const ledger = new SpendLedger(join(settings.dataDir, "spent.jsonl"));
+  const clients = new Map<NetworkName, { signer: SignerClient; publicClient: PublicClient }>();
+
+  async function clientsFor(network: NetworkName) {
+    const existing = clients.get(network);
+    if (existing) return existing;
+    const rpc = settings.rpcUrls[network];
+    const config = (await getConfig(relay402)).networks[network];
+    if (!rpc || !config) throw new Error(`${network} is not configured here or on the service`);
+    const chain = defineChain({
+      id: config.chainId,
+      name: network,
+      nativeCurrency: { name: "native", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [rpc] } },
+    });
+    const transport = http(rpc);
+    const made = {
+      signer: createWalletClient({ chain, transport, account: settings.account }),
+      publicClient: createPublicClient({ chain, transport, pollingInterval: 250 }) as PublicClient,
+    };
+    clients.set(network, made);
+    return made;
+  }
+
+  const paymentContext: PaymentContext = {
+    settings,
+    relay402,
+    ledger,
+    clientsFor,
+    logFile: join(settings.dataDir, "payments.log"),
+  };
+
+  const server = new McpServer({ name: "relay402", version });
+
+  server.registerTool(
+    "relay402_networks",
+    {
+      description:
+        "The networks, tokens and fees this agent can pay with through relay402, its address, and the operator's spending limits.",
+      annotations: { readOnlyHint: true },
+    },
+    async () => {
+      const config = await getConfig(relay402);
+      const networks = Object.entries(config.networks)
+        .filter(([name]) => settings.rpcUrls[name as NetworkName])
+        .map(([name, network]) => ({
+          network: name,
+          chainId: network?.chainId,
+          tokens: network?.tokens.map((token) => ({
+            symbol: token.symbol,
+            address: token.address,
+            decimals: token.decimals,
+            fees: token.fees,
+            minPaymentValue: token.minPaymentValue,
+            limits:
+              settings.limits.find(
+                (limit) => limit.network === name && limit.token.toLowerCase() === token.address.toLowerCase(),
+              ) ?? "not allowed: no limit configured",
+          })),
+          swaps: Boolean(network?.swap),
+          incognito: Boolean(network?.incognito),
+        }));
+      return answer({
+        address: settings.account.address,
+        networks,
+        note: "EOA payments are free of relay402 fees: the payee receives the amount paid; the payer pays gas only for a token approval.",
+        allowedRecipients: settings.allowedRecipients ?? "any",
+        allowedHosts: settings.allowedHosts ?? "any",
+      });
+    },
+  );
+
+  server.registerTool(
+    "relay402_balances",
+    {
+      description: "This agent's balances of each token it can use, and of the native coin (gas), on each network.",
+      annotations: { readOnlyHint: true },
+    },
+    async () => {
+      const config = await getConfig(relay402);
+      const balances = [];
+      for (const [name, network] of Object.entries(config.networks)) {
+        if (!network || !settings.rpcUrls[name as NetworkName]) continue;
+        const { publicClient } = await clientsFor(name as NetworkName);
+        const address = settings.account.address;
+        const native = await publicClient.getBalance({ address });
+        const tokens = await Promise.all(
+          network.tokens.map(async (token) => {
+            const balance = await publicClient.readContract({
+              address: token.address,
+              abi: erc20Abi,
+              functionName: "balanceOf",
+              args: [address],
+            });
+            return { symbol: token.symbol, address: token.address, balance: formatUnits(balance, token.decimals) };
+          }),
+        );
+        balances.push({ network: name, native: formatUnits(native, 18), tokens });
+      }
+      return answer({ address: settings.account.address, balances });
+    },
+  );
+
+  server.registerTool(
+    "relay402_pay",
+    {
+      description:
+        "Pay an address in a token through relay402 (an EOA payment: free of fees, the payee receives exactly the amount). " +
+        "Give an idempotencyKey and reuse it when retrying: a retried call with the same key pays once. Without one, a " +
+        "new key is made and returned. Refused (without paying) when it breaks an operator's limit; the answer says which.",
+      inputSchema: {
+        network: z.enum(NETWORKS),
+        token: z.string().min(1).describe("the token's address or symbol (see relay402_networks)"),
+        to: z
+          .string()
+          .refine((value) => isAddress(value), "an address")
+          .describe("the payee's address"),
+        amount: z
+          .string()
+          .regex(/^\d+(\.\d+)?$/, "a decimal amount")
+          .describe("in token units, e.g. 2.5"),
+        idempotencyKey: z.string().min(1).max(200).optional(),
+      },
+    },
+    async (args) => {
+      const idempotencyKey = args.idempotencyKey ?? crypto.randomUUID();
+      const outcome = await payWithinLimits(paymentContext, "relay402_pay", {
+        network: args.network,
+        token: args.token,
+        to: args.to as `0x${string}`,
+        amount: args.amount,
+        idempotencyKey,
+      });
+      return answer(outcome.status === "paid" ? outcome : { ...outcome, idempotencyKey }, outcome.status !== "paid");
+    },
+  );
+
+  return server;
+}
