@@ -64,6 +64,15 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
     logFile: join(settings.dataDir, "payments.log"),
   };
 
+  // Payments run one at a time: one payer's approvals would race for its account nonce, and a retry of a key
+  // still in flight finds its outcome recorded instead of signing beside it.
+  let payments: Promise<unknown> = Promise.resolve();
+  function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const run = payments.then(work);
+    payments = run.catch(() => undefined);
+    return run;
+  }
+
   const server = new McpServer({ name: "relay402", version });
 
   server.registerTool(
@@ -158,13 +167,15 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
     },
     async (args) => {
       const idempotencyKey = args.idempotencyKey ?? crypto.randomUUID();
-      const outcome = await payWithinLimits(paymentContext, "relay402_pay", {
-        network: args.network,
-        token: args.token,
-        to: args.to as `0x${string}`,
-        amount: args.amount,
-        idempotencyKey,
-      });
+      const outcome = await oneAtATime(() =>
+        payWithinLimits(paymentContext, "relay402_pay", {
+          network: args.network,
+          token: args.token,
+          to: args.to as `0x${string}`,
+          amount: args.amount,
+          idempotencyKey,
+        }),
+      );
       return answer(outcome.status === "paid" ? outcome : { ...outcome, idempotencyKey }, outcome.status !== "paid");
     },
   );

@@ -1,0 +1,164 @@
+// relay402-mcp as an agent's host runs it: a real process on stdio, spoken to with the MCP SDK's client, paying
+// on the devnet through a listening service. The chain judges what moved; the spend ledger and the payment log
+// are read from the files the operator would read.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type Address, formatUnits, type Hex } from "viem";
+import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { trackServices } from "../support/service";
+
+const network = "bsc";
+const c = chainOf(network);
+const services = trackServices();
+const service = services.start();
+const server = Bun.serve({ port: 0, fetch: (request) => service.app.handle(request) });
+afterAll(() => {
+  server.stop(true);
+  services.stopAll();
+});
+
+const MAIN = join(import.meta.dir, "../../packages/client/src/mcp/main.ts");
+const units = (amount: string) => BigInt(Math.round(Number(amount) * 100)) * 10n ** BigInt(c.token.decimals - 2);
+const balance = (holder: Address) => tokenBalance(network, c.token.address, holder);
+
+type Limits = { perPayment?: string; perDay?: string; total?: string };
+
+/** A data folder with the server's config file: the devnet's RPC, these limits on the devnet token. */
+function configDir(limits: Limits, extra: Record<string, unknown> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), "relay402-mcp-"));
+  const config = {
+    rpcUrls: { [network]: c.info.rpcUrl },
+    limits: [{ network, token: c.token.address, ...limits }],
+    ...extra,
+  };
+  writeFileSync(join(dir, "mcp.json"), JSON.stringify(config));
+  return dir;
+}
+
+/** Starts relay402-mcp as a child process and connects to it; `stop` closes it and kills it by PID. */
+async function startMcp(key: Hex, dir: string) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MAIN],
+    env: {
+      PATH: process.env.PATH ?? "",
+      RELAY402_URL: server.url.origin,
+      RELAY402_PRIVATE_KEY: key,
+      RELAY402_MCP_CONFIG: join(dir, "mcp.json"),
+    },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "relay402-test", version: "0" });
+  await client.connect(transport);
+  const pid = transport.pid;
+  return {
+    async call(name: string, args: Record<string, unknown> = {}) {
+      const result = (await client.callTool({ name, arguments: args })) as {
+        content: { type: string; text: string }[];
+        isError?: boolean;
+      };
+      return { isError: result.isError ?? false, body: JSON.parse(result.content[0]?.text ?? "null") };
+    },
+    async stop() {
+      await client.close().catch(() => undefined);
+      if (pid !== null) {
+        try {
+          process.kill(pid);
+        } catch {}
+      }
+    },
+  };
+}
+
+describe("relay402-mcp", () => {
+  test("lists what it can use, pays exactly what it reports, logs it, and a repeated idempotency key pays once", async () => {
+    const payer = await freshPayer(network);
+    const dir = configDir({ perPayment: "5", perDay: "50", total: "100" });
+    const mcp = await startMcp(payer.key, dir);
+    try {
+      const tools = await mcp.call("relay402_networks");
+      expect(tools.body.address).toBe(payer.address);
+      const listed = tools.body.networks.find((n: { network: string }) => n.network === network);
+      expect(listed.tokens.map((t: { address: string }) => t.address)).toContain(c.token.address);
+
+      const payee = randomAddress();
+      const before = await balance(payer.address);
+      const args = { network, token: c.token.address, to: payee, amount: "1.5", idempotencyKey: "order-1" };
+      // The same key twice at once, then once more: one payment on chain.
+      const [first, second] = await Promise.all([mcp.call("relay402_pay", args), mcp.call("relay402_pay", args)]);
+      const third = await mcp.call("relay402_pay", args);
+      for (const result of [first, second, third]) expect(result.isError).toBe(false);
+      expect([first.body.repeated, second.body.repeated, third.body.repeated].sort()).toEqual([false, true, true]);
+      expect(new Set([first.body.transaction, second.body.transaction, third.body.transaction]).size).toBe(1);
+      expect(first.body.amountBaseUnits).toBe(units("1.5").toString());
+      expect(await balance(payee)).toBe(BigInt(first.body.amountBaseUnits));
+      expect(before - (await balance(payer.address))).toBe(units("1.5"));
+
+      const balances = await mcp.call("relay402_balances");
+      const bsc = balances.body.balances.find((b: { network: string }) => b.network === network);
+      const mine = bsc.tokens.find((t: { address: string }) => t.address === c.token.address);
+      expect(mine.balance).toBe(formatUnits(before - units("1.5"), c.token.decimals));
+
+      const log = readFileSync(join(dir, "payments.log"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(log.map((line) => line.result).sort()).toEqual(["paid", "repeated", "repeated"]);
+      expect(log[0]).toMatchObject({ tool: "relay402_pay", to: payee, amount: "1.5", network });
+      expect(JSON.stringify(log)).not.toContain(payer.key.slice(2));
+    } finally {
+      await mcp.stop();
+    }
+  });
+
+  test("refuses what breaks a limit, says which, and nothing moves", async () => {
+    const payer = await freshPayer(network);
+    const payee = randomAddress();
+    const dir = configDir({ perPayment: "5", perDay: "6" }, { allowedRecipients: [payee] });
+    const mcp = await startMcp(payer.key, dir);
+    try {
+      const pay = (amount: string, to: Address = payee) =>
+        mcp.call("relay402_pay", { network, token: c.token.address, to, amount });
+      const tooBig = await pay("5.01");
+      expect(tooBig).toMatchObject({ isError: true, body: { code: "limit_exceeded", limit: "perPayment" } });
+      const stranger = randomAddress();
+      const elsewhere = await pay("1", stranger);
+      expect(elsewhere).toMatchObject({ isError: true, body: { code: "limit_exceeded", limit: "allowedRecipients" } });
+      expect((await pay("4")).isError).toBe(false);
+      const overDay = await pay("2.5");
+      expect(overDay).toMatchObject({ isError: true, body: { code: "limit_exceeded", limit: "perDay" } });
+      expect(overDay.body.message).toContain("in 24 hours");
+      expect(await balance(payee)).toBe(units("4"));
+      expect(await balance(stranger)).toBe(0n);
+    } finally {
+      await mcp.stop();
+    }
+  });
+
+  test("the spend ledger survives a restart: the total limit still counts what was paid before", async () => {
+    const payer = await freshPayer(network);
+    const payee = randomAddress();
+    const dir = configDir({ total: "6" });
+    const pay = { network, token: c.token.address, to: payee };
+    const first = await startMcp(payer.key, dir);
+    try {
+      expect((await first.call("relay402_pay", { ...pay, amount: "4" })).isError).toBe(false);
+    } finally {
+      await first.stop();
+    }
+    const second = await startMcp(payer.key, dir);
+    try {
+      const refused = await second.call("relay402_pay", { ...pay, amount: "3" });
+      expect(refused).toMatchObject({ isError: true, body: { code: "limit_exceeded", limit: "total" } });
+      expect(refused.body.message).toContain("already spent 4");
+      expect((await second.call("relay402_pay", { ...pay, amount: "2" })).isError).toBe(false);
+      expect(await balance(payee)).toBe(units("6"));
+    } finally {
+      await second.stop();
+    }
+  });
+});
