@@ -75,9 +75,11 @@ async function startMcp(key: Hex, dir: string) {
 }
 
 describe("relay402-mcp", () => {
-  test("lists what it can use, pays exactly what it reports, logs it, and a repeated idempotency key pays once", async () => {
+  test("lists what it can use, pays exactly what it reports, logs it, and a repeated idempotency key pays once, also through another ledger", async () => {
     const payer = await freshPayer(network);
     const dir = configDir({ perPayment: "5", perDay: "50", total: "100" });
+    const payee = randomAddress();
+    const args = { network, token: c.token.address, to: payee, amount: "1.5", idempotencyKey: "order-1" };
     const mcp = await startMcp(payer.key, dir);
     try {
       const tools = await mcp.call("relay402_networks");
@@ -85,9 +87,7 @@ describe("relay402-mcp", () => {
       const listed = tools.body.networks.find((n: { network: string }) => n.network === network);
       expect(listed.tokens.map((t: { address: string }) => t.address)).toContain(c.token.address);
 
-      const payee = randomAddress();
       const before = await balance(payer.address);
-      const args = { network, token: c.token.address, to: payee, amount: "1.5", idempotencyKey: "order-1" };
       // The same key twice at once, then once more: one payment on chain.
       const [first, second] = await Promise.all([mcp.call("relay402_pay", args), mcp.call("relay402_pay", args)]);
       const third = await mcp.call("relay402_pay", args);
@@ -112,6 +112,15 @@ describe("relay402-mcp", () => {
       expect(JSON.stringify(log)).not.toContain(payer.key.slice(2));
     } finally {
       await mcp.stop();
+    }
+    // Another server with a ledger of its own: the key's nonce is used on chain, so the relayer refuses it.
+    const elsewhere = await startMcp(payer.key, configDir({ perPayment: "5" }));
+    try {
+      const again = await elsewhere.call("relay402_pay", args);
+      expect(again).toMatchObject({ isError: true, body: { code: "nonce_error" } });
+      expect(await balance(payee)).toBe(units("1.5"));
+    } finally {
+      await elsewhere.stop();
     }
   });
 

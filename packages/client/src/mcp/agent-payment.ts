@@ -211,6 +211,12 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
     // unknown, so it stays reserved (counted) and the same idempotency key retries it safely.
     const beforeSettle = error instanceof Relay402ClientError && code !== "network_error" && code !== "nonce_error";
     if (beforeSettle && reservation.kind === "new") await ledger.settle({ ...entry, state: "released" });
+    if (code === "nonce_error") {
+      return refuse(
+        code,
+        "this idempotency key's nonce is already used on chain (it paid before, or was cancelled): nothing new was paid",
+      );
+    }
     return refuse(code, (error as Error).message.slice(0, 300));
   }
 }
