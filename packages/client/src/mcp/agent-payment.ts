@@ -1,4 +1,3 @@
-import { appendFileSync } from "node:fs";
 import {
   type Address,
   encodeAbiParameters,
@@ -16,7 +15,8 @@ import { settlePayment, verifyPayment } from "../pay.js";
 import { signTransferAuthorization } from "../sign-authorization.js";
 import type { NetworkName, SignerClient } from "../types.js";
 import type { McpSettings } from "./settings.js";
-import type { Caps, SpendLedger } from "./spend-ledger.js";
+import type { SpendLedger } from "./spend-ledger.js";
+import { logPayment, type Refusal, refuse, reserveSpend, spendRules } from "./spend-policy.js";
 
 export type PaymentRequest = {
   network: NetworkName;
@@ -42,7 +42,7 @@ export type PaymentOutcome =
       /** True when this idempotency key had already paid: nothing new was sent. */
       repeated: boolean;
     }
-  | { status: "refused"; code: string; message: string; limit?: string };
+  | Refusal;
 
 /**
  * The nonce a payment signs: derived from the payer and the agent's idempotency key, so a retried call signs the
@@ -68,8 +68,7 @@ export async function payWithinLimits(
   request: PaymentRequest,
 ): Promise<PaymentOutcome> {
   const outcome = await attempt(context, request);
-  const line = {
-    time: new Date().toISOString(),
+  logPayment(context.logFile, {
     tool,
     network: request.network,
     token: outcome.status === "paid" ? outcome.token : request.token,
@@ -80,41 +79,16 @@ export async function payWithinLimits(
     ...(outcome.status === "paid"
       ? { transaction: outcome.transaction }
       : { code: outcome.code, limit: outcome.limit }),
-  };
-  appendFileSync(context.logFile, `${JSON.stringify(line)}\n`);
+  });
   return outcome;
 }
 
 async function attempt(context: PaymentContext, request: PaymentRequest): Promise<PaymentOutcome> {
   const { settings, relay402, ledger } = context;
-  const refuse = (code: string, message: string, limit?: string): PaymentOutcome => ({
-    status: "refused",
-    code,
-    message,
-    limit,
-  });
-  const rpc = settings.rpcUrls[request.network];
-  if (!rpc) return refuse("network_not_configured", `no RPC URL is configured for ${request.network}`);
-  if (
-    settings.allowedRecipients &&
-    !settings.allowedRecipients.some((a) => a.toLowerCase() === request.to.toLowerCase())
-  ) {
-    return refuse("limit_exceeded", `${request.to} is not an allowed recipient`, "allowedRecipients");
-  }
   const config = await getNetworkConfig(relay402, request.network);
-  const wanted = request.token.toLowerCase();
-  const token = config.tokens.find((t) => t.address.toLowerCase() === wanted || t.symbol.toLowerCase() === wanted);
-  if (!token) return refuse("validation_error", `token ${request.token} is not offered on ${request.network}`);
-  const limits = settings.limits.find(
-    (l) => l.network === request.network && l.token.toLowerCase() === token.address.toLowerCase(),
-  );
-  if (!limits) {
-    return refuse(
-      "limit_exceeded",
-      `no spending limit is configured for ${token.symbol} on ${request.network}`,
-      "token",
-    );
-  }
+  const rules = spendRules(settings, config, request.network, request.token, request.to);
+  if ("status" in rules) return rules;
+  const { token, caps } = rules;
   let value: bigint;
   try {
     value = parseUnits(request.amount, token.decimals);
@@ -125,12 +99,6 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
   if (fraction.length > token.decimals || value <= 0n) {
     return refuse("validation_error", `amount must be positive with at most ${token.decimals} decimals`);
   }
-  const unitsOf = (text: string | undefined) => (text === undefined ? undefined : parseUnits(text, token.decimals));
-  const caps: Caps = {
-    perPayment: unitsOf(limits.perPayment),
-    perDay: unitsOf(limits.perDay),
-    total: unitsOf(limits.total),
-  };
   const paid = (amount: bigint, transaction: string, repeated: boolean): PaymentOutcome => ({
     status: "paid",
     network: request.network,
@@ -152,30 +120,12 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
     amount: value.toString(),
     at: Date.now(),
   };
-  const reservation = await ledger.reserve(entry, caps);
-  if (reservation.kind === "refused") {
-    const cap = formatUnits(reservation.cap, token.decimals);
-    const spent = formatUnits(reservation.spent, token.decimals);
-    const what = { perPayment: "per payment", perDay: "in 24 hours", total: "in total" }[reservation.limit];
-    return refuse(
-      "limit_exceeded",
-      `${request.amount} ${token.symbol} exceeds the limit of ${cap} ${token.symbol} ${what} (already spent ${spent})`,
-      reservation.limit,
-    );
-  }
-  if (reservation.kind === "existing") {
-    const previous = reservation.entry;
-    if (
-      previous.to.toLowerCase() !== request.to.toLowerCase() ||
-      previous.amount !== entry.amount ||
-      previous.token !== entry.token
-    ) {
-      return refuse("idempotency_conflict", "this idempotency key was used for a different payment");
-    }
-    if (previous.state === "paid" && previous.transaction) return paid(value, previous.transaction, true);
-    // Reserved without an outcome (a crash, or a call still running): paying again signs the same nonce, which
-    // the chain accepts once; the settle answers the first result.
-  }
+  const reservation = await reserveSpend(ledger, entry, caps, token);
+  if ("status" in reservation) return reservation;
+  const previous = reservation.existing;
+  if (previous?.state === "paid" && previous.transaction) return paid(value, previous.transaction, true);
+  // Reserved without an outcome (a crash mid-payment): paying again signs the same nonce, which the chain
+  // accepts once; the settle answers the first result.
 
   const nonce = idempotentNonce(settings.account.address, request.idempotencyKey);
   try {
@@ -210,7 +160,7 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
     // A refusal before /settle moved nothing: give the reservation back. After /settle was sent the outcome is
     // unknown, so it stays reserved (counted) and the same idempotency key retries it safely.
     const beforeSettle = error instanceof Relay402ClientError && code !== "network_error" && code !== "nonce_error";
-    if (beforeSettle && reservation.kind === "new") await ledger.settle({ ...entry, state: "released" });
+    if (beforeSettle && !previous) await ledger.settle({ ...entry, state: "released" });
     if (code === "nonce_error") {
       return refuse(
         code,
