@@ -7,6 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
+import { Hono } from "hono";
 import { type Address, formatUnits, type Hex } from "viem";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
@@ -16,7 +20,39 @@ const c = chainOf(network);
 const services = trackServices();
 const service = services.start();
 const server = Bun.serve({ port: 0, fetch: (request) => service.app.handle(request) });
+
+// A shop selling an item for x402 on base, with relay402 (the same service) as its facilitator.
+const base = chainOf("base");
+const price = 1_250_000n;
+const shopPayTo = randomAddress();
+const shop = new Hono();
+shop.use(
+  paymentMiddleware(
+    {
+      "GET /item": {
+        accepts: {
+          scheme: "exact",
+          network: "eip155:8453",
+          payTo: shopPayTo,
+          price: { asset: base.token.address, amount: price.toString(), extra: { name: "USD Coin", version: "2" } },
+          maxTimeoutSeconds: 300,
+        },
+        description: "an item",
+        mimeType: "text/plain",
+      },
+    },
+    new x402ResourceServer(new HTTPFacilitatorClient({ url: server.url.origin })).register(
+      "eip155:8453",
+      new ExactEvmScheme(),
+    ),
+  ),
+);
+shop.get("/item", (context) => context.text("the item"));
+const shopServer = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shop.fetch });
+const itemUrl = `http://127.0.0.1:${shopServer.port}/item`;
+
 afterAll(() => {
+  shopServer.stop(true);
   server.stop(true);
   services.stopAll();
 });
@@ -31,8 +67,11 @@ type Limits = { perPayment?: string; perDay?: string; total?: string };
 function configDir(limits: Limits, extra: Record<string, unknown> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), "relay402-mcp-"));
   const config = {
-    rpcUrls: { [network]: c.info.rpcUrl },
-    limits: [{ network, token: c.token.address, ...limits }],
+    rpcUrls: { [network]: c.info.rpcUrl, base: base.info.rpcUrl },
+    limits: [
+      { network, token: c.token.address, ...limits },
+      { network: "base", token: base.token.address, ...limits },
+    ],
     ...extra,
   };
   writeFileSync(join(dir, "mcp.json"), JSON.stringify(config));
@@ -168,6 +207,36 @@ describe("relay402-mcp", () => {
       expect(await balance(payee)).toBe(units("6"));
     } finally {
       await second.stop();
+    }
+  });
+
+  test("buys an x402 resource within the limits: the shop gets exactly the price, once per idempotency key", async () => {
+    const payer = await freshPayer("base");
+    const dir = configDir({ perPayment: "1.3" }, { allowedHosts: [new URL(itemUrl).host] });
+    const mcp = await startMcp(payer.key, dir);
+    try {
+      const before = await tokenBalance("base", base.token.address, shopPayTo);
+      const bought = await mcp.call("relay402_buy", { url: itemUrl, idempotencyKey: "item-1" });
+      expect(bought.isError).toBe(false);
+      expect(bought.body).toMatchObject({ status: 200, body: "the item", payment: { amountBaseUnits: `${price}` } });
+      expect(bought.body.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(await tokenBalance("base", base.token.address, shopPayTo)).toBe(before + price);
+      const again = await mcp.call("relay402_buy", { url: itemUrl, idempotencyKey: "item-1" });
+      expect(again.body.payment.repeated).toBe(true);
+      const otherHost = await mcp.call("relay402_buy", { url: itemUrl.replace("127.0.0.1", "localhost") });
+      expect(otherHost).toMatchObject({ isError: true, body: { limit: "allowedHosts" } });
+      expect(await tokenBalance("base", base.token.address, shopPayTo)).toBe(before + price);
+    } finally {
+      await mcp.stop();
+    }
+    // Over the per-payment limit: refused before signing.
+    const strict = await startMcp(payer.key, configDir({ perPayment: "1" }));
+    try {
+      const refused = await strict.call("relay402_buy", { url: itemUrl });
+      expect(refused).toMatchObject({ isError: true, body: { code: "limit_exceeded", limit: "perPayment" } });
+      expect(await tokenBalance("base", base.token.address, shopPayTo)).toBe(price);
+    } finally {
+      await strict.stop();
     }
   });
 });

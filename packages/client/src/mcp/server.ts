@@ -19,6 +19,8 @@ import { NETWORKS } from "../wire/networks.js";
 import { type PaymentContext, payWithinLimits } from "./agent-payment.js";
 import type { McpSettings } from "./settings.js";
 import { SpendLedger } from "./spend-ledger.js";
+import { refuse } from "./spend-policy.js";
+import { buyWithinLimits } from "./x402-purchase.js";
 
 /** Tool answers are JSON text (bigints as decimal strings); a refusal is an error result the agent can read. */
 function answer(value: unknown, isError = false): CallToolResult {
@@ -177,6 +179,31 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
         }),
       );
       return answer(outcome.status === "paid" ? outcome : { ...outcome, idempotencyKey }, outcome.status !== "paid");
+    },
+  );
+
+  server.registerTool(
+    "relay402_buy",
+    {
+      description:
+        "Fetch an x402 resource (a URL that answers 402 Payment Required), pay it within the operator's limits and " +
+        "return its answer. The merchant's facilitator settles the payment. Reuse the idempotencyKey when retrying: " +
+        "a key that already bought is not paid again. A URL that does not ask for payment is returned as is.",
+      inputSchema: {
+        url: z.string().url().describe("the resource's http(s) URL"),
+        method: z.enum(["GET", "POST"]).default("GET"),
+        body: z.string().max(100_000).optional().describe("a POST body"),
+        idempotencyKey: z.string().min(1).max(200).optional(),
+      },
+    },
+    async (args) => {
+      const idempotencyKey = args.idempotencyKey ?? crypto.randomUUID();
+      if (!/^https?:$/.test(new URL(args.url).protocol))
+        return answer(refuse("validation_error", "url must be http(s)"), true);
+      const result = await oneAtATime(() =>
+        buyWithinLimits(paymentContext, { url: args.url, method: args.method, body: args.body, idempotencyKey }),
+      );
+      return answer({ ...result, idempotencyKey }, "status" in result && result.status === "refused");
     },
   );
 
