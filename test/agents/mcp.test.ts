@@ -239,4 +239,30 @@ describe("relay402-mcp", () => {
       await strict.stop();
     }
   });
+
+  test("an RPC URL holding an API key never reaches the agent or the log, even when the RPC fails", async () => {
+    const payer = await freshPayer(network);
+    const dir = configDir({ perPayment: "5" });
+    const file = join(dir, "mcp.json");
+    const secret = "rpc-api-key-0123456789";
+    const config = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify({ ...config, rpcUrls: { [network]: `http://127.0.0.1:1/${secret}` } }));
+    const mcp = await startMcp(payer.key, dir);
+    try {
+      const balances = await mcp.call("relay402_balances");
+      const paid = await mcp.call("relay402_pay", {
+        network,
+        token: c.token.address,
+        to: randomAddress(),
+        amount: "1",
+      });
+      expect(balances.isError).toBe(true);
+      expect(paid).toMatchObject({ isError: true, body: { status: "refused" } });
+      const seen = JSON.stringify([balances, paid]) + readFileSync(join(dir, "payments.log"), "utf8");
+      expect(seen).not.toContain(secret);
+      expect(seen).not.toContain(payer.key.slice(2));
+    } finally {
+      await mcp.stop();
+    }
+  });
 });

@@ -16,7 +16,7 @@ import { signTransferAuthorization } from "../sign-authorization.js";
 import type { NetworkName, SignerClient } from "../types.js";
 import type { McpSettings } from "./settings.js";
 import type { SpendLedger } from "./spend-ledger.js";
-import { logPayment, type Refusal, refuse, reserveSpend, spendRules } from "./spend-policy.js";
+import { logPayment, type Refusal, refuse, reserveSpend, safeMessage, spendRules } from "./spend-policy.js";
 
 export type PaymentRequest = {
   network: NetworkName;
@@ -67,7 +67,7 @@ export async function payWithinLimits(
   tool: string,
   request: PaymentRequest,
 ): Promise<PaymentOutcome> {
-  const outcome = await attempt(context, request);
+  const outcome = await attempt(context, request).catch((error) => refuse("payment_failed", safeMessage(error)));
   logPayment(context.logFile, {
     tool,
     network: request.network,
@@ -128,6 +128,7 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
   // accepts once; the settle answers the first result.
 
   const nonce = idempotentNonce(settings.account.address, request.idempotencyKey);
+  let settleSent = false;
   try {
     const { signer, publicClient } = await context.clientsFor(request.network);
     await approveRelayer({
@@ -150,6 +151,7 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
       paymentRequirements: { network: request.network, relayerContract: config.contracts.relayer },
     };
     await verifyPayment(relay402, body);
+    settleSent = true;
     const settlement = await settlePayment(relay402, body);
     if (!settlement.success)
       return refuse("settlement_failed", `the service did not settle: ${settlement.transaction}`);
@@ -157,16 +159,16 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
     return paid(value, settlement.transaction, false);
   } catch (error) {
     const code = error instanceof Relay402ClientError ? error.code : "payment_failed";
-    // A refusal before /settle moved nothing: give the reservation back. After /settle was sent the outcome is
-    // unknown, so it stays reserved (counted) and the same idempotency key retries it safely.
-    const beforeSettle = error instanceof Relay402ClientError && code !== "network_error" && code !== "nonce_error";
-    if (beforeSettle && !previous) await ledger.settle({ ...entry, state: "released" });
+    // A failure before /settle was sent moved nothing: give the reservation back. After, the outcome may be
+    // unknown, so it stays reserved (counted) and the same idempotency key retries it safely. A used nonce may
+    // be this key's own earlier payment: it stays counted too.
+    if (!settleSent && code !== "nonce_error" && !previous) await ledger.settle({ ...entry, state: "released" });
     if (code === "nonce_error") {
       return refuse(
         code,
         "this idempotency key's nonce is already used on chain (it paid before, or was cancelled): nothing new was paid",
       );
     }
-    return refuse(code, (error as Error).message.slice(0, 300));
+    return refuse(code, safeMessage(error));
   }
 }

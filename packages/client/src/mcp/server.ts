@@ -19,13 +19,24 @@ import { NETWORKS } from "../wire/networks.js";
 import { type PaymentContext, payWithinLimits } from "./agent-payment.js";
 import type { McpSettings } from "./settings.js";
 import { SpendLedger } from "./spend-ledger.js";
-import { refuse } from "./spend-policy.js";
+import { refuse, safeMessage } from "./spend-policy.js";
 import { buyWithinLimits } from "./x402-purchase.js";
 
 /** Tool answers are JSON text (bigints as decimal strings); a refusal is an error result the agent can read. */
 function answer(value: unknown, isError = false): CallToolResult {
   const text = JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v), 2);
   return { content: [{ type: "text", text }], isError };
+}
+
+/** A tool's failure as an error result the agent can read, without RPC URLs (safeMessage). */
+function guarded<A extends unknown[]>(handler: (...args: A) => Promise<CallToolResult>) {
+  return async (...args: A): Promise<CallToolResult> => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      return answer({ status: "failed", code: "tool_failed", message: safeMessage(error) }, true);
+    }
+  };
 }
 
 /**
@@ -84,7 +95,7 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
         "The networks, tokens and fees this agent can pay with through relay402, its address, and the operator's spending limits.",
       annotations: { readOnlyHint: true },
     },
-    async () => {
+    guarded(async () => {
       const config = await getConfig(relay402);
       const networks = Object.entries(config.networks)
         .filter(([name]) => settings.rpcUrls[name as NetworkName])
@@ -112,7 +123,7 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
         allowedRecipients: settings.allowedRecipients ?? "any",
         allowedHosts: settings.allowedHosts ?? "any",
       });
-    },
+    }),
   );
 
   server.registerTool(
@@ -121,7 +132,7 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
       description: "This agent's balances of each token it can use, and of the native coin (gas), on each network.",
       annotations: { readOnlyHint: true },
     },
-    async () => {
+    guarded(async () => {
       const config = await getConfig(relay402);
       const balances = [];
       for (const [name, network] of Object.entries(config.networks)) {
@@ -143,7 +154,7 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
         balances.push({ network: name, native: formatUnits(native, 18), tokens });
       }
       return answer({ address: settings.account.address, balances });
-    },
+    }),
   );
 
   server.registerTool(
@@ -167,7 +178,7 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
         idempotencyKey: z.string().min(1).max(200).optional(),
       },
     },
-    async (args) => {
+    guarded(async (args) => {
       const idempotencyKey = args.idempotencyKey ?? crypto.randomUUID();
       const outcome = await oneAtATime(() =>
         payWithinLimits(paymentContext, "relay402_pay", {
@@ -179,7 +190,7 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
         }),
       );
       return answer(outcome.status === "paid" ? outcome : { ...outcome, idempotencyKey }, outcome.status !== "paid");
-    },
+    }),
   );
 
   server.registerTool(
@@ -196,7 +207,7 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
         idempotencyKey: z.string().min(1).max(200).optional(),
       },
     },
-    async (args) => {
+    guarded(async (args) => {
       const idempotencyKey = args.idempotencyKey ?? crypto.randomUUID();
       if (!/^https?:$/.test(new URL(args.url).protocol))
         return answer(refuse("validation_error", "url must be http(s)"), true);
@@ -204,7 +215,7 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
         buyWithinLimits(paymentContext, { url: args.url, method: args.method, body: args.body, idempotencyKey }),
       );
       return answer({ ...result, idempotencyKey }, "status" in result && result.status === "refused");
-    },
+    }),
   );
 
   return server;

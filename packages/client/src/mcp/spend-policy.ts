@@ -1,5 +1,6 @@
 import { appendFileSync } from "node:fs";
 import { type Address, formatUnits, parseUnits } from "viem";
+import { Relay402ClientError } from "../errors.js";
 import type { NetworkConfig, TokenConfig } from "../get-config.js";
 import type { NetworkName } from "../types.js";
 import type { McpSettings } from "./settings.js";
@@ -79,4 +80,14 @@ export async function reserveSpend(
 /** One line of the operator's payment log (JSON lines): time, tool, what, to whom, and the result. No secrets. */
 export function logPayment(file: string, line: Record<string, unknown>): void {
   appendFileSync(file, `${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
+}
+
+/**
+ * What an agent may read of an error: the service's own message, or viem's short one. Never the full text of an
+ * RPC error, which names the RPC URL (and the API key it may hold).
+ */
+export function safeMessage(error: unknown): string {
+  if (error instanceof Relay402ClientError) return error.message.slice(0, 300);
+  const short = (error as { shortMessage?: unknown }).shortMessage;
+  return typeof short === "string" ? short.slice(0, 300) : (error as Error).name || "Error";
 }

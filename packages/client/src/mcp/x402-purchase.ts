@@ -5,7 +5,7 @@ import { type Address, formatUnits, getAddress, isAddress } from "viem";
 import { getConfig } from "../get-config.js";
 import type { NetworkName } from "../types.js";
 import type { PaymentContext } from "./agent-payment.js";
-import { logPayment, type Refusal, refuse, reserveSpend, spendRules } from "./spend-policy.js";
+import { logPayment, type Refusal, refuse, reserveSpend, safeMessage, spendRules } from "./spend-policy.js";
 
 export type PurchaseRequest = { url: string; method: "GET" | "POST"; body?: string; idempotencyKey: string };
 
@@ -18,7 +18,7 @@ const MAX_BODY = 20_000;
  * facilitator settles it (relay402's or any). A key already paid is not paid again.
  */
 export async function buyWithinLimits(context: PaymentContext, request: PurchaseRequest) {
-  const result = await attempt(context, request);
+  const result = await attempt(context, request).catch((error) => refuse("payment_failed", safeMessage(error)));
   logPayment(context.logFile, {
     tool: "relay402_buy",
     url: new URL(request.url).origin + new URL(request.url).pathname,
