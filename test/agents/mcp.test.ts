@@ -13,6 +13,7 @@ import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
 import { Hono } from "hono";
 import { type Address, formatUnits, type Hex } from "viem";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { swapTokensOf } from "../support/dex";
 import { trackServices } from "../support/service";
 
 const network = "bsc";
@@ -261,6 +262,32 @@ describe("relay402-mcp", () => {
       const seen = JSON.stringify([balances, paid]) + readFileSync(join(dir, "payments.log"), "utf8");
       expect(seen).not.toContain(secret);
       expect(seen).not.toContain(payer.key.slice(2));
+    } finally {
+      await mcp.stop();
+    }
+  });
+
+  test("quotes and runs a swap to itself: the sell amount counts against the limits, a key swaps once", async () => {
+    const t = swapTokensOf(network);
+    const payer = await freshPayer(network);
+    const mcp = await startMcp(payer.key, configDir({ perPayment: "50", total: "60" }));
+    try {
+      const order = { network, sellToken: t.m, buyToken: t.dai, sellAmount: "40" };
+      const quote = await mcp.call("relay402_swap_quote", order);
+      expect(quote.isError).toBe(false);
+      expect(Number(quote.body.buy.amount)).toBeGreaterThan(0);
+      const m = await tokenBalance(network, t.m, payer.address);
+      const dai = await tokenBalance(network, t.dai, payer.address);
+      const swapped = await mcp.call("relay402_swap", { ...order, idempotencyKey: "swap-1" });
+      expect(swapped).toMatchObject({ isError: false, body: { status: "swapped", repeated: false } });
+      expect(await tokenBalance(network, t.dai, payer.address)).toBe(dai + BigInt(swapped.body.boughtBaseUnits));
+      expect(m - (await tokenBalance(network, t.m, payer.address))).toBe(units("40"));
+
+      const again = await mcp.call("relay402_swap", { ...order, idempotencyKey: "swap-1" });
+      expect(again.body).toMatchObject({ status: "swapped", repeated: true, transaction: swapped.body.transaction });
+      const over = await mcp.call("relay402_swap", { ...order, sellAmount: "25" });
+      expect(over).toMatchObject({ isError: true, body: { code: "limit_exceeded", limit: "total" } });
+      expect(m - (await tokenBalance(network, t.m, payer.address))).toBe(units("40"));
     } finally {
       await mcp.stop();
     }

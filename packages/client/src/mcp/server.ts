@@ -17,6 +17,7 @@ import type { NetworkName, SignerClient } from "../types.js";
 import { erc20Abi } from "../wire/abis.js";
 import { NETWORKS } from "../wire/networks.js";
 import { type PaymentContext, payWithinLimits } from "./agent-payment.js";
+import { quoteAgentSwap, swapWithinLimits } from "./agent-swap.js";
 import type { McpSettings } from "./settings.js";
 import { SpendLedger } from "./spend-ledger.js";
 import { refuse, safeMessage } from "./spend-policy.js";
@@ -215,6 +216,46 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
         buyWithinLimits(paymentContext, { url: args.url, method: args.method, body: args.body, idempotencyKey }),
       );
       return answer({ ...result, idempotencyKey }, "status" in result && result.status === "refused");
+    }),
+  );
+
+  const swapShape = {
+    network: z.enum(NETWORKS),
+    sellToken: z.string().min(1).describe("address or symbol"),
+    buyToken: z.string().min(1).describe("address or symbol"),
+    sellAmount: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/, "a decimal amount")
+      .describe("in sellToken units, fee included"),
+    slippageBps: z.number().int().min(0).max(5000).optional().describe("the floor below the quote; default 50"),
+  };
+
+  server.registerTool(
+    "relay402_swap_quote",
+    {
+      description:
+        "Quote a swap through relay402's whitelisted DEX routers: what the agent would receive, the minimum and the fee. Signs nothing.",
+      inputSchema: swapShape,
+      annotations: { readOnlyHint: true },
+    },
+    guarded(async (args) => {
+      const quote = await quoteAgentSwap(paymentContext, args);
+      return answer(quote, "status" in quote && quote.status === "refused");
+    }),
+  );
+
+  server.registerTool(
+    "relay402_swap",
+    {
+      description:
+        "Swap sellAmount of sellToken for buyToken, received by the agent itself. The sell amount counts against the " +
+        "sell token's limits. Reuse the idempotencyKey when retrying: a key swaps once.",
+      inputSchema: { ...swapShape, idempotencyKey: z.string().min(1).max(200).optional() },
+    },
+    guarded(async (args) => {
+      const idempotencyKey = args.idempotencyKey ?? crypto.randomUUID();
+      const outcome = await oneAtATime(() => swapWithinLimits(paymentContext, { ...args, idempotencyKey }));
+      return answer({ ...outcome, idempotencyKey }, outcome.status === "refused");
     }),
   );
 

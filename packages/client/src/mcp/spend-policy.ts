@@ -30,7 +30,9 @@ export function spendRules(
 ): Refusal | { token: TokenConfig; caps: Caps } {
   if (!settings.rpcUrls[network]) return refuse("network_not_configured", `no RPC URL is configured for ${network}`);
   const allowed = settings.allowedRecipients;
-  if (allowed && !allowed.some((address) => address.toLowerCase() === to.toLowerCase())) {
+  // A swap pays the agent itself: the recipient list is about paying others.
+  const self = to.toLowerCase() === settings.account.address.toLowerCase();
+  if (allowed && !self && !allowed.some((address) => address.toLowerCase() === to.toLowerCase())) {
     return refuse("limit_exceeded", `${to} is not an allowed recipient`, "allowedRecipients");
   }
   const wanted = tokenText.toLowerCase();
