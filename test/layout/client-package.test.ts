@@ -1,6 +1,7 @@
 // @relay402/client stands alone: its source imports nothing of the service, only the packages its package.json
-// names; node:fs stays out of what a browser bundles (only the Node-only entries, json-file and the MCP bin, use it); and the payments entry never reaches incognito's
-// dependencies, so a payments-only user installs neither snarkjs nor the curve code.
+// names; node:fs stays out of what a browser bundles (only the Node-only entries use it: json-file, the MCP bin);
+// and the payments entry never reaches incognito's dependencies, so a payments-only user installs neither snarkjs
+// nor the curve code.
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
