@@ -42,6 +42,8 @@ export class SpendLedger {
     if (!existsSync(this.file)) return byKey;
     for (const line of readFileSync(this.file, "utf8").split("\n")) {
       if (line.trim() === "") continue;
+      // A line that does not parse throws: every payment is refused until the operator looks, rather than
+      // counting less than was spent.
       const entry = JSON.parse(line) as LedgerEntry;
       const first = byKey.get(entry.key);
       // The window of a key stays its reservation's time.
