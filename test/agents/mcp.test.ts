@@ -58,7 +58,11 @@ afterAll(() => {
   services.stopAll();
 });
 
-const MAIN = join(import.meta.dir, "../../packages/client/src/mcp/main.ts");
+// The two ways to start it: the client package's bin (relay402-mcp) and the service's command line (relay402 mcp).
+const ENTRIES = {
+  bin: [join(import.meta.dir, "../../packages/client/src/mcp/main.ts")],
+  cli: [join(import.meta.dir, "../../src/main.ts"), "mcp"],
+};
 const units = (amount: string) => BigInt(Math.round(Number(amount) * 100)) * 10n ** BigInt(c.token.decimals - 2);
 const balance = (holder: Address) => tokenBalance(network, c.token.address, holder);
 
@@ -80,10 +84,10 @@ function configDir(limits: Limits, extra: Record<string, unknown> = {}): string 
 }
 
 /** Starts relay402-mcp as a child process and connects to it; `stop` closes it and kills it by PID. */
-async function startMcp(key: Hex, dir: string) {
+async function startMcp(key: Hex, dir: string, entry: keyof typeof ENTRIES = "bin") {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [MAIN],
+    args: ENTRIES[entry],
     env: {
       PATH: process.env.PATH ?? "",
       RELAY402_URL: server.url.origin,
@@ -188,7 +192,7 @@ describe("relay402-mcp", () => {
     }
   });
 
-  test("the spend ledger survives a restart: the total limit still counts what was paid before", async () => {
+  test("the spend ledger survives a restart (as relay402 mcp): the total limit still counts what was paid before", async () => {
     const payer = await freshPayer(network);
     const payee = randomAddress();
     const dir = configDir({ total: "6" });
@@ -199,7 +203,7 @@ describe("relay402-mcp", () => {
     } finally {
       await first.stop();
     }
-    const second = await startMcp(payer.key, dir);
+    const second = await startMcp(payer.key, dir, "cli");
     try {
       const refused = await second.call("relay402_pay", { ...pay, amount: "3" });
       expect(refused).toMatchObject({ isError: true, body: { code: "limit_exceeded", limit: "total" } });

@@ -16,6 +16,7 @@ const entrypoints = [
   "src/index.ts",
   "src/incognito/index.ts",
   "src/incognito/json-file.ts",
+  "src/mcp/index.ts",
   "src/mcp/main.ts",
   ...wire,
 ];
