@@ -142,6 +142,11 @@ describe("relay402-mcp", () => {
       expect(await balance(payee)).toBe(BigInt(first.body.amountBaseUnits));
       expect(before - (await balance(payer.address))).toBe(units("1.5"));
 
+      const listedAfter = (await mcp.call("relay402_networks")).body.networks[0].tokens.find(
+        (t: { address: string }) => t.address === c.token.address,
+      );
+      expect(listedAfter).toMatchObject({ limits: { perPayment: "5" }, spent: { last24Hours: "1.5", total: "1.5" } });
+
       const balances = await mcp.call("relay402_balances");
       const bsc = balances.body.balances.find((b: { network: string }) => b.network === network);
       const mine = bsc.tokens.find((t: { address: string }) => t.address === c.token.address);

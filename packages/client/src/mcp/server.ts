@@ -12,7 +12,8 @@ import {
 } from "viem";
 import { z } from "zod";
 import { createRelay402Client } from "../client.js";
-import { getConfig } from "../get-config.js";
+import { Relay402ClientError } from "../errors.js";
+import { getConfig, type TokenConfig } from "../get-config.js";
 import type { NetworkName, SignerClient } from "../types.js";
 import { erc20Abi } from "../wire/abis.js";
 import { NETWORKS } from "../wire/networks.js";
@@ -54,7 +55,9 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
     if (existing) return existing;
     const rpc = settings.rpcUrls[network];
     const config = (await getConfig(relay402)).networks[network];
-    if (!rpc || !config) throw new Error(`${network} is not configured here or on the service`);
+    if (!rpc || !config) {
+      throw new Relay402ClientError("validation_error", `${network} is not configured here or on the service`);
+    }
     const chain = defineChain({
       id: config.chainId,
       name: network,
@@ -98,6 +101,22 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
     },
     guarded(async () => {
       const config = await getConfig(relay402);
+      // The operator's limits of a token and what the ledger says is spent of it, in token units.
+      const limitsOf = (network: string, token: TokenConfig) => {
+        const limits = settings.limits.find(
+          (limit) => limit.network === network && limit.token.toLowerCase() === token.address.toLowerCase(),
+        );
+        if (!limits) return { limits: "not allowed: no limit configured" };
+        const spent = ledger.spent(network, token.address);
+        const { perPayment, perDay, total } = limits;
+        return {
+          limits: { perPayment, perDay, total },
+          spent: {
+            last24Hours: formatUnits(spent.day, token.decimals),
+            total: formatUnits(spent.total, token.decimals),
+          },
+        };
+      };
       const networks = Object.entries(config.networks)
         .filter(([name]) => settings.rpcUrls[name as NetworkName])
         .map(([name, network]) => ({
@@ -109,10 +128,7 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
             decimals: token.decimals,
             fees: token.fees,
             minPaymentValue: token.minPaymentValue,
-            limits:
-              settings.limits.find(
-                (limit) => limit.network === name && limit.token.toLowerCase() === token.address.toLowerCase(),
-              ) ?? "not allowed: no limit configured",
+            ...limitsOf(name, token),
           })),
           swaps: Boolean(network?.swap),
           incognito: Boolean(network?.incognito),

@@ -62,14 +62,7 @@ export class SpendLedger {
       if (caps.perPayment !== undefined && amount > caps.perPayment) {
         return { kind: "refused", limit: "perPayment", cap: caps.perPayment, spent: 0n };
       }
-      let day = 0n;
-      let total = 0n;
-      for (const other of all.values()) {
-        if (other.state === "released" || other.network !== entry.network) continue;
-        if (other.token.toLowerCase() !== entry.token.toLowerCase()) continue;
-        total += BigInt(other.amount);
-        if (other.at > now - DAY_MS) day += BigInt(other.amount);
-      }
+      const { day, total } = spentOf(all, entry.network, entry.token, now);
       if (caps.perDay !== undefined && day + amount > caps.perDay) {
         return { kind: "refused", limit: "perDay", cap: caps.perDay, spent: day };
       }
@@ -79,6 +72,11 @@ export class SpendLedger {
       this.append({ ...entry, state: "reserved", at: now });
       return { kind: "new" };
     });
+  }
+
+  /** What was spent (reserved or paid) of `token` on `network`: in the last 24 hours and in total, base units. */
+  spent(network: string, token: string, now = Date.now()): { day: bigint; total: bigint } {
+    return spentOf(this.entries(), network, token, now);
   }
 
   /** Records the outcome of a reserved payment: paid (with its transaction) or released (nothing moved). */
@@ -121,4 +119,16 @@ export class SpendLedger {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
+}
+
+function spentOf(all: Map<string, LedgerEntry>, network: string, token: string, now: number) {
+  let day = 0n;
+  let total = 0n;
+  for (const entry of all.values()) {
+    if (entry.state === "released" || entry.network !== network) continue;
+    if (entry.token.toLowerCase() !== token.toLowerCase()) continue;
+    total += BigInt(entry.amount);
+    if (entry.at > now - DAY_MS) day += BigInt(entry.amount);
+  }
+  return { day, total };
 }
