@@ -2,13 +2,14 @@ import { VERSION } from "../version";
 import { checkCommand } from "./check";
 import { type Command, type Env, UsageError } from "./command";
 import { deployCommand } from "./deploy-command";
+import { mcpCommand } from "./mcp-command";
 import { startCommand } from "./start";
 
 /**
  * Every subcommand of `relay402`, in the order `--help` lists them. A new one is a module exporting a `Command`
  * (src/cli/command.ts says what it declares) and one line here.
  */
-export const COMMANDS: readonly Command[] = [startCommand, checkCommand, deployCommand];
+export const COMMANDS: readonly Command[] = [startCommand, checkCommand, deployCommand, mcpCommand];
 
 /** What runs when no subcommand is named (`relay402`, `relay402 --check`). */
 const DEFAULT_COMMAND = startCommand;

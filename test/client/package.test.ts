@@ -1,10 +1,12 @@
 // @relay402/client as its users get it: built, packed by `npm pack`, installed with npm into a Node project outside
 // the repository next to the same viem (and snarkjs, and x402's fetch wrapper) and run by `node`, not Bun, against
-// the devnet. The chain judges: each payee holds exactly what was paid to it.
+// the devnet. The chain judges: each payee holds exactly what was paid to it. Its MCP bin starts and answers.
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
 import { Hono } from "hono";
@@ -73,10 +75,11 @@ shop.use(
 shop.get("/item", (c) => c.text("the item"));
 const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shop.fetch });
 
-// The buyer's project: the same viem as the repository's, snarkjs for incognito, x402's fetch wrapper. Kept between
-// runs (keyed by this checkout and those versions) so that npm installs them once; the client is installed from
-// the new tarball every run.
-const pinned = ["viem", "snarkjs", "@x402/core", "@x402/evm", "@x402/fetch"].map(
+// The buyer's project: the same viem as the repository's, snarkjs for incognito, x402's fetch wrapper, and the MCP
+// server's optional peers (the SDK, zod, x402's core and EVM scheme: a payments-only user installs none of them).
+// Kept between runs (keyed by this checkout and those versions) so that npm installs them once; the client is
+// installed from the new tarball every run.
+const pinned = ["viem", "snarkjs", "@x402/core", "@x402/evm", "@x402/fetch", "@modelcontextprotocol/sdk", "zod"].map(
   (name) => `${name}@${versionOf(name)}`,
 );
 const project = join(tmpdir(), `relay402-client-package-${Bun.hash(`${repo} ${pinned.join(" ")}`).toString(16)}`);
@@ -102,7 +105,7 @@ afterAll(() => {
 });
 
 describe("@relay402/client from its npm tarball, under node", () => {
-  test("an EOA payment, a smart-wallet payment, an incognito round trip and an x402 purchase", async () => {
+  test("an EOA payment, a smart-wallet payment, an incognito round trip, an x402 purchase, and the MCP bin answers", async () => {
     mkdirSync(project, { recursive: true });
     if (!existsSync(join(project, "package.json"))) {
       writeFileSync(join(project, "package.json"), JSON.stringify({ name: "buyer", private: true, type: "module" }));
@@ -160,5 +163,33 @@ describe("@relay402/client from its npm tarball, under node", () => {
     expect(result.incognito.poolCircuit).toBe(shipped.id);
     expect(result.x402).toEqual({ status: 200, body: "the item" });
     expect(await tokenBalance("base", baseToken, payTo)).toBe(price);
+
+    // The MCP server's bin, as an agent's host starts it from the installed package, under node.
+    expect(files).toContain("dist/mcp/main.js");
+    writeFileSync(
+      join(project, "mcp.json"),
+      JSON.stringify({ rpcUrls: { bsc: bsc.info.rpcUrl }, limits: [{ network: "bsc", token: bsc.token.address }] }),
+    );
+    const transport = new StdioClientTransport({
+      command: "node",
+      args: [join(project, "node_modules", ".bin", "relay402-mcp")],
+      env: {
+        PATH: process.env.PATH ?? "",
+        RELAY402_URL: relay.url,
+        RELAY402_PRIVATE_KEY: payer.key,
+        RELAY402_MCP_CONFIG: join(project, "mcp.json"),
+      },
+      stderr: "pipe",
+    });
+    const mcp = new Client({ name: "package-test", version: "0" });
+    try {
+      await mcp.connect(transport);
+      if (transport.pid !== null) running.add(transport.pid);
+      const listed = (await mcp.callTool({ name: "relay402_networks" })) as { content: { text: string }[] };
+      expect(JSON.parse(listed.content[0]?.text ?? "{}").address).toBe(payer.address);
+    } finally {
+      await mcp.close().catch(() => undefined);
+      stopRunning();
+    }
   }, 240_000);
 });

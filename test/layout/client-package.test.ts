@@ -1,6 +1,7 @@
 // @relay402/client stands alone: its source imports nothing of the service, only the packages its package.json
-// names; node:fs stays out of what a browser bundles; and the payments entry never reaches incognito's
-// dependencies, so a payments-only user installs neither snarkjs nor the curve code.
+// names; node:fs stays out of what a browser bundles (only the Node-only entries use it: json-file, the MCP bin);
+// and the payments entry never reaches incognito's dependencies, so a payments-only user installs neither snarkjs
+// nor the curve code.
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -54,13 +55,24 @@ test("the package imports only its own files, node: builtins and the packages it
   expect(outside).toEqual([]);
 });
 
-test("node: modules are imported statically only by the Node-only entry (incognito/json-file)", () => {
+test("node: modules are imported statically only by the Node-only entries (incognito/json-file, the MCP bin)", () => {
   const staticNode = files.flatMap((file) =>
     specifiersOf(file)
       .filter(({ specifier, dynamic }) => specifier.startsWith("node:") && !dynamic)
       .map(() => at(file)),
   );
-  expect([...new Set(staticNode)]).toEqual(["src/incognito/json-file.ts"]);
+  const outsideNodeEntries = [...new Set(staticNode)].filter(
+    (file) => file !== "src/incognito/json-file.ts" && !file.startsWith("src/mcp/"),
+  );
+  expect(staticNode).toContain("src/incognito/json-file.ts");
+  expect(outsideNodeEntries).toEqual([]);
+  // The MCP bin's folder is its own: no browser entry imports it.
+  const importsMcp = files.filter(
+    (file) =>
+      !at(file).startsWith("src/mcp/") &&
+      specifiersOf(file).some(({ specifier }) => resolve(dirname(file), specifier).startsWith(join(source, "mcp"))),
+  );
+  expect(importsMcp).toEqual([]);
 });
 
 test("the payments entry never reaches snarkjs, ffjavascript, poseidon-lite or @zk-kit/lean-imt", () => {

@@ -12,7 +12,14 @@ rmSync(dist, { recursive: true, force: true });
 const wire = [...new Glob("src/wire/**/*.ts").scanSync({ cwd: root })].filter(
   (file) => !file.endsWith(".test.ts") && !file.endsWith(".d.ts"),
 );
-const entrypoints = ["src/index.ts", "src/incognito/index.ts", "src/incognito/json-file.ts", ...wire];
+const entrypoints = [
+  "src/index.ts",
+  "src/incognito/index.ts",
+  "src/incognito/json-file.ts",
+  "src/mcp/index.ts",
+  "src/mcp/main.ts",
+  ...wire,
+];
 
 const result = await Bun.build({
   entrypoints: entrypoints.map((file) => join(root, file)),
