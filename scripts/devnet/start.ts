@@ -72,6 +72,28 @@ export type Devnet = {
 
 type Stoppable = { stop(): Promise<void> };
 
+/**
+ * The devnet's Alto bundler for the chain at `rpcUrl` (EntryPoint v0.7, the bundler keys of devnetKeys, its
+ * simulation contracts already deployed: `simulations`), not started yet.
+ */
+export function devnetAlto(
+  rpcUrl: string,
+  port: number,
+  simulations: Awaited<ReturnType<typeof deployBundlerSimulations>>,
+) {
+  return Instance.alto({
+    entrypoints: [ENTRY_POINT_V07],
+    rpcUrl,
+    port,
+    executorPrivateKeys: [devnetKeys.bundlerExecutor],
+    utilityPrivateKey: devnetKeys.bundlerUtility,
+    safeMode: false,
+    deploySimulationsContract: false,
+    ...simulations,
+    pollingInterval: 100,
+  } as Parameters<typeof Instance.alto>[0]);
+}
+
 /** A network of the devnet: anvil with the preset's chain id, EntryPoint, Alto, relay402's contracts and a DEX. */
 async function startNetwork(network: PresetName, options: DevnetOptions, running: Stoppable[], pids: number[]) {
   const { chainId } = presetOf(network);
@@ -103,17 +125,7 @@ async function startNetwork(network: PresetName, options: DevnetOptions, running
   await placeCanonicalContracts(rpcUrl, chain);
   const simulations = await deployBundlerSimulations(rpcUrl, chain);
 
-  const alto = Instance.alto({
-    entrypoints: [ENTRY_POINT_V07],
-    rpcUrl,
-    port: bundlerPort,
-    executorPrivateKeys: [devnetKeys.bundlerExecutor],
-    utilityPrivateKey: devnetKeys.bundlerUtility,
-    safeMode: false,
-    deploySimulationsContract: false,
-    ...simulations,
-    pollingInterval: 100,
-  } as Parameters<typeof Instance.alto>[0]);
+  const alto = devnetAlto(rpcUrl, bundlerPort, simulations);
   running.push(alto);
   const forked = Boolean(forkUrl);
   // The payment token as deploy.ts whitelists it: USDT (18 decimals, no EIP-3009) on chain 56, USDC elsewhere.

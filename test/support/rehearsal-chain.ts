@@ -20,7 +20,7 @@ import { devnetChain } from "../../scripts/devnet/chain";
 import { deployBundlerSimulations, fundNativeBalances } from "../../scripts/devnet/deploy";
 import { devnetKeys } from "../../scripts/devnet/keys";
 import { freePort } from "../../scripts/devnet/ports";
-import { ENTRY_POINT_V07 } from "../../src/chain/addresses";
+import { devnetAlto } from "../../scripts/devnet/start";
 import { presetOfChain } from "../../src/networks";
 
 const root = `${import.meta.dir}/../..`;
@@ -107,17 +107,7 @@ export async function startRehearsalChain(
     const token = tokens[0] as (typeof tokens)[number];
     if (options.bundler !== false) {
       const simulations = await deployBundlerSimulations(rpcUrl, chain);
-      const alto = Instance.alto({
-        entrypoints: [ENTRY_POINT_V07],
-        rpcUrl,
-        port: bundlerPort,
-        executorPrivateKeys: [devnetKeys.bundlerExecutor],
-        utilityPrivateKey: devnetKeys.bundlerUtility,
-        safeMode: false,
-        deploySimulationsContract: false,
-        ...simulations,
-        pollingInterval: 100,
-      } as Parameters<typeof Instance.alto>[0]);
+      const alto = devnetAlto(rpcUrl, bundlerPort, simulations);
       running.push(alto);
       await alto.start();
       pids.push(alto._internal.process.pid ?? 0);

@@ -1,10 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { quoterV2Abi, v2RouterAbi } from "@relay402/client/wire/swap/abis";
-import { encodePath, type Hop } from "@relay402/client/wire/swap/path";
+import type { Hop } from "@relay402/client/wire/swap/path";
 import type { Address } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { NETWORK_NAMES, randomAddress } from "../support/chain";
-import { swapTokensOf } from "../support/dex";
+import { routerQuote, swapTokensOf } from "../support/dex";
 import { startTestService } from "../support/service";
 
 const service = startTestService();
@@ -13,25 +12,9 @@ afterAll(() => service.stop());
 type QuotedHop = { dex: string; kind: "v2" | "v3"; tokenIn: Address; tokenOut: Address; fee?: number };
 
 /** What the router (V2 getAmountsOut) or QuoterV2 says the same route pays for amountIn, read directly. */
-async function onChainOutput(network: NetworkName, route: QuotedHop[], amountIn: bigint): Promise<bigint> {
-  const { c, dex } = swapTokensOf(network);
+function onChainOutput(network: NetworkName, route: QuotedHop[], amountIn: bigint): Promise<bigint> {
   const hops: Hop[] = route.map(({ tokenIn, tokenOut, fee }) => ({ tokenIn, tokenOut, ...(fee ? { fee } : {}) }));
-  if (route[0]?.kind === "v2") {
-    const amounts = await c.public.readContract({
-      address: dex.v2.router,
-      abi: v2RouterAbi,
-      functionName: "getAmountsOut",
-      args: [amountIn, [hops[0]?.tokenIn as Address, ...hops.map((hop) => hop.tokenOut)]],
-    });
-    return amounts.at(-1) ?? 0n;
-  }
-  const { result } = await c.public.simulateContract({
-    address: dex.v3.quoter,
-    abi: quoterV2Abi,
-    functionName: "quoteExactInput",
-    args: [encodePath("v3", hops), amountIn],
-  });
-  return result[0];
+  return routerQuote(network, route[0]?.kind ?? "v3", hops, amountIn);
 }
 
 /** decisions.md: fee = max(swapMinFee, ceil(sellAmount × swapFeeBps / 10000)), from the service's config. */
