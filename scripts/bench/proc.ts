@@ -18,3 +18,14 @@ export function peakRssMiBOf(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
+
+/** Of `pids`, the process started with `--port <port>` (anvil's command line), if any. */
+export function pidListeningOn(pids: number[], port: string): number | undefined {
+  return pids.find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").includes(`--port ${port}`);
+    } catch {
+      return false;
+    }
+  });
+}

@@ -7,7 +7,6 @@
 //
 // Not a test: figures on a shared machine are indicative; compare the columns with each other.
 import "../../src/production-env";
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { erc20Abi } from "@relay402/client/wire/abis";
 import { type Address, createPublicClient, createWalletClient, type Hex, http, maxUint256 } from "viem";
@@ -24,7 +23,8 @@ import {
 } from "./burst";
 import { eoaPaymentBody } from "./eoa-payment-body";
 import { drive, type Outcome, postJson } from "./load";
-import { cpuMsOf, peakRssMiBOf } from "./proc";
+import { cpuMsOf, peakRssMiBOf, pidListeningOn } from "./proc";
+import { relayerGasRows } from "./relayer-gas";
 import { median, percentile, perMethod } from "./stats";
 import { startFacilitators } from "./vs-x402-facilitators";
 import { createReport, SIDES, type Side } from "./vs-x402-report";
@@ -151,16 +151,7 @@ try {
   }
 
   // The base chain's anvil (its CPU during the burst tells whether the node is the limit).
-  const anvilPid = devnet.pids.find((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8")
-        .split("\0")
-        .join(" ")
-        .includes(`--port ${new URL(network.rpcUrl).port}`);
-    } catch {
-      return false;
-    }
-  });
+  const anvilPid = pidListeningOn(devnet.pids, new URL(network.rpcUrl).port);
   const anvilCpu = () => (anvilPid ? cpuMsOf(anvilPid) : Number.NaN);
 
   const setBlocks = (interval: number) => setBlockInterval(network.rpcUrl, interval);
@@ -190,7 +181,6 @@ try {
       value: AMOUNT,
     },
   );
-  await drive(Array(1000).fill(eoaVerifyBody), 16, verify("relay402"), 120_000);
 
   const ms = { unit: "ms", digits: 1 };
   for (let run = 1; run <= RUNS; run++) {
@@ -217,33 +207,6 @@ try {
       if (run === RUNS) details.push(`${side}, verify: calls per verify by method: ${perMethod(r.rpc.calls, r.ok)}`);
       console.log(
         `  ${side} verify: ${r.ok}/${VERIFIES} valid in ${seconds.toFixed(1)} s; CPU: ${side} ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(r.anvilCpuMs / 1000).toFixed(1)} s ${failureReasons(r.outcomes)}`,
-      );
-    }
-
-    // /verify of relay402's own EOA body (the relayer's signature, balance and allowance), relay402 only: the
-    // reference has no such body, so its x402 verify throughput is the yardstick.
-    {
-      const r = await phase("relay402", Array(VERIFIES).fill(eoaVerifyBody), 16, "verify", 120_000);
-      const seconds = r.wallMs / 1000;
-      const relay = { sides: ["relay402"] as Side[] };
-      const label = "/verify of relay402's EOA body, 16 clients";
-      record(
-        "verify.eoa.tput",
-        { label: `${label}: throughput`, unit: "/s", digits: 0, ...relay },
-        "relay402",
-        r.ok / seconds,
-      );
-      record("verify.eoa.p50", { label: `${label}: p50`, ...ms, ...relay }, "relay402", percentile(r.latencies, 50));
-      record(
-        "cpu.verify.eoa",
-        { label: "facilitator CPU per EOA verify", unit: "ms", digits: 2, ...relay },
-        "relay402",
-        r.cpuMs / r.ok,
-      );
-      if (run === RUNS)
-        details.push(`relay402, EOA verify: calls per verify by method: ${perMethod(r.rpc.calls, r.ok)}`);
-      console.log(
-        `  relay402 EOA verify: ${r.ok}/${VERIFIES} valid in ${seconds.toFixed(1)} s; CPU: relay402 ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s ${failureReasons(r.outcomes)}`,
       );
     }
 
@@ -292,23 +255,19 @@ try {
 
     // relay402's own body (the relayer, finite and max allowance) against the native EIP-3009 transfer.
     if (run === 1) {
-      for (const [key, label, allowance] of [
-        ["gas.relayer.finite", "gas per settle, relay402 body via the relayer, finite allowance", 10n ** 12n],
-        ["gas.relayer.max", "gas per settle, relay402 body via the relayer, max allowance", maxUint256],
-      ] as const) {
-        const payerKey = generatePrivateKey();
-        const payer = await fund(payerKey, 10n ** 12n, allowance);
-        const gas: number[] = [];
-        for (let i = 0; i < 5; i++) {
-          const body = await eoaPaymentBody(payer, network.relayer, usdc, { ...onBase, to: merchant, value: AMOUNT });
-          const { status, json } = await postJson(`${children.relay402.url}/settle`, body, AbortSignal.timeout(30_000));
-          if (status !== 200 || !json.transaction) {
-            details.push(`${label}: settle refused (${status} ${json.code ?? JSON.stringify(json).slice(0, 120)})`);
-            break;
-          }
-          gas.push(Number((await publicClient.getTransactionReceipt({ hash: json.transaction })).gasUsed));
-        }
-        record(key, { label, unit: "", digits: 0, sides: ["relay402"] }, "relay402", median(gas));
+      const settleUrl = `${children.relay402.url}/settle`;
+      for (const row of await relayerGasRows({
+        fund,
+        settleUrl,
+        relayer: network.relayer,
+        usdc,
+        merchant,
+        chainId: network.chainId,
+        publicClient,
+        amount: AMOUNT,
+      })) {
+        if (row.refused) details.push(row.refused);
+        record(row.key, { label: row.label, unit: "", digits: 0, sides: ["relay402"] }, "relay402", row.gas);
       }
     }
 
@@ -326,6 +285,45 @@ try {
           side,
           peakRssMiBOf(children[side].pid),
         );
+
+    // /verify of relay402's own EOA body (the relayer's signature, balance and allowance), relay402 only: the
+    // reference has no such body, so its x402 verify throughput is the yardstick. It runs after run 1 has read the
+    // peak RSS, so that figure compares the two sides on the same work.
+    if (run === 1) await drive(Array(1000).fill(eoaVerifyBody), 16, verify("relay402"), 120_000);
+    const eoa = await phase("relay402", Array(VERIFIES).fill(eoaVerifyBody), 16, "verify", 120_000);
+    const relayOnly = { sides: ["relay402"] as Side[] };
+    const eoaLabel = "/verify of relay402's EOA body, 16 clients";
+    const eoaThroughput = eoa.ok / (eoa.wallMs / 1000);
+    record(
+      "verify.eoa.tput",
+      { label: `${eoaLabel}: throughput`, unit: "/s", digits: 0, ...relayOnly },
+      "relay402",
+      eoaThroughput,
+    );
+    record(
+      "verify.eoa.p50",
+      { label: `${eoaLabel}: p50`, ...ms, ...relayOnly },
+      "relay402",
+      percentile(eoa.latencies, 50),
+    );
+    record(
+      "cpu.verify.eoa",
+      { label: "facilitator CPU per EOA verify", unit: "ms", digits: 2, ...relayOnly },
+      "relay402",
+      eoa.cpuMs / eoa.ok,
+    );
+    if (run === RUNS)
+      details.push(`relay402, EOA verify: calls per verify by method: ${perMethod(eoa.rpc.calls, eoa.ok)}`);
+    console.log(
+      `  relay402 EOA verify: ${eoa.ok}/${VERIFIES} valid, ${eoaThroughput.toFixed(0)}/s ${failureReasons(eoa.outcomes)}`,
+    );
+    if (run === 1)
+      record(
+        "rss.eoa",
+        { label: "peak RSS after the EOA verify lane", unit: "MiB", digits: 0, ...relayOnly },
+        "relay402",
+        peakRssMiBOf(children.relay402.pid),
+      );
 
     // The burst: BURST settles at BURST_CONCURRENCY on 1-s blocks, relay402 only.
     if (BURST > 0) {
