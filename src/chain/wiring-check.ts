@@ -45,8 +45,11 @@ const clientOf = (network: NetworkConfig) =>
   createChainClient({ chainId: network.chainId, rpcUrls: network.rpcUrls, timeoutMs: TIMEOUT_MS });
 
 /** Per flow name, why a configured flow cannot work on this network (its own declaration, src/flow.ts). */
-async function unavailableFlows(name: NetworkName, network: NetworkConfig): Promise<Record<string, string>> {
-  const client = clientOf(network);
+async function unavailableFlows(
+  name: NetworkName,
+  network: NetworkConfig,
+  client: ReturnType<typeof clientOf>,
+): Promise<Record<string, string>> {
   const call = async (to: `0x${string}`, data: `0x${string}`) => (await client.call({ to, data })).data;
   const codeAt = (address: `0x${string}`) => client.getCode({ address });
   const reasons = await Promise.all(
@@ -84,9 +87,11 @@ async function networkChecks(
   // The contracts are read through the RPCs, so only once they are known to be this network's chain.
   const rpcsOk = answers.slice(0, rpcs.length).every((problem) => problem === undefined);
   if (!rpcsOk) return { checks };
+  // One client for the network's reads: its batches carry both sets of calls.
+  const client = clientOf(network);
   const [contracts, unavailable] = await Promise.all([
-    contractChecks(name, network, clientOf(network)),
-    unavailableFlows(name, network),
+    contractChecks(name, network, client),
+    unavailableFlows(name, network, client),
   ]);
   checks.push(...contracts.checks);
   for (const [flow, reason] of Object.entries(unavailable)) {

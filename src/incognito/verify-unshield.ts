@@ -4,6 +4,7 @@ import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
 import {
   coordinateOutOfField,
   type PublicSignals,
+  proofCallArgs,
   type SolidityProof,
   signalOutOfField,
   verifyUnshield as verifyProof,
@@ -138,14 +139,7 @@ export async function verifyUnshield(deps: UnshieldDeps, request: IncognitoReque
       abi: privacyPoolAbi,
       functionName: "unshield",
       args: [
-        {
-          a: [BigInt(proof.a[0]), BigInt(proof.a[1])],
-          b: [
-            [BigInt(proof.b[0][0]), BigInt(proof.b[0][1])],
-            [BigInt(proof.b[1][0]), BigInt(proof.b[1][1])],
-          ],
-          c: [BigInt(proof.c[0]), BigInt(proof.c[1])],
-        },
+        proofCallArgs(proof),
         root,
         nullifierHash,
         token,

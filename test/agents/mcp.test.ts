@@ -8,13 +8,11 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { HTTPFacilitatorClient } from "@x402/core/server";
-import { ExactEvmScheme } from "@x402/evm/exact/server";
-import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
-import { Hono } from "hono";
 import { type Address, formatUnits, type Hex } from "viem";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
 import { swapTokensOf } from "../support/dex";
 import { trackServices } from "../support/service";
+import { x402Shop } from "../support/x402-shop";
 
 const network = "bsc";
 const c = chainOf(network);
@@ -26,34 +24,18 @@ const server = Bun.serve({ port: 0, fetch: (request) => service.app.handle(reque
 const base = chainOf("base");
 const price = 1_250_000n;
 const shopPayTo = randomAddress();
-const shop = new Hono();
-shop.use(
-  paymentMiddleware(
-    {
-      "GET /item": {
-        accepts: {
-          scheme: "exact",
-          network: "eip155:8453",
-          payTo: shopPayTo,
-          price: { asset: base.token.address, amount: price.toString(), extra: { name: "USD Coin", version: "2" } },
-          maxTimeoutSeconds: 300,
-        },
-        description: "an item",
-        mimeType: "text/plain",
-      },
-    },
-    new x402ResourceServer(new HTTPFacilitatorClient({ url: server.url.origin })).register(
-      "eip155:8453",
-      new ExactEvmScheme(),
-    ),
-  ),
-);
-shop.get("/item", (context) => context.text("the item"));
-const shopServer = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shop.fetch });
-const itemUrl = `http://127.0.0.1:${shopServer.port}/item`;
+const shop = x402Shop({
+  facilitator: new HTTPFacilitatorClient({ url: server.url.origin }),
+  network: "eip155:8453",
+  payTo: shopPayTo,
+  asset: base.token.address,
+  amount: price,
+  extra: { name: "USD Coin", version: "2" },
+});
+const { itemUrl } = shop;
 
 afterAll(() => {
-  shopServer.stop(true);
+  shop.stop();
   server.stop(true);
   services.stopAll();
 });

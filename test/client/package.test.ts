@@ -7,11 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ExactEvmScheme } from "@x402/evm/exact/server";
-import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
-import { Hono } from "hono";
 import type { Address } from "viem";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { x402Shop } from "../support/x402-shop";
 import { listeningService } from "../x402/support";
 
 const repo = join(import.meta.dir, "..", "..");
@@ -53,27 +51,14 @@ const relay = listeningService();
 const baseToken = chainOf("base").token.address;
 const price = 1_250_000n;
 const payTo = randomAddress();
-const shop = new Hono();
-shop.use(
-  paymentMiddleware(
-    {
-      "GET /item": {
-        accepts: {
-          scheme: "exact",
-          network: "eip155:8453",
-          payTo,
-          price: { asset: baseToken, amount: price.toString(), extra: { name: "USD Coin", version: "2" } },
-          maxTimeoutSeconds: 300,
-        },
-        description: "an item",
-        mimeType: "text/plain",
-      },
-    },
-    new x402ResourceServer(relay.facilitator()).register("eip155:8453", new ExactEvmScheme()),
-  ),
-);
-shop.get("/item", (c) => c.text("the item"));
-const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shop.fetch });
+const shop = x402Shop({
+  facilitator: relay.facilitator(),
+  network: "eip155:8453",
+  payTo,
+  asset: baseToken,
+  amount: price,
+  extra: { name: "USD Coin", version: "2" },
+});
 
 // The buyer's project: the same viem as the repository's, snarkjs for incognito, x402's fetch wrapper, and the MCP
 // server's optional peers (the SDK, zod, x402's core and EVM scheme: a payments-only user installs none of them).
@@ -100,7 +85,7 @@ const npmInstall = (...packages: string[]) =>
 
 afterAll(() => {
   stopRunning();
-  server.stop(true);
+  shop.stop();
   relay.stop();
 });
 
@@ -138,7 +123,7 @@ describe("@relay402/client from its npm tarball, under node", () => {
       BSC_RPC_URL: bsc.info.rpcUrl,
       PAYER_KEY: payer.key,
       X402_PAYER_KEY: x402Payer.key,
-      ITEM_URL: `http://127.0.0.1:${server.port}/item`,
+      ITEM_URL: shop.itemUrl,
     });
     const result = JSON.parse(out.trim().split("\n").at(-1)!) as {
       token: Address;

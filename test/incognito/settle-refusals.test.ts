@@ -10,7 +10,7 @@ import {
   unshieldInput,
 } from "@relay402/client/wire/incognito/notes";
 import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
-import { proveUnshield } from "@relay402/client/wire/incognito/proof";
+import { proofCallArgs, proveUnshield } from "@relay402/client/wire/incognito/proof";
 import { freshPayer, NETWORK_NAMES, randomAddress } from "../support/chain";
 import { body, incognitoClientOf, incognitoNetwork, unshieldData, unshieldMinimum } from "../support/incognito-service";
 import { startTestService } from "../support/service";
@@ -112,14 +112,7 @@ for (const network of NETWORK_NAMES) {
           abi: privacyPoolAbi,
           functionName: "unshield",
           args: [
-            {
-              a: [BigInt(proof.a[0]), BigInt(proof.a[1])],
-              b: [
-                [BigInt(proof.b[0][0]), BigInt(proof.b[0][1])],
-                [BigInt(proof.b[1][0]), BigInt(proof.b[1][1])],
-              ],
-              c: [BigInt(proof.c[0]), BigInt(proof.c[1])],
-            },
+            proofCallArgs(proof),
             input.root,
             input.nullifierHash,
             token,

@@ -14,6 +14,7 @@ import { settleBody, units, verifyBody } from "../wallets/support";
 import { authorizationOf, baseRequirements, x402Buyer } from "../x402/support";
 import { signedPayment } from "./authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress } from "./chain";
+import { requestsTo } from "./service-of";
 import { deployFundedWallet } from "./wallet";
 
 export const DASHBOARD_KEY = "dashboard-key-for-tests-0001";
@@ -128,17 +129,7 @@ export async function postgresService(config: Config, url: string) {
   );
   await services.networks.start();
   const app = createApp(services);
-  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await app.handle(
-      new Request(`http://localhost${path}`, {
-        method,
-        headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
-    const text = await response.text();
-    return { status: response.status, body: JSON.parse(text), text };
-  };
+  const request = requestsTo(app);
   return {
     services,
     db,

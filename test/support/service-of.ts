@@ -13,22 +13,12 @@ import { createSwapSettlementStore } from "../../src/swap/swap-store";
 
 export type PaymentBody = { paymentPayload: PaymentPayloadBody };
 
-/** The service of `config` with its real SQLite file (config.databasePath). Call `stop()` in afterAll. */
-export function serviceOf(config: Config, logSink?: (line: string) => void, flows?: readonly AnyFlow[]) {
-  // Without a sink of the test's own, only a 500's cause is written (to stderr), so a loaded run shows why.
-  const logger = createLogger({
-    sink:
-      logSink ??
-      ((line) => {
-        if (line.includes('"event":"unhandled_error"')) process.stderr.write(`test service: ${line}`);
-      }),
-  });
-  // The tests read and write the records beside the service: the same SQLite file, synchronous stores on it.
-  const db = openDatabase(config.databasePath);
-  const services = createServices(config, logger, undefined, createSqliteStores(db, denyPolicyOf(config)), flows);
-  const app = createApp(services);
-
-  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+/**
+ * Requests to `app` through its handler (no socket): a JSON body for an object, the answer's JSON as `body` (its text
+ * when it is not JSON).
+ */
+export function requestsTo(app: { handle(request: Request): Response | Promise<Response> }) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await app.handle(
       new Request(`http://localhost${path}`, {
         method,
@@ -45,6 +35,24 @@ export function serviceOf(config: Config, logSink?: (line: string) => void, flow
     }
     return { status: response.status, body: json, headers: response.headers };
   };
+}
+
+/** The service of `config` with its real SQLite file (config.databasePath). Call `stop()` in afterAll. */
+export function serviceOf(config: Config, logSink?: (line: string) => void, flows?: readonly AnyFlow[]) {
+  // Without a sink of the test's own, only a 500's cause is written (to stderr), so a loaded run shows why.
+  const logger = createLogger({
+    sink:
+      logSink ??
+      ((line) => {
+        if (line.includes('"event":"unhandled_error"')) process.stderr.write(`test service: ${line}`);
+      }),
+  });
+  // The tests read and write the records beside the service: the same SQLite file, synchronous stores on it.
+  const db = openDatabase(config.databasePath);
+  const services = createServices(config, logger, undefined, createSqliteStores(db, denyPolicyOf(config)), flows);
+  const app = createApp(services);
+
+  const request = requestsTo(app);
 
   return {
     config,

@@ -1,8 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { ExactEvmScheme } from "@x402/evm/exact/server";
-import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
-import { Hono } from "hono";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
+import { x402Shop } from "../support/x402-shop";
 import { fetchBuyer, listeningService, MERCHANT_API_KEY, paymentHeaders } from "./support";
 
 const token = chainOf("bsc").token.address;
@@ -11,35 +9,18 @@ const price = 3n * 10n ** 17n; // 0.3 of the 18-decimal USDT-like token, which h
 // A shop on bsc: x402's own middleware, relay402 as its facilitator, the price paid with Permit2.
 const relay = listeningService({ merchantApiKeys: [MERCHANT_API_KEY] });
 const payTo = randomAddress();
-const resourceServer = new x402ResourceServer(relay.facilitator(MERCHANT_API_KEY)).register(
-  "eip155:56",
-  new ExactEvmScheme(),
-);
-const shop = new Hono();
-shop.use(
-  paymentMiddleware(
-    {
-      "GET /item": {
-        accepts: {
-          scheme: "exact",
-          network: "eip155:56",
-          payTo,
-          price: { asset: token, amount: price.toString(), extra: { assetTransferMethod: "permit2" } },
-          maxTimeoutSeconds: 300,
-        },
-        description: "an item",
-        mimeType: "text/plain",
-      },
-    },
-    resourceServer,
-  ),
-);
-shop.get("/item", (c) => c.text("the item"));
-const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shop.fetch });
-const itemUrl = `http://127.0.0.1:${server.port}/item`;
+const shop = x402Shop({
+  facilitator: relay.facilitator(MERCHANT_API_KEY),
+  network: "eip155:56",
+  payTo,
+  asset: token,
+  amount: price,
+  extra: { assetTransferMethod: "permit2" },
+});
+const { itemUrl } = shop;
 
 afterAll(() => {
-  server.stop(true);
+  shop.stop();
   relay.stop();
 });
 

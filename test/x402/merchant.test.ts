@@ -1,11 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { ExactEvmScheme } from "@x402/evm/exact/server";
-import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
-import { Hono } from "hono";
 import { privateKeyToAccount } from "viem/accounts";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { x402Shop } from "../support/x402-shop";
 import { fetchBuyer, listeningService, MERCHANT_API_KEY, paymentHeaders } from "./support";
 
 const token = chainOf("base").token.address;
@@ -15,35 +13,18 @@ const price = 1_250_000n;
 // 5 requests a minute one address may make without it.
 const relay = listeningService({ rateLimitPerMinute: 5, merchantApiKeys: [MERCHANT_API_KEY] });
 const payTo = randomAddress();
-const resourceServer = new x402ResourceServer(relay.facilitator(MERCHANT_API_KEY)).register(
-  "eip155:8453",
-  new ExactEvmScheme(),
-);
-const shop = new Hono();
-shop.use(
-  paymentMiddleware(
-    {
-      "GET /item": {
-        accepts: {
-          scheme: "exact",
-          network: "eip155:8453",
-          payTo,
-          price: { asset: token, amount: price.toString(), extra: { name: "USD Coin", version: "2" } },
-          maxTimeoutSeconds: 300,
-        },
-        description: "an item",
-        mimeType: "text/plain",
-      },
-    },
-    resourceServer,
-  ),
-);
-shop.get("/item", (c) => c.text("the item"));
-const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shop.fetch });
-const itemUrl = `http://127.0.0.1:${server.port}/item`;
+const shop = x402Shop({
+  facilitator: relay.facilitator(MERCHANT_API_KEY),
+  network: "eip155:8453",
+  payTo,
+  asset: token,
+  amount: price,
+  extra: { name: "USD Coin", version: "2" },
+});
+const { itemUrl } = shop;
 
 afterAll(() => {
-  server.stop(true);
+  shop.stop();
   relay.stop();
 });
 

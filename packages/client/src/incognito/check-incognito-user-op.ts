@@ -4,6 +4,7 @@ import { erc20Abi } from "../wire/abis.js";
 import { type Call, encodeBatchExecution } from "../wire/execution.js";
 import { privacyPoolAbi } from "../wire/incognito/pool-abi.js";
 import type { SolidityProof } from "../wire/incognito/proof.js";
+import { proofCallArgs } from "../wire/incognito/proof.js";
 import type { RpcUserOp } from "../wire/user-operation.js";
 
 export { decodeBatch };
@@ -96,14 +97,7 @@ export function unshieldCall(expected: Omit<ExpectedUnshield, keyof Common> & { 
       abi: privacyPoolAbi,
       functionName: "unshield",
       args: [
-        {
-          a: [BigInt(proof.a[0]), BigInt(proof.a[1])],
-          b: [
-            [BigInt(proof.b[0][0]), BigInt(proof.b[0][1])],
-            [BigInt(proof.b[1][0]), BigInt(proof.b[1][1])],
-          ],
-          c: [BigInt(proof.c[0]), BigInt(proof.c[1])],
-        },
+        proofCallArgs(proof),
         expected.root,
         expected.nullifierHash,
         expected.token,

@@ -40,6 +40,18 @@ export function toSolidityProof(proof: Groth16Proof): SolidityProof {
   };
 }
 
+/** The proof as the pool's `unshield` takes it: its coordinates as integers, in the same Solidity order. */
+export function proofCallArgs(proof: SolidityProof) {
+  return {
+    a: [BigInt(proof.a[0]), BigInt(proof.a[1])] as const,
+    b: [
+      [BigInt(proof.b[0][0]), BigInt(proof.b[0][1])],
+      [BigInt(proof.b[1][0]), BigInt(proof.b[1][1])],
+    ] as const,
+    c: [BigInt(proof.c[0]), BigInt(proof.c[1])] as const,
+  };
+}
+
 /** The inverse of `toSolidityProof`, for verifying off-chain with snarkjs (z coordinates are 1: affine). */
 export function fromSolidityProof(proof: SolidityProof): Groth16Proof {
   return {
