@@ -1,6 +1,6 @@
 import { relayerAbi } from "@relay402/client/wire/abis";
-import { fieldToHex } from "@relay402/client/wire/incognito/notes";
 import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { fieldToHex } from "@relay402/client/wire/incognito/protocol";
 import type { Address, PublicClient } from "viem";
 import { MULTICALL3 } from "../chain/addresses";
 import type { Leaf } from "./leaf-store";

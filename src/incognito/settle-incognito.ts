@@ -1,5 +1,5 @@
-import { fieldToHex } from "@relay402/client/wire/incognito/notes";
 import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
+import { fieldToHex } from "@relay402/client/wire/incognito/protocol";
 import type { IncognitoSettleResponseSchema } from "@relay402/client/wire/incognito/schemas";
 import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress } from "viem";

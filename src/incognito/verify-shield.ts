@@ -1,6 +1,5 @@
 import { erc20Abi } from "@relay402/client/wire/abis";
 import type { Call } from "@relay402/client/wire/execution";
-import { commitmentOf, fieldToHex } from "@relay402/client/wire/incognito/notes";
 import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
 import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "@relay402/client/wire/incognito/protocol";
 import { walletPaymentFee } from "@relay402/client/wire/wallet-fee";
@@ -34,6 +33,13 @@ export type ShieldContext = {
  * the tokens and computes the commitment itself, so a note can never claim more than was paid) and pays the wallet
  * payment fee to the fee recipient, in one sponsored batch.
  */
+/**
+ * The note hashes pull in Poseidon's round constants and the Merkle tree code, about 13 MiB of a service's memory
+ * that only shields use: loaded on the first shield, not at start.
+ */
+let noteHashes: Promise<typeof import("@relay402/client/wire/incognito/notes")> | undefined;
+const loadNoteHashes = () => (noteHashes ??= import("@relay402/client/wire/incognito/notes"));
+
 export async function verifyShield(
   deps: IssueUserOpDeps & ReserveDeps & { network: IncognitoNetwork },
   request: IncognitoRequest,
@@ -50,6 +56,7 @@ export async function verifyShield(
   if (precommitment === 0n || precommitment >= SNARK_SCALAR_FIELD) {
     throw invalid("precommitment", "precommitment must be a non-zero field element");
   }
+  const { commitmentOf, fieldToHex } = await loadNoteHashes();
   const commitment = commitmentOf(token, amount, precommitment);
   if (data.commitment !== undefined && BigInt(data.commitment) !== commitment) {
     throw invalid("commitment", "commitment is not Poseidon(token, amount, precommitment)");

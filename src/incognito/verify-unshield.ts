@@ -1,5 +1,4 @@
 import { unshieldMinimumFee } from "@relay402/client/wire/incognito/fees";
-import { fieldToHex } from "@relay402/client/wire/incognito/notes";
 import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
 import {
   coordinateOutOfField,
@@ -9,7 +8,7 @@ import {
   signalOutOfField,
   verifyUnshield as verifyProof,
 } from "@relay402/client/wire/incognito/proof";
-import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "@relay402/client/wire/incognito/protocol";
+import { fieldToHex, MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD } from "@relay402/client/wire/incognito/protocol";
 import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256 } from "viem";
 import { ApiError } from "../errors";
 import { shortReason } from "../logger";

@@ -2,8 +2,12 @@ import { LeanIMT } from "@zk-kit/lean-imt";
 import { poseidon1 } from "poseidon-lite/poseidon1";
 import { poseidon2 } from "poseidon-lite/poseidon2";
 import { poseidon3 } from "poseidon-lite/poseidon3";
-import { type Address, bytesToHex, type Hex, hexToBigInt, numberToHex } from "viem";
-import { MAX_AMOUNT_EXCLUSIVE, SNARK_SCALAR_FIELD, TREE_DEPTH } from "./protocol.js";
+import { type Address, bytesToHex, hexToBigInt } from "viem";
+import { MAX_AMOUNT_EXCLUSIVE, TREE_DEPTH } from "./protocol.js";
+
+// The wire form of field elements lives with the protocol constants (no Poseidon there, so a service that never
+// shields does not load it); the client has always found them here too.
+export { fieldToHex, hexToField } from "./protocol.js";
 
 /**
  * The note arithmetic of the privacy pool (docs/incognito.md), identical in the circuit (circomlib Poseidon), the
@@ -44,18 +48,6 @@ export function notePrecommitment(note: Note): bigint {
 
 export function noteCommitment(note: Note): bigint {
   return commitmentOf(note.token, note.amount, notePrecommitment(note));
-}
-
-/** Field elements on the wire: 0x-prefixed 32-byte hex. */
-export function fieldToHex(value: bigint): Hex {
-  if (value < 0n || value >= SNARK_SCALAR_FIELD) throw new RangeError("not a field element");
-  return numberToHex(value, { size: 32 });
-}
-
-export function hexToField(value: Hex): bigint {
-  const n = hexToBigInt(value);
-  if (n >= SNARK_SCALAR_FIELD) throw new RangeError("not a field element");
-  return n;
 }
 
 const hashPair = (a: bigint, b: bigint) => poseidon2([a, b]);

@@ -1,3 +1,5 @@
+import { type Hex, hexToBigInt, numberToHex } from "viem";
+
 /** The unshield circuit's interface (docs/incognito.md); the circuit, the verifier and the pool depend on it. */
 
 /** BN254 scalar field: every hash input and output, and every public signal, is below it. */
@@ -28,3 +30,15 @@ export const PUBLIC_SIGNALS = [
 ] as const;
 
 export type PublicSignalName = (typeof PUBLIC_SIGNALS)[number];
+
+/** Field elements on the wire: 0x-prefixed 32-byte hex. */
+export function fieldToHex(value: bigint): Hex {
+  if (value < 0n || value >= SNARK_SCALAR_FIELD) throw new RangeError("not a field element");
+  return numberToHex(value, { size: 32 });
+}
+
+export function hexToField(value: Hex): bigint {
+  const n = hexToBigInt(value);
+  if (n >= SNARK_SCALAR_FIELD) throw new RangeError("not a field element");
+  return n;
+}
