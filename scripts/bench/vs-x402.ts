@@ -147,6 +147,8 @@ try {
     const rpc = counters[side].snapshot();
     const latencies = result.outcomes.filter((o) => o.ok).map((o) => o.latency);
     const ok = latencies.length;
+    // Where each side's memory grows: its peak so far after every phase (the table keeps the peak before the burst).
+    step(`${side}: peak RSS so far ${peakRssMiBOf(pid).toFixed(0)} MiB`);
     return { ...result, cpuMs, anvilCpuMs, generatorCpuMs, rpc, latencies, ok };
   }
 
