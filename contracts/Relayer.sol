@@ -1,53 +1,23 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
-import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
-import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
-import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
-import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
-import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
-import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
-import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
-
-/// @dev Uniswap V2 Router02 (and forks such as PancakeSwap V2): the one function the relayer calls.
-interface IV2Router {
-    function swapExactTokensForTokens(
-        uint256 amountIn,
-        uint256 amountOutMin,
-        address[] calldata path,
-        address to,
-        uint256 deadline
-    ) external returns (uint256[] memory amounts);
-}
-
-/// @dev SwapRouter02's IV3SwapRouter (also PancakeSwap's SmartRouter): exactInput without a deadline field.
-interface IV3Router {
-    struct ExactInputParams {
-        bytes path;
-        address recipient;
-        uint256 amountIn;
-        uint256 amountOutMinimum;
-    }
-
-    function exactInput(ExactInputParams calldata params) external payable returns (uint256 amountOut);
-}
+import {IV2Router, IV3Router} from "./relayer/DexRouters.sol";
+import {RelayerAuthorizations} from "./relayer/RelayerAuthorizations.sol";
 
 /// @notice EIP-3009-style authorized transfers for any whitelisted ERC-20 the payer approved to this contract,
 /// plus a batch entry point for smart wallets paying from their own balance; and the same two shapes for
 /// exact-in swaps on a whitelisted DEX router, where the signature binds the route, the minimum output and the
 /// recipient. Ownership moves in two steps (Ownable2Step): a mistyped new owner never gets it.
-contract Relayer is EIP712, Ownable2Step, Pausable, ReentrancyGuardTransient {
+contract Relayer is RelayerAuthorizations {
     using SafeERC20 for IERC20;
 
     bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH =
         keccak256(
             "TransferWithAuthorization(address token,address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
         );
-    bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
-        keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
     bytes32 public constant SWAP_WITH_AUTHORIZATION_TYPEHASH =
         keccak256(
             "SwapWithAuthorization(address from,address sellToken,address buyToken,uint256 sellAmount,uint256 minBuyAmount,address recipient,uint256 fee,address router,bytes32 routeHash,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
@@ -102,44 +72,13 @@ contract Relayer is EIP712, Ownable2Step, Pausable, ReentrancyGuardTransient {
         bytes32 s;
     }
 
-    uint8 public constant STATUS_OK = 0;
-    uint8 public constant STATUS_BAD_SIGNATURE = 1;
-    uint8 public constant STATUS_NONCE_USED = 2;
-    uint8 public constant STATUS_NOT_YET_VALID = 3;
-    uint8 public constant STATUS_EXPIRED = 4;
-    uint8 public constant STATUS_TOKEN_NOT_WHITELISTED = 5;
-    uint8 public constant STATUS_PAUSED = 6;
-    uint8 public constant STATUS_INSUFFICIENT_BALANCE = 7;
-    uint8 public constant STATUS_INSUFFICIENT_ALLOWANCE = 8;
-
-    /// @notice Gas given to a contract payer's ERC-1271 isValidSignature: the payer's code runs on the
-    /// submitter's gas, so without a cap any wallet could make a facilitator pay for arbitrary computation.
-    uint256 public erc1271GasLimit = DEFAULT_ERC1271_GAS_LIMIT;
-    uint256 public constant DEFAULT_ERC1271_GAS_LIMIT = 100_000;
-
-    /// @dev Per token, one word that answers both checks a payment needs, so it costs one storage read:
-    /// TOKEN_WHITELISTED, TOKEN_PAUSED (a copy of `paused()`, written to every listed token by pause and unpause)
-    /// and TOKEN_LISTED (the token is in `_tokens`, once).
-    mapping(address token => uint256 flags) private _tokenFlags;
-    /// @dev Every token ever whitelisted (delisted ones stay: pause must reach a token whitelisted again later).
-    address[] private _tokens;
-    uint256 private constant TOKEN_WHITELISTED = 1;
-    uint256 private constant TOKEN_PAUSED = 2;
-    uint256 private constant TOKEN_LISTED = 4;
-    mapping(address authorizer => mapping(bytes32 nonce => bool)) private _authorizationStates;
     mapping(address router => uint8 kind) private _routerKinds;
 
     /// @notice Receives swap fees. A contract setting rather than an argument: whoever submits a signed swap
     /// cannot redirect the fee the payer agreed to pay the service.
     address public feeRecipient;
 
-    /// @dev Carries what the authorization paid, so that whoever submitted it, a facilitator can tell its own
-    /// authorization from a different one that reused the nonce.
-    event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce, address token, address to, uint256 value);
-    event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
-    event TokenWhitelistUpdated(address indexed token, bool allowed);
     event BatchPaid(address indexed payer, address indexed token, uint256 total);
-    event Erc1271GasLimitUpdated(uint256 gasLimit);
     /// @dev `nonce` and `authorizationHash` (the EIP-712 struct hash of the SwapAuthorization executed, so a
     /// facilitator can tell whether a used nonce carried exactly what it signed) are zero for a wallet's swapBatch.
     event SwapExecuted(
@@ -156,11 +95,8 @@ contract Relayer is EIP712, Ownable2Step, Pausable, ReentrancyGuardTransient {
     event RouterUpdated(address indexed router, uint8 kind);
     event FeeRecipientUpdated(address feeRecipient);
 
-    error TokenNotWhitelisted(address token);
     error AuthorizationNotYetValid();
     error AuthorizationExpired();
-    error AuthorizationAlreadyUsed(address authorizer, bytes32 nonce);
-    error InvalidSignature();
     error LengthMismatch();
     error EmptyBatch();
     error RouterNotWhitelisted(address router);
@@ -173,9 +109,12 @@ contract Relayer is EIP712, Ownable2Step, Pausable, ReentrancyGuardTransient {
     error PermitValueTooLow(uint256 permitValue, uint256 value);
     error PermitFailed();
 
-    constructor(string memory name, string memory version, address owner) EIP712(name, version) Ownable(owner) {
+    constructor(
+        string memory name,
+        string memory version,
+        address owner
+    ) RelayerAuthorizations(name, version, owner) {
         feeRecipient = owner;
-        emit Erc1271GasLimitUpdated(DEFAULT_ERC1271_GAS_LIMIT);
         emit FeeRecipientUpdated(owner);
     }
 
@@ -217,14 +156,6 @@ contract Relayer is EIP712, Ownable2Step, Pausable, ReentrancyGuardTransient {
         }
         emit AuthorizationUsed(from, nonce, token, to, value);
         IERC20(token).safeTransferFrom(from, to, value);
-    }
-
-    function cancelAuthorization(address authorizer, bytes32 nonce, bytes calldata signature) external {
-        _useNonce(authorizer, nonce);
-        bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce)));
-        if (!_isValidSignature(authorizer, digest, signature)) revert InvalidSignature();
-
-        emit AuthorizationCanceled(authorizer, nonce);
     }
 
     /// @notice Smart-wallet payment: moves funds from msg.sender only (the fee is just another pair).
@@ -333,22 +264,8 @@ contract Relayer is EIP712, Ownable2Step, Pausable, ReentrancyGuardTransient {
         else status = STATUS_OK;
     }
 
-    function authorizationState(address from, bytes32 nonce) external view returns (bool) {
-        return _authorizationStates[from][nonce];
-    }
 
-    function isTokenWhitelisted(address token) external view returns (bool) {
-        return _tokenFlags[token] & TOKEN_WHITELISTED != 0;
-    }
 
-    function setTokenWhitelisted(address token, bool allowed) external onlyOwner {
-        if (_tokenFlags[token] & TOKEN_LISTED == 0) _tokens.push(token);
-        _tokenFlags[token] =
-            TOKEN_LISTED |
-            (allowed ? TOKEN_WHITELISTED : 0) |
-            (paused() ? TOKEN_PAUSED : 0);
-        emit TokenWhitelistUpdated(token, allowed);
-    }
 
     function routerKind(address router) external view returns (uint8) {
         return _routerKinds[router];
@@ -367,30 +284,9 @@ contract Relayer is EIP712, Ownable2Step, Pausable, ReentrancyGuardTransient {
         emit FeeRecipientUpdated(recipient);
     }
 
-    function setErc1271GasLimit(uint256 gasLimit) external onlyOwner {
-        erc1271GasLimit = gasLimit;
-        emit Erc1271GasLimitUpdated(gasLimit);
-    }
 
-    /// @notice Stops every payment and swap. Costs the owner one write per token ever whitelisted: the flag is
-    /// copied into each token's word so that a payment reads pause and whitelist in one storage read.
-    function pause() external onlyOwner {
-        _pause();
-        _setTokensPaused(TOKEN_PAUSED);
-    }
 
-    function unpause() external onlyOwner {
-        _unpause();
-        _setTokensPaused(0);
-    }
 
-    function _setTokensPaused(uint256 pausedFlag) private {
-        uint256 count = _tokens.length;
-        for (uint256 i; i < count; ++i) {
-            address token = _tokens[i];
-            _tokenFlags[token] = (_tokenFlags[token] & ~TOKEN_PAUSED) | pausedFlag;
-        }
-    }
 
     /// @dev The struct hash straight from calldata: the first seven arguments of transferWithAuthorization (and
     /// its permit variant) and checkAuthorization are the struct's fields in its order, one ABI word each (the ABI decoder has already
@@ -424,55 +320,8 @@ contract Relayer is EIP712, Ownable2Step, Pausable, ReentrancyGuardTransient {
         if (!_isValidSignature(from, _transferDigestFromCalldata(), signature)) revert InvalidSignature();
     }
 
-    /// @dev The pause and whitelist checks in one storage read. A refusal names the pause first, as the
-    /// `whenNotPaused` modifier did before the whitelist check.
-    function _requireOpen(address token) private view {
-        if (_tokenFlags[token] & (TOKEN_WHITELISTED | TOKEN_PAUSED) != TOKEN_WHITELISTED) {
-            _requireNotPaused();
-            revert TokenNotWhitelisted(token);
-        }
-    }
 
-    /// @dev Marks the nonce used, or reverts if it already was: one slot computation for the read and the write.
-    /// It happens before the signature check, whose failure reverts it with everything else; a contract payer's
-    /// ERC-1271 code, called after it, already sees the nonce used (checks, effects, then interactions).
-    function _useNonce(address authorizer, bytes32 nonce) private {
-        bool used;
-        assembly ("memory-safe") {
-            // _authorizationStates[authorizer][nonce]: the slot computed once for the read and the write
-            mstore(0x00, authorizer)
-            mstore(0x20, _authorizationStates.slot)
-            mstore(0x20, keccak256(0x00, 0x40))
-            mstore(0x00, nonce)
-            let slot := keccak256(0x00, 0x40)
-            used := sload(slot)
-            if iszero(used) {
-                sstore(slot, 1) // `true` as Solidity stores a bool
-            }
-        }
-        if (used) revert AuthorizationAlreadyUsed(authorizer, nonce);
-    }
 
-    /// @dev ECDSA first: a 65-byte signature that recovers to `signer` is valid, without reading the signer's code
-    /// (a cold account access, 2,600 gas, on every payment). Only the private key of `signer` itself recovers to it:
-    /// an EOA's, or an EIP-7702 account's own key, which controls that account whatever its code says; a contract's
-    /// address has no key. Otherwise, for a contract, ERC-1271 with at most `erc1271GasLimit` gas and only 32 bytes
-    /// of return data copied (a large answer cannot make the caller pay for memory either).
-    function _isValidSignature(address signer, bytes32 digest, bytes calldata signature) private view returns (bool) {
-        (address recovered, ECDSA.RecoverError err, ) = ECDSA.tryRecoverCalldata(digest, signature);
-        if (err == ECDSA.RecoverError.NoError && recovered == signer) return true;
-        if (signer.code.length == 0) return false;
-        bytes memory data = abi.encodeCall(IERC1271.isValidSignature, (digest, signature));
-        uint256 gasLimit = erc1271GasLimit;
-        bytes4 magic = IERC1271.isValidSignature.selector;
-        bool valid;
-        assembly ("memory-safe") {
-            mstore(0x00, 0)
-            let ok := staticcall(gasLimit, signer, add(data, 0x20), mload(data), 0x00, 0x20)
-            valid := and(ok, and(gt(returndatasize(), 0x1f), eq(mload(0x00), magic)))
-        }
-        return valid;
-    }
 
     /// @dev Pull, fee, exact approval, the router call built here, approval reset, then the output measured at
     /// the recipient (also right for fee-on-transfer buy tokens, whose router-side minimum is not enough).
@@ -535,9 +384,4 @@ contract Relayer is EIP712, Ownable2Step, Pausable, ReentrancyGuardTransient {
         for (uint256 i; i < tokens.length; ++i) tokens[i] = address(bytes20(path[i * 20:i * 20 + 20]));
     }
 
-    /// @dev A failing call, short return data or missing code reads as 0.
-    function _readUint(address token, bytes memory data) private view returns (uint256 result) {
-        (bool ok, bytes memory ret) = token.staticcall(data);
-        if (ok && ret.length >= 32) result = abi.decode(ret, (uint256));
-    }
 }

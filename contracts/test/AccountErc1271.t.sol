@@ -10,6 +10,7 @@ import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/Messa
 import {AATestBase} from "./utils/AATestBase.sol";
 import {Account as SmartAccount} from "../Account.sol";
 import {Relayer} from "../Relayer.sol";
+import {RelayerAuthorizations} from "../relayer/RelayerAuthorizations.sol";
 import {TestUSDT} from "../test-tokens/TestUSDT.sol";
 
 /// @dev Accepts any ERC-1271 signature whose inner part is "module-ok".
@@ -224,7 +225,7 @@ contract AccountErc1271Test is AATestBase {
         bytes32 separator = _relayerSeparator(relayer);
 
         bytes memory raw = _sign(ownerKey, MessageHashUtils.toTypedDataHash(separator, structHash));
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         relayer.transferWithAuthorization(address(usdt), address(walletA), merchant, 5e18, 0, block.timestamp, nonce, raw);
 
         bytes memory sig = _signNested(ownerKey, address(walletA), separator, structHash, contentsType);

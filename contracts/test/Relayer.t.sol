@@ -6,6 +6,7 @@ import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {RelayerPayerTestBase, MockContractWallet} from "./utils/RelayerPayerTestBase.sol";
 import {Relayer} from "../Relayer.sol";
+import {RelayerAuthorizations} from "../relayer/RelayerAuthorizations.sol";
 import {TestUSDT} from "../test-tokens/TestUSDT.sol";
 
 contract RelayerTest is RelayerPayerTestBase {
@@ -14,7 +15,7 @@ contract RelayerTest is RelayerPayerTestBase {
     function test_transferUSDT_noBoolToken() public {
         Auth memory a = _usdtAuth();
         vm.expectEmit(address(relayer));
-        emit Relayer.AuthorizationUsed(payer, a.nonce, a.token, a.to, a.value);
+        emit RelayerAuthorizations.AuthorizationUsed(payer, a.nonce, a.token, a.to, a.value);
         vm.prank(facilitator);
         _submit(a, _sign(payerKey, _digest(a)));
         assertEq(usdt.balanceOf(merchant), 10e18);
@@ -33,18 +34,18 @@ contract RelayerTest is RelayerPayerTestBase {
         Auth memory a = _usdtAuth();
         bytes memory sig = _sign(payerKey, _digest(a));
         _submit(a, sig);
-        vm.expectRevert(abi.encodeWithSelector(Relayer.AuthorizationAlreadyUsed.selector, payer, a.nonce));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.AuthorizationAlreadyUsed.selector, payer, a.nonce));
         _submit(a, sig);
     }
 
     function test_canceledNonceReverts() public {
         Auth memory a = _usdtAuth();
         vm.expectEmit(address(relayer));
-        emit Relayer.AuthorizationCanceled(payer, a.nonce);
+        emit RelayerAuthorizations.AuthorizationCanceled(payer, a.nonce);
         relayer.cancelAuthorization(payer, a.nonce, _sign(payerKey, _cancelDigest(payer, a.nonce)));
         assertTrue(relayer.authorizationState(payer, a.nonce));
         bytes memory sig = _sign(payerKey, _digest(a));
-        vm.expectRevert(abi.encodeWithSelector(Relayer.AuthorizationAlreadyUsed.selector, payer, a.nonce));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.AuthorizationAlreadyUsed.selector, payer, a.nonce));
         _submit(a, sig);
     }
 
@@ -52,7 +53,7 @@ contract RelayerTest is RelayerPayerTestBase {
         (, uint256 otherKey) = makeAddrAndKey("other");
         bytes32 nonce = keccak256("n1");
         bytes memory sig = _sign(otherKey, _cancelDigest(payer, nonce));
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         relayer.cancelAuthorization(payer, nonce, sig);
     }
 
@@ -60,7 +61,7 @@ contract RelayerTest is RelayerPayerTestBase {
         bytes32 nonce = keccak256("n1");
         bytes memory sig = _sign(payerKey, _cancelDigest(payer, nonce));
         relayer.cancelAuthorization(payer, nonce, sig);
-        vm.expectRevert(abi.encodeWithSelector(Relayer.AuthorizationAlreadyUsed.selector, payer, nonce));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.AuthorizationAlreadyUsed.selector, payer, nonce));
         relayer.cancelAuthorization(payer, nonce, sig);
     }
 
@@ -102,7 +103,7 @@ contract RelayerTest is RelayerPayerTestBase {
         Auth memory a = _usdtAuth();
         a.token = address(other);
         bytes memory sig = _sign(payerKey, _digest(a));
-        vm.expectRevert(abi.encodeWithSelector(Relayer.TokenNotWhitelisted.selector, address(other)));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.TokenNotWhitelisted.selector, address(other)));
         _submit(a, sig);
     }
 
@@ -111,7 +112,7 @@ contract RelayerTest is RelayerPayerTestBase {
         relayer.setTokenWhitelisted(address(usdt), false);
         Auth memory a = _usdtAuth();
         bytes memory sig = _sign(payerKey, _digest(a));
-        vm.expectRevert(abi.encodeWithSelector(Relayer.TokenNotWhitelisted.selector, address(usdt)));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.TokenNotWhitelisted.selector, address(usdt)));
         _submit(a, sig);
     }
 
@@ -131,7 +132,7 @@ contract RelayerTest is RelayerPayerTestBase {
         (, uint256 otherKey) = makeAddrAndKey("other");
         Auth memory a = _usdtAuth();
         bytes memory sig = _sign(otherKey, _digest(a));
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         _submit(a, sig);
     }
 
@@ -170,7 +171,7 @@ contract RelayerTest is RelayerPayerTestBase {
         Auth memory a = _usdtAuth();
         bytes memory sig = _sign(payerKey, _digest(a));
         a.to = facilitator;
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         _submit(a, sig);
     }
 
@@ -180,7 +181,7 @@ contract RelayerTest is RelayerPayerTestBase {
         bytes memory highS = abi.encodePacked(r, bytes32(SECP256K1_N - uint256(s)), v == 27 ? uint8(28) : uint8(27));
         // same signer recovers from the high-s twin, but it must not be accepted
         assertEq(ecrecover(_digest(a), v == 27 ? 28 : 27, r, bytes32(SECP256K1_N - uint256(s))), payer);
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         _submit(a, highS);
         assertEq(_check(a, highS), relayer.STATUS_BAD_SIGNATURE());
     }
@@ -206,7 +207,7 @@ contract RelayerTest is RelayerPayerTestBase {
         a.from = address(wallet);
         bytes memory sig = _sign(payerKey, _digest(a));
         assertEq(_check(a, sig), relayer.STATUS_BAD_SIGNATURE());
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         _submit(a, sig);
     }
 
@@ -225,7 +226,7 @@ contract RelayerTest is RelayerPayerTestBase {
         a.nonce = keccak256("n2");
         sig = _sign(otherKey, _digest(a));
         assertEq(_check(a, sig), relayer.STATUS_BAD_SIGNATURE());
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         _submit(a, sig);
         assertEq(usdt.balanceOf(merchant), 10e18);
     }
@@ -296,7 +297,7 @@ contract RelayerTest is RelayerPayerTestBase {
     function test_whitelistEvent() public {
         address token = makeAddr("token");
         vm.expectEmit(address(relayer));
-        emit Relayer.TokenWhitelistUpdated(token, true);
+        emit RelayerAuthorizations.TokenWhitelistUpdated(token, true);
         vm.prank(relayerOwner);
         relayer.setTokenWhitelisted(token, true);
         assertTrue(relayer.isTokenWhitelisted(token));

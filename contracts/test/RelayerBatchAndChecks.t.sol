@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {RelayerPayerTestBase, BrokenToken} from "./utils/RelayerPayerTestBase.sol";
 import {Relayer} from "../Relayer.sol";
+import {RelayerAuthorizations} from "../relayer/RelayerAuthorizations.sol";
 import {TestUSDT} from "../test-tokens/TestUSDT.sol";
 
 /// payBatch (a wallet pays from its own funds) and checkAuthorization (the service's verify read, which never reverts).
@@ -61,7 +62,7 @@ contract RelayerBatchAndChecksTest is RelayerPayerTestBase {
         (to[0], amounts[0]) = (merchant, 1e18);
         TestUSDT other = new TestUSDT();
         vm.prank(payer);
-        vm.expectRevert(abi.encodeWithSelector(Relayer.TokenNotWhitelisted.selector, address(other)));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.TokenNotWhitelisted.selector, address(other)));
         relayer.payBatch(address(other), to, amounts);
 
         vm.prank(relayerOwner);
@@ -189,7 +190,7 @@ contract RelayerBatchAndChecksTest is RelayerPayerTestBase {
         vm.assume(key != payerKey);
         Auth memory a = _usdtAuth();
         bytes memory sig = _sign(key, _digest(a));
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         _submit(a, sig);
     }
 

@@ -6,6 +6,7 @@ import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {RelayerTestBase} from "./utils/RelayerTestBase.sol";
 import {Relayer} from "../Relayer.sol";
+import {RelayerAuthorizations} from "../relayer/RelayerAuthorizations.sol";
 import {TestUSDT} from "../test-tokens/TestUSDT.sol";
 
 /// @dev ERC-1271 payer that accepts its owner's signatures, after burning `burn` gas (0: a normal wallet).
@@ -80,7 +81,7 @@ contract RelayerErc1271GasTest is RelayerTestBase {
         Auth memory a = _auth(address(wallet));
         bytes memory sig = _sign(ownerKey, _digest(a));
         assertEq(_check(a, sig), relayer.STATUS_BAD_SIGNATURE());
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         _submit(a, sig);
         assertEq(usdt.balanceOf(merchant), 0);
     }
@@ -111,7 +112,7 @@ contract RelayerErc1271GasTest is RelayerTestBase {
         GasBurningWallet wallet = _wallet(1_000_000);
         bytes32 nonce = keccak256("c");
         bytes memory sig = _sign(ownerKey, _cancelDigest(address(wallet), nonce));
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         relayer.cancelAuthorization(address(wallet), nonce, sig);
         assertFalse(relayer.authorizationState(address(wallet), nonce));
     }
@@ -123,7 +124,7 @@ contract RelayerErc1271GasTest is RelayerTestBase {
         assertEq(_check(a, sig), relayer.STATUS_BAD_SIGNATURE());
 
         vm.expectEmit(address(relayer));
-        emit Relayer.Erc1271GasLimitUpdated(600_000);
+        emit RelayerAuthorizations.Erc1271GasLimitUpdated(600_000);
         vm.prank(relayerOwner);
         relayer.setErc1271GasLimit(600_000);
         assertEq(relayer.erc1271GasLimit(), 600_000);

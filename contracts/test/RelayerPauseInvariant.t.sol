@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {Test} from "forge-std/Test.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {Relayer} from "../Relayer.sol";
+import {RelayerAuthorizations} from "../relayer/RelayerAuthorizations.sol";
 import {TestUSDT} from "../test-tokens/TestUSDT.sol";
 
 /// @dev The owner whitelists, delists, pauses and unpauses in any order; the model is the plain meaning of the
@@ -78,7 +79,7 @@ contract RelayerPauseInvariantTest is Test {
             bool whitelisted = handler.modelWhitelisted(t);
             assertEq(relayer.isTokenWhitelisted(t), whitelisted);
             if (handler.modelPaused()) vm.expectRevert(Pausable.EnforcedPause.selector);
-            else if (!whitelisted) vm.expectRevert(abi.encodeWithSelector(Relayer.TokenNotWhitelisted.selector, t));
+            else if (!whitelisted) vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.TokenNotWhitelisted.selector, t));
             vm.prank(payer);
             relayer.payBatch(t, to, amounts);
         }

@@ -7,6 +7,7 @@ import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.so
 import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {RelayerTestBase} from "./utils/RelayerTestBase.sol";
 import {Relayer} from "../Relayer.sol";
+import {RelayerAuthorizations} from "../relayer/RelayerAuthorizations.sol";
 
 /// @dev An EIP-2612 token (none of the devnet's test tokens has permit). Anyone can mint.
 contract PermitToken is ERC20, ERC20Permit {
@@ -61,7 +62,7 @@ contract RelayerPermitTest is RelayerTestBase {
         Auth memory a = _auth(100e18, "permit");
         Relayer.PermitSignature memory p = _permit(payerKey, 100e18);
         vm.expectEmit(address(relayer));
-        emit Relayer.AuthorizationUsed(payer, "permit", address(token), to, 100e18);
+        emit RelayerAuthorizations.AuthorizationUsed(payer, "permit", address(token), to, 100e18);
         vm.prank(stranger);
         _submit(a, _sign(payerKey, _digest(a)), p);
         assertEq(token.balanceOf(to), 100e18);
@@ -117,12 +118,12 @@ contract RelayerPermitTest is RelayerTestBase {
 
         Auth memory more = _auth(1000e18, "bound");
         vm.prank(stranger);
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         _submit(more, sig, p);
         Auth memory elsewhere = _auth(100e18, "bound");
         elsewhere.to = stranger;
         vm.prank(stranger);
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         _submit(elsewhere, sig, p);
 
         vm.prank(stranger);
@@ -131,9 +132,9 @@ contract RelayerPermitTest is RelayerTestBase {
         assertEq(token.allowance(payer, address(relayer)), 900e18);
 
         vm.startPrank(stranger);
-        vm.expectRevert(abi.encodeWithSelector(Relayer.AuthorizationAlreadyUsed.selector, payer, bytes32("bound")));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.AuthorizationAlreadyUsed.selector, payer, bytes32("bound")));
         _submit(a, sig, p);
-        vm.expectRevert(abi.encodeWithSelector(Relayer.AuthorizationAlreadyUsed.selector, payer, bytes32("bound")));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.AuthorizationAlreadyUsed.selector, payer, bytes32("bound")));
         relayer.transferWithAuthorization(
             address(token), payer, stranger, 900e18, 0, block.timestamp + 300, "bound", sig
         );
@@ -149,7 +150,7 @@ contract RelayerPermitTest is RelayerTestBase {
         Relayer.PermitSignature memory p = _permit(payerKey, 100e18);
         vm.prank(relayerOwner);
         relayer.setTokenWhitelisted(address(token), false);
-        vm.expectRevert(abi.encodeWithSelector(Relayer.TokenNotWhitelisted.selector, address(token)));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.TokenNotWhitelisted.selector, address(token)));
         _submit(a, sig, p);
         vm.prank(relayerOwner);
         relayer.setTokenWhitelisted(address(token), true);

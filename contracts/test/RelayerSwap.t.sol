@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {ISwapRouter02} from "./utils/UniswapFixture.sol";
 import {RelayerSwapBase, SwapTestWallet} from "./utils/RelayerSwapBase.sol";
 import {Relayer} from "../Relayer.sol";
+import {RelayerAuthorizations} from "../relayer/RelayerAuthorizations.sol";
 
 contract RelayerSwapTest is RelayerSwapBase {
     // ---------------------------------------------------------------- routes
@@ -82,7 +83,7 @@ contract RelayerSwapTest is RelayerSwapBase {
         usdt.mint(address(wallet), 1000e18);
         wallet.approve(address(usdt), address(relayer), 1000e18);
         bytes memory wrong = _sign(payerKey, a);
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         relayer.swapWithAuthorization(a, wrong, route);
     }
 
@@ -112,7 +113,7 @@ contract RelayerSwapTest is RelayerSwapBase {
         // Claiming another route in the authorization breaks the signature instead.
         Relayer.SwapAuthorization memory rebound =
             _bind(_auth(address(dai), 1000e18, a.minBuyAmount, "victim"), others[0]);
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         relayer.swapWithAuthorization(rebound, sig, others[0]);
 
         uint256 quoted = _quote(signed, 995e18);

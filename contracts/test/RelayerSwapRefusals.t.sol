@@ -6,6 +6,7 @@ import {ISwapRouter02} from "./utils/UniswapFixture.sol";
 import {RelayerSwapBase, FeeOnTransferToken, GreedyRouter} from "./utils/RelayerSwapBase.sol";
 import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {Relayer} from "../Relayer.sol";
+import {RelayerAuthorizations} from "../relayer/RelayerAuthorizations.sol";
 
 /// Swaps the relayer refuses or reverts: sandwiches past the minimum, bad routes and shapes, replays, settings.
 contract RelayerSwapRefusalsTest is RelayerSwapBase {
@@ -141,7 +142,7 @@ contract RelayerSwapRefusalsTest is RelayerSwapBase {
         bytes memory sig = _sign(payerKey, a);
         relayer.swapWithAuthorization(a, sig, route);
         uint256 payerAfterFirst = usdt.balanceOf(payer);
-        vm.expectRevert(abi.encodeWithSelector(Relayer.AuthorizationAlreadyUsed.selector, payer, bytes32("replay")));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.AuthorizationAlreadyUsed.selector, payer, bytes32("replay")));
         relayer.swapWithAuthorization(a, sig, route);
         assertEq(usdt.balanceOf(payer), payerAfterFirst);
     }
@@ -155,14 +156,14 @@ contract RelayerSwapRefusalsTest is RelayerSwapBase {
         relayer.cancelAuthorization(payer, nonce, abi.encodePacked(r, s, v));
         Relayer.SwapAuthorization memory a = _auth(address(dai), 1000e18, 1, nonce);
         bytes memory sig = _sign(payerKey, a);
-        vm.expectRevert(abi.encodeWithSelector(Relayer.AuthorizationAlreadyUsed.selector, payer, nonce));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.AuthorizationAlreadyUsed.selector, payer, nonce));
         relayer.swapWithAuthorization(a, sig, _v2Route(_v2Path(address(usdt), address(dai))));
 
         // A swapped nonce is used for transfers too.
         a.nonce = "swapped";
         relayer.swapWithAuthorization(a, _sign(payerKey, a), _v2Route(_v2Path(address(usdt), address(dai))));
         assertTrue(relayer.authorizationState(payer, "swapped"));
-        vm.expectRevert(abi.encodeWithSelector(Relayer.AuthorizationAlreadyUsed.selector, payer, bytes32("swapped")));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.AuthorizationAlreadyUsed.selector, payer, bytes32("swapped")));
         relayer.transferWithAuthorization(address(usdt), payer, recipient, 1, 0, block.timestamp + 60, "swapped", "");
     }
 
@@ -187,25 +188,25 @@ contract RelayerSwapRefusalsTest is RelayerSwapBase {
         Relayer.SwapAuthorization memory a = _auth(address(dai), 1000e18, 990e18, "tamper");
         (, uint256 otherKey) = makeAddrAndKey("other");
         bytes memory wrongSigner = _sign(otherKey, a);
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         relayer.swapWithAuthorization(a, wrongSigner, route);
 
         bytes memory sig = _sign(payerKey, a);
         Relayer.SwapAuthorization memory lowerMinimum = _auth(address(dai), 1000e18, 1, "tamper");
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         relayer.swapWithAuthorization(lowerMinimum, sig, route);
 
         Relayer.SwapAuthorization memory otherRecipient = _auth(address(dai), 1000e18, 990e18, "tamper");
         otherRecipient.recipient = submitter;
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         relayer.swapWithAuthorization(otherRecipient, sig, route);
 
         Relayer.SwapAuthorization memory higherFee = _auth(address(dai), 1000e18, 990e18, "tamper");
         higherFee.fee = 100e18;
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         relayer.swapWithAuthorization(higherFee, sig, route);
 
-        vm.expectRevert(Relayer.InvalidSignature.selector);
+        vm.expectRevert(RelayerAuthorizations.InvalidSignature.selector);
         relayer.swapWithAuthorization(a, hex"1234", route);
         assertEq(usdt.balanceOf(payer), 100_000e18);
     }
@@ -219,7 +220,7 @@ contract RelayerSwapRefusalsTest is RelayerSwapBase {
         Relayer.SwapAuthorization memory a = _auth(address(usdt), 1000e18, 1, "sell");
         a.sellToken = address(dai);
         bytes memory sig = _sign(payerKey, a);
-        vm.expectRevert(abi.encodeWithSelector(Relayer.TokenNotWhitelisted.selector, address(dai)));
+        vm.expectRevert(abi.encodeWithSelector(RelayerAuthorizations.TokenNotWhitelisted.selector, address(dai)));
         relayer.swapWithAuthorization(a, sig, _v2Route(_v2Path(address(dai), address(usdt))));
     }
 
