@@ -5,6 +5,9 @@ import {Test} from "forge-std/Test.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 
+// SwapRouter02 is called as the relayer calls it: its exactInput without a deadline.
+import {IV3Router as ISwapRouter02} from "../../relayer/DexRouters.sol";
+
 interface IUniswapV2Factory {
     function getPair(address a, address b) external view returns (address);
 }
@@ -57,17 +60,6 @@ interface INonfungiblePositionManager {
         returns (address pool);
 
     function mint(MintParams calldata params) external payable returns (uint256, uint128, uint256, uint256);
-}
-
-interface ISwapRouter02 {
-    struct ExactInputParams {
-        bytes path;
-        address recipient;
-        uint256 amountIn;
-        uint256 amountOutMinimum;
-    }
-
-    function exactInput(ExactInputParams calldata params) external payable returns (uint256 amountOut);
 }
 
 interface IQuoterV2 {
