@@ -5,14 +5,14 @@ import {Test} from "forge-std/Test.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 
-// SwapRouter02 is called as the relayer calls it: its exactInput without a deadline.
-import {IV3Router as ISwapRouter02} from "../../relayer/DexRouters.sol";
+// The routers are called as the relayer calls them (SwapRouter02: exactInput without a deadline).
+import {IV2Router, IV3Router as ISwapRouter02} from "../../relayer/DexRouters.sol";
 
 interface IUniswapV2Factory {
     function getPair(address a, address b) external view returns (address);
 }
 
-interface IUniswapV2Router02 {
+interface IUniswapV2Router02 is IV2Router {
     function addLiquidity(
         address tokenA,
         address tokenB,
@@ -23,14 +23,6 @@ interface IUniswapV2Router02 {
         address to,
         uint256 deadline
     ) external returns (uint256, uint256, uint256);
-
-    function swapExactTokensForTokens(
-        uint256 amountIn,
-        uint256 amountOutMin,
-        address[] calldata path,
-        address to,
-        uint256 deadline
-    ) external returns (uint256[] memory amounts);
 
     function getAmountsOut(uint256 amountIn, address[] calldata path) external view returns (uint256[] memory);
 }
