@@ -14,11 +14,10 @@ export const NETWORKS = {
 
 /** The example's settings of a network name (NETWORK, NETWORKS): a clear refusal for one it does not know. */
 export function networkNamed(name) {
-  const known = NETWORKS[name];
-  if (!known || !Object.hasOwn(NETWORKS, name)) {
+  if (!Object.hasOwn(NETWORKS, name)) {
     throw new Error(`unknown network "${name}": use one of ${Object.keys(NETWORKS).join(", ")}`);
   }
-  return known;
+  return NETWORKS[name];
 }
 
 /** Runs an example's main: a refusal is printed as its message alone (no stack), and the process exits 1. */
