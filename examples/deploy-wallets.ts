@@ -4,7 +4,7 @@
 
 import { deployWalletsFromEoa, deployWalletsFromWallet, quoteDeployment } from "@relay402/client";
 import { type Address, parseUnits } from "viem";
-import { connect, defaultOptions, type ExampleOptions, randomSalt } from "./setup";
+import { connect, type ExampleOptions, randomSalt, runExample } from "./setup";
 
 export async function main(options: ExampleOptions) {
   const { relay402, signer, publicClient, token, log } = await connect(options);
@@ -34,4 +34,4 @@ export async function main(options: ExampleOptions) {
   return { owner, funding, payerWallet, byEoa, byWallet, token: token.address };
 }
 
-if (import.meta.main) await main(defaultOptions());
+if (import.meta.main) await runExample(main);

@@ -4,7 +4,7 @@
 import { pay } from "@relay402/client";
 import { type Address, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { connect, defaultOptions, type ExampleOptions } from "./setup";
+import { connect, type ExampleOptions, runExample } from "./setup";
 
 export async function main(options: ExampleOptions & { to?: Address }) {
   const { relay402, signer, publicClient, token, log } = await connect(options);
@@ -24,4 +24,4 @@ export async function main(options: ExampleOptions & { to?: Address }) {
   return { to, value, token: token.address, settlement };
 }
 
-if (import.meta.main) await main(defaultOptions());
+if (import.meta.main) await runExample(main);

@@ -1,24 +1,30 @@
 // Incognito: shield tokens into the privacy pool from one smart wallet, then unshield part of them to a fresh
 // address from another wallet, with a zero-knowledge proof made here on the client. The service sponsors both
 // UserOps and never learns the note's secrets or which deposit the unshield spends; the notes are kept in a JSON
-// file (NOTES_FILE, default incognito-notes.json): whoever reads it can spend them.
+// file (NOTES_FILE, default ~/.relay402/incognito-notes.json: outside the repository, so that no commit carries
+// it, and kept across runs, unlike the OS's temporary folder): whoever reads it can spend them.
 // Run against the devnet: bun run dev, then bun examples/incognito.ts
 //
 // On the devnet one key pays both wallets' deployments, which links them on-chain; in real use the unshielding
 // wallet should be fresh and unrelated to the shielding one (see the README's incognito walk-through).
 
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
 import { deployWalletsFromEoa, type SignerClient } from "@relay402/client";
 import { shield, spendableNotes, unshield } from "@relay402/client/incognito";
 import { jsonFileNoteStorage } from "@relay402/client/incognito/json-file";
 import { type Address, createWalletClient, http, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { connect, defaultOptions, type ExampleOptions, randomSalt } from "./setup";
+import { connect, type ExampleOptions, randomSalt, runExample } from "./setup";
 
 export async function main(options: ExampleOptions & { notesFile?: string }) {
   const { relay402, signer, publicClient, token, log } = await connect(options);
   const unit = parseUnits("1", token.decimals);
-  const notesFile = options.notesFile ?? process.env.NOTES_FILE ?? "incognito-notes.json";
+  const notesFile = options.notesFile ?? process.env.NOTES_FILE ?? defaultNotesFile();
+  mkdirSync(dirname(notesFile), { recursive: true, mode: 0o700 }); // a new folder: readable by its owner only
   const storage = jsonFileNoteStorage(notesFile);
+  log(`notes (the secrets that spend the shielded tokens) are kept in ${notesFile}`);
 
   // Wallet A, owned by the key, funded with 20 tokens; wallet B, owned by a brand-new key, holds nothing.
   const deploy = async (owner: Address, funding: bigint) => {
@@ -83,4 +89,7 @@ export async function main(options: ExampleOptions & { notesFile?: string }) {
   };
 }
 
-if (import.meta.main) await main(defaultOptions());
+/** Where the notes go unless told: ~/.relay402/incognito-notes.json. */
+export const defaultNotesFile = () => join(homedir(), ".relay402", "incognito-notes.json");
+
+if (import.meta.main) await runExample(main);

@@ -3,7 +3,8 @@
 // manifest that `bun run dev` writes (.devnet/devnet.json: its first payer account).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createRelay402Client, getNetworkConfig, type NetworkName } from "@relay402/client";
+import { createRelay402Client, getNetworkConfig, Relay402ClientError } from "@relay402/client";
+import { NETWORKS, type NetworkName } from "@relay402/client/wire/networks";
 import { createPublicClient, createWalletClient, defineChain, type Hex, http, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 
@@ -17,10 +18,25 @@ export type ExampleOptions = {
   quiet?: boolean;
 };
 
+/** A refusal of the example's settings or of its run: printed as its message alone (runExample). */
+export class ExampleError extends Error {}
+
+/** The network an example runs on: NETWORK (default bsc), one of relay402's network names. */
+export function networkOf(name: string | undefined = "bsc"): NetworkName {
+  if (!(NETWORKS as readonly string[]).includes(name))
+    throw new ExampleError(`unknown NETWORK "${name}": use one of ${NETWORKS.join(", ")}`);
+  return name as NetworkName;
+}
+
+/** The native coin of each network, which pays the gas of the one transaction an EOA payer sends (its approve). */
+const NATIVE: Record<NetworkName, string> = { bsc: "BNB", "bsc-testnet": "tBNB", base: "ETH", "base-sepolia": "ETH" };
+
 export function defaultOptions(): ExampleOptions {
   const path = join(import.meta.dir, "..", ".devnet", "devnet.json");
   const manifest = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined;
-  const network = (process.env.NETWORK ?? "bsc") as NetworkName;
+  const network = networkOf(process.env.NETWORK);
+  if (!process.env.RPC_URL && manifest && !manifest.networks[network])
+    throw new ExampleError(`the devnet has no ${network}: set RPC_URL (and RELAY402_URL, PRIVATE_KEY) for it`);
   const options = {
     serviceUrl: process.env.RELAY402_URL ?? manifest?.service,
     rpcUrl: process.env.RPC_URL ?? manifest?.networks[network].rpcUrl,
@@ -29,7 +45,7 @@ export function defaultOptions(): ExampleOptions {
     network,
   };
   if (!options.serviceUrl || !options.rpcUrl || !options.privateKey) {
-    throw new Error("start the devnet (bun run dev) or set RELAY402_URL, RPC_URL and PRIVATE_KEY");
+    throw new ExampleError("start the devnet (bun run dev) or set RELAY402_URL, RPC_URL and PRIVATE_KEY");
   }
   return options;
 }
@@ -41,7 +57,7 @@ export async function connect(options: ExampleOptions) {
   const chain = defineChain({
     id: config.chainId,
     name: options.network,
-    nativeCurrency: { name: "native", symbol: "NATIVE", decimals: 18 },
+    nativeCurrency: { name: NATIVE[options.network], symbol: NATIVE[options.network], decimals: 18 },
     rpcUrls: { default: { http: [options.rpcUrl] } },
   });
   const signer = createWalletClient({ chain, transport: http(), account: privateKeyToAccount(options.privateKey) });
@@ -51,3 +67,18 @@ export async function connect(options: ExampleOptions) {
 }
 
 export const randomSalt = (): Hex => toHex(crypto.getRandomValues(new Uint8Array(32)));
+
+/**
+ * Runs an example as a script with the options of its environment. A refusal (of the settings, or the client's: no
+ * gas for an approve, a network the service does not serve) is printed as its message, without a stack, and the
+ * process exits 1; anything else is thrown as it is.
+ */
+export async function runExample(main: (options: ExampleOptions) => Promise<unknown>): Promise<void> {
+  try {
+    await main(defaultOptions());
+  } catch (error) {
+    if (!(error instanceof ExampleError || error instanceof Relay402ClientError)) throw error;
+    console.error(error.message);
+    process.exitCode = 1;
+  }
+}

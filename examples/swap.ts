@@ -7,11 +7,11 @@
 
 import { deployWalletsFromEoa, swap, swapFromWallet } from "@relay402/client";
 import { type Address, formatUnits, parseUnits } from "viem";
-import { connect, defaultOptions, type ExampleOptions, randomSalt } from "./setup";
+import { connect, ExampleError, type ExampleOptions, randomSalt, runExample } from "./setup";
 
 export async function main(options: ExampleOptions & { wallet?: Address }) {
   const { relay402, config, signer, publicClient, token, log } = await connect(options);
-  if (!config.swap) throw new Error(`swaps are off on ${options.network}`);
+  if (!config.swap) throw new ExampleError(`swaps are off on ${options.network}`);
   const unit = parseUnits("1", token.decimals);
   const order = {
     network: options.network,
@@ -51,4 +51,4 @@ export async function main(options: ExampleOptions & { wallet?: Address }) {
   return { eoa, fromWallet, wallet, order };
 }
 
-if (import.meta.main) await main(defaultOptions());
+if (import.meta.main) await runExample(main);

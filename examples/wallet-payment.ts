@@ -6,7 +6,7 @@
 import { deployWalletsFromEoa, payFromWallet } from "@relay402/client";
 import { type Address, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { connect, defaultOptions, type ExampleOptions, randomSalt } from "./setup";
+import { connect, type ExampleOptions, randomSalt, runExample } from "./setup";
 
 export async function main(options: ExampleOptions & { wallet?: Address }) {
   const { relay402, signer, publicClient, token, log } = await connect(options);
@@ -43,4 +43,4 @@ export async function main(options: ExampleOptions & { wallet?: Address }) {
   return { wallet, merchants, amount: unit, fee: BigInt(verify.feeAmount), token: token.address, settlement };
 }
 
-if (import.meta.main) await main(defaultOptions());
+if (import.meta.main) await runExample(main);

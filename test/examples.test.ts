@@ -1,14 +1,17 @@
 // Every example runs against the test devnet, so that they never rot; the chain's balances judge them.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { deployWalletsFromEoa } from "@relay402/client";
 import { jsonFileNoteStorage } from "@relay402/client/incognito/json-file";
-import { parseUnits } from "viem";
+import { type Address, parseUnits } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { main as deployWallets } from "../examples/deploy-wallets";
 import { main as eoaPayment } from "../examples/eoa-payment";
-import { main as incognito } from "../examples/incognito";
-import type { ExampleOptions } from "../examples/setup";
+import { defaultNotesFile, main as incognito } from "../examples/incognito";
+import { connect, type ExampleOptions } from "../examples/setup";
 import { main as swap } from "../examples/swap";
 import { main as walletPayment } from "../examples/wallet-payment";
 import { main as walletQueries } from "../examples/wallet-queries";
@@ -25,6 +28,23 @@ afterAll(() => {
 });
 
 const c = chainOf(network);
+const root = join(import.meta.dir, "..");
+
+/** `bun examples/<script>` with the environment a user sets, to its end: exit code and output. */
+async function script(name: string, env: Record<string, string>) {
+  const run = Bun.spawn([process.execPath, `examples/${name}`], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [code, out, err] = await Promise.all([
+    run.exited,
+    new Response(run.stdout).text(),
+    new Response(run.stderr).text(),
+  ]);
+  return { code, out, err };
+}
 const unit = parseUnits("1", c.token.decimals);
 const balance = (holder: `0x${string}`) => tokenBalance(network, c.token.address, holder);
 
@@ -54,21 +74,38 @@ describe("examples", () => {
 
   test("bun examples/eoa-payment.ts runs as a script, configured by the environment", async () => {
     const opts = await options();
-    const run = Bun.spawn([process.execPath, "examples/eoa-payment.ts"], {
-      cwd: join(import.meta.dir, ".."),
-      env: { ...process.env, RELAY402_URL: opts.serviceUrl, RPC_URL: opts.rpcUrl, PRIVATE_KEY: opts.privateKey },
-      stdout: "pipe",
-      stderr: "pipe",
+    const { code, out, err } = await script("eoa-payment.ts", {
+      RELAY402_URL: opts.serviceUrl,
+      RPC_URL: opts.rpcUrl,
+      PRIVATE_KEY: opts.privateKey,
     });
-    const [code, out, err] = await Promise.all([
-      run.exited,
-      new Response(run.stdout).text(),
-      new Response(run.stderr).text(),
-    ]);
     expect(err).toBe("");
     expect(code).toBe(0);
     const to = out.match(/to (0x[0-9a-fA-F]{40})/)?.[1] as `0x${string}`;
     expect(await balance(to)).toBe(unit);
+  }, 60_000);
+
+  test("the scripts' refusals say what is wrong: an unknown NETWORK, a payer without gas for its approve", async () => {
+    const opts = await options();
+    const env = { RELAY402_URL: opts.serviceUrl, RPC_URL: opts.rpcUrl, PRIVATE_KEY: opts.privateKey };
+    const unknown = await script("eoa-payment.ts", { ...env, NETWORK: "solana" });
+    expect([unknown.code, unknown.err.trim()]).toEqual([
+      1,
+      'unknown NETWORK "solana": use one of bsc, base, bsc-testnet, base-sepolia',
+    ]);
+
+    // Tokens, no BNB: the approve of the relayer cannot be sent, and nothing is paid.
+    const payer = privateKeyToAccount(opts.privateKey).address;
+    await c.test.setBalance({ address: payer, value: 0n });
+    const before = await balance(payer);
+    const broke = await script("eoa-payment.ts", env);
+    expect(broke.code).toBe(1);
+    expect(broke.err.trim()).toBe(
+      `${payer} has 0 BNB, not enough for the gas of its approve of the relayer ${c.info.relayer} for ` +
+        `${c.token.address} (the one transaction an EOA payer sends itself, once per token): send it a little BNB ` +
+        "and try again, or pay from a smart wallet, whose UserOps relay402's paymaster sponsors",
+    );
+    expect(await balance(payer)).toBe(before);
   }, 60_000);
 
   test("wallet-payment: a wallet deployed through relay402 pays two merchants and the fee", async () => {
@@ -116,13 +153,43 @@ describe("examples", () => {
     expect(await tokenBalance(network, w, result.wallet)).toBe(BigInt(result.fromWallet.settlement.swap.buyAmount));
   }, 120_000);
 
+  test("wallet-queries: the master wallet line says whether the wallet is deployed on the network", async () => {
+    const opts = await options();
+    const before = await walletQueries(opts);
+    const at = `master wallet: ${before.master.walletAddress} (salt ${before.master.salt})`;
+    expect(before.masterLine).toBe(`${at}: not deployed on bsc (examples/deploy-wallets.ts deploys wallets)`);
+
+    const { relay402, signer, publicClient } = await connect(opts);
+    await deployWalletsFromEoa(relay402, {
+      network,
+      owner: signer.account.address,
+      token: c.token.address,
+      publicClient,
+      salts: [before.master.salt as `0x${string}`],
+      payer: signer,
+    });
+    const after = await walletQueries(opts);
+    const tx = after.master.deployments.bsc?.deploymentTxHash;
+    expect(after.masterLine).toBe(`${at}: deployed on bsc in ${tx}`);
+    expect(await c.public.getCode({ address: before.master.walletAddress as Address })).toBeTruthy();
+  }, 90_000);
+
+  test("incognito notes go outside the repository unless told, under a name .gitignore lists", () => {
+    expect(defaultNotesFile()).toBe(join(homedir(), ".relay402", "incognito-notes.json"));
+    expect(defaultNotesFile().startsWith(root)).toBe(false);
+    for (const path of ["incognito-notes.json", "examples/incognito-notes.json"])
+      expect(spawnSync("git", ["check-ignore", "--quiet", path], { cwd: root }).status).toBe(0);
+  });
+
   test("incognito: shield 10 from wallet A, unshield 4 to a fresh address from wallet B, the change note kept", async () => {
-    const notesFile = join(mkdtempSync(join(tmpdir(), "relay402-example-notes-")), "notes.json");
+    // A folder that does not exist yet: the example makes it, readable by its owner only.
+    const notesFile = join(mkdtempSync(join(tmpdir(), "relay402-example-notes-")), "private", "notes.json");
     const result = await incognito({ ...(await options()), notesFile });
     expect(await balance(result.recipient)).toBe(result.withdrawn);
     expect(await balance(result.walletA)).toBe(20n * unit - result.shielded - result.shieldFee);
     expect(await balance(result.walletB)).toBe(0n);
     expect(result.change.amount).toBe(result.shielded - result.withdrawn - result.unshieldFee);
+    expect(statSync(dirname(notesFile)).mode & 0o777).toBe(0o700);
     const notes = await jsonFileNoteStorage(notesFile).read();
     expect(notes.map((note) => [note.amount, note.status])).toEqual([
       [result.shielded, "spent"],

@@ -14,6 +14,11 @@ export async function clientConfig(services: StatusSources) {
       const { config } = network;
       const relayer = config.contracts.relayer;
       const serves = (capability: Capability) => network.capabilities.includes(capability);
+      const x402Assets = (await services.x402?.assets(network)) ?? [];
+      const x402Of = (address: string) => {
+        const served = x402Assets.find((asset) => asset.asset.toLowerCase() === address.toLowerCase());
+        return served ? { assetTransferMethod: served.assetTransferMethod } : null;
+      };
       const [eip712Domain, erc1271GasLimit] = relayer
         ? await Promise.all([
             services
@@ -48,6 +53,7 @@ export async function clientConfig(services: StatusSources) {
             eip3009: token.eip3009,
             eip2612: token.eip2612,
             eip712: network.tokenDomain(token.address),
+            x402: x402Of(token.address),
             fees: {
               feeBps: token.feeBps,
               minFee: token.minFee.toString(),

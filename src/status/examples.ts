@@ -69,6 +69,7 @@ const clientConfig = {
           eip3009: false,
           eip2612: false,
           eip712: null,
+          x402: { assetTransferMethod: "permit2" },
           fees: {
             feeBps: 50,
             minFee: "10000000000000000",

@@ -53,6 +53,18 @@ const NetworkClientConfig = t.Object({
       eip712: t.Union([t.Object({ name: t.String(), version: t.String() }), t.Null()], {
         description: "the token's own EIP-712 name and version, read from the chain at start (null: it has none)",
       }),
+      x402: t.Union(
+        [
+          t.Object({
+            assetTransferMethod: t.Union([t.Literal("eip3009"), t.Literal("permit2")], {
+              description:
+                "how an x402 payment moves it: the token's own EIP-3009, or Permit2 through x402's exact proxy (the payer approves Permit2 once); a merchant puts it in its price's `extra`",
+            }),
+          }),
+          t.Null(),
+        ],
+        { description: "how x402 takes this token here (as GET /supported lists it); null: x402 does not" },
+      ),
       fees: t.Object({
         feeBps: t.Integer({ description: "smart-wallet payment fee in basis points (EOA payments pay no fee)" }),
         minFee: Amount,

@@ -13,6 +13,10 @@ export type StatusSources = {
   relayerFor(network: NetworkRuntime): Pick<RelayerPort, "domain">;
   /** The incognito circuit's id, listed per network where the pool is configured. */
   incognito: { circuit: { descriptor: { id: string } } };
+  /** How x402 moves each asset it takes on a network; absent when the x402 flow is not served at all. */
+  x402?: {
+    assets(network: NetworkRuntime): Promise<readonly { asset: string; assetTransferMethod: "eip3009" | "permit2" }[]>;
+  };
   stores: { healthy(): Promise<boolean> };
   drain: { readonly draining: boolean };
 };

@@ -10,6 +10,10 @@ import type { X402Eip3009Payment } from "./wire";
 
 export type Check = { ok: true } | { ok: false; refusal: X402Refusal; message: string };
 
+/** The message of a payment in an asset the network does not take, with where to find those it does. */
+export const assetNotAccepted = (network: NetworkRuntime, asset: Address) =>
+  `${asset} is not an asset relay402 accepts on ${network.name}; GET /supported lists the assets it accepts`;
+
 const refuse = (refusal: X402Refusal, message: string): Check => ({ ok: false, refusal, message });
 
 /** The EIP-712 domain the payer signed under: the merchant's `extra`, else the token's own (ERC-5267). */
@@ -161,8 +165,13 @@ export async function checkX402Payment(
   now: bigint,
 ): Promise<Check> {
   const { authorization: auth, requirements } = payment;
-  if (!network.token(requirements.asset)?.eip3009)
-    return refuse("tokenNotEnabled", `${requirements.asset} is not an EIP-3009 token served on ${network.name}`);
+  const token = network.token(requirements.asset);
+  if (!token) return refuse("assetNotAccepted", assetNotAccepted(network, requirements.asset));
+  if (!token.eip3009)
+    return refuse(
+      "tokenNotEnabled",
+      `${token.symbol} (${requirements.asset}) has no EIP-3009 on ${network.name}: pay it with Permit2 (extra.assetTransferMethod "permit2")`,
+    );
   const domain = await domainOf(network, payment);
   if (!domain) return refuse("missingDomain", "paymentRequirements.extra needs the token's EIP-712 name and version");
 

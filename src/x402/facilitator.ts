@@ -11,7 +11,7 @@ import type { PaymentRules } from "../settlement/payment-rules";
 import { reconcileUnfinished } from "../settlement/reconcile-unfinished";
 import { checkX402Payment, passesLocalChecks } from "./check-payment";
 import { eip3009TokenAbi } from "./eip3009";
-import { x402NetworkOf } from "./networks";
+import { x402AssetsOf, x402NetworkOf } from "./networks";
 import { nonceKey, PERMIT2 } from "./permit2";
 import { checkPermit2Payment, judgePermit2, permit2NonceUsed, permit2SettleRequest } from "./permit2-payment";
 import { X402_REASONS, type X402Refusal } from "./reasons";
@@ -379,7 +379,13 @@ export function createX402Facilitator(deps: {
     return verdict ? answer(record, verdict) : null;
   }
 
-  return { verify, settle, reconcile };
+  return {
+    verify,
+    settle,
+    reconcile,
+    /** The assets a payment can settle in on the network and how (/supported's `extra.assets`, /config's tokens). */
+    assets: x402AssetsOf,
+  };
 }
 
 export type X402Facilitator = ReturnType<typeof createX402Facilitator>;

@@ -36,6 +36,10 @@ async function servedAssets(network: NetworkRuntime) {
     });
 }
 
+/** What x402 takes on a network, as /supported lists it; none where x402 is off. */
+export const x402AssetsOf = (network: NetworkRuntime) =>
+  network.capabilities.includes("x402") ? servedAssets(network) : Promise.resolve([]);
+
 /** The network an x402 body names, if it is one served; null answers `invalid_network`. */
 export function x402NetworkOf(networks: Networks, version: 1 | 2, wire: string): NetworkRuntime | null {
   return (

@@ -12,7 +12,7 @@ import type { TransactionRequest } from "../chain/types";
 import type { X402Settlement } from "../db/schema";
 import type { ChainJudgement } from "../settlement/authorization-settlement";
 import type { PaymentRules } from "../settlement/payment-rules";
-import type { Check } from "./check-payment";
+import { assetNotAccepted, type Check } from "./check-payment";
 import {
   erc20Abi,
   nonceBit,
@@ -78,7 +78,7 @@ export async function checkPermit2Payment(
 ): Promise<Check> {
   const { permit, requirements } = payment;
   if (!network.token(requirements.asset))
-    return refuse("permit2TokenNotServed", `${requirements.asset} is not a token served on ${network.name}`);
+    return refuse("assetNotAccepted", assetNotAccepted(network, requirements.asset));
   if (!isAddressEqual(permit.spender, X402_EXACT_PERMIT2_PROXY))
     return refuse("permit2Spender", `the permit's spender must be x402's exact proxy ${X402_EXACT_PERMIT2_PROXY}`);
   if (!isAddressEqual(permit.to, requirements.payTo)) return refuse("permit2Recipient", "witness.to is not payTo");

@@ -12,7 +12,12 @@ export const X402_REASONS = {
   validBeforeMargin: "invalid_exact_evm_payload_authorization_valid_before",
   /** relay402 rule: a payer refused after repeated on-chain reverts (no x402 code says it). */
   payerDenied: "invalid_payload",
-  /** relay402 rule: an EIP-3009 payload for an asset that is not one of the network's EIP-3009 tokens. */
+  /**
+   * relay402 rule: the asset is none of the network's tokens (GET /supported lists those it takes), whatever the
+   * method. x402's general code for requirements a facilitator cannot meet; the message names the asset.
+   */
+  assetNotAccepted: "invalid_payment_requirements",
+  /** relay402 rule: an EIP-3009 payload for one of the network's tokens that has no EIP-3009 (pay it with Permit2). */
   tokenNotEnabled: "invalid_exact_evm_eip3009_not_supported",
   /** relay402 rule: x402 is off on the network, or the network is not served at all. */
   networkNotEnabled: "invalid_network",
@@ -32,8 +37,6 @@ export const X402_REASONS = {
   malformed: "invalid_payload",
   version: "invalid_x402_version",
   // Permit2 through x402's exact proxy (tokens without EIP-3009), in @x402/evm's permit2 codes.
-  /** relay402 rule: the asset is not one of the network's tokens (Permit2 can move any token; relay402 serves its own). */
-  permit2TokenNotServed: "invalid_payload",
   /** relay402 rules: a zero amount (the proxy reverts InvalidAmount) and the token's minPaymentValue. */
   permit2InvalidAmount: "permit2_invalid_amount",
   /** relay402 rule: the deadline at least validBeforeMarginSeconds after now (x402's own check is 6 s). */

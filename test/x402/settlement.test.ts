@@ -4,7 +4,15 @@ import type { Hex } from "viem";
 import { x402Settlements } from "../../src/db/schema";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
-import { authorizationOf, baseRequirements, signTransfer, submitToToken, x402Buyer } from "./support";
+import {
+  authorizationOf,
+  baseRequirements,
+  bscRequirements,
+  permit2Buyer,
+  signTransfer,
+  submitToToken,
+  x402Buyer,
+} from "./support";
 
 const services = trackServices();
 afterAll(() => services.stopAll());
@@ -66,13 +74,39 @@ describe("relay402's own rules, in x402's reason codes", () => {
     expect(await balanceOf(requirements.payTo)).toBe(0n);
   });
 
-  test("a token the network does not serve with EIP-3009: invalid_exact_evm_eip3009_not_supported", async () => {
+  test("an asset relay402 does not accept on the network: invalid_payment_requirements, naming it", async () => {
     const buyer = await x402Buyer();
-    const requirements = baseRequirements(price, { asset: chainOf("bsc").token.address });
+    // BSC's token on base, and an address that is no token at all.
+    for (const asset of [chainOf("bsc").token.address, randomAddress()]) {
+      const requirements = baseRequirements(price, { asset });
+      const payment = await buyer.pay(requirements);
+      const refused = await refusal(x402Body(payment, requirements));
+      expect(refused).toMatchObject({ isValid: false, invalidReason: "invalid_payment_requirements" });
+      expect((refused as { invalidMessage?: string }).invalidMessage).toBe(
+        `${asset} is not an asset relay402 accepts on base; GET /supported lists the assets it accepts`,
+      );
+      expect(await balanceOf(requirements.payTo)).toBe(0n);
+    }
+    // The same with Permit2 on bsc, for base's token.
+    const permit2 = await permit2Buyer({ approve: false });
+    const asset = c.token.address;
+    const requirements = bscRequirements(price, { asset });
+    const refused = await refusal(x402Body(await permit2.pay(requirements), requirements));
+    expect(refused).toMatchObject({ isValid: false, invalidReason: "invalid_payment_requirements" });
+    expect((refused as { invalidMessage?: string }).invalidMessage).toBe(
+      `${asset} is not an asset relay402 accepts on bsc; GET /supported lists the assets it accepts`,
+    );
+  });
+
+  test("one of the network's tokens without EIP-3009, paid with EIP-3009: invalid_exact_evm_eip3009_not_supported", async () => {
+    const token = service.config.networks.base?.tokens.find((candidate) => !candidate.eip3009);
+    expect(token).toBeDefined(); // the devnet's base serves its DEX's DAI, which has no EIP-3009
+    const buyer = await x402Buyer();
+    const requirements = baseRequirements(price, { asset: token!.address });
     const payment = await buyer.pay(requirements);
-    expect(await refusal(x402Body(payment, requirements))).toMatchObject({
-      invalidReason: "invalid_exact_evm_eip3009_not_supported",
-    });
+    const refused = await refusal(x402Body(payment, requirements));
+    expect(refused).toMatchObject({ invalidReason: "invalid_exact_evm_eip3009_not_supported" });
+    expect((refused as { invalidMessage?: string }).invalidMessage).toContain('extra.assetTransferMethod "permit2"');
   });
 
   test("a network x402 does not serve (Ethereum and solana are none of ours): invalid_network", async () => {

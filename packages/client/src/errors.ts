@@ -5,7 +5,12 @@ export type ClientErrorCode =
   /** The service could not be reached (or answered something that is not the envelope). */
   | "network_error"
   /** The service answered, but not what was asked: a UserOp that pays someone else, a config without the network. */
-  | "unexpected_response";
+  | "unexpected_response"
+  /**
+   * The payer has too little of the chain's native coin for the gas of the one transaction it sends itself (its
+   * approve of the relayer); `details`: `address`, `balance` (wei).
+   */
+  | "insufficient_gas";
 
 /**
  * Every error of the relay402 client: the service's envelope (`code`, `message`, `details`) with the HTTP status,

@@ -1,0 +1,32 @@
+// An x402 merchant on Express: GET /report costs PRICE (default 0.01) of USDC on Base (EIP-3009) or of USDT on
+// BNB Chain (Permit2), whichever the buyer pays; relay402 verifies and settles through x402's own
+// HTTPFacilitatorClient. The price is written from relay402's GET /supported (setup.mjs).
+// Run under Node: RELAY402_URL=http://127.0.0.1:8402 PAY_TO=0x… node examples/x402/merchant-express.mjs
+// (NETWORKS=base,bsc by default; PORT 4021; MERCHANT_API_KEY if relay402 lifts its rate limit for you).
+import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { paymentMiddleware, x402ResourceServer } from "@x402/express";
+import express from "express";
+import { merchantSettings, run } from "./setup.mjs";
+
+run(async () => {
+  const { facilitator, accepts, port, host } = await merchantSettings();
+  const server = new x402ResourceServer(facilitator);
+  for (const { network } of accepts) server.register(network, new ExactEvmScheme());
+
+  const app = express();
+  app.use(
+    paymentMiddleware(
+      { "GET /report": { accepts, description: "today's report", mimeType: "application/json" } },
+      server,
+    ),
+  );
+  app.get("/report", (_request, response) => {
+    response.json({ report: "paid content", servedBy: "express" });
+  });
+
+  const listener = app.listen(port, host, () => {
+    const { port: listening } = listener.address();
+    console.log(`merchant (express) on http://${host}:${listening}/report, selling:`);
+    for (const entry of accepts) console.log(`  ${JSON.stringify(entry)}`);
+  });
+});
