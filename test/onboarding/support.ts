@@ -85,7 +85,10 @@ export const payloadOfHeaders = (headers: Headers): PaymentPayload =>
 
 /** The signed approve of a payload's extension. */
 export const signedApproveOf = (payload: PaymentPayload): Hex =>
-  (payload.extensions?.[ERC20_APPROVAL_GAS_SPONSORING] as { info: { signedTransaction: Hex } }).info.signedTransaction;
+  (payload.extensions?.[ERC20_APPROVAL_GAS_SPONSORING] as { info: { signedTransaction: Hex } } | undefined)?.info
+    .signedTransaction ?? "0x";
+
+const minimum = (a: bigint, b: bigint) => (a < b ? a : b);
 
 /** A merchant's Permit2 requirements in TestUSDT on `network`. */
 export function plainRequirements(network: Net, amount: bigint, payTo: Address = randomAddress()): PaymentRequirements {
@@ -135,10 +138,7 @@ export async function signApprove(
     nonce: change.nonce ?? (await c.public.getTransactionCount({ address: account.address, blockTag: "pending" })),
     gas: change.gas ?? 70_000n,
     maxFeePerGas: change.maxFeePerGas ?? fees.maxFeePerGas,
-    maxPriorityFeePerGas:
-      fees.maxPriorityFeePerGas > (change.maxFeePerGas ?? fees.maxFeePerGas)
-        ? (change.maxFeePerGas ?? fees.maxFeePerGas)
-        : fees.maxPriorityFeePerGas,
+    maxPriorityFeePerGas: minimum(fees.maxPriorityFeePerGas, change.maxFeePerGas ?? fees.maxFeePerGas),
   });
 }
 
