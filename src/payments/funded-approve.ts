@@ -66,8 +66,8 @@ export function fundedApproveOf(deps: {
       if (!onlyAllowanceMissing(verdict)) return verdict;
       const broken = await rulesRefusal(network, authorization);
       if (broken) return broken;
-      const read_ = await read(network, authorization, raw);
-      const assessed = read_.ok ? await deps.onboarding.assess(network, read_.approve, read_.need) : read_;
+      const signed = await read(network, authorization, raw);
+      const assessed = signed.ok ? await deps.onboarding.assess(network, signed.approve, signed.need) : signed;
       if (!assessed.ok)
         return { isValid: false, invalidReason: "payment_verification_error", invalidMessage: assessed.message };
       return { isValid: true, payer: authorization.from };
@@ -83,11 +83,11 @@ export function fundedApproveOf(deps: {
       if (!onlyAllowanceMissing(verdict)) return null;
       const broken = await rulesRefusal(network, authorization);
       if (broken && !broken.isValid) throw new ApiError(broken.invalidReason, broken.invalidMessage);
-      const read_ = await read(network, authorization, raw);
-      if (!read_.ok) throw approveError(read_);
-      const approved = await deps.onboarding.perform(network, read_.approve, read_.need);
+      const signed = await read(network, authorization, raw);
+      if (!signed.ok) throw approveError(signed);
+      const approved = await deps.onboarding.perform(network, signed.approve, signed.need);
       if (!approved.ok) throw approveError(approved);
-      return read_;
+      return signed;
     },
 
     /** After a paid settle: the payer may be funded again for this token. */
