@@ -207,6 +207,20 @@ describe("funded approves on x402 (bsc): what is refused costs nothing, what is 
     expect(await tokenBalance("bsc", plainToken(), requirements.payTo as Address)).toBe(price);
     expect(await nativeBalance("bsc", payer.address)).toBe(costOf(raw) - (await receiptCost(raw)));
   });
+  test("funded approves switched off: /supported offers no extension, a sponsored payment is refused unfunded", async () => {
+    const off = services.start({}, (config) => {
+      for (const network of Object.values(config.networks))
+        if (network) network.fundedApprove = { ...network.fundedApprove, enabled: false };
+    });
+    expect((await off.get("/supported")).body).toMatchObject({ extensions: [] });
+    const { payer, requirements, payment } = await sponsoredPayment();
+    const body = sponsoredBody(payment, requirements, await signApprove(payer.key, "bsc"));
+    expect((await off.post("/settle", body)).body).toMatchObject({
+      success: false,
+      errorReason: "erc20_approval_not_supported",
+    });
+    expect(await nativeBalance("bsc", payer.address)).toBe(0n);
+  });
 });
 
 async function until(condition: () => Promise<boolean>, timeoutMs = 10_000) {
