@@ -68,11 +68,6 @@ export function createFundedApprovals(deps: {
       maxFeePerGas: caps.maxFeePerGas,
     });
     if (mismatch) return mismatch;
-    if (need.amount < token.fundedApproveMinPayment)
-      return refuseApprove(
-        "min_payment",
-        `a payment onboarded with a funded approve must be at least ${token.fundedApproveMinPayment}`,
-      );
     let nonce: number;
     let balance: bigint;
     let allowance: bigint;
@@ -97,6 +92,11 @@ export function createFundedApprovals(deps: {
       return refuseApprove("payer_denied", "this payer is refused after repeated failed settlements");
     const cost = approveCost(approve);
     const funding = balance >= cost ? 0n : cost - balance;
+    if (funding > 0n && need.amount < token.fundedApproveMinPayment)
+      return refuseApprove(
+        "min_payment",
+        `a payment onboarded with a funded approve must be at least ${token.fundedApproveMinPayment}`,
+      );
     if (funding > 0n) {
       const open = await deps.store.openFunding(network.name, need.payer, need.token);
       if (open && open.approveHash !== approve.hash)
