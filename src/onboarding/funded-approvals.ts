@@ -123,9 +123,14 @@ export function createFundedApprovals(deps: {
         await deps.store.setStatus(record.id, "reverted", "the funding reverted");
         return refuseApprove("unreadable", "the funding transaction reverted");
       case "would_revert":
-      case "not_sent":
+      case "not_sent": {
+        // Not journaled because another request (another instance) sent the funding first: that one goes on.
+        const current = await deps.store.find(record.network, record.payer, record.nonce);
+        if (current && current.status !== "pending")
+          return refuseApprove("pending", "the approve is being funded for another request; settle again");
         await deps.store.release(record.id);
         return refuseApprove("unreadable", `could not send the funding: ${outcome.reason}`);
+      }
       case "refused":
       case "superseded":
         // Never mined and never will be: the payer got nothing, so the record goes.
