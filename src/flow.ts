@@ -9,6 +9,7 @@ import type { FlowOpenApi } from "./examples";
 import type { AdminGuard, FlowKey, FlowKeyGuard } from "./http/admin-guard";
 import type { RecordFilter } from "./lifecycle/orphans";
 import type { Logger } from "./logger";
+import type { FundedApprovals } from "./onboarding/funded-approvals";
 import type { PaymentRules } from "./settlement/payment-rules";
 import type { RelayerPort } from "./settlement/relayer-port";
 import type { PaymentSettler } from "./settlement/settle-payment";
@@ -34,6 +35,8 @@ export type FlowContext = {
   settlements: AsyncSettlementStore;
   /** The UserOp kernel's store: UserOps issued and not yet settled, across every wallet flow (src/userops/). */
   issued: AsyncIssuedUserOpStore;
+  /** The funding kernel: signed approves of payers without native coins, funded and broadcast (src/onboarding/). */
+  onboarding: FundedApprovals;
   /**
    * Several instances on one PostgreSQL: records another live instance may still be working on are not
    * reconciled, only what nobody wrote since `reconcileBefore()`.

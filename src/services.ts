@@ -11,6 +11,7 @@ import { createDrain, type Drain } from "./lifecycle/drain";
 import { type OrphanSweeper, type RecordFilter, startOrphanSweeper } from "./lifecycle/orphans";
 import type { Logger } from "./logger";
 import { createServiceGauges, type ServiceGauges } from "./metrics/service-gauges";
+import { createFundedApprovals } from "./onboarding/funded-approvals";
 import { type PaymentRules, paymentRulesFor } from "./settlement/payment-rules";
 import { type RelayerPort, relayerPorts } from "./settlement/relayer-port";
 import { createPaymentSettler, type PaymentSettler } from "./settlement/settle-payment";
@@ -115,6 +116,7 @@ export function createServices(
     logger,
     onPayerRevert: (network, payer, reason) => deny.recordRevert(network.name, "payer", payer, reason),
   });
+  const onboarding = createFundedApprovals({ store: stores.fundedApprovals, networks, deny, logger });
   const staleMs = orphanStaleMs(config);
   const context: FlowContext = {
     config,
@@ -127,6 +129,7 @@ export function createServices(
     settler,
     settlements: stores.settlements,
     issued: stores.issued,
+    onboarding,
     // Several instances: what another live instance is working on is not reconciled, only what nobody touched lately.
     ...(several ? { several: { reconcileBefore: () => new Date(Date.now() - staleMs).toISOString() } } : {}),
   };
@@ -139,7 +142,10 @@ export function createServices(
   const reconcileAll = async (which?: RecordFilter) => {
     // Side by side: one key signs every kind, so an EOA settlement resumed here may wait on the lower nonce of an
     // x402 settlement or a deployment step; one after the other, it would wait out its receipt timeout first.
-    const kinds = await Promise.allSettled(flows.map(({ flow, service }) => flow.reconcile?.(service, which)));
+    const kinds = await Promise.allSettled([
+      ...flows.map(({ flow, service }) => flow.reconcile?.(service, which)),
+      onboarding.reconcile(which),
+    ]);
     const failed = kinds.find((kind) => kind.status === "rejected");
     if (failed) throw failed.reason;
   };

@@ -2,6 +2,7 @@ import { FormatRegistry, type StaticDecode, type StaticEncode, Type as T, type T
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { NETWORK_PRESETS, NETWORKS, type NetworkName } from "../networks";
+import { defaultFundedApproveMinPayment, FundedApproveSchema, fundedApproveConfig } from "./funded-approve";
 
 // The config is parsed once, here, into the types the service works with: the file and the environment spell
 // addresses, keys and amounts as strings; `Config` (decoded by validateConfig) holds viem `Address`es, `Hex`
@@ -64,6 +65,8 @@ const TokenFields = T.Object({
   /** Fee of a swap selling this token: max(swapMinFee, ceil(sellAmount × swapFeeBps / 10000)); default feeBps/minFee. */
   swapFeeBps: T.Optional(T.Integer({ minimum: 0, maximum: 10000 })),
   swapMinFee: T.Optional(Amount),
+  /** Smallest payment a funded approve may onboard (src/config/funded-approve.ts); default 0.1 token. */
+  fundedApproveMinPayment: T.Optional(Amount),
 });
 
 export const TokenConfigSchema = T.Transform(TokenFields)
@@ -75,6 +78,7 @@ export const TokenConfigSchema = T.Transform(TokenFields)
     unshieldMinFee: token.unshieldMinFee ?? token.minFee,
     swapFeeBps: token.swapFeeBps ?? token.feeBps,
     swapMinFee: token.swapMinFee ?? token.minFee,
+    fundedApproveMinPayment: token.fundedApproveMinPayment ?? defaultFundedApproveMinPayment(token.decimals),
   }))
   .Encode((token) => token);
 
@@ -188,6 +192,8 @@ const NetworkFields = T.Object({
   x402: T.Optional(T.Object({ enabled: T.Boolean() })),
   /** Swaps through whitelisted DEX routers; off when absent. */
   swap: T.Optional(SwapConfigSchema),
+  /** Funded approves for payers without native coins (src/config/funded-approve.ts); on by default, within a budget. */
+  fundedApprove: T.Optional(FundedApproveSchema),
 });
 
 /** Adds the paymaster signer's account, derived once from its key (which stays, for the wiring check's message). */
@@ -198,8 +204,14 @@ export const NetworkConfigSchema = T.Transform(NetworkFields)
     blockTimeMs: network.blockTimeMs ?? DEFAULT_BLOCK_TIME_MS[network.chainId] ?? 2_000,
     sendRawTransactionSync: network.sendRawTransactionSync ?? "auto",
     paymasterSigner: network.paymasterSignerKey ? privateKeyToAccount(network.paymasterSignerKey) : undefined,
+    fundedApprove: fundedApproveConfig(network.fundedApprove ?? {}),
+    /** The setting as written, for encodeConfig. */
+    fundedApproveInput: network.fundedApprove,
   }))
-  .Encode(({ paymasterSigner: _, ...network }) => network);
+  .Encode(({ paymasterSigner: _, fundedApprove: _funded, fundedApproveInput, ...network }) => ({
+    ...network,
+    ...(fundedApproveInput ? { fundedApprove: fundedApproveInput } : {}),
+  }));
 
 export const ConfigSchema = T.Object({
   mode: T.Union([T.Literal("production"), T.Literal("devnet")]),

@@ -6,6 +6,8 @@ import { createPostgresDenyCounters } from "../deny/postgres-deny-counters";
 import { createSqliteDenyCounters } from "../deny/sqlite-deny-counters";
 import type { FlowStore } from "../flow";
 import { FLOWS, type FlowStores } from "../flows";
+import { createFundingStoreSqlite, type FundingStore } from "../onboarding/funding-store";
+import { createFundingStorePostgres } from "../onboarding/funding-store-postgres";
 import { createSettlementStore } from "../settlement/settlement-store";
 import { type AsyncSettlementStore, createSettlementStorePostgres } from "../settlement/settlement-store-postgres";
 import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
@@ -26,6 +28,8 @@ export type Stores = FlowStores & {
   settlements: AsyncSettlementStore;
   /** The UserOp kernel's records: issued UserOps of every wallet flow. */
   issued: AsyncIssuedUserOpStore;
+  /** The funding kernel's records: approves funded and broadcast for payers without native coins. */
+  fundedApprovals: FundingStore;
   deny: DenyCounters;
   keyLeases: KeyLeaseStore;
   healthy(): Promise<boolean>;
@@ -46,6 +50,7 @@ export function createSqliteStores(db: Db, deny: DenyPolicy): Stores {
     kind: "sqlite",
     settlements: asAsync(createSettlementStore(db)),
     issued: asAsync(createIssuedUserOpStore(db)),
+    fundedApprovals: createFundingStoreSqlite(db),
     deny: createSqliteDenyCounters(db, deny),
     keyLeases: createKeyLeaseStoreSqlite(db),
     healthy: async () => isDatabaseHealthy(db),
@@ -59,6 +64,7 @@ export function createPostgresStores(db: PgDb, deny: DenyPolicy): Stores {
     kind: "postgres",
     settlements: createSettlementStorePostgres(db),
     issued: createIssuedUserOpStorePostgres(db),
+    fundedApprovals: createFundingStorePostgres(db),
     deny: createPostgresDenyCounters(db, deny),
     keyLeases: createKeyLeaseStorePostgres(db),
     healthy: () => isPostgresHealthy(db),

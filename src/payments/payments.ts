@@ -4,11 +4,13 @@ import type { NetworkRuntime, Networks } from "../chain/networks";
 import { relayerOf } from "../config/capabilities";
 import type { RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";
+import type { FundedApprovals } from "../onboarding/funded-approvals";
 import { parseAuthorization } from "../settlement/authorization";
 import type { PaymentRules } from "../settlement/payment-rules";
 import type { RelayerPort } from "../settlement/relayer-port";
 import type { PaymentSettler } from "../settlement/settle-payment";
 import { verifyPayment } from "../settlement/verify-payment";
+import { fundedApproveOf } from "./funded-approve";
 import { reconcileSettlements } from "./reconcile-settlements";
 
 type PaymentBody = Static<typeof PaymentBodySchema>;
@@ -21,7 +23,15 @@ export function createPayments(deps: {
   now: () => bigint;
   settler: PaymentSettler;
   logger: Logger;
+  onboarding: FundedApprovals;
 }) {
+  const funded = fundedApproveOf(deps);
+  const checks = (network: NetworkRuntime) => ({
+    relayer: deps.relayerFor(network),
+    relayerAddress: relayerOf(network),
+    now: deps.now,
+    rules: deps.rulesFor(network),
+  });
   return {
     /** Finishes the EOA settlements a previous process left pending or sent (`which`: several instances' orphans). */
     reconcile: (which?: RecordFilter) =>
@@ -31,26 +41,30 @@ export function createPayments(deps: {
         logger: deps.logger,
         ...(which ? { which } : {}),
       }),
-    verify(body: PaymentBody) {
+    async verify(body: PaymentBody) {
       const network = deps.networks.get(body.paymentRequirements.network, { capability: "eoa-payments" });
-      return verifyPayment(
-        {
-          relayer: deps.relayerFor(network),
-          relayerAddress: relayerOf(network),
-          now: deps.now,
-          rules: deps.rulesFor(network),
-        },
-        parseAuthorization(body.paymentPayload),
-        body.paymentRequirements.relayerContract,
-      );
+      const authorization = parseAuthorization(body.paymentPayload);
+      const verdict = await verifyPayment(checks(network), authorization, body.paymentRequirements.relayerContract);
+      const approval = body.paymentPayload.approval;
+      return approval ? funded.verify(network, authorization, approval.signedTransaction, verdict) : verdict;
     },
-    settle(body: PaymentBody) {
+    async settle(body: PaymentBody) {
       const network = deps.networks.get(body.paymentRequirements.network, { capability: "eoa-payments" });
-      return deps.settler.settle(
-        network,
-        parseAuthorization(body.paymentPayload),
-        body.paymentRequirements.relayerContract,
-      );
+      const authorization = parseAuthorization(body.paymentPayload);
+      const { relayerContract } = body.paymentRequirements;
+      const approval = body.paymentPayload.approval;
+      // A funded approve first, when the payment lacks only the allowance it brings (docs/payments.md).
+      const prepared = approval
+        ? await funded.prepare(
+            network,
+            authorization,
+            approval.signedTransaction,
+            await verifyPayment(checks(network), authorization, relayerContract),
+          )
+        : null;
+      const settled = await deps.settler.settle(network, authorization, relayerContract);
+      await funded.settled(network, prepared);
+      return settled;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { asAsync } from "../db/async-port";
 import type { Flow } from "../flow";
+import { withErc20ApprovalSponsoring } from "./erc20-approval";
 import { X402_ALTERNATIVES, X402_EXAMPLES } from "./examples";
 import { createX402Facilitator, type X402Facilitator } from "./facilitator";
 import { x402Routes } from "./routes";
@@ -18,11 +19,14 @@ export const x402Flow: Flow<"x402", X402Facilitator, AsyncX402SettlementStore> =
     postgres: (db) => createX402SettlementStorePostgres(db),
   },
   create: (context, store) =>
-    createX402Facilitator({
-      ...context,
-      store,
-      onPayerRevert: (network, payer, reason) => context.deny.recordRevert(network.name, "payer", payer, reason),
-    }),
+    withErc20ApprovalSponsoring(
+      createX402Facilitator({
+        ...context,
+        store,
+        onPayerRevert: (network, payer, reason) => context.deny.recordRevert(network.name, "payer", payer, reason),
+      }),
+      context,
+    ),
   routes: (_x402, { networks }) => x402Routes(networks),
   openapi: {
     tags: [

@@ -1,5 +1,6 @@
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import { presetOf } from "../networks";
+import { supportedExtensions } from "./extensions";
 import { permit2Served } from "./permit2-payment";
 
 /** x402 v2 names a network by its CAIP-2 id (its chain id: the config's is checked against the preset's). */
@@ -65,5 +66,5 @@ export async function supportedKinds(networks: Networks) {
     ];
   });
   const signers = [...new Set(served.flatMap(({ network }) => network.executor.addresses))];
-  return { kinds, extensions: [] as string[], signers: { "eip155:*": signers } };
+  return { kinds, extensions: supportedExtensions(enabled), signers: { "eip155:*": signers } };
 }

@@ -34,7 +34,9 @@ export const X402SupportedResponseSchema = t.Object({
     }),
     { description: "one per x402 version, scheme and network this service settles now" },
   ),
-  extensions: t.Array(t.String(), { description: "x402 extensions served (none)" }),
+  extensions: t.Array(t.String(), {
+    description: "x402 extensions served: erc20ApprovalGasSponsoring where a network funds approves",
+  }),
   signers: t.Record(t.String(), t.Array(t.String()), {
     description: "per CAIP-2 family, the addresses that send settlement transactions (the executors)",
   }),

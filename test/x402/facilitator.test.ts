@@ -142,7 +142,7 @@ describe("GET /supported and the network switch", () => {
     expect(methods[0]).toContain("USDT:permit2");
     expect(methods[1]).toContain("USDC:eip3009");
     expect(methods[2]).toEqual(methods[1] as string[]);
-    expect(supported.extensions).toEqual([]);
+    expect(supported.extensions).toEqual(["erc20ApprovalGasSponsoring"]);
     const executors = service.services.networks.get("base").executor.addresses;
     expect(supported.signers["eip155:*"]).toEqual(expect.arrayContaining([...executors]));
   });

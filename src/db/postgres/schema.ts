@@ -283,3 +283,29 @@ export const keyLeases = pgTable(
   },
   (table) => [primaryKey({ columns: [table.network, table.address] })],
 );
+
+export const fundedApprovals = pgTable(
+  "funded_approvals",
+  {
+    id: id(),
+    network: text("network").notNull(),
+    payer: text("payer").notNull(),
+    nonce: int("nonce").notNull(),
+    token: text("token").notNull(),
+    spender: text("spender").notNull(),
+    approveRaw: text("approve_raw").notNull(),
+    approveHash: text("approve_hash").notNull(),
+    fundingWei: text("funding_wei").notNull(),
+    fundingTxHash: text("funding_tx_hash"),
+    fundingRawTx: text("funding_raw_tx"),
+    status: text("status").notNull(),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("funded_approvals_nonce").on(table.network, table.payer, table.nonce),
+    index("funded_approvals_payer_token").on(table.network, table.payer, table.token),
+    index("funded_approvals_created").on(table.network, table.createdAt),
+  ],
+);

@@ -16,8 +16,30 @@ export const PaymentPayloadSchema = t.Object({
   }),
 });
 
+/** An EOA payment's payload: the authorization, and for a payer without allowance nor gas, its approve to fund. */
+const EoaPaymentPayloadSchema = t.Composite([
+  PaymentPayloadSchema,
+  t.Object({
+    approval: t.Optional(
+      t.Object(
+        {
+          signedTransaction: t.String({
+            pattern: "^0x[0-9a-fA-F]+$",
+            maxLength: 2050,
+            description: "the payer's signed approve(relayer, amount ≥ value) transaction, not broadcast",
+          }),
+        },
+        {
+          description:
+            "For a payer without allowance and without native coins: the service funds this approve's gas if needed, broadcasts it, then settles (docs/payments.md)",
+        },
+      ),
+    ),
+  }),
+]);
+
 export const PaymentBodySchema = t.Object({
-  paymentPayload: PaymentPayloadSchema,
+  paymentPayload: EoaPaymentPayloadSchema,
   paymentRequirements: t.Object({ network: NetworkField, relayerContract: AddressField }),
 });
 

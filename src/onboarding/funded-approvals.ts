@@ -1,0 +1,281 @@
+import type { Address, TransactionReceipt } from "viem";
+import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send";
+import type { NetworkRuntime, Networks } from "../chain/networks";
+import { fetchReceipt } from "../chain/receipt-poller";
+import { createSingleFlight } from "../concurrency/single-flight";
+import type { DenyCounters } from "../deny/deny-counters";
+import type { RecordFilter } from "../lifecycle/orphans";
+import { type Logger, shortReason } from "../logger";
+import type { FundedApproval, FundingStore } from "./funding-store";
+import { type ApproveRefusal, approveCost, approveMismatch, refuseApprove, type SignedApprove } from "./signed-approve";
+
+/** What a payment asks of its approve: who pays, which token, the spender it must allow, and how much. */
+export type ApproveNeed = { payer: Address; token: Address; spender: Address; amount: bigint };
+
+export type ApproveReady = { ok: true; funding: bigint };
+export type Assessment = ApproveReady & { allowanceReady: boolean };
+
+/** The deny counters' reason for a payer whose funded approve never came (counted like a payer's revert). */
+export const DIVERTED_REASON = "took funding for an approve and used its nonce for another transaction";
+
+const erc20Reads = [
+  {
+    type: "function",
+    name: "allowance",
+    stateMutability: "view",
+    inputs: [
+      { name: "owner", type: "address" },
+      { name: "spender", type: "address" },
+    ],
+    outputs: [{ type: "uint256" }],
+  },
+] as const;
+
+/** A value transfer's gas: what the funding costs our executor. */
+const FUNDING_GAS = 21_000n;
+
+/**
+ * The funding kernel (docs/x402.md, docs/payments.md "Funded approve"): a payer without native coins hands over a
+ * signed `approve`; this checks it against the payment and the operator's caps, funds the payer exactly the
+ * approve's cost (only when its balance is short, once per payer and token until the allowance pays, within the
+ * network's budget per window), broadcasts the approve and waits for it. The record is written before the funding
+ * is signed, the funding journaled before it is broadcast (the durable sender), and a restart resumes both; one
+ * record per payer nonce, so a payer is never funded twice for one nonce. The payment's own settlement follows,
+ * by its flow, once `perform` answers ok.
+ */
+export function createFundedApprovals(deps: {
+  store: FundingStore;
+  networks: Networks;
+  deny: DenyCounters;
+  logger: Logger;
+}) {
+  const once = createSingleFlight();
+
+  /** Every check without a write: the approve's fields and caps, the payer's state on the chain, the rules. */
+  async function assess(
+    network: NetworkRuntime,
+    approve: SignedApprove,
+    need: ApproveNeed,
+  ): Promise<Assessment | ApproveRefusal> {
+    const caps = network.config.fundedApprove;
+    if (!caps.enabled) return refuseApprove("disabled", `funded approves are off on ${network.name}`);
+    const token = network.token(need.token);
+    if (!token) return refuseApprove("target", `${need.token} is not a token served on ${network.name}`);
+    const mismatch = approveMismatch(approve, {
+      ...need,
+      chainId: network.config.chainId,
+      maxGas: caps.maxGas,
+      maxFeePerGas: caps.maxFeePerGas,
+    });
+    if (mismatch) return mismatch;
+    let nonce: number;
+    let balance: bigint;
+    let allowance: bigint;
+    try {
+      [nonce, balance, allowance] = await Promise.all([
+        network.client.getTransactionCount({ address: approve.from, blockTag: "pending" }),
+        network.client.getBalance({ address: approve.from }),
+        network.client.readContract({
+          address: need.token,
+          abi: erc20Reads,
+          functionName: "allowance",
+          args: [need.payer, need.spender],
+        }),
+      ]);
+    } catch (error) {
+      return refuseApprove("unreadable", `could not read the payer's state: ${shortReason(error)}`);
+    }
+    if (allowance >= need.amount) return { ok: true, funding: 0n, allowanceReady: true };
+    if (approve.nonce !== nonce)
+      return refuseApprove("nonce", `the approve's nonce must be the payer's next one (${nonce})`);
+    if (await deps.deny.isDenied(network.name, "payer", need.payer))
+      return refuseApprove("payer_denied", "this payer is refused after repeated failed settlements");
+    const cost = approveCost(approve);
+    const funding = balance >= cost ? 0n : cost - balance;
+    if (funding > 0n && need.amount < token.fundedApproveMinPayment)
+      return refuseApprove(
+        "min_payment",
+        `a payment onboarded with a funded approve must be at least ${token.fundedApproveMinPayment}`,
+      );
+    if (funding > 0n) {
+      const open = await deps.store.openFunding(network.name, need.payer, need.token);
+      if (open && open.approveHash !== approve.hash)
+        return refuseApprove("already_funded", "this payer was already funded for an approve of this token");
+    }
+    return { ok: true, funding, allowanceReady: false };
+  }
+
+  /** The record's funding, sent or resumed: null once mined, else the refusal (the record released where it can be). */
+  async function fund(network: NetworkRuntime, record: FundedApproval): Promise<ApproveRefusal | null> {
+    let outcome: SendOutcome;
+    if (record.status === "pending") {
+      outcome = await sendDurably(
+        network,
+        { to: record.payer as Address, value: BigInt(record.fundingWei), data: "0x", gas: FUNDING_GAS },
+        { signed: (hash, raw) => deps.store.fundingSent(record.id, hash, raw), replaced: () => undefined },
+      );
+    } else {
+      outcome = await resumeSend(network, { txHash: record.fundingTxHash, rawTx: record.fundingRawTx });
+    }
+    switch (outcome.status) {
+      case "mined":
+        if (outcome.receipt.status === "success") return null;
+        await deps.store.setStatus(record.id, "reverted", "the funding reverted");
+        return refuseApprove("unreadable", "the funding transaction reverted");
+      case "would_revert":
+      case "not_sent": {
+        // Not journaled because another request (another instance) sent the funding first: that one goes on.
+        const current = await deps.store.find(record.network, record.payer, record.nonce);
+        if (current && current.status !== "pending")
+          return refuseApprove("pending", "the approve is being funded for another request; settle again");
+        await deps.store.release(record.id);
+        return refuseApprove("unreadable", `could not send the funding: ${outcome.reason}`);
+      }
+      case "refused":
+      case "superseded":
+        // Never mined and never will be: the payer got nothing, so the record goes.
+        await deps.store.setStatus(record.id, "pending");
+        await deps.store.release(record.id);
+        return refuseApprove("unreadable", "the funding transaction was not mined; try again");
+      case "unconfirmed":
+        return refuseApprove("pending", "the funding was sent and is not mined yet; settle again");
+    }
+  }
+
+  /** Waits for the approve: its receipt, or the payer's nonce used by another transaction. */
+  async function approveOutcome(
+    network: NetworkRuntime,
+    record: FundedApproval,
+  ): Promise<TransactionReceipt | "diverted" | "pending"> {
+    const hash = record.approveHash as `0x${string}`;
+    const deadline = Date.now() + network.config.receiptTimeoutMs;
+    const step = Math.max(200, network.config.blockTimeMs);
+    while (Date.now() < deadline) {
+      const receipt = await network.executor.waitForReceipt(hash, Math.min(step, deadline - Date.now()));
+      if (receipt) return receipt;
+      const mined = await network.client
+        .getTransactionCount({ address: record.payer as Address, blockTag: "latest" })
+        .catch(() => -1);
+      if (mined > record.nonce) {
+        const late = await fetchReceipt(network.client, hash).catch(() => null);
+        return late ?? "diverted";
+      }
+    }
+    return "pending";
+  }
+
+  /** Drives a record from wherever it stands to its approve's outcome. */
+  async function drive(network: NetworkRuntime, record: FundedApproval): Promise<ApproveReady | ApproveRefusal> {
+    const funding = BigInt(record.fundingWei);
+    switch (record.status) {
+      case "approved":
+      case "used":
+        return { ok: true, funding };
+      case "diverted":
+        return refuseApprove("diverted", "the payer used the approve's nonce for another transaction");
+      case "reverted":
+        return refuseApprove("reverted", "the approve reverted");
+      case "pending":
+      case "funding_sent": {
+        if (funding > 0n) {
+          const refused = await fund(network, record);
+          if (refused) return refused;
+        }
+        await deps.store.setStatus(record.id, "approve_sent");
+      }
+    }
+    try {
+      await network.executor.rebroadcast(record.approveRaw as `0x${string}`);
+    } catch (error) {
+      deps.logger.warn({ event: "funded_approve_broadcast", network: network.name, reason: shortReason(error) });
+    }
+    const outcome = await approveOutcome(network, record);
+    if (outcome === "pending") return refuseApprove("pending", "the approve is not mined yet; settle again");
+    if (outcome === "diverted") {
+      await deps.store.setStatus(record.id, "diverted", DIVERTED_REASON);
+      if (funding > 0n) await deps.deny.recordRevert(network.name, "payer", record.payer, DIVERTED_REASON);
+      deps.logger.warn({
+        event: "funded_approve_diverted",
+        network: network.name,
+        payer: record.payer,
+        funding: record.fundingWei,
+      });
+      return refuseApprove("diverted", "the payer used the approve's nonce for another transaction");
+    }
+    if (outcome.status !== "success") {
+      await deps.store.setStatus(record.id, "reverted", "the approve reverted");
+      if (funding > 0n) await deps.deny.recordRevert(network.name, "payer", record.payer, "funded approve reverted");
+      return refuseApprove("reverted", "the approve reverted");
+    }
+    await deps.store.setStatus(record.id, "approved");
+    return { ok: true, funding };
+  }
+
+  async function perform(network: NetworkRuntime, approve: SignedApprove, need: ApproveNeed) {
+    const known = await deps.store.find(network.name, approve.from, approve.nonce);
+    if (known) {
+      if (known.approveHash !== approve.hash)
+        return refuseApprove("nonce", "another approve of this payer nonce is already being funded");
+      return drive(network, known);
+    }
+    const assessed = await assess(network, approve, need);
+    if (!assessed.ok || assessed.allowanceReady) return assessed;
+    const caps = network.config.fundedApprove;
+    const since = new Date(Date.now() - caps.budgetWindowSeconds * 1000).toISOString();
+    const claim = await deps.store.claim(
+      {
+        network: network.name,
+        payer: approve.from,
+        nonce: approve.nonce,
+        token: approve.token,
+        spender: approve.spender,
+        approveRaw: approve.raw,
+        approveHash: approve.hash,
+        fundingWei: assessed.funding.toString(),
+      },
+      { wei: caps.budgetWei, since },
+    );
+    if (claim.kind === "over_budget")
+      return refuseApprove("budget", `the funding budget of ${network.name} is spent for now; try again later`);
+    if (claim.kind === "exists" && claim.record.approveHash !== approve.hash)
+      return refuseApprove("nonce", "another approve of this payer nonce is already being funded");
+    return drive(network, claim.record);
+  }
+
+  return {
+    /** Verify: whether the approve would be funded and broadcast (no write, nothing sent). */
+    assess,
+    /**
+     * Settle: the approve made real (funded if needed, broadcast, mined); ok with what it cost us, or why not.
+     * Concurrent calls for one approve share one run; other instances meet at the record's unique key.
+     */
+    perform: (network: NetworkRuntime, approve: SignedApprove, need: ApproveNeed) =>
+      once(`${network.name}:${approve.hash}`, () => perform(network, approve, need)),
+    /** The payment the approve was for was paid: the payer may be funded again for this token. */
+    markUsed: (network: NetworkRuntime, need: ApproveNeed) => deps.store.markUsed(network.name, need.payer, need.token),
+    /** After a restart: each funding left is resumed and its approve awaited, or the record released. */
+    async reconcile(which?: RecordFilter) {
+      for (const record of await deps.store.unfinished()) {
+        if (which && !(await which({ ...record, rawTx: record.fundingRawTx }))) continue;
+        const network = deps.networks.all().find((candidate) => candidate.name === record.network);
+        if (!network) continue;
+        // Never signed: nobody was paid, and the payment may never come back, so nothing is sent for it now.
+        if (record.status === "pending" && record.fundingWei !== "0") {
+          await deps.store.release(record.id);
+          continue;
+        }
+        const outcome = await once(`${network.name}:${record.approveHash}`, () => drive(network, record)).catch(
+          (error) => refuseApprove("unreadable", shortReason(error)),
+        );
+        deps.logger.info({
+          event: "funded_approve_reconciled",
+          network: record.network,
+          payer: record.payer,
+          outcome: outcome.ok ? "approved" : outcome.code,
+        });
+      }
+    },
+  };
+}
+
+export type FundedApprovals = ReturnType<typeof createFundedApprovals>;

@@ -1,0 +1,127 @@
+import type { Db } from "../db/open";
+import type { FundedApproval } from "../db/schema";
+
+export type { FundedApproval };
+export type FundedApprovalStatus = FundedApproval["status"];
+
+/** What a claim writes; the journal columns come later. */
+export type NewFundedApproval = Pick<
+  FundedApproval,
+  "network" | "payer" | "nonce" | "token" | "spender" | "approveRaw" | "approveHash" | "fundingWei"
+>;
+
+export type FundingClaim =
+  | { kind: "created"; record: FundedApproval }
+  /** The payer's nonce already has a record (this approve's, or another transaction of the same nonce). */
+  | { kind: "exists"; record: FundedApproval }
+  /** The network's fundings of the window plus this one would pass the budget: nothing was written. */
+  | { kind: "over_budget"; spent: bigint };
+
+/**
+ * Where funded approvals are remembered, as an async port: SQLite (this file) or PostgreSQL
+ * (funding-store-postgres.ts), the same rows. The claim is the one place the budget is enforced, so the budget
+ * read and the insert are one transaction there.
+ */
+export type FundingStore = {
+  find(network: string, payer: string, nonce: number): Promise<FundedApproval | undefined>;
+  /**
+   * A record of this payer and token whose funding was not (yet) turned into a paid payment: any funded record
+   * except one marked `used`. While there is one, the payer is not funded again for the token.
+   */
+  openFunding(network: string, payer: string, token: string): Promise<FundedApproval | undefined>;
+  /** Inserts a pending record when the payer's nonce has none and the budget allows its funding. */
+  claim(record: NewFundedApproval, budget: { wei: bigint; since: string }): Promise<FundingClaim>;
+  /** The journal write before the funding's broadcast; throws when the record is no longer pending. */
+  fundingSent(id: number, txHash: string, rawTx: string): Promise<void>;
+  setStatus(id: number, status: FundedApprovalStatus, error?: string): Promise<void>;
+  /** The payer's approved records of the token are marked used (its allowance paid a payment). */
+  markUsed(network: string, payer: string, token: string): Promise<void>;
+  /** Drops a record whose funding was never signed, so the approve can be funded again. */
+  release(id: number): Promise<void>;
+  /** Records a previous process left before their approve's outcome (reconciled at start). */
+  unfinished(): Promise<FundedApproval[]>;
+};
+
+export const UNFINISHED: readonly FundedApprovalStatus[] = ["pending", "funding_sent", "approve_sent"];
+
+/** The sum of fundings, from their decimal strings. */
+export const sumWei = (rows: { fundingWei: string }[]) => rows.reduce((sum, row) => sum + BigInt(row.fundingWei), 0n);
+
+const COLUMNS = `id, network, payer, nonce, token, spender, approve_raw AS approveRaw, approve_hash AS approveHash,
+  funding_wei AS fundingWei, funding_tx_hash AS fundingTxHash, funding_raw_tx AS fundingRawTx, status, error,
+  created_at AS createdAt, updated_at AS updatedAt`;
+
+/** Funded approvals in the service's SQLite file: statements of bun:sqlite, the budget read and claim in one transaction. */
+export function createFundingStoreSqlite(db: Db): FundingStore {
+  const client = db.$client;
+  const now = () => new Date().toISOString();
+  const byNonce = client.query<FundedApproval, [string, string, number]>(
+    `SELECT ${COLUMNS} FROM funded_approvals WHERE network = ? AND payer = ? AND nonce = ?`,
+  );
+  const open = client.query<FundedApproval, [string, string, string]>(
+    `SELECT ${COLUMNS} FROM funded_approvals WHERE network = ? AND payer = ? AND token = ? AND funding_wei != '0'
+      AND status != 'used' LIMIT 1`,
+  );
+  const spentSince = client.query<{ fundingWei: string }, [string, string]>(
+    `SELECT funding_wei AS fundingWei FROM funded_approvals WHERE network = ? AND created_at >= ? AND funding_wei != '0'`,
+  );
+  const insert = client.query<
+    FundedApproval,
+    [string, string, number, string, string, string, string, string, string, string]
+  >(
+    `INSERT INTO funded_approvals (network, payer, nonce, token, spender, approve_raw, approve_hash, funding_wei,
+      status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+      ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+  );
+  const setSent = client.query<{ id: number }, [string, string, string, number]>(
+    `UPDATE funded_approvals SET status = 'funding_sent', funding_tx_hash = ?, funding_raw_tx = ?, updated_at = ?
+      WHERE id = ? AND status = 'pending' RETURNING id`,
+  );
+  const setStatus = client.query<unknown, [string, string | null, string, number]>(
+    "UPDATE funded_approvals SET status = ?, error = ?, updated_at = ? WHERE id = ?",
+  );
+  const setUsed = client.query<unknown, [string, string, string, string]>(
+    `UPDATE funded_approvals SET status = 'used', updated_at = ? WHERE network = ? AND payer = ? AND token = ?
+      AND status = 'approved'`,
+  );
+  const remove = client.query<unknown, [number]>("DELETE FROM funded_approvals WHERE id = ? AND status = 'pending'");
+  const unfinished = client.query<FundedApproval, []>(
+    `SELECT ${COLUMNS} FROM funded_approvals WHERE status IN ('pending', 'funding_sent', 'approve_sent') ORDER BY id`,
+  );
+  const lower = (address: string) => address.toLowerCase();
+  const claim = client.transaction((record: NewFundedApproval, budget: { wei: bigint; since: string }) => {
+    const existing = byNonce.get(record.network, lower(record.payer), record.nonce);
+    if (existing) return { kind: "exists", record: existing } as FundingClaim;
+    const spent = sumWei(spentSince.all(record.network, budget.since));
+    if (BigInt(record.fundingWei) > 0n && spent + BigInt(record.fundingWei) > budget.wei)
+      return { kind: "over_budget", spent } as FundingClaim;
+    const time = now();
+    const created = insert.get(
+      record.network,
+      lower(record.payer),
+      record.nonce,
+      lower(record.token),
+      lower(record.spender),
+      record.approveRaw,
+      lower(record.approveHash),
+      record.fundingWei,
+      time,
+      time,
+    );
+    if (!created) throw new Error("funded approval vanished during its claim");
+    return { kind: "created", record: created } as FundingClaim;
+  });
+  return {
+    find: async (network, payer, nonce) => byNonce.get(network, lower(payer), nonce) ?? undefined,
+    openFunding: async (network, payer, token) => open.get(network, lower(payer), lower(token)) ?? undefined,
+    claim: async (record, budget) => claim.immediate(record, budget),
+    async fundingSent(id, txHash, rawTx) {
+      if (setSent.all(txHash, rawTx, now(), id).length !== 1)
+        throw new Error(`funded approval ${id} is no longer pending; its funding is not sent`);
+    },
+    setStatus: async (id, status, error) => void setStatus.run(status, error ?? null, now(), id),
+    markUsed: async (network, payer, token) => void setUsed.run(now(), network, lower(payer), lower(token)),
+    release: async (id) => void remove.run(id),
+    unfinished: async () => unfinished.all(),
+  };
+}

@@ -1,0 +1,80 @@
+// The funding kernel's store on either database (funding-store-sqlite.test.ts, funding-store-postgres.test.ts): the
+// same rows and rules, including under claims racing from several connections.
+import { afterAll, expect, test } from "bun:test";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { FundingStore, NewFundedApproval } from "../../src/onboarding/funding-store";
+
+/** A fresh address (test/support/chain.ts would start the devnet these store tests do not need). */
+const randomAddress = () => privateKeyToAccount(generatePrivateKey()).address;
+
+type Connected = { store: FundingStore; close(): Promise<void> };
+
+const record = (payer: string, nonce = 0, fundingWei = "10"): NewFundedApproval => ({
+  network: "bsc",
+  payer,
+  nonce,
+  token: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+  spender: "0x000000000022D473030F116dDEE9F6B43aC78BA3",
+  approveRaw: `0x02${payer.slice(2)}${nonce}`,
+  approveHash: `0x${payer.slice(2).padEnd(64, String(nonce))}`,
+  fundingWei,
+});
+
+export function fundingStoreSuite(connect: () => Promise<Connected>) {
+  const open: Connected[] = [];
+  afterAll(async () => {
+    for (const connection of open) await connection.close();
+  });
+  const connectMany = async (count: number) => {
+    const connections = await Promise.all(Array.from({ length: count }, connect));
+    open.push(...connections);
+    return connections.map((connection) => connection.store);
+  };
+
+  test("one record per payer nonce, and the window's budget holds across claims racing from three connections", async () => {
+    const stores = await connectMany(3);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const payers = Array.from({ length: 20 }, randomAddress);
+    const claims = await Promise.all(
+      payers.map((payer, i) => (stores[i % 3] as FundingStore).claim(record(payer), { wei: 100n, since })),
+    );
+    expect(claims.filter((claim) => claim.kind === "created")).toHaveLength(10);
+    expect(claims.filter((claim) => claim.kind === "over_budget")).toHaveLength(10);
+
+    // A payer that can pay its approve itself (funding 0) passes a spent budget.
+    const rich = randomAddress();
+    expect((await (stores[0] as FundingStore).claim(record(rich, 0, "0"), { wei: 100n, since })).kind).toBe("created");
+
+    const twice = randomAddress();
+    const race = await Promise.all(stores.map((store) => store.claim(record(twice, 3, "0"), { wei: 100n, since })));
+    expect(race.filter((claim) => claim.kind === "created")).toHaveLength(1);
+    expect(race.filter((claim) => claim.kind === "exists")).toHaveLength(2);
+  });
+
+  test("the journal: the funding sent once, the payer's open funding until its allowance paid, release only of the unsent", async () => {
+    const [store] = (await connectMany(1)) as [FundingStore];
+    const payer = randomAddress();
+    const claim = await store.claim(record(payer, 7), { wei: 10n ** 18n, since: new Date(0).toISOString() });
+    if (claim.kind !== "created") throw new Error("not created");
+    const { id } = claim.record;
+    expect(claim.record).toMatchObject({ payer: payer.toLowerCase(), nonce: 7, status: "pending", fundingWei: "10" });
+    expect((await store.unfinished()).map((row) => row.id)).toContain(id);
+
+    await store.fundingSent(id, "0xaa", "0xbb");
+    await expect(store.fundingSent(id, "0xaa", "0xbb")).rejects.toThrow();
+    await store.release(id);
+    expect(await store.find("bsc", payer, 7)).toMatchObject({ status: "funding_sent", fundingTxHash: "0xaa" });
+    expect(await store.openFunding("bsc", payer, record(payer).token)).toMatchObject({ id });
+
+    await store.setStatus(id, "approved");
+    expect((await store.unfinished()).map((row) => row.id)).not.toContain(id);
+    await store.markUsed("bsc", payer, record(payer).token);
+    expect(await store.find("bsc", payer, 7)).toMatchObject({ status: "used" });
+    expect(await store.openFunding("bsc", payer, record(payer).token)).toBeUndefined();
+
+    const unsent = await store.claim(record(payer, 8), { wei: 10n ** 18n, since: new Date(0).toISOString() });
+    if (unsent.kind !== "created") throw new Error("not created");
+    await store.release(unsent.record.id);
+    expect(await store.find("bsc", payer, 8)).toBeUndefined();
+  });
+}
