@@ -66,10 +66,15 @@ describe("x402 exact with Permit2 on bsc (a token without EIP-3009)", () => {
     const supported = await facilitator.getSupported();
     const bsc = supported.kinds.find((kind) => kind.network === "eip155:56");
     expect(bsc).toMatchObject({ x402Version: 2, scheme: "exact" });
-    // Its tokens (none has EIP-3009 on bsc) are listed as paid through Permit2.
-    const assets = (bsc?.extra as { assets: { assetTransferMethod: string }[] } | undefined)?.assets ?? [];
-    expect(assets.length).toBeGreaterThan(0);
-    expect(assets.every((asset) => asset.assetTransferMethod === "permit2")).toBe(true);
+    // Its tokens without EIP-3009 (USDT, DAI, PUSD) are listed as paid through Permit2, USDC with EIP-3009.
+    const assets =
+      (bsc?.extra as { assets: { symbol: string; assetTransferMethod: string }[] } | undefined)?.assets ?? [];
+    expect(Object.fromEntries(assets.map((asset) => [asset.symbol, asset.assetTransferMethod]))).toEqual({
+      USDT: "permit2",
+      DAI: "permit2",
+      PUSD: "permit2",
+      USDC: "eip3009",
+    });
   });
 
   test("verify and settle pay the merchant exactly the price through x402's proxy, once", async () => {
