@@ -1,5 +1,6 @@
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import { presetOf } from "../networks";
+import { EIP2612_GAS_SPONSORING } from "./eip2612-sponsoring";
 import { permit2Served } from "./permit2-payment";
 
 /** x402 v2 names a network by its CAIP-2 id (its chain id: the config's is checked against the preset's). */
@@ -61,5 +62,9 @@ export async function supportedKinds(networks: Networks) {
     ];
   });
   const signers = [...new Set(served.flatMap(({ network }) => network.executor.addresses))];
-  return { kinds, extensions: [] as string[], signers: { "eip155:*": signers } };
+  // eip2612GasSponsoring where a token paid through Permit2 has EIP-2612 permit.
+  const permitSponsored = served.some(({ network, assets }) =>
+    assets.some((asset) => asset.assetTransferMethod === "permit2" && network.token(asset.asset)?.eip2612),
+  );
+  return { kinds, extensions: permitSponsored ? [EIP2612_GAS_SPONSORING] : [], signers: { "eip155:*": signers } };
 }
