@@ -14,8 +14,10 @@ export function x402Shop(options: {
   amount: bigint;
   /** The asset's `extra`: its EIP-712 name and version, or `assetTransferMethod: "permit2"`. */
   extra: Record<string, unknown>;
+  /** The route's declared x402 extensions (its 402 answers carry them), e.g. eip2612GasSponsoring. */
+  extensions?: Record<string, unknown>;
 }) {
-  const { facilitator, network, payTo, asset, amount, extra } = options;
+  const { facilitator, network, payTo, asset, amount, extra, extensions } = options;
   const shop = new Hono();
   shop.use(
     paymentMiddleware(
@@ -30,6 +32,7 @@ export function x402Shop(options: {
           },
           description: "an item",
           mimeType: "text/plain",
+          ...(extensions ? { extensions } : {}),
         },
       },
       new x402ResourceServer(facilitator).register(network, new ExactEvmScheme()),
