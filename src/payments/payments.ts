@@ -4,14 +4,19 @@ import type { NetworkRuntime, Networks } from "../chain/networks";
 import { relayerOf } from "../config/capabilities";
 import type { RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";
-import { parseAuthorization } from "../settlement/authorization";
+import { type Authorization, parseAuthorization } from "../settlement/authorization";
 import type { PaymentRules } from "../settlement/payment-rules";
+import { parseRelayerPermit, relayerPermitProblem } from "../settlement/relayer-permit";
 import type { RelayerPort } from "../settlement/relayer-port";
 import type { PaymentSettler } from "../settlement/settle-payment";
 import { verifyPayment } from "../settlement/verify-payment";
 import { reconcileSettlements } from "./reconcile-settlements";
 
 type PaymentBody = Static<typeof PaymentBodySchema>;
+
+/** The payer's EIP-2612 permit to the network's relayer, when the body carries one. */
+const permitOf = (network: NetworkRuntime, body: PaymentBody, authorization: Authorization) =>
+  body.paymentPayload.permit && parseRelayerPermit(body.paymentPayload.permit, authorization, relayerOf(network));
 
 /** EOA payments as the routes see them: one body in, one result out. */
 export function createPayments(deps: {
@@ -31,25 +36,33 @@ export function createPayments(deps: {
         logger: deps.logger,
         ...(which ? { which } : {}),
       }),
-    verify(body: PaymentBody) {
+    async verify(body: PaymentBody) {
       const network = deps.networks.get(body.paymentRequirements.network, { capability: "eoa-payments" });
-      return verifyPayment(
+      const authorization = parseAuthorization(body.paymentPayload);
+      const permit = permitOf(network, body, authorization);
+      const result = await verifyPayment(
         {
           relayer: deps.relayerFor(network),
           relayerAddress: relayerOf(network),
           now: deps.now,
           rules: deps.rulesFor(network),
         },
-        parseAuthorization(body.paymentPayload),
+        authorization,
         body.paymentRequirements.relayerContract,
+        permit && (() => relayerPermitProblem(network, deps.rulesFor(network), permit, authorization, deps.now())),
       );
+      // /verify answers the interface's four fields; whether the permit will be used is the settle's business.
+      if (!result.isValid) return result;
+      return { isValid: true, payer: result.payer };
     },
     settle(body: PaymentBody) {
       const network = deps.networks.get(body.paymentRequirements.network, { capability: "eoa-payments" });
+      const authorization = parseAuthorization(body.paymentPayload);
       return deps.settler.settle(
         network,
-        parseAuthorization(body.paymentPayload),
+        authorization,
         body.paymentRequirements.relayerContract,
+        permitOf(network, body, authorization),
       );
     },
   };

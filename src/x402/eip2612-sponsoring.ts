@@ -7,8 +7,8 @@ import {
 } from "@relay402/client/wire/eip2612-permit";
 import { type Address, getAddress, isAddress, isAddressEqual } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
+import { tokenDomainOf } from "../chain/token-domain";
 import type { PaymentRules } from "../settlement/payment-rules";
-import { eip3009TokenAbi } from "./eip3009";
 import { PERMIT2 } from "./permit2";
 import type { X402Refusal } from "./reasons";
 
@@ -127,7 +127,7 @@ export async function eip2612ChainRefusal(
       "eip2612Permit",
       `the EIP-2612 permit's nonce is ${permit.nonce}, the token's next nonce of the payer is ${nextNonce}`,
     );
-  const domain = network.tokenDomain(permit.token) ?? (await readDomain(network, permit.token));
+  const domain = await tokenDomainOf(network, permit.token);
   const signer = domain ? await permitSigner(permit, network.config.chainId, domain).catch(() => null) : null;
   if (!signer || !isAddressEqual(signer, permit.owner))
     return refuse(
@@ -136,13 +136,6 @@ export async function eip2612ChainRefusal(
     );
   return null;
 }
-
-/** The token's EIP-712 name and version (ERC-5267) when the start did not read them; null when it has none. */
-const readDomain = (network: NetworkRuntime, token: Address) =>
-  network.client
-    .readContract({ address: token, abi: eip3009TokenAbi, functionName: "eip712Domain" })
-    .then(([, name, version]) => ({ name, version }))
-    .catch(() => null);
 
 /** The proxy's EIP2612Permit argument. */
 export const proxyPermitArgument = (permit: Eip2612Permit) => {

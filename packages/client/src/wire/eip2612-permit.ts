@@ -15,8 +15,10 @@ export const EIP2612_PERMIT_TYPES = {
   ],
 } as const;
 
+/** A permit token's calls, with ERC-5267's domain read (what its permits are signed over). */
 export const eip2612Abi = parseAbi([
   "function nonces(address owner) view returns (uint256)",
+  "function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)",
   "function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)",
 ]);
 
