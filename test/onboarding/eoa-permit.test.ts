@@ -66,6 +66,8 @@ describe("EOA payments with an EIP-2612 permit: a payer with no native coin pays
       expect(await c.public.getBalance({ address: payer.address })).toBe(0n);
       const call = await relayerCall(network, result.settlement.transaction);
       expect(call.name).toBe("transferWithAuthorizationWithPermit");
+      const { gasUsed } = await c.public.getTransactionReceipt({ hash: result.settlement.transaction });
+      console.log(`${network}: EOA transferWithAuthorizationWithPermit gasUsed ${gasUsed}`);
       expect(EXECUTORS).toContain(call.from);
       expect(executorsBefore - (await executorsNative(network))).toBe(
         await gasCost(network, result.settlement.transaction),
@@ -179,6 +181,8 @@ describe("EOA permit refusals and races (bsc)", () => {
     expect(transactions.size).toBe(1);
     const [transaction] = [...transactions] as [Hex];
     expect((await relayerCall(network, transaction)).name).toBe("transferWithAuthorization");
+    const { gasUsed } = await c.public.getTransactionReceipt({ hash: transaction });
+    console.log(`bsc: EOA transferWithAuthorization after a foreign permit gasUsed ${gasUsed}`);
     expect(executorsBefore - (await executorsNative(network))).toBe(await gasCost(network, transaction));
     expect(await tokenBalance(network, token(), to)).toBe(VALUE);
     expect(await tokenBalance(network, token(), payer.address)).toBe(VALUE * 3n);

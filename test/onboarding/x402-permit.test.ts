@@ -102,6 +102,8 @@ describe("x402 eip2612GasSponsoring: a payer with no native coin pays with the t
       expect(await allowanceToPermit2(network, payer.address)).toBe(0n);
       const call = await proxyCall(network, settlement.transaction);
       expect(call.name).toBe("settleWithPermit");
+      const { gasUsed } = await c.public.getTransactionReceipt({ hash: settlement.transaction });
+      console.log(`${network}: x402 settleWithPermit (permit and payment) gasUsed ${gasUsed}`);
       expect(EXECUTORS).toContain(call.from);
       expect(executorsBefore - (await executorsNative(network))).toBe(await gasCost(network, settlement.transaction));
     });
@@ -253,6 +255,8 @@ describe("x402 eip2612GasSponsoring refusals and races (bsc)", () => {
     expect(settled).toMatchObject({ success: true });
     const call = await proxyCall(network, settled.transaction as Hex);
     expect(call.name).toBe("settle");
+    const { gasUsed } = await c.public.getTransactionReceipt({ hash: settled.transaction as Hex });
+    console.log(`bsc: x402 settle after a foreign permit gasUsed ${gasUsed}`);
     expect(executorsBefore - (await executorsNative(network))).toBe(await gasCost(network, settled.transaction as Hex));
     expect(await tokenBalance(network, token(), requirements.payTo as Hex)).toBe(PRICE);
     expect(await tokenBalance(network, token(), payer.address)).toBe(PRICE * 3n);
