@@ -1,4 +1,5 @@
-import type { Address, PublicClient } from "viem";
+import type { Address, Hash, PublicClient } from "viem";
+import { approveRelayer } from "./approve-relayer.js";
 import type { TokenConfig } from "./get-config.js";
 import type { PaymentPayload, SignerClient } from "./types.js";
 import { erc20Abi } from "./wire/abis.js";
@@ -88,4 +89,29 @@ export async function signRelayerPermit(parameters: {
     },
   });
   return { value: parameters.value.toString(), deadline: parameters.deadline.toString(), signature };
+}
+
+/**
+ * Gets the relayer the allowance a payment needs, as chooseOnboarding says: the payer's approve sent (and mined),
+ * or its permit signed for `paymentPayload.permit` (valid until `deadline`, the authorization's validBefore); the
+ * one way `pay` and the agents' payments onboard a payer.
+ */
+export async function onboardPayer(parameters: {
+  signer: SignerClient;
+  publicClient: PublicClient;
+  token: Pick<TokenConfig, "address" | "eip2612" | "eip712">;
+  chainId: number;
+  relayer: Address;
+  amount: bigint;
+  /** What to approve or permit when the allowance is short (default `amount`). */
+  approveAmount?: bigint;
+  deadline: number;
+}): Promise<{ onboarding: Onboarding; approval?: Hash; permit?: NonNullable<PaymentPayload["permit"]> }> {
+  const onboarding = await chooseOnboarding(parameters);
+  const allowance = parameters.approveAmount ?? parameters.amount;
+  if (onboarding === "approve")
+    return { onboarding, approval: await approveRelayer({ ...parameters, token: parameters.token.address }) };
+  if (onboarding === "permit")
+    return { onboarding, permit: await signRelayerPermit({ ...parameters, value: allowance }) };
+  return { onboarding };
 }

@@ -1,10 +1,9 @@
 import type { Address, Hash, Hex, PublicClient } from "viem";
-import { approveRelayer } from "./approve-relayer.js";
 import type { Relay402Client } from "./client.js";
 import { Relay402ClientError } from "./errors.js";
 import { getNetworkConfig, tokenOf } from "./get-config.js";
-import { chooseOnboarding, type Onboarding, signRelayerPermit } from "./onboarding.js";
-import { signTransferAuthorization } from "./sign-authorization.js";
+import { type Onboarding, onboardPayer } from "./onboarding.js";
+import { defaultValidBefore, signTransferAuthorization } from "./sign-authorization.js";
 import type { NetworkName, PaymentBody, PaymentSettleResult, PaymentVerifyResult, SignerClient } from "./types.js";
 
 export type PayParameters = {
@@ -43,20 +42,18 @@ export type PayResult = {
 export async function pay(client: Relay402Client, parameters: PayParameters): Promise<PayResult> {
   const config = await getNetworkConfig(client, parameters.network);
   const relayer = config.contracts.relayer;
-  const token = tokenOf(config, parameters.token);
-  const onboard = { ...parameters, token, relayer, amount: parameters.value };
-  const onboarding = await chooseOnboarding(onboard);
-  const approval = onboarding === "approve" ? await approveRelayer({ ...onboard, token: parameters.token }) : undefined;
-  const paymentPayload = await signTransferAuthorization({ ...parameters, config });
-  if (onboarding === "permit")
-    paymentPayload.permit = await signRelayerPermit({
-      ...onboard,
-      chainId: config.chainId,
-      value: parameters.approveAmount ?? parameters.value,
-      deadline: paymentPayload.payload.authorization.validBefore,
-    });
+  const validBefore = parameters.validBefore ?? defaultValidBefore(config);
+  const { onboarding, approval, permit } = await onboardPayer({
+    ...parameters,
+    token: tokenOf(config, parameters.token),
+    chainId: config.chainId,
+    relayer,
+    amount: parameters.value,
+    deadline: validBefore,
+  });
+  const paymentPayload = await signTransferAuthorization({ ...parameters, config, validBefore });
   const body: PaymentBody = {
-    paymentPayload,
+    paymentPayload: permit ? { ...paymentPayload, permit } : paymentPayload,
     paymentRequirements: { network: parameters.network, relayerContract: relayer },
   };
   await verifyPayment(client, body);
