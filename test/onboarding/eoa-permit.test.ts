@@ -152,6 +152,22 @@ describe("EOA permit refusals and races (bsc)", () => {
     expect(await tokenBalance(network, token(), payer.address)).toBe(VALUE * 4n);
   });
 
+  test("ten concurrent settles of one payment carrying its permit: one transaction with the permit, paid once", async () => {
+    const { payer, to, body } = await unsigned();
+    const signed = await signPermit(network, payer.key, { token: token(), spender: c.info.relayer, value: VALUE });
+    const sponsored = withPermit(body, { value: VALUE, deadline: signed.deadline, signature: signed.signature });
+    const executorsBefore = await executorsNative(network);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => settlePayment(relay402, sponsored)));
+    const transactions = new Set(answers.map((answer) => answer.transaction));
+    expect(transactions.size).toBe(1);
+    const [transaction] = [...transactions] as [Hex];
+    expect((await relayerCall(network, transaction)).name).toBe("transferWithAuthorizationWithPermit");
+    expect(executorsBefore - (await executorsNative(network))).toBe(await gasCost(network, transaction));
+    expect(await tokenBalance(network, token(), to)).toBe(VALUE);
+    expect(await tokenBalance(network, token(), payer.address)).toBe(VALUE * 3n);
+    expect(await c.public.getBalance({ address: payer.address })).toBe(0n);
+  });
+
   test("the permit submitted first by a stranger, then ten concurrent settles: one transaction without the permit, paid once", async () => {
     const { payer, to, body } = await unsigned();
     const signed = await signPermit(network, payer.key, { token: token(), spender: c.info.relayer, value: VALUE });
