@@ -174,14 +174,18 @@ export function createPaymentSettler(deps: SettleDeps) {
       ),
       machine.simulate(network, transaction),
     ]);
-    if (!verdict.isValid || simulation) {
+    // A payer that allows the relayer already (its permit submitted by someone else, say) pays without the permit,
+    // which would only cost gas; the transaction simulated was the one with it, so the send simulates the other.
+    const plain = permit !== undefined && verdict.isValid && !verdict.permitNeeded;
+    const unsent = plain ? null : simulation;
+    if (!verdict.isValid || unsent) {
       // Another request (another instance) may have claimed and settled it since the find above, which is why the
       // chain now shows its nonce used: its record answers, as it would have had this request come a moment later.
       const claimed = await deps.store.find(key);
       const replayed = claimed && (await replay(network, claimed, authorization));
       if (replayed) return replayed;
       if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage, verdict.details);
-      if (simulation) throw unsentError(simulation);
+      if (unsent) throw unsentError(unsent);
     }
 
     const { record, created } = await deps.store.claim(settlementOf(network.name, authorization));
@@ -191,9 +195,6 @@ export function createPaymentSettler(deps: SettleDeps) {
       throw pendingError(null, "this authorization is being settled; retry shortly");
     }
 
-    // A payer that allows the relayer already (its permit submitted by someone else, say) pays without the permit,
-    // which would only cost gas; that transaction was not the one simulated.
-    const plain = permit !== undefined && verdict.isValid && !verdict.permitNeeded;
     const sent = await machine.send(network, record, plain ? request(undefined) : transaction, { simulated: !plain });
     const settled = answer(network, record, sent);
     if (!settled) throw new ApiError("blockchain_error", "the settlement transaction was dropped; settle again");
