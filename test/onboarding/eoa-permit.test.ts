@@ -1,4 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   createRelay402Client,
   getNetworkConfig,
@@ -11,8 +14,10 @@ import {
 } from "@relay402/client";
 import { erc20Abi, relayerAbi } from "@relay402/client/wire/abis";
 import { eip2612Abi } from "@relay402/client/wire/eip2612-permit";
-import { decodeFunctionData, getAddress, type Hex } from "viem";
+import { decodeFunctionData, getAddress, type Hex, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { type PaymentContext, payWithinLimits } from "../../packages/client/src/mcp/agent-payment";
+import { SpendLedger } from "../../packages/client/src/mcp/spend-ledger";
 import { chainOf, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
 import { EXECUTORS, executorsNative, gasCost, permitToken, signPermit, tokenOnlyPayer } from "./support";
@@ -220,5 +225,45 @@ describe("EOA permit refusals and races (bsc)", () => {
     );
     await expect(verifyPayment(relay402, reused)).rejects.toMatchObject({ code: "payment_verification_error" });
     expect(await executorsNative(network)).toBe(executorsBefore - (await gasCost(network, transaction)));
+  });
+});
+
+describe("an MCP agent's key holding only the permit token", () => {
+  test("payWithinLimits pays with a permit, within the operator's limits, on our executors' gas", async () => {
+    const network = "base" as const;
+    const c = chainOf(network);
+    const token = permitToken(network).address;
+    const payer = await tokenOnlyPayer(network, token, VALUE * 2n);
+    const dataDir = mkdtempSync(join(tmpdir(), "relay402-agent-"));
+    const account = privateKeyToAccount(payer.key);
+    const to = randomAddress();
+    const context: PaymentContext = {
+      settings: {
+        url: server.url.origin,
+        account,
+        rpcUrls: { [network]: c.info.rpcUrl },
+        limits: [{ network, token, perPayment: "1" }],
+        dataDir,
+      },
+      relay402,
+      ledger: new SpendLedger(join(dataDir, "spent.jsonl")),
+      clientsFor: async () => ({ signer: c.walletFor(payer.key), publicClient: c.public as PublicClient }),
+      logFile: join(dataDir, "payments.log"),
+    };
+    const executorsBefore = await executorsNative(network);
+    const outcome = await payWithinLimits(context, "relay402_pay", {
+      network,
+      token,
+      to,
+      amount: "0.4",
+      idempotencyKey: "zero-gas-agent",
+    });
+    expect(outcome).toMatchObject({ status: "paid", amountBaseUnits: VALUE.toString(), repeated: false });
+    const transaction = (outcome as { transaction: Hex }).transaction;
+    expect((await relayerCall(network, transaction)).name).toBe("transferWithAuthorizationWithPermit");
+    expect(await tokenBalance(network, token, to)).toBe(VALUE);
+    expect(await tokenBalance(network, token, payer.address)).toBe(VALUE);
+    expect(await c.public.getBalance({ address: payer.address })).toBe(0n);
+    expect(executorsBefore - (await executorsNative(network))).toBe(await gasCost(network, transaction));
   });
 });
