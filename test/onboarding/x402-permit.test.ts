@@ -1,8 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createRelay402Client } from "@relay402/client";
 import { eip2612Abi } from "@relay402/client/wire/eip2612-permit";
 import type { PaymentPayload } from "@x402/core/types";
-import { decodeFunctionData, getAddress, type Hex, maxUint256, parseAbi } from "viem";
+import { decodeFunctionData, getAddress, type Hex, maxUint256, type PublicClient, parseAbi } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { PaymentContext } from "../../packages/client/src/mcp/agent-payment";
+import { SpendLedger } from "../../packages/client/src/mcp/spend-ledger";
+import { buyWithinLimits } from "../../packages/client/src/mcp/x402-purchase";
 import { PERMIT2, X402_EXACT_PERMIT2_PROXY, x402ExactPermit2ProxyAbi } from "../../src/x402/permit2";
 import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { x402Shop } from "../support/x402-shop";
@@ -274,5 +281,48 @@ describe("x402 eip2612GasSponsoring refusals and races (bsc)", () => {
     expect(executorsBefore - (await executorsNative(network))).toBe(await gasCost(network, transaction));
     expect(await tokenBalance(network, token(), requirements.payTo as Hex)).toBe(PRICE);
     expect(await tokenBalance(network, token(), payer.address)).toBe(PRICE * 3n);
+  });
+});
+
+describe("an MCP agent's key holding only the permit token buys an x402 resource", () => {
+  test("buyWithinLimits signs the sponsoring permit through its RPCs; the shop is paid once, our executors pay the gas", async () => {
+    const network = "bsc" as const;
+    const c = chainOf(network);
+    const token = permitToken(network).address;
+    const requirements = permitRequirements(network, PRICE);
+    const shop = x402Shop({
+      facilitator,
+      network: requirements.network as `eip155:${number}`,
+      payTo: requirements.payTo as Hex,
+      asset: token,
+      amount: PRICE,
+      extra: requirements.extra,
+      extensions: SPONSORED_EXTENSIONS,
+    });
+    shops.push(shop);
+    const payer = await tokenOnlyPayer(network, token, PRICE * 2n);
+    const dataDir = mkdtempSync(join(tmpdir(), "relay402-agent-"));
+    const context: PaymentContext = {
+      settings: {
+        url: relay.url,
+        account: privateKeyToAccount(payer.key),
+        rpcUrls: { [network]: c.info.rpcUrl },
+        limits: [{ network, token, perPayment: "1" }],
+        dataDir,
+      },
+      relay402: createRelay402Client({ url: relay.url }),
+      ledger: new SpendLedger(join(dataDir, "spent.jsonl")),
+      clientsFor: async () => ({ signer: c.walletFor(payer.key), publicClient: c.public as PublicClient }),
+      logFile: join(dataDir, "payments.log"),
+    };
+    const executorsBefore = await executorsNative(network);
+    const bought = await buyWithinLimits(context, { url: shop.itemUrl, method: "GET", idempotencyKey: "zero-gas-buy" });
+    expect(bought).toMatchObject({ status: 200, body: "the item", payment: { repeated: false } });
+    const transaction = (bought as { payment: { transaction: Hex } }).payment.transaction;
+    expect((await proxyCall(network, transaction)).name).toBe("settleWithPermit");
+    expect(await tokenBalance(network, token, requirements.payTo as Hex)).toBe(PRICE);
+    expect(await tokenBalance(network, token, payer.address)).toBe(PRICE);
+    expect(await c.public.getBalance({ address: payer.address })).toBe(0n);
+    expect(executorsBefore - (await executorsNative(network))).toBe(await gasCost(network, transaction));
   });
 });
