@@ -32,6 +32,16 @@ describe("devnet", () => {
     expect(manifest.networks.base.chainId).toBe(8453);
     expect(manifest.networks.bsc.tokens.USDT).toMatchObject({ decimals: 18, eip3009: false });
     expect(manifest.networks.base.tokens.USDC).toMatchObject({ decimals: 6, eip3009: true });
+    // One token of each kind on each network, the manifest saying which is which.
+    for (const network of NETWORK_NAMES) {
+      const kinds = Object.fromEntries(
+        Object.entries(manifest.networks[network].tokens as Record<string, { kind: string }>).map(([symbol, t]) => [
+          symbol,
+          t.kind,
+        ]),
+      );
+      expect(kinds).toMatchObject({ USDC: "eip3009", PUSD: "eip2612", USDT: "plain" });
+    }
     for (const field of ["entryPoint", "relayer", "factory", "accountImplementation", "paymaster"]) {
       expect(manifest.networks.bsc[field]).toBe(manifest.networks.base[field]);
     }

@@ -6,6 +6,8 @@ import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/Messa
 import {ERC3009} from "@openzeppelin/contracts/token/ERC20/extensions/draft-ERC3009.sol";
 import {TestUSDC} from "../test-tokens/TestUSDC.sol";
 import {TestUSDT} from "../test-tokens/TestUSDT.sol";
+import {TestPermitToken} from "../test-tokens/TestPermitToken.sol";
+import {ERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/ERC20Permit.sol";
 
 contract TestUSDCTest is Test {
     bytes32 internal constant TRANSFER_TYPEHASH =
@@ -112,5 +114,58 @@ contract TestUSDTTest is Test {
         vm.prank(alice);
         vm.expectRevert("USDT: insufficient allowance");
         usdt.transferFrom(address(this), alice, 1);
+    }
+}
+
+contract TestPermitTokenTest is Test {
+    bytes32 internal constant PERMIT_TYPEHASH =
+        keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
+
+    TestPermitToken internal token;
+    address internal owner;
+    uint256 internal ownerKey;
+    address internal spender = makeAddr("spender");
+
+    function setUp() public {
+        vm.warp(1_700_000_000);
+        token = new TestPermitToken();
+        (owner, ownerKey) = makeAddrAndKey("owner");
+        token.mint(owner, 100e6);
+    }
+
+    function _sign(uint256 value, uint256 nonce, uint256 deadline) internal view returns (uint8, bytes32, bytes32) {
+        bytes32 structHash = keccak256(abi.encode(PERMIT_TYPEHASH, owner, spender, value, nonce, deadline));
+        return vm.sign(ownerKey, MessageHashUtils.toTypedDataHash(token.DOMAIN_SEPARATOR(), structHash));
+    }
+
+    function test_metadata() public view {
+        assertEq(token.name(), "Permit USD");
+        assertEq(token.symbol(), "PUSD");
+        assertEq(token.decimals(), 6);
+        (, string memory name, string memory version, , , , ) = token.eip712Domain();
+        assertEq(name, "Permit USD");
+        assertEq(version, "1");
+    }
+
+    function test_permitGrantsAllowanceOnce() public {
+        uint256 deadline = block.timestamp + 60;
+        (uint8 v, bytes32 r, bytes32 s) = _sign(5e6, 0, deadline);
+        token.permit(owner, spender, 5e6, deadline, v, r, s);
+        assertEq(token.allowance(owner, spender), 5e6);
+        assertEq(token.nonces(owner), 1);
+        vm.expectRevert();
+        token.permit(owner, spender, 5e6, deadline, v, r, s);
+    }
+
+    function test_expiredPermitReverts() public {
+        uint256 deadline = block.timestamp - 1;
+        (uint8 v, bytes32 r, bytes32 s) = _sign(5e6, 0, deadline);
+        vm.expectRevert(abi.encodeWithSelector(ERC20Permit.ERC2612ExpiredSignature.selector, deadline));
+        token.permit(owner, spender, 5e6, deadline, v, r, s);
+    }
+
+    function test_hasNoEip3009() public {
+        (bool ok, ) = address(token).call(abi.encodeWithSignature("authorizationState(address,bytes32)", owner, bytes32(0)));
+        assertFalse(ok);
     }
 }

@@ -31,6 +31,8 @@ export type DeployedContracts = {
   paymaster: Address;
   usdt: Address;
   usdc: Address;
+  /** TestPermitToken: EIP-2612 permit, no EIP-3009. */
+  permitToken: Address;
   multicall3: Address;
   privacyPool: Address;
 };
@@ -92,7 +94,33 @@ export async function deployBundlerSimulations(
   };
 }
 
-export const TEST_TOKEN_MINT = { usdt: parseEther("1000000"), usdc: 1_000_000n * 10n ** 6n };
+export const TEST_TOKEN_MINT = {
+  usdt: parseEther("1000000"),
+  usdc: 1_000_000n * 10n ** 6n,
+  permitToken: 1_000_000n * 10n ** 6n,
+};
+
+/** What a token can sign: EIP-3009 transfers, only an EIP-2612 permit, or neither (the payer must send `approve`). */
+export type TokenKind = "eip3009" | "eip2612" | "plain";
+
+/**
+ * The devnet's payment tokens of one chain, one of each kind: the chain's own first (USDT, no signatures, on 56 as
+ * BSC's; USDC with EIP-3009 elsewhere, as Base's), then the other two after the DEX's tokens.
+ */
+export function paymentTokens(chainId: number, contracts: Pick<DeployedContracts, "usdt" | "usdc" | "permitToken">) {
+  const usdt = { symbol: "USDT", address: contracts.usdt, decimals: 18, eip3009: false, eip2612: false, kind: "plain" };
+  const usdc = { symbol: "USDC", address: contracts.usdc, decimals: 6, eip3009: true, eip2612: false, kind: "eip3009" };
+  const pusd = {
+    symbol: "PUSD",
+    address: contracts.permitToken,
+    decimals: 6,
+    eip3009: false,
+    eip2612: true,
+    kind: "eip2612",
+  };
+  const [main, other] = chainId === 56 ? [usdt, usdc] : [usdc, usdt];
+  return { main, others: [pusd, other] } as const satisfies Record<string, unknown>;
+}
 
 const networkOf = (chainId: number): NetworkName =>
   (Object.keys(CHAIN_IDS) as NetworkName[]).find((name) => CHAIN_IDS[name] === chainId) ?? "bsc";
@@ -109,14 +137,22 @@ export async function deployContracts(
   const clients = clientsFor(rpcUrl, chain);
   const usdt = await create2(clients, saltOf("TestUSDT"), forgeArtifact("TestUSDT.sol", "TestUSDT").bytecode);
   const usdc = await create2(clients, saltOf("TestUSDC"), forgeArtifact("TestUSDC.sol", "TestUSDC").bytecode);
+  const permitToken = await create2(
+    clients,
+    saltOf("TestPermitToken"),
+    forgeArtifact("TestPermitToken.sol", "TestPermitToken").bytecode,
+  );
   const network = deployNetwork(networkOf(chain.id));
   if (!network) throw new Error(`no network for chain ${chain.id}`);
   // A fork whitelists the chain's real routers (src/swap/known-routers.ts) instead of the devnet DEX.
   const swaps = devnetSwapSetup(options.forked ? knownSwapNetwork(chain.id) : undefined);
-  const chainToken =
-    chain.id === 56
-      ? { symbol: "USDT", address: usdt, decimals: 18, eip3009: false }
-      : { symbol: "USDC", address: usdc, decimals: 6, eip3009: true };
+  const payment = paymentTokens(chain.id, { usdt, usdc, permitToken });
+  const whitelisted = ({ symbol, address, decimals, eip3009 }: (typeof payment.others)[number]) => ({
+    symbol,
+    address,
+    decimals,
+    eip3009,
+  });
 
   const { addresses } = await deploy(
     {
@@ -125,7 +161,7 @@ export async function deployContracts(
       rpcUrl,
       deployerKey: devnetKeys.owner,
       paymasterSigner: privateKeyToAccount(devnetKeys.paymasterSigner).address,
-      tokens: [chainToken, ...swaps.tokens],
+      tokens: [whitelisted(payment.main), ...swaps.tokens, ...payment.others.map(whitelisted)],
       swapRouters: swaps.routers,
       feeRecipient: privateKeyToAccount(devnetKeys.feeRecipient).address,
       ownerIsEoa: true,
@@ -157,6 +193,10 @@ export async function deployContracts(
       to: usdc,
       data: encodeFunctionData({ abi: mintAbi, functionName: "mint", args: [to, TEST_TOKEN_MINT.usdc] }),
     });
+    calls.push({
+      to: permitToken,
+      data: encodeFunctionData({ abi: mintAbi, functionName: "mint", args: [to, TEST_TOKEN_MINT.permitToken] }),
+    });
   }
   // Sent back to back with explicit nonces, each once the node accepted the previous one (fired at once, a later
   // nonce can reach anvil first and wait in its queue; see dex.ts), then awaited together.
@@ -182,6 +222,7 @@ export async function deployContracts(
     paymaster: address("Paymaster"),
     usdt,
     usdc,
+    permitToken,
     multicall3: MULTICALL3,
     privacyPool: address("PrivacyPool"),
   };

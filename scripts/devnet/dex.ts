@@ -66,6 +66,9 @@ export type DevnetDex = {
 };
 
 /** The second test token, the same contract and address on both chains; every payer gets this much. */
+/** A token of the DEX as the manifest lists it: neither EIP-3009 nor EIP-2612. */
+type DexToken = { address: Address; decimals: number; eip3009: false; eip2612: false; kind: "plain" };
+
 export const DEX_TEST_TOKEN = { symbol: "DAI", decimals: 18, eip3009: false, payerMint: parseEther("1000000") };
 
 /** The reference price and pool depths (in whole tokens). */
@@ -250,10 +253,7 @@ export const FORK_PAYER_WRAPPED = parseEther("10");
  * FORK_PAYER_WRAPPED of the wrapped native token (deposited by the DEX deployer, then sent), and the token is
  * listed beside the network's own so the service accepts it as a sell token.
  */
-async function forkWrappedNative(
-  rpcUrl: string,
-  chain: Chain,
-): Promise<Record<string, { address: Address; decimals: number; eip3009: boolean }>> {
+async function forkWrappedNative(rpcUrl: string, chain: Chain): Promise<Record<string, DexToken>> {
   const network = knownSwapNetwork(chain.id);
   const known = network && knownSwap(network);
   if (!known) return {};
@@ -284,7 +284,7 @@ async function forkWrappedNative(
     const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 30_000 });
     if (receipt.status !== "success") throw new Error(`fork setup transaction ${hash} reverted`);
   }
-  return { [symbol]: { address, decimals, eip3009: false } };
+  return { [symbol]: { address, decimals, eip3009: false, eip2612: false, kind: "plain" } };
 }
 
 function sqrt(value: bigint): bigint {
@@ -357,7 +357,7 @@ export async function deployDex(
   rpcUrl: string,
   chain: Chain,
   options: { forked: boolean; paymentToken: Promise<{ address: Address; decimals: number }> },
-): Promise<{ dex?: DevnetDex; tokens: Record<string, { address: Address; decimals: number; eip3009: boolean }> }> {
+): Promise<{ dex?: DevnetDex; tokens: Record<string, DexToken> }> {
   // Handled here so that a failed deployContracts is reported once, by whoever awaits it first.
   options.paymentToken.catch(() => {});
   if (options.forked) return { tokens: await forkWrappedNative(rpcUrl, chain) };
@@ -501,6 +501,14 @@ export async function deployDex(
 
   return {
     dex,
-    tokens: { [DEX_TEST_TOKEN.symbol]: { address: dai, decimals: DEX_TEST_TOKEN.decimals, eip3009: false } },
+    tokens: {
+      [DEX_TEST_TOKEN.symbol]: {
+        address: dai,
+        decimals: DEX_TEST_TOKEN.decimals,
+        eip3009: false,
+        eip2612: false,
+        kind: "plain",
+      },
+    },
   };
 }

@@ -63,6 +63,7 @@ export function devnetNetworkConfig(network: DevnetNetwork): NetworkConfigInput 
       address: token.address,
       decimals: token.decimals,
       eip3009: token.eip3009,
+      eip2612: token.eip2612,
       feeBps: 50,
       minFee: (10n ** BigInt(token.decimals) / 100n).toString(),
       deploymentFeePerWallet: (10n ** BigInt(token.decimals)).toString(),

@@ -7,7 +7,7 @@ import { ENTRY_POINT_V07 } from "../../src/chain/addresses";
 import { type NetworkName as PresetName, presetOf } from "../../src/networks";
 import { placeCanonicalContracts } from "./canonical";
 import { devnetChain } from "./chain";
-import { deployBundlerSimulations, deployContracts, fundNativeBalances } from "./deploy";
+import { deployBundlerSimulations, deployContracts, fundNativeBalances, paymentTokens, type TokenKind } from "./deploy";
 import { type DevnetDex, deployDex } from "./dex";
 import { DEVNET_ADMIN_API_KEY, devnetKeys } from "./keys";
 import { acquireLock, type Lock } from "./lock";
@@ -19,7 +19,11 @@ const ANVIL_BINARY = join(root, "node_modules/@foundry-rs/anvil-linux-amd64/bin/
 /** The devnet's two networks; a test may start another preset's network beside them (startDevnetNetwork). */
 export type NetworkName = "bsc" | "base";
 
-export type DevnetToken = { address: Address; decimals: number; eip3009: boolean };
+/**
+ * A devnet token; `kind` says what its payer can sign: `eip3009` transfers (USDC), only an `eip2612` permit
+ * (PUSD), or nothing (`plain`: USDT, DAI), when an approve is the payer's first transaction.
+ */
+export type DevnetToken = { address: Address; decimals: number; eip3009: boolean; eip2612: boolean; kind: TokenKind };
 export type DevnetNetwork = {
   chainId: number;
   rpcUrl: string;
@@ -145,9 +149,13 @@ async function startNetwork(network: PresetName, options: DevnetOptions, running
     alto.start().then(() => pids.push(alto._internal.process.pid ?? 0)),
   ]);
 
-  const token: Record<string, DevnetToken> = paysUsdt
-    ? { USDT: { address: contracts.usdt, decimals: 18, eip3009: false } }
-    : { USDC: { address: contracts.usdc, decimals: 6, eip3009: true } };
+  // The chain's own payment token first (tests take the first token as "the" token), then the DEX's, then the
+  // other kinds: each network has one token of each kind.
+  const payment = paymentTokens(chainId, contracts);
+  const entry = ({ symbol, address, decimals, eip3009, eip2612, kind }: typeof payment.main) => [
+    symbol,
+    { address, decimals, eip3009, eip2612, kind },
+  ];
 
   const networkManifest: DevnetNetwork = {
     chainId,
@@ -160,7 +168,11 @@ async function startNetwork(network: PresetName, options: DevnetOptions, running
     paymaster: contracts.paymaster,
     privacyPool: contracts.privacyPool,
     feeRecipient: privateKeyToAccount(devnetKeys.feeRecipient).address,
-    tokens: { ...token, ...swaps.tokens },
+    tokens: {
+      ...Object.fromEntries([entry(payment.main)]),
+      ...swaps.tokens,
+      ...Object.fromEntries(payment.others.map(entry)),
+    },
     dex: swaps.dex,
     ...(forked ? { forked: true as const } : {}),
   };

@@ -5,8 +5,9 @@ import { relayerOf } from "../config/capabilities";
 import type { RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";
 import type { FundedApprovals } from "../onboarding/funded-approvals";
-import { parseAuthorization } from "../settlement/authorization";
+import { type Authorization, parseAuthorization } from "../settlement/authorization";
 import type { PaymentRules } from "../settlement/payment-rules";
+import { parseRelayerPermit, relayerPermitProblem } from "../settlement/relayer-permit";
 import type { RelayerPort } from "../settlement/relayer-port";
 import type { PaymentSettler } from "../settlement/settle-payment";
 import { verifyPayment } from "../settlement/verify-payment";
@@ -14,6 +15,10 @@ import { fundedApproveOf } from "./funded-approve";
 import { reconcileSettlements } from "./reconcile-settlements";
 
 type PaymentBody = Static<typeof PaymentBodySchema>;
+
+/** The payer's EIP-2612 permit to the network's relayer, when the body carries one. */
+const permitOf = (network: NetworkRuntime, body: PaymentBody, authorization: Authorization) =>
+  body.paymentPayload.permit && parseRelayerPermit(body.paymentPayload.permit, authorization, relayerOf(network));
 
 /** EOA payments as the routes see them: one body in, one result out. */
 export function createPayments(deps: {
@@ -44,15 +49,28 @@ export function createPayments(deps: {
     async verify(body: PaymentBody) {
       const network = deps.networks.get(body.paymentRequirements.network, { capability: "eoa-payments" });
       const authorization = parseAuthorization(body.paymentPayload);
-      const verdict = await verifyPayment(checks(network), authorization, body.paymentRequirements.relayerContract);
-      const approval = body.paymentPayload.approval;
-      return approval ? funded.verify(network, authorization, approval.signedTransaction, verdict) : verdict;
+      const permit = permitOf(network, body, authorization);
+      const verdict = await verifyPayment(
+        checks(network),
+        authorization,
+        body.paymentRequirements.relayerContract,
+        permit && (() => relayerPermitProblem(network, deps.rulesFor(network), permit, authorization, deps.now())),
+      );
+      // A permit brings the allowance when it is valid; else a funded approve may (docs/payments.md).
+      const approval = permit ? undefined : body.paymentPayload.approval;
+      const result = approval
+        ? await funded.verify(network, authorization, approval.signedTransaction, verdict)
+        : verdict;
+      // /verify answers the interface's four fields; whether the permit will be used is the settle's business.
+      if (!result.isValid) return result;
+      return { isValid: true, payer: result.payer };
     },
     async settle(body: PaymentBody) {
       const network = deps.networks.get(body.paymentRequirements.network, { capability: "eoa-payments" });
       const authorization = parseAuthorization(body.paymentPayload);
       const { relayerContract } = body.paymentRequirements;
-      const approval = body.paymentPayload.approval;
+      const permit = permitOf(network, body, authorization);
+      const approval = permit ? undefined : body.paymentPayload.approval;
       // A funded approve first, when the payment lacks only the allowance it brings (docs/payments.md).
       const prepared = approval
         ? await funded.prepare(
@@ -62,7 +80,7 @@ export function createPayments(deps: {
             await verifyPayment(checks(network), authorization, relayerContract),
           )
         : null;
-      const settled = await deps.settler.settle(network, authorization, relayerContract);
+      const settled = await deps.settler.settle(network, authorization, relayerContract, permit);
       await funded.settled(network, prepared);
       return settled;
     },

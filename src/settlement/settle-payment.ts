@@ -10,6 +10,7 @@ import type { Authorization } from "../settlement/authorization";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../settlement/authorization-settlement";
 import type { PaymentRules } from "../settlement/payment-rules";
 import { isSameUse, type RelayerPort } from "../settlement/relayer-port";
+import { type RelayerPermit, relayerPermitProblem, transferWithPermitCallData } from "./relayer-permit";
 import { type SettlementStore, settlementOf } from "./settlement-store";
 import { verifyPayment } from "./verify-payment";
 
@@ -133,7 +134,12 @@ export function createPaymentSettler(deps: SettleDeps) {
     return answer(network, record, await machine.replay(network, record));
   }
 
-  async function run(network: NetworkRuntime, authorization: Authorization, relayerContract: string) {
+  async function run(
+    network: NetworkRuntime,
+    authorization: Authorization,
+    relayerContract: string,
+    permit?: RelayerPermit,
+  ) {
     const key = { network: network.name, payer: authorization.from, nonce: authorization.nonce };
     const known = await deps.store.find(key);
     if (known) {
@@ -144,11 +150,14 @@ export function createPaymentSettler(deps: SettleDeps) {
     }
 
     const relayer = deps.relayerFor(network);
-    const transaction = {
+    const request = (withPermit: RelayerPermit | undefined) => ({
       to: relayerOf(network),
-      data: relayer.transferCallData(authorization),
+      data: withPermit
+        ? transferWithPermitCallData(authorization, withPermit)
+        : relayer.transferCallData(authorization),
       gas: BigInt(network.config.settleGasLimit),
-    };
+    });
+    const transaction = request(permit);
     // The checks' eth_call and the transaction's simulation in one JSON-RPC batch (one round trip); a failed check
     // still wins over a failed simulation, as when the simulation came after the checks.
     const [verdict, simulation] = await Promise.all([
@@ -161,17 +170,22 @@ export function createPaymentSettler(deps: SettleDeps) {
         },
         authorization,
         relayerContract,
+        permit && (() => relayerPermitProblem(network, deps.rulesFor(network), permit, authorization, deps.now())),
       ),
       machine.simulate(network, transaction),
     ]);
-    if (!verdict.isValid || simulation) {
+    // A payer that allows the relayer already (its permit submitted by someone else, say) pays without the permit,
+    // which would only cost gas; the transaction simulated was the one with it, so the send simulates the other.
+    const plain = permit !== undefined && verdict.isValid && !verdict.permitNeeded;
+    const unsent = plain ? null : simulation;
+    if (!verdict.isValid || unsent) {
       // Another request (another instance) may have claimed and settled it since the find above, which is why the
       // chain now shows its nonce used: its record answers, as it would have had this request come a moment later.
       const claimed = await deps.store.find(key);
       const replayed = claimed && (await replay(network, claimed, authorization));
       if (replayed) return replayed;
       if (!verdict.isValid) throw new ApiError(verdict.invalidReason, verdict.invalidMessage, verdict.details);
-      if (simulation) throw unsentError(simulation);
+      if (unsent) throw unsentError(unsent);
     }
 
     const { record, created } = await deps.store.claim(settlementOf(network.name, authorization));
@@ -181,7 +195,7 @@ export function createPaymentSettler(deps: SettleDeps) {
       throw pendingError(null, "this authorization is being settled; retry shortly");
     }
 
-    const sent = await machine.send(network, record, transaction, { simulated: true });
+    const sent = await machine.send(network, record, plain ? request(undefined) : transaction, { simulated: !plain });
     const settled = answer(network, record, sent);
     if (!settled) throw new ApiError("blockchain_error", "the settlement transaction was dropped; settle again");
     return settled;
@@ -190,10 +204,16 @@ export function createPaymentSettler(deps: SettleDeps) {
   return {
     /** The records of this settler's store left pending or sent (by this process before a restart, or another). */
     unfinished: () => deps.store.unfinished(),
-    settle(network: NetworkRuntime, authorization: Authorization, relayerContract: string): Promise<SettleResponse> {
+    /** `permit`: the payer's EIP-2612 permit to the relayer, submitted with the payment when its allowance is short. */
+    settle(
+      network: NetworkRuntime,
+      authorization: Authorization,
+      relayerContract: string,
+      permit?: RelayerPermit,
+    ): Promise<SettleResponse> {
       // The signature is part of the key: a different authorization reusing the nonce must not share this result.
       const key = `${network.name}:${authorization.from.toLowerCase()}:${authorization.nonce}:${authorization.signature}`;
-      return once(key, () => run(network, authorization, relayerContract));
+      return once(key, () => run(network, authorization, relayerContract, permit));
     },
     /**
      * Finishes a record a previous process left unfinished (reconciliation at start): one never signed is

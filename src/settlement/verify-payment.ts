@@ -7,7 +7,8 @@ import { brokenPaymentRule, type PaymentRules } from "../settlement/payment-rule
 import { AUTHORIZATION_STATUS, type AuthorizationCheck, type RelayerPort } from "../settlement/relayer-port";
 
 export type VerifyResult =
-  | { isValid: true; payer: Address }
+  /** `permitNeeded`: the payer's allowance is short and its EIP-2612 permit grants it (settled with the permit). */
+  | { isValid: true; payer: Address; permitNeeded?: boolean }
   | {
       isValid: false;
       invalidReason: ErrorCode;
@@ -43,6 +44,8 @@ export async function verifyPayment(
   context: VerifyContext,
   authorization: Authorization,
   relayerContract: string,
+  /** The payer's EIP-2612 permit to the relayer, when it sent one: why it cannot grant the allowance, or null. */
+  permitProblem?: () => Promise<{ message: string; field: string } | null>,
 ): Promise<VerifyResult> {
   // Before the interface's five checks (which keep their order): a client holding the wrong relayer address
   // also signed for the wrong domain and approved the wrong spender, and "signature does not recover" or
@@ -62,10 +65,20 @@ export async function verifyPayment(
   } catch (error) {
     throw new ApiError("blockchain_error", "failed to read on-chain state", { reason: shortReason(error) });
   }
-  if (check.status === AUTHORIZATION_STATUS.ok) {
+  // The allowance is the relayer's last check: every other passed when a permit can stand in for it.
+  const permitNeeded = check.status === AUTHORIZATION_STATUS.insufficientAllowance && permitProblem !== undefined;
+  if (check.status === AUTHORIZATION_STATUS.ok || permitNeeded) {
+    const problem = permitNeeded ? await permitProblem() : null;
+    if (problem)
+      return {
+        isValid: false,
+        invalidReason: "payment_verification_error",
+        invalidMessage: problem.message,
+        details: { field: `paymentPayload.permit.${problem.field}` },
+      };
     const broken = await brokenPaymentRule(context.rules, authorization, now);
     if (broken) return { isValid: false, invalidReason: "payment_verification_error", invalidMessage: broken };
-    return { isValid: true, payer: authorization.from };
+    return { isValid: true, payer: authorization.from, ...(permitNeeded ? { permitNeeded } : {}) };
   }
   return explainFailure(context, authorization, check);
 }

@@ -8,7 +8,8 @@ import type { X402Refusal } from "./reasons";
 import { aggregate3Call, aggregate3Results, type Call } from "./verify-reads";
 import type { X402Eip3009Payment } from "./wire";
 
-export type Check = { ok: true } | { ok: false; refusal: X402Refusal; message: string };
+/** `permitNeeded`: a Permit2 payment settles only with its EIP-2612 permit (the payer's allowance is short). */
+export type Check = { ok: true; permitNeeded?: boolean } | { ok: false; refusal: X402Refusal; message: string };
 
 /** The message of a payment in an asset the network does not take, with where to find those it does. */
 export const assetNotAccepted = (network: NetworkRuntime, asset: Address) =>

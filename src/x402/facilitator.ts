@@ -87,7 +87,8 @@ function settlementOf(network: NetworkRuntime, payment: X402Payment) {
       validBefore: Number(permit.deadline),
       signature: permit.signature,
     },
-    request: () => permit2SettleRequest(network, permit),
+    /** With the payment's EIP-2612 permit (`settleWithPermit`) unless `plain`. */
+    request: (plain?: boolean) => permit2SettleRequest(network, permit, plain ? undefined : payment.eip2612),
   };
 }
 
@@ -252,7 +253,7 @@ export function createX402Facilitator(deps: {
     network: NetworkRuntime,
     payment: X402Payment,
     transaction: TransactionRequest,
-  ): Promise<Outcome | null> {
+  ): Promise<Outcome | { permitNeeded: boolean } | null> {
     if (
       payment.method === "eip3009" &&
       (await passesLocalChecks(network, deps.rulesFor(network), payment, deps.now()))
@@ -273,7 +274,7 @@ export function createX402Facilitator(deps: {
     ]);
     if (!check.ok) return refused(check.refusal, check.message);
     if (simulation) return simulation.kind === "would_revert" ? wouldRevert(payment.method) : notPrepared();
-    return null;
+    return { permitNeeded: check.permitNeeded === true };
   }
 
   const sameAuthorization = (record: X402Settlement, terms: ReturnType<typeof settlementOf>["terms"]) =>
@@ -290,14 +291,17 @@ export function createX402Facilitator(deps: {
       await deps.store.release(known.id);
     }
 
-    const transaction = request();
-    const refusal = await settleChecks(network, payment, transaction);
-    if (refusal) return refusal;
+    const checked = await settleChecks(network, payment, request());
+    if (checked && "kind" in checked) return checked;
+    // A payer that allows Permit2 already (its permit submitted by someone else, say) is settled without its
+    // permit: a used permit would only cost gas. That transaction was not the one simulated.
+    const plain = payment.method === "permit2" && payment.eip2612 !== undefined && !checked?.permitNeeded;
+    const transaction = request(plain);
 
     const { record, created } = await deps.store.claim({ ...key, ...terms });
     if (!created) return refused("nonceUsed", "this payment is being settled for another request");
 
-    const verdict = await machine.send(network, record, transaction, { simulated: true });
+    const verdict = await machine.send(network, record, transaction, { simulated: !plain });
     return (
       answer(record, verdict) ?? refused("transactionFailed", "the settlement transaction was dropped; settle again")
     );

@@ -60,7 +60,12 @@ export const X402V2BodySchema = t.Object(
       resource: t.Optional(t.Object({ url: t.String(), description: t.String(), mimeType: t.String() })),
       accepted: RequirementsV2,
       payload: t.Union([Eip3009Payload, Permit2Payload]),
-      extensions: t.Optional(Extra),
+      extensions: t.Optional(
+        t.Record(t.String(), t.Unknown(), {
+          description:
+            "x402 extensions; relay402 performs eip2612GasSponsoring (info: from, asset, spender Permit2, amount, nonce, deadline, signature: the payer's EIP-2612 permit to Permit2, sent with a Permit2 payment whose payer has no allowance yet)",
+        }),
+      ),
     }),
     paymentRequirements: RequirementsV2,
   },

@@ -1,3 +1,4 @@
+import type { Eip2612Permit } from "@relay402/client/wire/eip2612-permit";
 import {
   type Address,
   decodeFunctionData,
@@ -13,6 +14,7 @@ import type { X402Settlement } from "../db/schema";
 import type { ChainJudgement } from "../settlement/authorization-settlement";
 import type { PaymentRules } from "../settlement/payment-rules";
 import { assetNotAccepted, type Check } from "./check-payment";
+import { eip2612ChainRefusal, eip2612FieldRefusal, permitNonce, proxyPermitArgument } from "./eip2612-sponsoring";
 import {
   erc20Abi,
   nonceBit,
@@ -118,12 +120,15 @@ export async function checkPermit2Payment(
     return refuse("permit2InvalidAmount", `the amount must be at least ${minimum} (the token's minimum payment)`);
   if (await rules.isPayerDenied(permit.from))
     return refuse("payerDenied", "this payer is refused after repeated on-chain reverts");
+  const sponsoring = payment.eip2612;
+  const sponsoringRefusal = sponsoring && eip2612FieldRefusal(network, rules, sponsoring, permit, now);
+  if (sponsoringRefusal) return sponsoringRefusal;
 
   if (!(await permit2Served(network)))
     return refuse("permit2ProxyMissing", `Permit2 or x402's exact proxy has no code on ${network.name}`);
   try {
     const token = { address: permit.token, abi: erc20Abi } as const;
-    const [bitmap, balance, allowance] = await Promise.all([
+    const [bitmap, balance, allowance, nextPermitNonce] = await Promise.all([
       network.client.readContract({
         address: PERMIT2,
         abi: permit2Abi,
@@ -132,16 +137,19 @@ export async function checkPermit2Payment(
       }),
       network.client.readContract({ ...token, functionName: "balanceOf", args: [permit.from] }),
       network.client.readContract({ ...token, functionName: "allowance", args: [permit.from, PERMIT2] }),
+      sponsoring ? permitNonce(network, sponsoring) : null,
     ]);
     if ((bitmap & nonceBit(permit.nonce)) !== 0n)
       return refuse("permit2Nonce", "this Permit2 nonce of the payer is already used or invalidated");
     if (balance < permit.amount) return refuse("permit2Balance", "the payer's balance is below the amount");
-    if (allowance < permit.amount)
+    if (allowance >= permit.amount) return { ok: true };
+    if (!sponsoring || nextPermitNonce === null)
       return refuse("permit2Allowance", `the payer must approve Permit2 (${PERMIT2}) for the token first`);
+    // The allowance is short: the payer's EIP-2612 permit must grant it, in the settlement's own transaction.
+    return (await eip2612ChainRefusal(network, sponsoring, nextPermitNonce)) ?? { ok: true, permitNeeded: true };
   } catch {
     return refuse("unexpectedVerify", "could not read Permit2's or the token's state");
   }
-  return { ok: true };
 }
 
 const settleArgs = (permit: Permit2Transfer) =>
@@ -153,10 +161,23 @@ const settleArgs = (permit: Permit2Transfer) =>
     parseErc6492Signature(permit.signature).signature,
   ] as const;
 
-/** The proxy's settle of this permit, sent by our executors. */
-export const permit2SettleRequest = (network: NetworkRuntime, permit: Permit2Transfer): TransactionRequest => ({
+/**
+ * The proxy's settle of this permit, sent by our executors; with the payer's EIP-2612 permit (only when its
+ * allowance to Permit2 is short), `settleWithPermit`, which submits the permit first in the same transaction.
+ */
+export const permit2SettleRequest = (
+  network: NetworkRuntime,
+  permit: Permit2Transfer,
+  eip2612?: Eip2612Permit,
+): TransactionRequest => ({
   to: X402_EXACT_PERMIT2_PROXY,
-  data: encodeFunctionData({ abi: x402ExactPermit2ProxyAbi, functionName: "settle", args: settleArgs(permit) }),
+  data: eip2612
+    ? encodeFunctionData({
+        abi: x402ExactPermit2ProxyAbi,
+        functionName: "settleWithPermit",
+        args: [proxyPermitArgument(eip2612), ...settleArgs(permit)],
+      })
+    : encodeFunctionData({ abi: x402ExactPermit2ProxyAbi, functionName: "settle", args: settleArgs(permit) }),
   gas: BigInt(network.config.settleGasLimit),
 });
 

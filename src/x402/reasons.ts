@@ -53,6 +53,19 @@ export const X402_REASONS = {
   permit2Balance: "permit2_insufficient_balance",
   permit2ProxyMissing: "permit2_proxy_not_deployed",
   permit2Simulation: "permit2_simulation_failed",
+  // x402's eip2612GasSponsoring extension (an EIP-2612 permit to Permit2 beside a Permit2 payment), @x402/evm's codes.
+  eip2612Format: "invalid_eip2612_extension_format",
+  eip2612From: "eip2612_from_mismatch",
+  eip2612Asset: "eip2612_asset_mismatch",
+  eip2612Spender: "eip2612_spender_not_permit2",
+  /** The permit's deadline at least validBeforeMarginSeconds after now (x402's own check is 6 s). */
+  eip2612Deadline: "eip2612_deadline_expired",
+  /** The permit's amount is not the Permit2 amount: x402's proxy reverts Permit2612AmountMismatch. */
+  eip2612Amount: "permit2_2612_amount_mismatch",
+  /** relay402 rule: the token is not configured with `eip2612` (checked on-chain at start). */
+  eip2612NotServed: "invalid_payload",
+  /** The allowance is short and the permit cannot grant it (another nonce, another signer): as @x402/evm answers. */
+  eip2612Permit: "permit2_allowance_required",
   /** The chain could not be read or the transaction not sent: the payment itself may be fine. */
   unexpectedVerify: "unexpected_verify_error",
   unexpectedSettle: "unexpected_settle_error",

@@ -35,7 +35,8 @@ export const X402SupportedResponseSchema = t.Object({
     { description: "one per x402 version, scheme and network this service settles now" },
   ),
   extensions: t.Array(t.String(), {
-    description: "x402 extensions served: erc20ApprovalGasSponsoring where a network funds approves",
+    description:
+      "x402 extensions performed: eip2612GasSponsoring where a token paid through Permit2 has EIP-2612 permit (the payer's permit to Permit2 is submitted with the settlement), erc20ApprovalGasSponsoring where a network funds approves (the payer's signed approve is funded and broadcast before the settlement)",
   }),
   signers: t.Record(t.String(), t.Array(t.String()), {
     description: "per CAIP-2 family, the addresses that send settlement transactions (the executors)",

@@ -1,5 +1,7 @@
+import type { Eip2612Permit } from "@relay402/client/wire/eip2612-permit";
 import { type Address, getAddress, type Hex, isAddress, isHex, maxUint256 } from "viem";
 import type { Authorization } from "../settlement/authorization";
+import { readEip2612Sponsoring } from "./eip2612-sponsoring";
 import type { X402Refusal } from "./reasons";
 
 /** An x402 request body: `x402Version` at the top level is what tells it from the interface's own. */
@@ -31,7 +33,12 @@ export type Permit2Transfer = {
   validAfter: bigint;
   signature: Hex;
 };
-export type X402Permit2Payment = Common & { method: "permit2"; permit: Permit2Transfer };
+export type X402Permit2Payment = Common & {
+  method: "permit2";
+  permit: Permit2Transfer;
+  /** x402 v2's eip2612GasSponsoring: the payer's EIP-2612 permit to Permit2, submitted with the settlement. */
+  eip2612?: Eip2612Permit;
+};
 
 /** An `exact` payment in relay402's types: EIP-3009 on the token itself, or Permit2 through x402's proxy. */
 export type X402Payment = X402Eip3009Payment | X402Permit2Payment;
@@ -96,7 +103,12 @@ export function parseX402Body(body: X402Body): Parsed {
   } as const;
   if (isObject(inner) && isObject(inner.permit2Authorization)) {
     const permit = parsePermit2(inner.permit2Authorization, signature);
-    return permit.ok ? { ok: true, payment: { ...common, method: "permit2", permit: permit.value } } : permit;
+    if (!permit.ok) return permit;
+    // Extensions are v2's; a v1 payload has none.
+    const sponsoring = version === 2 ? readEip2612Sponsoring(payload.extensions) : { ok: true as const, permit: null };
+    if (!sponsoring.ok) return sponsoring;
+    const eip2612 = sponsoring.permit ? { eip2612: sponsoring.permit } : {};
+    return { ok: true, payment: { ...common, method: "permit2", permit: permit.value, ...eip2612 } };
   }
   const auth = isObject(inner) ? inner.authorization : undefined;
   if (!isObject(auth))

@@ -4,7 +4,7 @@ import { PERMIT2 } from "../../src/x402/permit2";
 import { signedPayment } from "../support/authorization";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
-import { nativeBalance, plainToken, signApprove, tokenOnlyPayer } from "./support";
+import { nativeBalance, plainToken, signApprove, tokenOnlyPayer } from "./funded-approve-support";
 
 const services = trackServices();
 afterAll(() => services.stopAll());

@@ -12,7 +12,7 @@ import {
   signApprove,
   sponsoredBody,
   tokenOnlyPayer,
-} from "./support";
+} from "./funded-approve-support";
 
 const services = trackServices();
 afterAll(() => services.stopAll());
@@ -212,7 +212,8 @@ describe("funded approves on x402 (bsc): what is refused costs nothing, what is 
       for (const network of Object.values(config.networks))
         if (network) network.fundedApprove = { ...network.fundedApprove, enabled: false };
     });
-    expect((await off.get("/supported")).body).toMatchObject({ extensions: [] });
+    // Only the permit's extension stays (PUSD has EIP-2612); funded approves are no longer offered.
+    expect((await off.get("/supported")).body.extensions).toEqual(["eip2612GasSponsoring"]);
     const { payer, requirements, payment } = await sponsoredPayment();
     const body = sponsoredBody(payment, requirements, await signApprove(payer.key, "bsc"));
     expect((await off.post("/settle", body)).body).toMatchObject({

@@ -18,7 +18,7 @@ import {
   signApprove,
   sponsoredBody,
   tokenOnlyPayer,
-} from "./support";
+} from "./funded-approve-support";
 
 const c = chainOf("bsc");
 const price = 10n ** 18n;

@@ -14,7 +14,7 @@ import {
   signedApproveOf,
   tokenOnlyPayer,
   withPlainTokenOnBase,
-} from "./support";
+} from "./funded-approve-support";
 
 const price = 3n * 10n ** 17n; // 0.3 TestUSDT
 const relay = listeningService({ merchantApiKeys: [MERCHANT_API_KEY] }, withPlainTokenOnBase);

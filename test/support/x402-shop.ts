@@ -14,7 +14,7 @@ export function x402Shop(options: {
   amount: bigint;
   /** The asset's `extra`: its EIP-712 name and version, or `assetTransferMethod: "permit2"`. */
   extra: Record<string, unknown>;
-  /** The route's declared x402 extensions (what its 402 offers the client, e.g. a gas sponsoring). */
+  /** The route's declared x402 extensions (its 402 answers carry them), e.g. a gas sponsoring. */
   extensions?: Record<string, unknown>;
 }) {
   const { facilitator, network, payTo, asset, amount, extra, extensions } = options;

@@ -38,13 +38,21 @@ function forkedManifest(forked: Partial<Record<NetworkName, boolean>>): DevnetMa
     privacyPool: address(offset + 5),
     feeRecipient: privateKeyToAccount(devnetKeys.feeRecipient).address,
     tokens: {
-      [name === "bsc" ? "USDT" : "USDC"]: { address: address(offset + 6), decimals: 18, eip3009: false },
+      [name === "bsc" ? "USDT" : "USDC"]: {
+        address: address(offset + 6),
+        decimals: 18,
+        eip3009: false,
+        eip2612: false,
+        kind: "plain",
+      },
       ...(forked[name]
         ? {
             [presetSwap(name).wrappedNative.symbol]: {
               address: presetSwap(name).wrappedNative.address,
               decimals: 18,
               eip3009: false,
+              eip2612: false,
+              kind: "plain",
             },
           }
         : {}),

@@ -142,7 +142,9 @@ describe("GET /supported and the network switch", () => {
     expect(methods[0]).toContain("USDT:permit2");
     expect(methods[1]).toContain("USDC:eip3009");
     expect(methods[2]).toEqual(methods[1] as string[]);
-    expect(supported.extensions).toEqual(["erc20ApprovalGasSponsoring"]);
+    // PUSD, paid through Permit2, has EIP-2612 permit: its payer's permit goes on-chain with the settlement; and the
+    // network funds a payer's signed approve where a token has no permit.
+    expect(supported.extensions).toEqual(["eip2612GasSponsoring", "erc20ApprovalGasSponsoring"]);
     const executors = service.services.networks.get("base").executor.addresses;
     expect(supported.signers["eip155:*"]).toEqual(expect.arrayContaining([...executors]));
   });

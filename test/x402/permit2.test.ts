@@ -66,10 +66,15 @@ describe("x402 exact with Permit2 on bsc (a token without EIP-3009)", () => {
     const supported = await facilitator.getSupported();
     const bsc = supported.kinds.find((kind) => kind.network === "eip155:56");
     expect(bsc).toMatchObject({ x402Version: 2, scheme: "exact" });
-    // Its tokens (none has EIP-3009 on bsc) are listed as paid through Permit2.
-    const assets = (bsc?.extra as { assets: { assetTransferMethod: string }[] } | undefined)?.assets ?? [];
-    expect(assets.length).toBeGreaterThan(0);
-    expect(assets.every((asset) => asset.assetTransferMethod === "permit2")).toBe(true);
+    // Its tokens without EIP-3009 (USDT, DAI, PUSD) are listed as paid through Permit2, USDC with EIP-3009.
+    const assets =
+      (bsc?.extra as { assets: { symbol: string; assetTransferMethod: string }[] } | undefined)?.assets ?? [];
+    expect(Object.fromEntries(assets.map((asset) => [asset.symbol, asset.assetTransferMethod]))).toEqual({
+      USDT: "permit2",
+      DAI: "permit2",
+      PUSD: "permit2",
+      USDC: "eip3009",
+    });
   });
 
   test("verify and settle pay the merchant exactly the price through x402's proxy, once", async () => {
@@ -324,7 +329,7 @@ describe("x402 exact with Permit2 on bsc (a token without EIP-3009)", () => {
     expect(await balanceOf(requirements.payTo)).toBe(0n);
   });
 
-  test("a chain without x402's proxy: eip155:56 absent from /supported, payments permit2_proxy_not_deployed", async () => {
+  test("a chain without x402's proxy: /supported lists only bsc's EIP-3009 token, payments permit2_proxy_not_deployed", async () => {
     const code = await c.public.getCode({ address: X402_EXACT_PERMIT2_PROXY });
     const fresh = others.start(); // its own view of the chain (a deployed proxy, once seen, is remembered)
     const buyer = await permit2Buyer();
@@ -332,8 +337,14 @@ describe("x402 exact with Permit2 on bsc (a token without EIP-3009)", () => {
     const body = { x402Version: 2, paymentPayload: await buyer.pay(requirements), paymentRequirements: requirements };
     await c.test.setCode({ address: X402_EXACT_PERMIT2_PROXY, bytecode: "0x" });
     try {
-      const kinds = (await fresh.get("/supported")).body.kinds as { network: string }[];
-      expect(kinds.map((kind) => kind.network)).toEqual(["eip155:8453", "base"]);
+      const kinds = (await fresh.get("/supported")).body.kinds as {
+        network: string;
+        extra: { assets: { symbol: string; assetTransferMethod: string }[] };
+      }[];
+      expect(kinds.map((kind) => kind.network)).toEqual(["eip155:56", "eip155:8453", "base"]);
+      expect(kinds[0]?.extra.assets.map((asset) => `${asset.symbol}:${asset.assetTransferMethod}`)).toEqual([
+        "USDC:eip3009",
+      ]);
       expect((await fresh.post("/settle", body)).body).toMatchObject({
         success: false,
         errorReason: "permit2_proxy_not_deployed",

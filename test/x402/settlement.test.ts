@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { x402Settlements } from "../../src/db/schema";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
+import { swapTokensOf } from "../support/dex";
 import { trackServices } from "../support/service";
 import {
   authorizationOf,
@@ -76,8 +77,8 @@ describe("relay402's own rules, in x402's reason codes", () => {
 
   test("an asset relay402 does not accept on the network: invalid_payment_requirements, naming it", async () => {
     const buyer = await x402Buyer();
-    // BSC's token on base, and an address that is no token at all.
-    for (const asset of [chainOf("bsc").token.address, randomAddress()]) {
+    // A token of the chain that relay402 does not take (the DEX's wrapped native), and an address that is no token.
+    for (const asset of [swapTokensOf("base").w, randomAddress()]) {
       const requirements = baseRequirements(price, { asset });
       const payment = await buyer.pay(requirements);
       const refused = await refusal(x402Body(payment, requirements));
@@ -87,9 +88,9 @@ describe("relay402's own rules, in x402's reason codes", () => {
       );
       expect(await balanceOf(requirements.payTo)).toBe(0n);
     }
-    // The same with Permit2 on bsc, for base's token.
+    // The same with Permit2 on bsc, for its wrapped native.
     const permit2 = await permit2Buyer({ approve: false });
-    const asset = c.token.address;
+    const asset = swapTokensOf("bsc").w;
     const requirements = bscRequirements(price, { asset });
     const refused = await refusal(x402Body(await permit2.pay(requirements), requirements));
     expect(refused).toMatchObject({ isValid: false, invalidReason: "invalid_payment_requirements" });

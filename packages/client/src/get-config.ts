@@ -8,6 +8,10 @@ export type TokenConfig = {
   address: Address;
   decimals: number;
   eip3009: boolean;
+  /** The token's own EIP-2612 permit: a payer without gas can approve the relayer by signature. */
+  eip2612?: boolean;
+  /** The token's EIP-712 name and version as the service read them (null: the token tells none). */
+  eip712?: { name: string; version: string } | null;
   fees: {
     feeBps: number;
     minFee: string;

@@ -1,50 +1,63 @@
 import type { Address, Hash, Hex, PublicClient } from "viem";
-import { approveRelayer } from "./approve-relayer.js";
 import type { Relay402Client } from "./client.js";
 import { Relay402ClientError } from "./errors.js";
-import { getNetworkConfig } from "./get-config.js";
-import { signTransferAuthorization } from "./sign-authorization.js";
+import { getNetworkConfig, tokenOf } from "./get-config.js";
+import { type Onboarding, onboardPayer } from "./onboarding.js";
+import { defaultValidBefore, signTransferAuthorization } from "./sign-authorization.js";
 import type { NetworkName, PaymentBody, PaymentSettleResult, PaymentVerifyResult, SignerClient } from "./types.js";
 
 export type PayParameters = {
-  /** The payer: signs the authorization and, when the allowance is short, sends the approve. */
+  /**
+   * The payer: signs the authorization and, when the allowance is short, sends the approve (or, without the gas
+   * for it on a token with EIP-2612, signs a permit instead).
+   */
   signer: SignerClient;
   publicClient: PublicClient;
   network: NetworkName;
   token: Address;
   to: Address;
   value: bigint;
-  /** Approve this much when the allowance is short (default `value`). */
+  /** Approve (or permit) this much when the allowance is short (default `value`). */
   approveAmount?: bigint;
   validBefore?: number;
   nonce?: Hex;
 };
 
-export type PayResult = { approval: Hash | undefined; body: PaymentBody; settlement: PaymentSettleResult };
+export type PayResult = {
+  /** The payer's own approve, when it sent one (`onboarding` "approve"). */
+  approval: Hash | undefined;
+  /** How the relayer got its allowance: already there, the payer's approve, or its permit sent with the payment. */
+  onboarding: Onboarding;
+  body: PaymentBody;
+  settlement: PaymentSettleResult;
+};
 
 /**
- * An EOA payment: approve the relayer if needed, sign TransferWithAuthorization on the relayer's domain from
- * /config, /verify (sent once; `isValid: false` throws with its reason), then /settle (retried while pending or
- * unreachable: a repeat answers the first result). Free of fees: the payee receives `value`.
+ * An EOA payment: get the relayer its allowance if needed (chooseOnboarding: the payer's approve, or, for a payer
+ * without the gas for it on a token with EIP-2612, a signed permit the service submits with the payment), sign
+ * TransferWithAuthorization on the relayer's domain from /config, /verify (sent once; `isValid: false` throws with
+ * its reason), then /settle (retried while pending or unreachable: a repeat answers the first result). Free of fees:
+ * the payee receives `value`.
  */
 export async function pay(client: Relay402Client, parameters: PayParameters): Promise<PayResult> {
   const config = await getNetworkConfig(client, parameters.network);
   const relayer = config.contracts.relayer;
-  const approval = await approveRelayer({
-    signer: parameters.signer,
-    publicClient: parameters.publicClient,
-    token: parameters.token,
+  const validBefore = parameters.validBefore ?? defaultValidBefore(config);
+  const { onboarding, approval, permit } = await onboardPayer({
+    ...parameters,
+    token: tokenOf(config, parameters.token),
+    chainId: config.chainId,
     relayer,
     amount: parameters.value,
-    approveAmount: parameters.approveAmount,
+    deadline: validBefore,
   });
-  const paymentPayload = await signTransferAuthorization({ ...parameters, config });
+  const paymentPayload = await signTransferAuthorization({ ...parameters, config, validBefore });
   const body: PaymentBody = {
-    paymentPayload,
+    paymentPayload: permit ? { ...paymentPayload, permit } : paymentPayload,
     paymentRequirements: { network: parameters.network, relayerContract: relayer },
   };
   await verifyPayment(client, body);
-  return { approval, body, settlement: await settlePayment(client, body) };
+  return { approval, onboarding, body, settlement: await settlePayment(client, body) };
 }
 
 /** `/verify`; an invalid payment throws Relay402ClientError with `invalidReason` as its code. */

@@ -19,16 +19,19 @@ export type SignAuthorizationParameters = {
   nonce?: Hex;
 };
 
+/** A validBefore well past the service's margin: ten minutes from now, or twice the margin if that is longer. */
+export const defaultValidBefore = (config: Pick<NetworkConfig, "limits">) =>
+  Math.floor(Date.now() / 1000) + Math.max(600, config.limits.validBeforeMarginSeconds * 2);
+
 /** The payer's EIP-712 TransferWithAuthorization on the relayer's domain, as /verify, /settle and /deploy/* take it. */
 export async function signTransferAuthorization(parameters: SignAuthorizationParameters): Promise<PaymentPayload> {
   const { signer, config } = parameters;
-  const now = Math.floor(Date.now() / 1000);
   const authorization = {
     from: signer.account.address,
     to: parameters.to,
     value: parameters.value.toString(),
     validAfter: parameters.validAfter ?? 0,
-    validBefore: parameters.validBefore ?? now + Math.max(600, config.limits.validBeforeMarginSeconds * 2),
+    validBefore: parameters.validBefore ?? defaultValidBefore(config),
     nonce: parameters.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
   };
   const signature = await signer.signTypedData({

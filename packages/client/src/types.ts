@@ -26,6 +26,8 @@ export type PaymentPayload = {
     authorization: { from: Address; to: Address; value: string; validAfter: number; validBefore: number; nonce: Hex };
     signature: Hex;
   };
+  /** The payer's EIP-2612 permit to the relayer, for a payer with no allowance (see `signRelayerPermit`). */
+  permit?: { value: string; deadline: string; signature: Hex };
 };
 export type PaymentBody = {
   paymentPayload: PaymentPayload;

@@ -3,8 +3,11 @@ import { envPrefix, NETWORKS, type NetworkName, presetOf } from "../../networks"
 
 export { envPrefix };
 
-/** A stablecoin users pay with, as the config's `tokens` entries need it. */
-export type PresetToken = { symbol: string; address: Address; decimals: number; eip3009: boolean };
+/**
+ * A stablecoin users pay with, as the config's `tokens` entries need it; `eip2612` (its permit) lets a payer without
+ * native coin pay (docs/payments.md), so the written config says it where the preset does.
+ */
+export type PresetToken = { symbol: string; address: Address; decimals: number; eip3009: boolean; eip2612?: boolean };
 
 /** What `deploy` needs to know of a network: its chain, the tokens to whitelist, the DEX routers of swaps. */
 export type DeployNetwork = {
@@ -24,11 +27,12 @@ export function deployNetwork(name: string): DeployNetwork | undefined {
   return {
     name: preset.name,
     chainId: preset.chainId,
-    tokens: preset.stablecoins.map(({ symbol, address, decimals, eip3009 }) => ({
+    tokens: preset.stablecoins.map(({ symbol, address, decimals, eip3009, eip2612 }) => ({
       symbol,
       address,
       decimals,
       eip3009,
+      eip2612,
     })),
     swapRouters: (preset.swap?.routers ?? []).map((router) => ({ address: router.address, kind: router.kind })),
   };

@@ -7,12 +7,12 @@ import {
   type PublicClient,
   parseUnits,
 } from "viem";
-import { approveRelayer } from "../approve-relayer.js";
 import type { Relay402Client } from "../client.js";
 import { Relay402ClientError } from "../errors.js";
 import { getNetworkConfig } from "../get-config.js";
+import { onboardPayer } from "../onboarding.js";
 import { settlePayment, verifyPayment } from "../pay.js";
-import { signTransferAuthorization } from "../sign-authorization.js";
+import { defaultValidBefore, signTransferAuthorization } from "../sign-authorization.js";
 import type { NetworkName, SignerClient } from "../types.js";
 import type { McpSettings } from "./settings.js";
 import type { SpendLedger } from "./spend-ledger.js";
@@ -131,12 +131,16 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
   let settleSent = false;
   try {
     const { signer, publicClient } = await context.clientsFor(request.network);
-    await approveRelayer({
+    // An agent's key often holds only the token it pays with: without gas for an approve, a permit where it can.
+    const validBefore = defaultValidBefore(config);
+    const { permit } = await onboardPayer({
       signer,
       publicClient,
-      token: token.address,
+      token,
+      chainId: config.chainId,
       relayer: config.contracts.relayer,
       amount: value,
+      deadline: validBefore,
     });
     const paymentPayload = await signTransferAuthorization({
       signer,
@@ -145,9 +149,10 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
       to: request.to,
       value,
       nonce,
+      validBefore,
     });
     const body = {
-      paymentPayload,
+      paymentPayload: permit ? { ...paymentPayload, permit } : paymentPayload,
       paymentRequirements: { network: request.network, relayerContract: config.contracts.relayer },
     };
     await verifyPayment(relay402, body);

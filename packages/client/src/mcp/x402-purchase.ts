@@ -57,7 +57,16 @@ async function attempt(context: PaymentContext, request: PurchaseRequest): Promi
   const first = await fetch(url, init);
   if (first.status !== 402) return answerOf(first);
 
-  const client = registerExactEvmScheme(new x402Client(), { signer: settings.account });
+  const config = await getConfig(context.relay402);
+  // The agent's RPCs let @x402/evm read the payer's allowance and the token's permit nonce: a key without native
+  // coin then pays a permit token through the merchant's eip2612GasSponsoring.
+  const rpc = Object.fromEntries(
+    Object.entries(settings.rpcUrls).flatMap(([name, rpcUrl]) => {
+      const chainId = config.networks[name as NetworkName]?.chainId;
+      return chainId && rpcUrl ? [[chainId, { rpcUrl }]] : [];
+    }),
+  );
+  const client = registerExactEvmScheme(new x402Client(), { signer: settings.account, schemeOptions: rpc });
   // Which assets may be paid is the operator's limits' business (below), not x402's list of known assets.
   client.setSpendControls({ allowedAssets: true });
   const http = new x402HTTPClient(client);
@@ -65,7 +74,6 @@ async function attempt(context: PaymentContext, request: PurchaseRequest): Promi
     (name) => first.headers.get(name),
     await first.json().catch(() => undefined),
   );
-  const config = await getConfig(context.relay402);
   const byChain = new Map(
     Object.entries(config.networks).map(([name, network]) => [network?.chainId, name as NetworkName]),
   );

@@ -2,6 +2,7 @@ import { parseAbi } from "viem";
 
 export const relayerAbi = parseAbi([
   "function transferWithAuthorization(address token, address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+  "function transferWithAuthorizationWithPermit(address token, address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature, (uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s) permit)",
   "function checkAuthorization(address token, address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature) view returns (uint8 status, uint256 balance, uint256 allowance)",
   "function authorizationState(address from, bytes32 nonce) view returns (bool)",
   "function cancelAuthorization(address authorizer, bytes32 nonce, bytes signature)",

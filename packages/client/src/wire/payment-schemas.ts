@@ -14,6 +14,19 @@ export const PaymentPayloadSchema = t.Object({
     }),
     signature: t.String({ maxLength: 10_000, description: "EIP-712 signature (65 bytes for an EOA)" }),
   }),
+  permit: t.Optional(
+    t.Object(
+      {
+        value: UintString,
+        deadline: UintString,
+        signature: t.String({ maxLength: 200, description: "65-byte EIP-2612 signature (r, s, v)" }),
+      },
+      {
+        description:
+          "For a payer with no allowance to the relayer, on a token with EIP-2612: its permit letting the relayer (spender) move `value` (at least the payment) until `deadline`, signed over the token's EIP-712 domain at its next nonce. Submitted with the payment in one transaction; ignored when the allowance is already there.",
+      },
+    ),
+  ),
 });
 
 /** An EOA payment's payload: the authorization, and for a payer without allowance nor gas, its approve to fund. */
