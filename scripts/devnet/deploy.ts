@@ -20,7 +20,7 @@ import { deploy } from "../../src/operator/deploy/deploy";
 import { deployNetwork, FEATURES } from "../../src/operator/deploy/network";
 import { knownSwapNetwork } from "../../src/swap/known-routers";
 import { altoArtifact, forgeArtifact } from "./artifacts";
-import { devnetSwapSetup } from "./dex";
+import { devnetSwapSetup } from "./dex-plan";
 import { devnetKeys } from "./keys";
 
 export type DeployedContracts = {

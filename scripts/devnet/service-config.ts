@@ -1,7 +1,7 @@
 import { CONFIG_DEFAULTS, NETWORK_DEFAULTS, validateConfig } from "../../src/config/load";
 import type { Config, ConfigInput, NetworkConfigInput } from "../../src/config/schema";
 import { knownSwapConfig, knownSwapNetwork } from "../../src/swap/known-routers";
-import type { DevnetDex } from "./dex";
+import type { DevnetDex } from "./dex-plan";
 import { devnetKeys } from "./keys";
 import type { DevnetManifest, DevnetNetwork } from "./start";
 

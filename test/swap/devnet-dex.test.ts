@@ -22,7 +22,7 @@ import {
 } from "@relay402/client/wire/swap/quote-math";
 import { type Address, encodePacked, type Hex, maxUint256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { UNISWAP_V2_INIT_CODE_HASH, UNISWAP_V3_INIT_CODE_HASH } from "../../scripts/devnet/dex";
+import { UNISWAP_V2_INIT_CODE_HASH, UNISWAP_V3_INIT_CODE_HASH } from "../../scripts/devnet/dex-plan";
 import { MULTICALL3 } from "../../src/chain/addresses";
 import { decodeAggregate3, encodeAggregate3, planQuote } from "../../src/swap/quote-plan";
 import { chainOf, freshPayer, NETWORK_NAMES, tokenBalance } from "../support/chain";

@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { v2PairAddress, v3PoolAddress } from "@relay402/client/wire/swap/quote-math";
 import { type Address, getAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { devnetSwapSetup, uniswapInitCodeHashes } from "../../scripts/devnet/dex";
+import { devnetSwapSetup, uniswapInitCodeHashes } from "../../scripts/devnet/dex-plan";
 import { devnetKeys } from "../../scripts/devnet/keys";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { DevnetManifest, DevnetNetwork } from "../../scripts/devnet/start";

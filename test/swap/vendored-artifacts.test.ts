@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { permit2RuntimeCode, VENDORED_PERMIT2 } from "../../scripts/devnet/canonical";
-import { VENDORED_UNISWAP } from "../../scripts/devnet/dex";
+import { VENDORED_UNISWAP } from "../../scripts/devnet/dex-plan";
 
 // The committed Uniswap artifacts are the npm package's files, byte for byte: each one's sha256 is the one
 // recorded beside its package name, version and path in the package (scripts/devnet/dex.ts), and nothing else is
