@@ -1,3 +1,4 @@
+import { erc20Abi } from "@relay402/client/wire/abis";
 import type { Address, TransactionReceipt } from "viem";
 import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send";
 import type { NetworkRuntime, Networks } from "../chain/networks";
@@ -17,19 +18,6 @@ export type Assessment = ApproveReady & { allowanceReady: boolean };
 
 /** The deny counters' reason for a payer whose funded approve never came (counted like a payer's revert). */
 export const DIVERTED_REASON = "took funding for an approve and used its nonce for another transaction";
-
-const erc20Reads = [
-  {
-    type: "function",
-    name: "allowance",
-    stateMutability: "view",
-    inputs: [
-      { name: "owner", type: "address" },
-      { name: "spender", type: "address" },
-    ],
-    outputs: [{ type: "uint256" }],
-  },
-] as const;
 
 /** A value transfer's gas: what the funding costs our executor. */
 const FUNDING_GAS = 21_000n;
@@ -77,7 +65,7 @@ export function createFundedApprovals(deps: {
         network.client.getBalance({ address: approve.from }),
         network.client.readContract({
           address: need.token,
-          abi: erc20Reads,
+          abi: erc20Abi,
           functionName: "allowance",
           args: [need.payer, need.spender],
         }),

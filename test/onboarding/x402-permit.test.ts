@@ -68,6 +68,23 @@ async function proxyCall(network: "bsc" | "base", hash: Hex) {
   };
 }
 
+/** A shop on @x402/hono selling for PRICE of `network`'s permit token, offering the sponsoring extensions. */
+function permitShop(network: (typeof NETWORK_NAMES)[number]) {
+  const token = permitToken(network).address;
+  const requirements = permitRequirements(network, PRICE);
+  const shop = x402Shop({
+    facilitator,
+    network: requirements.network as `eip155:${number}`,
+    payTo: requirements.payTo as Hex,
+    asset: token,
+    amount: PRICE,
+    extra: requirements.extra,
+    extensions: SPONSORED_EXTENSIONS,
+  });
+  shops.push(shop);
+  return { token, requirements, shop };
+}
+
 describe("x402 eip2612GasSponsoring: a payer with no native coin pays with the token's permit", () => {
   test("/supported lists the extension", async () => {
     expect((await facilitator.getSupported()).extensions).toContain("eip2612GasSponsoring");
@@ -75,18 +92,7 @@ describe("x402 eip2612GasSponsoring: a payer with no native coin pays with the t
 
   for (const network of NETWORK_NAMES) {
     test(`${network}: @x402/fetch buys from a shop on @x402/hono; exact balances, our executors pay the one transaction`, async () => {
-      const token = permitToken(network).address;
-      const requirements = permitRequirements(network, PRICE);
-      const shop = x402Shop({
-        facilitator,
-        network: requirements.network as `eip155:${number}`,
-        payTo: requirements.payTo as Hex,
-        asset: token,
-        amount: PRICE,
-        extra: requirements.extra,
-        extensions: SPONSORED_EXTENSIONS,
-      });
-      shops.push(shop);
+      const { token, requirements, shop } = permitShop(network);
       const payer = await tokenOnlyPayer(network, token, PRICE * 3n);
       const c = chainOf(network);
       expect(await c.public.getBalance({ address: payer.address })).toBe(0n);
@@ -288,18 +294,7 @@ describe("an MCP agent's key holding only the permit token buys an x402 resource
   test("buyWithinLimits signs the sponsoring permit through its RPCs; the shop is paid once, our executors pay the gas", async () => {
     const network = "bsc" as const;
     const c = chainOf(network);
-    const token = permitToken(network).address;
-    const requirements = permitRequirements(network, PRICE);
-    const shop = x402Shop({
-      facilitator,
-      network: requirements.network as `eip155:${number}`,
-      payTo: requirements.payTo as Hex,
-      asset: token,
-      amount: PRICE,
-      extra: requirements.extra,
-      extensions: SPONSORED_EXTENSIONS,
-    });
-    shops.push(shop);
+    const { token, requirements, shop } = permitShop(network);
     const payer = await tokenOnlyPayer(network, token, PRICE * 2n);
     const dataDir = mkdtempSync(join(tmpdir(), "relay402-agent-"));
     const context: PaymentContext = {
