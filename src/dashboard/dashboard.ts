@@ -5,6 +5,7 @@ import { ATTENTION_ROWS, deniedNow, errorsByReason, networkAttention, STUCK_AFTE
 import type { DashboardStore } from "./dashboard-store";
 import { flowFigures, gasCostOf, latencyOf, RANGES, type RangeName, series, sumByToken } from "./figures";
 import type { DashboardFlow, DashboardStatus, SettlementRow } from "./records";
+import { createTokenSymbols, type TokenSymbols } from "./symbols";
 
 /** Most rows one page of recent settlements answers. */
 export const MAX_PAGE = 200;
@@ -32,14 +33,18 @@ export function explorerTxUrl(context: Pick<FlowContext, "config">, network: str
 
 const UNKNOWN = "unknown" as const;
 
-/** One settlement as the table shows it: figures a row did not record are "unknown", never 0. */
-export function settlementView(context: Pick<FlowContext, "config">, row: SettlementRow) {
+/**
+ * One settlement as the table shows it: figures a row did not record are "unknown", never 0. `symbol` is the
+ * token's (symbols.ts), null when unknown.
+ */
+export function settlementView(context: Pick<FlowContext, "config">, row: SettlementRow, symbol: string | null = null) {
   const gas = gasCostOf(row);
   return {
     network: row.network,
     flow: row.flow,
     status: row.status,
     token: row.token,
+    symbol,
     amount: row.amount,
     fee: row.fee,
     payer: row.payer,
@@ -71,23 +76,74 @@ export async function rangeFigures(
   return { flows: flowFigures(rows), series: series(rows, to - ms, to, bucketMs), settlements: rows.length };
 }
 
+/** Rows as the table shows them, each with its token's symbol. */
+async function viewsOf(context: Pick<FlowContext, "config">, symbols: TokenSymbols, rows: readonly SettlementRow[]) {
+  const byNetwork = new Map<string, Map<string, string | null>>();
+  for (const network of new Set(rows.map((row) => row.network)))
+    byNetwork.set(
+      network,
+      await symbols.of(
+        network,
+        rows.filter((row) => row.network === network).map((row) => row.token),
+      ),
+    );
+  return rows.map((row) =>
+    settlementView(
+      context,
+      row,
+      row.token === null ? null : (byNetwork.get(row.network)?.get(row.token.toLowerCase()) ?? null),
+    ),
+  );
+}
+
+type TokenAmount = { token: string; amount: string };
+type Labelled = TokenAmount & { symbol: string | null };
+
+/** Each flow's volume and fees with their tokens' symbols; the totals take the symbol a flow found. */
+async function withSymbols<F extends { network: string; volume: TokenAmount[]; fees: TokenAmount[] }>(
+  symbols: TokenSymbols,
+  flows: readonly F[],
+) {
+  const found = new Map<string, string | null>();
+  const labelled = await Promise.all(
+    flows.map(async (each) => {
+      const known = await symbols.of(
+        each.network,
+        [...each.volume, ...each.fees].map((entry) => entry.token),
+      );
+      const label = (list: TokenAmount[]): Labelled[] =>
+        list.map((entry) => {
+          const symbol = known.get(entry.token.toLowerCase()) ?? null;
+          if (symbol !== null) found.set(entry.token.toLowerCase(), symbol);
+          return { ...entry, symbol };
+        });
+      return { ...each, volume: label(each.volume), fees: label(each.fees) };
+    }),
+  );
+  const total = (list: TokenAmount[]): Labelled[] =>
+    list.map((entry) => ({ ...entry, symbol: found.get(entry.token.toLowerCase()) ?? null }));
+  return { flows: labelled, total };
+}
+
 export function createDashboard(context: FlowContext, store: DashboardStore) {
   const sinceIso = (ms: number) => new Date(Date.now() - ms).toISOString();
+  const symbols = createTokenSymbols(context);
   return {
     /** Counts, volume, fees, gas and latency per network and flow over a range, with its chart series. */
     async summary(range: RangeName, filter: { network?: string; flow?: DashboardFlow } = {}) {
       const { ms } = RANGES[range];
       const to = Date.now();
-      const { flows, series: points, settlements } = await rangeFigures(store, range, filter, to);
+      const figures = await rangeFigures(store, range, filter, to);
+      const { flows, total } = await withSymbols(symbols, figures.flows);
       return {
         range,
         from: new Date(to - ms).toISOString(),
         to: new Date(to).toISOString(),
         flows,
         totals: {
-          settlements,
-          volume: sumByToken(flows.flatMap((each) => each.volume)),
-          fees: sumByToken(flows.flatMap((each) => each.fees)),
+          settlements: figures.settlements,
+          volume: total(sumByToken(flows.flatMap((each) => each.volume))),
+          fees: total(sumByToken(flows.flatMap((each) => each.fees))),
           spentWeiByNetwork: Object.fromEntries(
             [...new Set(flows.map((each) => each.network))].map((network) => [
               network,
@@ -99,7 +155,7 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
           ),
           unknownGas: flows.reduce((sum, each) => sum + each.gas.unknown + each.sponsored.unknown, 0),
         },
-        series: points,
+        series: figures.series,
       };
     },
 
@@ -109,7 +165,7 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
       const { limit: _, ...filter } = query;
       const rows = await store.rows(filter, limit);
       return {
-        settlements: rows.map((row) => settlementView(context, row)),
+        settlements: await viewsOf(context, symbols, rows),
         next: rows.length === limit ? (rows.at(-1)?.createdAt ?? null) : null,
       };
     },
@@ -134,7 +190,7 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
       return {
         executors: networks.flatMap((each) => each.executors),
         paymasters: networks.map((each) => each.paymaster),
-        stuck: pending.map((row) => settlementView(context, row)),
+        stuck: await viewsOf(context, symbols, pending),
         denied,
         errors: errorsByReason(day),
       };

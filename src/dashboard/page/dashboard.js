@@ -52,7 +52,10 @@
 
   const short = (value) =>
     typeof value === "string" && value.length > 14 ? `${value.slice(0, 8)}…${value.slice(-4)}` : value;
-  const amounts = (list) => list.map((each) => `${each.amount} ${short(each.token)}`).join(", ") || "—";
+  // A token by its symbol when known (a contract's own text: set as text like the rest), else its short address.
+  const tokenLabel = (symbol, token) => symbol ?? short(token);
+  const amounts = (list) =>
+    list.map((each) => `${each.amount} ${tokenLabel(each.symbol, each.token)}`).join(", ") || "—";
 
   function chart(points) {
     const svg = $("chart");
@@ -167,7 +170,7 @@
       cell(tr, s.network);
       cell(tr, s.flow);
       cell(tr, s.status, s.status === "failed" ? "alert" : undefined);
-      cell(tr, short(s.token), "mono");
+      cell(tr, tokenLabel(s.symbol, s.token), "mono").title = s.token ?? "";
       cell(tr, s.amount);
       cell(tr, s.fee);
       cell(tr, s.payer, "mono");
@@ -175,6 +178,7 @@
       cell(tr, s.gasWei);
       cell(tr, s.sponsoredWei);
       linkCell(tr, s.explorerUrl, short(s.txHash));
+      cell(tr, s.error, s.error ? "alert" : undefined);
       body.appendChild(tr);
     }
     nextBefore = page.next;
