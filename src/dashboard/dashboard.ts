@@ -4,8 +4,11 @@ import { readBalances } from "../status/balances";
 import { ATTENTION_ROWS, deniedNow, errorsByReason, networkAttention, STUCK_AFTER_MS } from "./attention";
 import type { DashboardStore } from "./dashboard-store";
 import { flowFigures, gasCostOf, latencyOf, RANGES, type RangeName, series, sumByToken } from "./figures";
-import type { DashboardFlow, DashboardStatus, SettlementRow } from "./records";
+import { DASHBOARD_FLOWS, type DashboardFlow, type DashboardStatus, type SettlementRow } from "./records";
 import { createTokenSymbols, type TokenSymbols } from "./symbols";
+
+/** Stuck records the gauge counts at most (past that, the dashboard's list says more). */
+export const MAX_STUCK_COUNTED = 10_000;
 
 /** Most rows one page of recent settlements answers. */
 export const MAX_PAGE = 200;
@@ -168,6 +171,27 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
         settlements: await viewsOf(context, symbols, rows),
         next: rows.length === limit ? (rows.at(-1)?.createdAt ?? null) : null,
       };
+    },
+
+    /**
+     * Records of the last 30 days still pending after STUCK_AFTER_MS, per network and flow (the orphan sweep's
+     * view): /metrics's relay402_stuck_records. Every network and flow that has none answers 0, so an alert rule sees
+     * the series fall back.
+     */
+    async stuckCounts() {
+      const rows = await store.rows(
+        { status: "pending", before: sinceIso(STUCK_AFTER_MS), since: sinceIso(RANGES.month.ms) },
+        MAX_STUCK_COUNTED,
+      );
+      const counts = new Map<string, number>();
+      for (const network of context.networks.all())
+        for (const flow of DASHBOARD_FLOWS) counts.set(`${network.name} ${flow}`, 0);
+      for (const row of rows)
+        counts.set(`${row.network} ${row.flow}`, (counts.get(`${row.network} ${row.flow}`) ?? 0) + 1);
+      return [...counts].map(([key, value]) => {
+        const [network, flow] = key.split(" ") as [string, string];
+        return { labels: { network, flow }, value };
+      });
     },
 
     /** Executors, paymaster deposits, records not concluded, denied payers and failure reasons. */
