@@ -1,14 +1,29 @@
 import type { FlowContext } from "../flow";
+import { shortReason } from "../logger";
 import { isNetworkName, presetOf } from "../networks";
 import { readBalances } from "../status/balances";
 import { ATTENTION_ROWS, deniedNow, errorsByReason, networkAttention, STUCK_AFTER_MS } from "./attention";
 import type { DashboardStore } from "./dashboard-store";
-import { flowFigures, gasCostOf, latencyOf, RANGES, type RangeName, series, sumByToken } from "./figures";
+import {
+  flowFigures,
+  type Group,
+  gasCostOf,
+  groupsOf,
+  latencyOf,
+  RANGES,
+  type RangeName,
+  series,
+  sumByToken,
+} from "./figures";
 import { DASHBOARD_FLOWS, type DashboardFlow, type DashboardStatus, type SettlementRow } from "./records";
+import { HOUR_MS, rangeGroups, refreshRollups } from "./rollups";
 import { createTokenSymbols, type TokenSymbols } from "./symbols";
 
 /** Stuck records the gauge counts at most (past that, the dashboard's list says more). */
 export const MAX_STUCK_COUNTED = 10_000;
+
+/** How often each instance brings the rollups up to date (a summary does too, before it reads them). */
+export const ROLLUP_REFRESH_MS = 5 * 60_000;
 
 /** Most rows one page of recent settlements answers. */
 export const MAX_PAGE = 200;
@@ -64,19 +79,29 @@ export function settlementView(context: Pick<FlowContext, "config">, row: Settle
 }
 
 /**
- * A range's figures ending at `to`, summed by the service from the range's rows (figures.ts): exact bigints on both
- * databases. (PostgreSQL summing them itself was slower: three grouped scans of the rows and text-to-time parsing.)
+ * A range's figures ending at `to`, exact bigints on both databases: the last hour from its rows (5-minute buckets),
+ * a day or a month from the hourly rollups and the rows of the hours not stored (rollups.ts), brought up to date
+ * first. (PostgreSQL summing the rows itself was slower: three grouped scans of the rows and text-to-time parsing.)
  */
 export async function rangeFigures(
   store: DashboardStore,
   range: RangeName,
   filter: { network?: string; flow?: DashboardFlow },
   to: number,
+  /** Brings the rollups up to date; the service's logs a failure and goes on (hours not stored are read as rows). */
+  refresh: () => Promise<unknown> = () => refreshRollups(store, to),
 ) {
   const { ms, bucketMs } = RANGES[range];
-  const selected = { since: new Date(to - ms).toISOString(), ...filter };
-  const rows = await store.rows(selected);
-  return { flows: flowFigures(rows), series: series(rows, to - ms, to, bucketMs), settlements: rows.length };
+  const from = to - ms;
+  let groups: Group[];
+  if (bucketMs < HOUR_MS)
+    groups = groupsOf(await store.rows({ since: new Date(from).toISOString(), ...filter }), bucketMs);
+  else {
+    await refresh();
+    groups = await rangeGroups(store, from, to, filter);
+  }
+  const settlements = groups.reduce((sum, group) => sum + group.success + group.failed + group.pending, 0);
+  return { flows: flowFigures(groups), series: series(groups, from, to, bucketMs), settlements };
 }
 
 /** Rows as the table shows them, each with its token's symbol. */
@@ -131,12 +156,27 @@ async function withSymbols<F extends { network: string; volume: TokenAmount[]; f
 export function createDashboard(context: FlowContext, store: DashboardStore) {
   const sinceIso = (ms: number) => new Date(Date.now() - ms).toISOString();
   const symbols = createTokenSymbols(context);
+  let refresher: ReturnType<typeof setInterval> | undefined;
+  const refresh = () =>
+    refreshRollups(store, Date.now()).catch((error) =>
+      context.logger.warn({ event: "dashboard_rollups_failed", reason: shortReason(error) }),
+    );
   return {
+    /** Keeps the hourly rollups built in the background, so that a request rarely builds more than an hour. */
+    start() {
+      void refresh();
+      refresher = setInterval(refresh, ROLLUP_REFRESH_MS);
+      refresher.unref?.();
+    },
+    stop() {
+      clearInterval(refresher);
+    },
+
     /** Counts, volume, fees, gas and latency per network and flow over a range, with its chart series. */
     async summary(range: RangeName, filter: { network?: string; flow?: DashboardFlow } = {}) {
       const { ms } = RANGES[range];
       const to = Date.now();
-      const figures = await rangeFigures(store, range, filter, to);
+      const figures = await rangeFigures(store, range, filter, to, refresh);
       const { flows, total } = await withSymbols(symbols, figures.flows);
       return {
         range,
@@ -199,7 +239,9 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
       const [day, month, leases, denied, pending] = await Promise.all([
         // The executors' spend and the failures of a day; the sponsored UserOps of a month (the deposit's average).
         store.rows({ since: sinceIso(RANGES.day.ms) }),
-        store.rows({ since: sinceIso(RANGES.month.ms), sources: ["issued_user_ops"] }),
+        refresh().then(() =>
+          rangeGroups(store, Date.now() - RANGES.month.ms, Date.now(), { sources: ["issued_user_ops"] }),
+        ),
         store.leases(),
         deniedNow(context.config, store),
         store.rows({ status: "pending", before: sinceIso(STUCK_AFTER_MS) }, ATTENTION_ROWS),

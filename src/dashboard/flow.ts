@@ -17,6 +17,8 @@ export const dashboardFlow: Flow<"dashboard", Dashboard, DashboardStore> = {
   create: (context, store) => createDashboard(context, store),
   routes: (dashboard, context) => dashboardRoutes(dashboard, context),
   key: DASHBOARD_KEY,
+  start: (dashboard) => dashboard.start(),
+  stop: (dashboard) => dashboard.stop(),
   gauges: (dashboard) => [
     {
       name: "relay402_stuck_records",

@@ -6,6 +6,7 @@ import m0002 from "./0002_incognito_leaf_keys.sql" with { type: "text" };
 import m0003 from "./0003_swap_authorization_hash.sql" with { type: "text" };
 import m0004 from "./0004_receipt_figures.sql" with { type: "text" };
 import m0005 from "./0005_dashboard_indexes.sql" with { type: "text" };
+import m0006 from "./0006_dashboard_rollups.sql" with { type: "text" };
 
 export const POSTGRES_MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_initial", sql: m0000 },
@@ -14,4 +15,5 @@ export const POSTGRES_MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0003_swap_authorization_hash", sql: m0003 },
   { name: "0004_receipt_figures", sql: m0004 },
   { name: "0005_dashboard_indexes", sql: m0005 },
+  { name: "0006_dashboard_rollups", sql: m0006 },
 ];

@@ -1,0 +1,34 @@
+CREATE TABLE "dashboard_rollup_hours" (
+	"hour" text PRIMARY KEY NOT NULL,
+	"built_at" text NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "dashboard_rollup_state" (
+	"name" text PRIMARY KEY NOT NULL,
+	"value" text NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "dashboard_rollups" (
+	"hour" text NOT NULL,
+	"network" text NOT NULL,
+	"flow" text NOT NULL,
+	"source" text NOT NULL,
+	"token" text NOT NULL,
+	"success" bigint NOT NULL,
+	"failed" bigint NOT NULL,
+	"volume" numeric(78, 0) NOT NULL,
+	"fees" numeric(78, 0) NOT NULL,
+	"gas_wei" numeric(78, 0) NOT NULL,
+	"gas_known" bigint NOT NULL,
+	"gas_unknown" bigint NOT NULL,
+	"sponsored_wei" numeric(78, 0) NOT NULL,
+	"sponsored_known" bigint NOT NULL,
+	"sponsored_unknown" bigint NOT NULL,
+	"latency" text NOT NULL,
+	CONSTRAINT "dashboard_rollups_hour_network_flow_source_token_pk" PRIMARY KEY("hour","network","flow","source","token")
+);
+--> statement-breakpoint
+CREATE INDEX "eoa_settlements_updated" ON "eoa_settlements" USING btree ("updated_at");--> statement-breakpoint
+CREATE INDEX "issued_user_ops_updated" ON "issued_user_ops" USING btree ("updated_at");--> statement-breakpoint
+CREATE INDEX "swap_settlements_updated" ON "swap_settlements" USING btree ("updated_at");--> statement-breakpoint
+CREATE INDEX "x402_settlements_updated" ON "x402_settlements" USING btree ("updated_at");
