@@ -137,9 +137,14 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
     expect(cells.filter((text) => text === SYMBOL).length).toBe(2);
     expect(cells).toContain(REVERT_REASON);
     expect(await page.textContent("#flows tbody")).toContain(`900 ${SYMBOL}`);
-    // ...and nothing they carry became an element or ran: no image, no script but the page's, no alert.
+    // ...and nothing they carry became an element or ran: no image, no script but the page's own two, no alert.
     expect(await page.locator("img, [onerror], [onmouseover], main script").count()).toBe(0);
-    expect(await page.evaluate(() => (globalThis as any).document.scripts.length)).toBe(1);
+    expect(
+      await page.evaluate(() => [...(globalThis as any).document.scripts].map((script: any) => script.src).sort()),
+    ).toEqual([`${origin}/dashboard/assets/dashboard.js`, `${origin}/dashboard/assets/uPlot.iife.min.js`]);
+    // The chart is uPlot's, served from this origin: a canvas with the series' legend.
+    expect(await page.locator("#chart .uplot canvas").count()).toBe(1);
+    expect(await page.textContent("#chart .u-legend")).toContain("failed");
     expect(await page.title()).toBe("relay402 dashboard");
     // The browser enforces the policy: an inline script and an inline handler put in the page are refused.
     const violations = await page.evaluate(async () => {
