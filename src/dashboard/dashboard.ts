@@ -157,10 +157,17 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
   const sinceIso = (ms: number) => new Date(Date.now() - ms).toISOString();
   const symbols = createTokenSymbols(context);
   let refresher: ReturnType<typeof setInterval> | undefined;
-  const refresh = () =>
-    refreshRollups(store, Date.now()).catch((error) =>
-      context.logger.warn({ event: "dashboard_rollups_failed", reason: shortReason(error) }),
-    );
+  /** The refresh under way, if any: stop waits for it, so that it never reads a closed database. */
+  let running: Promise<unknown> | undefined;
+  const refresh = () => {
+    const run = refreshRollups(store, Date.now())
+      .catch((error) => context.logger.warn({ event: "dashboard_rollups_failed", reason: shortReason(error) }))
+      .finally(() => {
+        if (running === run) running = undefined;
+      });
+    running = run;
+    return run;
+  };
   return {
     /** Keeps the hourly rollups built in the background, so that a request rarely builds more than an hour. */
     start() {
@@ -168,8 +175,9 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
       refresher = setInterval(refresh, ROLLUP_REFRESH_MS);
       refresher.unref?.();
     },
-    stop() {
+    async stop() {
       clearInterval(refresher);
+      await running;
     },
 
     /** Counts, volume, fees, gas and latency per network and flow over a range, with its chart series. */

@@ -109,15 +109,25 @@ function rollupSuite(open: () => Promise<Db>) {
       const bsc = before.flows.find((each) => each.network === "bsc" && each.flow === "eoa");
       expect(bsc?.settlements.pending).toBe(0);
 
+      // A failed record of a stored hour is deleted (released to be settled again): its hour is built again.
+      const failedNonce = `0x${(9).toString(16).padStart(64, "0")}`;
+      const failedHour = new Date(Math.floor((NOW - 3 * 86_400_000 + 9 * 647_000) / HOUR_MS) * HOUR_MS).toISOString();
+      expect((await store.storedHours(failedHour, new Date(NOW).toISOString())).has(failedHour)).toBe(true);
+      await db.run("DELETE FROM eoa_settlements WHERE nonce = ? AND status = 'reverted'", [failedNonce]);
+      expect((await store.storedHours(failedHour, new Date(NOW).toISOString())).has(failedHour)).toBe(false);
+      const afterDelete = await rangeFigures(store, "month", {}, NOW);
+      expect(afterDelete).toEqual(await fromRows(store, "month"));
+      expect(afterDelete.settlements).toBe(before.settlements - 1);
+
       // Filters read the rollups alike; two refreshes at once add nothing twice.
       const filtered = await rangeFigures(store, "month", { network: "base", flow: "smart-wallet" }, NOW);
       expect(filtered.flows).toEqual(
-        before.flows.filter((each) => each.network === "base" && each.flow === "smart-wallet"),
+        afterDelete.flows.filter((each) => each.network === "base" && each.flow === "smart-wallet"),
       );
       await db.run("DELETE FROM dashboard_rollup_hours", []);
       await db.run("DELETE FROM dashboard_rollups", []);
       await Promise.all([refreshRollups(store, NOW), refreshRollups(store, NOW)]);
-      expect(await rangeFigures(store, "month", {}, NOW)).toEqual(before);
+      expect(await rangeFigures(store, "month", {}, NOW)).toEqual(afterDelete);
 
       // The reads use indexes: the rollups' primary key (hour first), each table's updated_at.
       const queries = store.rollupQueries();

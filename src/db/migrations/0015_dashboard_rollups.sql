@@ -31,4 +31,24 @@ CREATE TABLE `dashboard_rollups` (
 CREATE INDEX `eoa_settlements_updated` ON `eoa_settlements` (`updated_at`);--> statement-breakpoint
 CREATE INDEX `issued_user_ops_updated` ON `issued_user_ops` (`updated_at`);--> statement-breakpoint
 CREATE INDEX `swap_settlements_updated` ON `swap_settlements` (`updated_at`);--> statement-breakpoint
-CREATE INDEX `x402_settlements_updated` ON `x402_settlements` (`updated_at`);
+CREATE INDEX `x402_settlements_updated` ON `x402_settlements` (`updated_at`);--> statement-breakpoint
+-- A record deleted (a failed one released to be settled again) leaves its hour's rollup: the hour is built again.
+CREATE TRIGGER `eoa_settlements_dashboard_deleted` AFTER DELETE ON `eoa_settlements` BEGIN
+  DELETE FROM `dashboard_rollups` WHERE `hour` = substr(OLD.created_at, 1, 13) || ':00:00.000Z';
+  DELETE FROM `dashboard_rollup_hours` WHERE `hour` = substr(OLD.created_at, 1, 13) || ':00:00.000Z';
+END;--> statement-breakpoint
+-- A record deleted (a failed one released to be settled again) leaves its hour's rollup: the hour is built again.
+CREATE TRIGGER `x402_settlements_dashboard_deleted` AFTER DELETE ON `x402_settlements` BEGIN
+  DELETE FROM `dashboard_rollups` WHERE `hour` = substr(OLD.created_at, 1, 13) || ':00:00.000Z';
+  DELETE FROM `dashboard_rollup_hours` WHERE `hour` = substr(OLD.created_at, 1, 13) || ':00:00.000Z';
+END;--> statement-breakpoint
+-- A record deleted (a failed one released to be settled again) leaves its hour's rollup: the hour is built again.
+CREATE TRIGGER `swap_settlements_dashboard_deleted` AFTER DELETE ON `swap_settlements` BEGIN
+  DELETE FROM `dashboard_rollups` WHERE `hour` = substr(OLD.created_at, 1, 13) || ':00:00.000Z';
+  DELETE FROM `dashboard_rollup_hours` WHERE `hour` = substr(OLD.created_at, 1, 13) || ':00:00.000Z';
+END;--> statement-breakpoint
+-- A record deleted (a failed one released to be settled again) leaves its hour's rollup: the hour is built again.
+CREATE TRIGGER `issued_user_ops_dashboard_deleted` AFTER DELETE ON `issued_user_ops` WHEN OLD.status <> 'issued' BEGIN
+  DELETE FROM `dashboard_rollups` WHERE `hour` = substr(OLD.created_at, 1, 13) || ':00:00.000Z';
+  DELETE FROM `dashboard_rollup_hours` WHERE `hour` = substr(OLD.created_at, 1, 13) || ':00:00.000Z';
+END;

@@ -31,4 +31,15 @@ CREATE TABLE "dashboard_rollups" (
 CREATE INDEX "eoa_settlements_updated" ON "eoa_settlements" USING btree ("updated_at");--> statement-breakpoint
 CREATE INDEX "issued_user_ops_updated" ON "issued_user_ops" USING btree ("updated_at");--> statement-breakpoint
 CREATE INDEX "swap_settlements_updated" ON "swap_settlements" USING btree ("updated_at");--> statement-breakpoint
-CREATE INDEX "x402_settlements_updated" ON "x402_settlements" USING btree ("updated_at");
+CREATE INDEX "x402_settlements_updated" ON "x402_settlements" USING btree ("updated_at");--> statement-breakpoint
+-- A record deleted (a failed one released to be settled again) leaves its hour's rollup: the hour is built again.
+CREATE FUNCTION dashboard_forget_deleted_hour() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM dashboard_rollups WHERE hour = substr(OLD.created_at, 1, 13) || ':00:00.000Z';
+  DELETE FROM dashboard_rollup_hours WHERE hour = substr(OLD.created_at, 1, 13) || ':00:00.000Z';
+  RETURN OLD;
+END $$;--> statement-breakpoint
+CREATE TRIGGER eoa_settlements_dashboard_deleted AFTER DELETE ON eoa_settlements FOR EACH ROW EXECUTE FUNCTION dashboard_forget_deleted_hour();--> statement-breakpoint
+CREATE TRIGGER x402_settlements_dashboard_deleted AFTER DELETE ON x402_settlements FOR EACH ROW EXECUTE FUNCTION dashboard_forget_deleted_hour();--> statement-breakpoint
+CREATE TRIGGER swap_settlements_dashboard_deleted AFTER DELETE ON swap_settlements FOR EACH ROW EXECUTE FUNCTION dashboard_forget_deleted_hour();--> statement-breakpoint
+CREATE TRIGGER issued_user_ops_dashboard_deleted AFTER DELETE ON issued_user_ops FOR EACH ROW WHEN (OLD.status <> 'issued') EXECUTE FUNCTION dashboard_forget_deleted_hour();
