@@ -46,6 +46,8 @@ export const eoaSettlements = sqliteTable(
     index("eoa_settlements_created").on(table.createdAt),
     // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
     index("eoa_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("eoa_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 
@@ -98,6 +100,8 @@ export const issuedUserOps = sqliteTable(
     index("issued_user_ops_created").on(table.createdAt),
     // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
     index("issued_user_ops_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("issued_user_ops_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('sending')`),
     // An incognito spend's pending UserOps by nullifier (src/userops/issued-user-op-store.ts).
     index("issued_user_ops_nullifier")
       .on(sql`json_extract(${table.context}, '$.nullifierHash')`)
@@ -273,6 +277,8 @@ export const x402Settlements = sqliteTable(
     index("x402_settlements_created").on(table.createdAt),
     // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
     index("x402_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("x402_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 
@@ -357,6 +363,8 @@ export const swapSettlements = sqliteTable(
     index("swap_settlements_created").on(table.createdAt),
     // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
     index("swap_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("swap_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 

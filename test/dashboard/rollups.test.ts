@@ -129,14 +129,24 @@ function rollupSuite(open: () => Promise<Db>) {
       await Promise.all([refreshRollups(store, NOW), refreshRollups(store, NOW)]);
       expect(await rangeFigures(store, "month", {}, NOW)).toEqual(afterDelete);
 
-      // The reads use indexes: the rollups' primary key (hour first), each table's updated_at.
+      // The reads use indexes: the rollups' primary key (hour first), each table's updated_at, and the records not
+      // concluded (the stuck list and gauge) each table's partial index.
       const queries = store.rollupQueries();
       expect(await db.explain(queries.rollups)).toMatch(
         /dashboard_rollups_hour_network_flow_source_token_pk|sqlite_autoindex_dashboard_rollups_1/,
       );
+      const stuck = await db.explain(
+        store.rowsQuery({ status: "pending", before: new Date(NOW - 300_000).toISOString() }, 50),
+      );
       const changed = await db.explain(queries.changed);
       for (const table of ["eoa_settlements", "x402_settlements", "swap_settlements", "issued_user_ops"])
-        expect(changed).toContain(`${table}_updated`);
+        expect({ changed, stuck }).toEqual({
+          changed: expect.stringContaining(`${table}_updated`),
+          // (SQLite seeks issued_user_ops by its (status, expires_at) index instead: as narrow.)
+          stuck: expect.stringMatching(
+            table === "issued_user_ops" ? /issued_user_ops_(unconcluded|expiry)/ : `${table}_unconcluded`,
+          ),
+        });
     } finally {
       await db.close();
     }

@@ -29,9 +29,13 @@ CREATE TABLE `dashboard_rollups` (
 );
 --> statement-breakpoint
 CREATE INDEX `eoa_settlements_updated` ON `eoa_settlements` (`updated_at`);--> statement-breakpoint
+CREATE INDEX `eoa_settlements_unconcluded` ON `eoa_settlements` (`created_at`) WHERE "eoa_settlements"."status" IN ('pending', 'sent');--> statement-breakpoint
 CREATE INDEX `issued_user_ops_updated` ON `issued_user_ops` (`updated_at`);--> statement-breakpoint
+CREATE INDEX `issued_user_ops_unconcluded` ON `issued_user_ops` (`created_at`) WHERE "issued_user_ops"."status" IN ('sending');--> statement-breakpoint
 CREATE INDEX `swap_settlements_updated` ON `swap_settlements` (`updated_at`);--> statement-breakpoint
+CREATE INDEX `swap_settlements_unconcluded` ON `swap_settlements` (`created_at`) WHERE "swap_settlements"."status" IN ('pending', 'sent');--> statement-breakpoint
 CREATE INDEX `x402_settlements_updated` ON `x402_settlements` (`updated_at`);--> statement-breakpoint
+CREATE INDEX `x402_settlements_unconcluded` ON `x402_settlements` (`created_at`) WHERE "x402_settlements"."status" IN ('pending', 'sent');--> statement-breakpoint
 -- A record deleted (a failed one released to be settled again) leaves its hour's rollup: the hour is built again.
 CREATE TRIGGER `eoa_settlements_dashboard_deleted` AFTER DELETE ON `eoa_settlements` BEGIN
   DELETE FROM `dashboard_rollups` WHERE `hour` = substr(OLD.created_at, 1, 13) || ':00:00.000Z';

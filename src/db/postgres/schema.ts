@@ -47,6 +47,8 @@ export const eoaSettlements = pgTable(
     index("eoa_settlements_created").on(table.createdAt),
     // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
     index("eoa_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("eoa_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 
@@ -82,6 +84,8 @@ export const issuedUserOps = pgTable(
     index("issued_user_ops_created").on(table.createdAt),
     // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
     index("issued_user_ops_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("issued_user_ops_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('sending')`),
     // An incognito spend's pending UserOps by nullifier (src/userops/issued-user-op-store.ts; SQLite's json_extract).
     index("issued_user_ops_nullifier")
       .on(sql`(${table.context}::jsonb ->> 'nullifierHash')`)
@@ -210,6 +214,8 @@ export const x402Settlements = pgTable(
     index("x402_settlements_created").on(table.createdAt),
     // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
     index("x402_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("x402_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 
@@ -276,6 +282,8 @@ export const swapSettlements = pgTable(
     index("swap_settlements_created").on(table.createdAt),
     // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
     index("swap_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("swap_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 

@@ -29,9 +29,13 @@ CREATE TABLE "dashboard_rollups" (
 );
 --> statement-breakpoint
 CREATE INDEX "eoa_settlements_updated" ON "eoa_settlements" USING btree ("updated_at");--> statement-breakpoint
+CREATE INDEX "eoa_settlements_unconcluded" ON "eoa_settlements" USING btree ("created_at") WHERE "eoa_settlements"."status" IN ('pending', 'sent');--> statement-breakpoint
 CREATE INDEX "issued_user_ops_updated" ON "issued_user_ops" USING btree ("updated_at");--> statement-breakpoint
+CREATE INDEX "issued_user_ops_unconcluded" ON "issued_user_ops" USING btree ("created_at") WHERE "issued_user_ops"."status" IN ('sending');--> statement-breakpoint
 CREATE INDEX "swap_settlements_updated" ON "swap_settlements" USING btree ("updated_at");--> statement-breakpoint
+CREATE INDEX "swap_settlements_unconcluded" ON "swap_settlements" USING btree ("created_at") WHERE "swap_settlements"."status" IN ('pending', 'sent');--> statement-breakpoint
 CREATE INDEX "x402_settlements_updated" ON "x402_settlements" USING btree ("updated_at");--> statement-breakpoint
+CREATE INDEX "x402_settlements_unconcluded" ON "x402_settlements" USING btree ("created_at") WHERE "x402_settlements"."status" IN ('pending', 'sent');--> statement-breakpoint
 -- A record deleted (a failed one released to be settled again) leaves its hour's rollup: the hour is built again.
 CREATE FUNCTION dashboard_forget_deleted_hour() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
