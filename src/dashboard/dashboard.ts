@@ -157,16 +157,18 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
   const sinceIso = (ms: number) => new Date(Date.now() - ms).toISOString();
   const symbols = createTokenSymbols(context);
   let refresher: ReturnType<typeof setInterval> | undefined;
-  /** The refresh under way, if any: stop waits for it, so that it never reads a closed database. */
+  /**
+   * The refresh under way, if any: a request and the background share it (never two building the same hours in one
+   * process), and stop waits for it, so that it never reads a closed database.
+   */
   let running: Promise<unknown> | undefined;
   const refresh = () => {
-    const run = refreshRollups(store, Date.now())
+    running ??= refreshRollups(store, Date.now())
       .catch((error) => context.logger.warn({ event: "dashboard_rollups_failed", reason: shortReason(error) }))
       .finally(() => {
-        if (running === run) running = undefined;
+        running = undefined;
       });
-    running = run;
-    return run;
+    return running;
   };
   return {
     /** Keeps the hourly rollups built in the background, so that a request rarely builds more than an hour. */
