@@ -47,6 +47,13 @@ export type FlowContext = {
 /** A flow's own store on either database; the service opens one of the two at start (src/db/stores.ts). */
 export type FlowStore<T> = { sqlite(db: Db): T; postgres(db: PgDb): T };
 
+/** A gauge a flow adds to /metrics: its samples are read (from the database, say) when /metrics is scraped. */
+export type FlowGauge = {
+  name: string;
+  help: string;
+  read(): Promise<{ labels?: Record<string, string>; value: number | bigint }[]>;
+};
+
 /**
  * Another reading of a shared route's body: x402 bodies arrive on the EOA flow's /verify and /settle and are told
  * apart by their shape. `flow` is the settle metric's label for such a body.
@@ -98,6 +105,8 @@ export type Flow<Name extends string, Service, Store = undefined> = {
    * rate-limit budget what a wrong admin key does.
    */
   key?: FlowKey<Config>;
+  /** Gauges of its own on /metrics, read from its service at scrape time (cached like the balances). */
+  gauges?(service: Service): FlowGauge[];
   /** Its readings of shared routes' bodies, given to every flow's routes. */
   readers?(service: Service): BodyReader[];
   /** Finishes what a previous process left unfinished (at start; on several instances, others' orphans). */

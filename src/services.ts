@@ -186,7 +186,12 @@ export function createServices(
     now,
     issuedPurge,
     drain,
-    gauges: createServiceGauges({ networks, drain, readBalances }),
+    gauges: createServiceGauges({
+      networks,
+      drain,
+      readBalances,
+      flowGauges: flows.flatMap(({ flow, service }) => flow.gauges?.(service) ?? []),
+    }),
     reconcile: async () => {
       if (sweeper) await sweeper.sweep();
       else await reconcileAll();

@@ -2,7 +2,7 @@ import type { NetworkRuntime } from "../chain/networks";
 import type { Config } from "../config/schema";
 import type { NetworkBalances } from "../status/balances";
 import type { DashboardStore, DenyRow } from "./dashboard-store";
-import { gasCostOf } from "./figures";
+import { type Group, gasCostOf } from "./figures";
 import type { SettlementRow } from "./records";
 
 // What needs the operator: executors running dry, the paymaster's deposit, records not concluded, payers denied,
@@ -46,14 +46,17 @@ export const executorAlertWei = (config: Config, network: string) =>
   (config.dashboard?.executorAlertWei as Record<string, bigint | undefined> | undefined)?.[network] ??
   DEFAULT_EXECUTOR_ALERT_WEI;
 
-/** Executors and the paymaster of one network. `day` and `month`: its rows of the last 24 hours and 30 days. */
+/**
+ * Executors and the paymaster of one network. `day`: the rows of the last 24 hours; `month`: the sponsored UserOps'
+ * groups of the last 30 days.
+ */
 export function networkAttention(
   config: Config,
   network: NetworkRuntime,
   balances: NetworkBalances | null,
   leases: readonly { network: string; address: string; holder: string; expiresAt: number }[],
   day: readonly SettlementRow[],
-  month: readonly SettlementRow[],
+  month: readonly Group[],
 ): { executors: ExecutorView[]; paymaster: PaymasterView } {
   const name = network.name;
   const alert = executorAlertWei(config, name);
@@ -84,10 +87,10 @@ export function networkAttention(
   });
   let sponsored = 0n;
   let known = 0n;
-  for (const row of month) {
-    if (row.network !== name || row.source !== "issued_user_ops" || row.sponsored === null) continue;
-    sponsored += BigInt(row.sponsored);
-    known += 1n;
+  for (const group of month) {
+    if (group.network !== name || group.source !== "issued_user_ops") continue;
+    sponsored += group.sponsoredWei;
+    known += BigInt(group.sponsoredKnown);
   }
   const average = known === 0n ? null : sponsored / known;
   const deposit = balances?.paymasterDeposit ?? null;

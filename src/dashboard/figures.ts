@@ -1,7 +1,9 @@
+import { addLatency, type LatencyHistogram, latencyPercentiles, mergeLatencies } from "./latency";
 import type { DashboardFlow, SettlementRow } from "./records";
 
 // The dashboard's figures from settlement rows: counts, exact sums (bigint: amounts of up to 256 bits, never a
-// float), latency percentiles and a time series. Pure, so the unit tests beside it check every rule.
+// float), latency percentiles and a time series, by way of groups (the rows of a bucket summed, which rollups.ts
+// stores per hour). Pure, so the unit tests beside it check every rule.
 
 /** The time ranges the API serves, their length and the width of a chart's bucket. */
 export const RANGES = {
@@ -53,103 +55,158 @@ export function percentile(sorted: readonly number[], p: number): number {
 /** Whole decimal digits, or null: a value a record does not hold as an integer is not summed. */
 const integer = (value: string | null) => (value !== null && /^[0-9]{1,78}$/.test(value) ? BigInt(value) : null);
 
-type Accumulator = {
-  figures: FlowFigures;
-  volume: Map<string, bigint>;
-  fees: Map<string, bigint>;
-  gas: bigint;
-  sponsored: bigint;
-  latencies: number[];
+/**
+ * The rows of one bucket (an hour in the stored rollups, rollups.ts), network, flow, source table and token, summed:
+ * every figure the summary shows is a sum of groups, so an hour summed once serves every range that holds it.
+ */
+export type Group = {
+  /** ISO start of the bucket. */
+  bucket: string;
+  network: string;
+  flow: DashboardFlow;
+  source: SettlementRow["source"];
+  /** Lowercase address; '' for records without one. */
+  token: string;
+  success: number;
+  failed: number;
+  pending: number;
+  /** Amounts and fees of succeeded rows. */
+  volume: bigint;
+  fees: bigint;
+  /** Concluded rows' executor gas (from receipts) and sponsored cost, with the rows that did not record them. */
+  gasWei: bigint;
+  gasKnown: number;
+  gasUnknown: number;
+  sponsoredWei: bigint;
+  sponsoredKnown: number;
+  sponsoredUnknown: number;
+  latency: LatencyHistogram;
 };
 
-const add = (map: Map<string, bigint>, token: string | null, amount: bigint | null) => {
-  if (token === null || amount === null) return;
-  const key = token.toLowerCase();
-  map.set(key, (map.get(key) ?? 0n) + amount);
-};
+export const emptyGroup = (key: Pick<Group, "bucket" | "network" | "flow" | "source" | "token">): Group => ({
+  ...key,
+  success: 0,
+  failed: 0,
+  pending: 0,
+  volume: 0n,
+  fees: 0n,
+  gasWei: 0n,
+  gasKnown: 0,
+  gasUnknown: 0,
+  sponsoredWei: 0n,
+  sponsoredKnown: 0,
+  sponsoredUnknown: 0,
+  latency: new Map(),
+});
 
-const listed = (map: Map<string, bigint>): TokenAmount[] =>
-  [...map]
-    .map(([token, amount]) => ({ token, amount: amount.toString() }))
-    .sort((a, b) => (a.token < b.token ? -1 : 1));
-
-/** Figures per network and flow, sorted by network then flow. */
-export function flowFigures(rows: readonly SettlementRow[]): FlowFigures[] {
-  const groups = new Map<string, Accumulator>();
+/** The rows summed per bucket of `bucketMs`, network, flow, source and token. */
+export function groupsOf(rows: readonly SettlementRow[], bucketMs: number): Group[] {
+  const groups = new Map<string, Group>();
   for (const row of rows) {
-    const key = `${row.network} ${row.flow}`;
+    const bucket = new Date(Math.floor(Date.parse(row.createdAt) / bucketMs) * bucketMs).toISOString();
+    const token = row.token?.toLowerCase() ?? "";
+    const key = `${bucket} ${row.network} ${row.flow} ${row.source} ${token}`;
     let group = groups.get(key);
     if (!group) {
-      group = {
-        figures: {
-          network: row.network,
-          flow: row.flow,
-          settlements: { total: 0, success: 0, failed: 0, pending: 0 },
-          successRate: null,
-          volume: [],
-          fees: [],
-          gas: { wei: "0", known: 0, unknown: 0 },
-          sponsored: { wei: "0", known: 0, unknown: 0 },
-          spentWei: "0",
-          latencyMs: null,
-        },
-        volume: new Map(),
-        fees: new Map(),
-        gas: 0n,
-        sponsored: 0n,
-        latencies: [],
-      };
+      group = emptyGroup({ bucket, network: row.network, flow: row.flow, source: row.source, token });
       groups.set(key, group);
     }
-    const { figures } = group;
-    figures.settlements.total += 1;
-    figures.settlements[row.status] += 1;
+    group[row.status] += 1;
     if (row.status === "success") {
-      add(group.volume, row.token, integer(row.amount));
-      add(group.fees, row.token, integer(row.fee));
+      if (token !== "") {
+        group.volume += integer(row.amount) ?? 0n;
+        group.fees += integer(row.fee) ?? 0n;
+      }
       const latency = latencyOf(row);
-      if (latency !== null) group.latencies.push(latency);
+      if (latency !== null) addLatency(group.latency, latency);
     }
     // A pending row has not paid yet; a UserOp's bundle transaction is the bundler's, not ours.
-    if (row.status !== "pending") {
-      if (row.source !== "issued_user_ops") {
-        const gas = gasCostOf(row);
-        if (gas === null) figures.gas.unknown += 1;
-        else {
-          figures.gas.known += 1;
-          group.gas += gas;
-        }
-      } else {
-        const sponsored = integer(row.sponsored);
-        if (sponsored === null) figures.sponsored.unknown += 1;
-        else {
-          figures.sponsored.known += 1;
-          group.sponsored += sponsored;
-        }
+    if (row.status === "pending") continue;
+    if (row.source !== "issued_user_ops") {
+      const gas = gasCostOf(row);
+      if (gas === null) group.gasUnknown += 1;
+      else {
+        group.gasKnown += 1;
+        group.gasWei += gas;
+      }
+    } else {
+      const sponsored = integer(row.sponsored);
+      if (sponsored === null) group.sponsoredUnknown += 1;
+      else {
+        group.sponsoredKnown += 1;
+        group.sponsoredWei += sponsored;
       }
     }
   }
-  return [...groups.values()]
-    .map(({ figures, volume, fees, gas, sponsored, latencies }) => {
-      const concluded = figures.settlements.success + figures.settlements.failed;
-      latencies.sort((a, b) => a - b);
+  return [...groups.values()];
+}
+
+const listed = (map: Map<string, bigint>): TokenAmount[] =>
+  [...map]
+    .filter(([, amount]) => amount !== 0n)
+    .map(([token, amount]) => ({ token, amount: amount.toString() }))
+    .sort((a, b) => (a.token < b.token ? -1 : 1));
+
+type Accumulator = {
+  network: string;
+  flow: DashboardFlow;
+  settlements: FlowFigures["settlements"];
+  volume: Map<string, bigint>;
+  fees: Map<string, bigint>;
+  gas: Omit<KnownSum, "wei"> & { wei: bigint };
+  sponsored: Omit<KnownSum, "wei"> & { wei: bigint };
+  latency: LatencyHistogram;
+};
+
+/** Figures per network and flow from groups (of any buckets), sorted by network then flow. */
+export function flowFigures(groups: readonly Group[]): FlowFigures[] {
+  const flows = new Map<string, Accumulator>();
+  for (const group of groups) {
+    const key = `${group.network} ${group.flow}`;
+    let flow = flows.get(key);
+    if (!flow) {
+      flow = {
+        network: group.network,
+        flow: group.flow,
+        settlements: { total: 0, success: 0, failed: 0, pending: 0 },
+        volume: new Map(),
+        fees: new Map(),
+        gas: { wei: 0n, known: 0, unknown: 0 },
+        sponsored: { wei: 0n, known: 0, unknown: 0 },
+        latency: new Map(),
+      };
+      flows.set(key, flow);
+    }
+    flow.settlements.success += group.success;
+    flow.settlements.failed += group.failed;
+    flow.settlements.pending += group.pending;
+    flow.settlements.total += group.success + group.failed + group.pending;
+    if (group.token !== "") {
+      flow.volume.set(group.token, (flow.volume.get(group.token) ?? 0n) + group.volume);
+      flow.fees.set(group.token, (flow.fees.get(group.token) ?? 0n) + group.fees);
+    }
+    flow.gas.wei += group.gasWei;
+    flow.gas.known += group.gasKnown;
+    flow.gas.unknown += group.gasUnknown;
+    flow.sponsored.wei += group.sponsoredWei;
+    flow.sponsored.known += group.sponsoredKnown;
+    flow.sponsored.unknown += group.sponsoredUnknown;
+    mergeLatencies(flow.latency, group.latency);
+  }
+  return [...flows.values()]
+    .map(({ network, flow, settlements, volume, fees, gas, sponsored, latency }): FlowFigures => {
+      const concluded = settlements.success + settlements.failed;
       return {
-        ...figures,
-        successRate: concluded === 0 ? null : figures.settlements.success / concluded,
+        network,
+        flow,
+        settlements,
+        successRate: concluded === 0 ? null : settlements.success / concluded,
         volume: listed(volume),
         fees: listed(fees),
-        gas: { ...figures.gas, wei: gas.toString() },
-        sponsored: { ...figures.sponsored, wei: sponsored.toString() },
-        spentWei: (gas + sponsored).toString(),
-        latencyMs:
-          latencies.length === 0
-            ? null
-            : {
-                p50: percentile(latencies, 50),
-                p95: percentile(latencies, 95),
-                p99: percentile(latencies, 99),
-                samples: latencies.length,
-              },
+        gas: { ...gas, wei: gas.wei.toString() },
+        sponsored: { ...sponsored, wei: sponsored.wei.toString() },
+        spentWei: (gas.wei + sponsored.wei).toString(),
+        latencyMs: latencyPercentiles(latency),
       };
     })
     .sort((a, b) => (a.network === b.network ? (a.flow < b.flow ? -1 : 1) : a.network < b.network ? -1 : 1));
@@ -162,8 +219,11 @@ export function latencyOf(row: Pick<SettlementRow, "sentAt" | "minedAt">): numbe
   return Number.isFinite(ms) && ms >= 0 ? ms : null;
 }
 
-/** Counts and spend per bucket of `bucketMs` from `from` to `to` (every bucket present, empty ones zero). */
-export function series(rows: readonly SettlementRow[], from: number, to: number, bucketMs: number): SeriesPoint[] {
+/**
+ * Counts and spend per bucket of `bucketMs` from `from` to `to` (every bucket present, empty ones zero), from groups
+ * whose buckets divide `bucketMs`.
+ */
+export function series(groups: readonly Group[], from: number, to: number, bucketMs: number): SeriesPoint[] {
   const start = Math.floor(from / bucketMs) * bucketMs;
   const count = Math.max(1, Math.ceil((to - start) / bucketMs));
   const buckets = Array.from({ length: count }, (_, i) => ({
@@ -173,12 +233,13 @@ export function series(rows: readonly SettlementRow[], from: number, to: number,
     pending: 0,
     spent: 0n,
   }));
-  for (const row of rows) {
-    const bucket = buckets[Math.floor((Date.parse(row.createdAt) - start) / bucketMs)];
+  for (const group of groups) {
+    const bucket = buckets[Math.floor((Date.parse(group.bucket) - start) / bucketMs)];
     if (!bucket) continue;
-    bucket[row.status] += 1;
-    const spent = row.source === "issued_user_ops" ? integer(row.sponsored) : gasCostOf(row);
-    if (row.status !== "pending" && spent !== null) bucket.spent += spent;
+    bucket.success += group.success;
+    bucket.failed += group.failed;
+    bucket.pending += group.pending;
+    bucket.spent += group.gasWei + group.sponsoredWei;
   }
   return buckets.map(({ spent, ...bucket }) => ({ ...bucket, spentWei: spent.toString() }));
 }
@@ -186,6 +247,9 @@ export function series(rows: readonly SettlementRow[], from: number, to: number,
 /** Sums of token amounts by token, exact. */
 export function sumByToken(entries: readonly TokenAmount[]): TokenAmount[] {
   const map = new Map<string, bigint>();
-  for (const entry of entries) add(map, entry.token, BigInt(entry.amount));
+  for (const entry of entries) {
+    const token = entry.token.toLowerCase();
+    map.set(token, (map.get(token) ?? 0n) + BigInt(entry.amount));
+  }
   return listed(map);
 }

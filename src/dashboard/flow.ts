@@ -1,4 +1,5 @@
 import type { Flow } from "../flow";
+import { STUCK_AFTER_MS } from "./attention";
 import { createDashboard, type Dashboard } from "./dashboard";
 import { type DashboardStore, dashboardStore } from "./dashboard-store";
 import { DASHBOARD_EXAMPLES } from "./examples";
@@ -16,6 +17,15 @@ export const dashboardFlow: Flow<"dashboard", Dashboard, DashboardStore> = {
   create: (context, store) => createDashboard(context, store),
   routes: (dashboard, context) => dashboardRoutes(dashboard, context),
   key: DASHBOARD_KEY,
+  start: (dashboard) => dashboard.start(),
+  stop: (dashboard) => dashboard.stop(),
+  gauges: (dashboard) => [
+    {
+      name: "relay402_stuck_records",
+      help: `Settlement records of the last 30 days still pending ${STUCK_AFTER_MS / 60_000} minutes after they were created, by network and flow (the database's, so every instance on one PostgreSQL says the same)`,
+      read: () => dashboard.stuckCounts(),
+    },
+  ],
   enabledOn: () => false,
   openapi: {
     tags: [

@@ -54,6 +54,9 @@ export const POSTGRES_DIALECT: Dialect = {
 
 const STATUS_OF = `CASE WHEN status = 'success' THEN 'success' WHEN status IN ('pending', 'sent', 'sending') THEN 'pending' ELSE 'failed' END`;
 
+/** A table's statuses STATUS_OF calls pending, exactly as the partial indexes *_unconcluded name them. */
+const UNCONCLUDED = { journal: "status IN ('pending', 'sent')", userOps: "status IN ('sending')" };
+
 /** The columns of each source, in SettlementRow's order. */
 function branches(d: Dialect): Record<SettlementRow["source"], { flows: DashboardFlow[]; select: string }> {
   const journal = (source: string, flow: string, token: string, amount: string, fee: string) =>
@@ -121,7 +124,10 @@ export function rowsQuery(d: Dialect, filter: RowFilter, limit?: number): { text
     if (filter.since) bind("created_at >= ?", filter.since);
     if (filter.before) bind("created_at < ?", filter.before);
     if (filter.network) bind("network = ?", filter.network);
-    if (filter.status) bind(`${STATUS_OF} = ?`, filter.status);
+    // Records not concluded, as each table's partial index (*_unconcluded) says them: a few among many.
+    if (filter.status === "pending")
+      where.push(source === "issued_user_ops" ? UNCONCLUDED.userOps : UNCONCLUDED.journal);
+    else if (filter.status) bind(`${STATUS_OF} = ?`, filter.status);
     // A UserOp's payer is its wallet (sender): columns by their own names, as PostgreSQL reads no alias in WHERE.
     if (filter.payer)
       bind(`lower(${source === "issued_user_ops" ? "sender" : "payer"}) = ?`, filter.payer.toLowerCase());

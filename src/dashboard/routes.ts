@@ -1,5 +1,8 @@
 import { AddressField, ErrorResponse } from "@relay402/client/wire/fields";
 import { Elysia, t } from "elysia";
+// The chart library, pinned in package.json and served from here: the page loads nothing from another origin.
+import uplotScript from "uplot/dist/uPlot.iife.min.js" with { type: "text" };
+import uplotStyle from "uplot/dist/uPlot.min.css" with { type: "text" };
 import { ApiError } from "../errors";
 import type { RouteContext } from "../flow";
 import type { Dashboard } from "./dashboard";
@@ -32,6 +35,8 @@ const page = pageFile as unknown as string;
 const ASSETS: Record<string, { body: string; type: string }> = {
   "dashboard.js": { body: script, type: "text/javascript; charset=utf-8" },
   "dashboard.css": { body: style, type: "text/css; charset=utf-8" },
+  "uPlot.iife.min.js": { body: uplotScript, type: "text/javascript; charset=utf-8" },
+  "uPlot.min.css": { body: uplotStyle, type: "text/css; charset=utf-8" },
 };
 
 const tags = ["Dashboard"];

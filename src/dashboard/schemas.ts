@@ -6,7 +6,9 @@ import { DASHBOARD_FLOWS, DASHBOARD_STATUSES } from "./records";
 
 const Decimal = t.String({ pattern: "^[0-9]{1,80}$", description: "decimal integer (smallest units or wei)" });
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
-const TokenAmounts = t.Array(t.Object({ token: t.String(), amount: Decimal }));
+/** A token's symbol: the config's, else its contract's (anyone's text: shown as text only); null when unknown. */
+const TokenSymbol = t.Union([t.String(), t.Null()], { description: "the token's symbol; null when unknown" });
+const TokenAmounts = t.Array(t.Object({ token: t.String(), symbol: TokenSymbol, amount: Decimal }));
 const KnownSum = t.Object({
   wei: Decimal,
   known: t.Integer({ description: "rows that recorded the figure" }),
@@ -50,6 +52,7 @@ export const SettlementViewSchema = t.Object({
   flow: t.UnionEnum(DASHBOARD_FLOWS),
   status: t.UnionEnum(DASHBOARD_STATUSES),
   token: Nullable(t.String()),
+  symbol: TokenSymbol,
   amount: Nullable(t.String()),
   fee: Nullable(t.String()),
   payer: t.String(),

@@ -44,6 +44,10 @@ export const eoaSettlements = sqliteTable(
     uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce),
     // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
     index("eoa_settlements_created").on(table.createdAt),
+    // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
+    index("eoa_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("eoa_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 
@@ -94,6 +98,10 @@ export const issuedUserOps = sqliteTable(
     index("issued_user_ops_expiry").on(table.status, table.expiresAt),
     // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
     index("issued_user_ops_created").on(table.createdAt),
+    // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
+    index("issued_user_ops_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("issued_user_ops_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('sending')`),
     // An incognito spend's pending UserOps by nullifier (src/userops/issued-user-op-store.ts).
     index("issued_user_ops_nullifier")
       .on(sql`json_extract(${table.context}, '$.nullifierHash')`)
@@ -267,6 +275,10 @@ export const x402Settlements = sqliteTable(
     uniqueIndex("x402_settlements_authorization").on(table.network, table.contract, table.payer, table.nonce),
     // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
     index("x402_settlements_created").on(table.createdAt),
+    // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
+    index("x402_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("x402_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 
@@ -349,6 +361,10 @@ export const swapSettlements = sqliteTable(
     uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce),
     // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
     index("swap_settlements_created").on(table.createdAt),
+    // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
+    index("swap_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("swap_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 
@@ -417,3 +433,46 @@ export const fundedApprovals = sqliteTable(
 );
 
 export type FundedApproval = typeof fundedApprovals.$inferSelect;
+
+/**
+ * The dashboard's hourly rollups of the settlement records (src/dashboard/rollups.ts): per hour (ISO, the hour's start),
+ * network, flow, source table and token, the counts, exact sums (decimal strings, summed as bigints by the
+ * service) and a latency histogram (JSON). Built by the service from the rows; an hour is stored once it has ended and
+ * none of its records is pending, and built again when one of its records changes.
+ */
+export const dashboardRollups = sqliteTable(
+  "dashboard_rollups",
+  {
+    hour: text("hour").notNull(),
+    network: text("network").notNull(),
+    flow: text("flow").notNull(),
+    source: text("source").notNull(),
+    /** The token's address, lowercase; '' for records without one. */
+    token: text("token").notNull(),
+    success: integer("success").notNull(),
+    failed: integer("failed").notNull(),
+    volume: text("volume").notNull(),
+    fees: text("fees").notNull(),
+    gasWei: text("gas_wei").notNull(),
+    gasKnown: integer("gas_known").notNull(),
+    gasUnknown: integer("gas_unknown").notNull(),
+    sponsoredWei: text("sponsored_wei").notNull(),
+    sponsoredKnown: integer("sponsored_known").notNull(),
+    sponsoredUnknown: integer("sponsored_unknown").notNull(),
+    /** Latency histogram: { bucket index: count } (src/dashboard/latency.ts). */
+    latency: text("latency").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.hour, table.network, table.flow, table.source, table.token] })],
+);
+
+/** The hours dashboard_rollups holds (an hour without records too), and when each was built. */
+export const dashboardRollupHours = sqliteTable("dashboard_rollup_hours", {
+  hour: text("hour").primaryKey(),
+  builtAt: text("built_at").notNull(),
+});
+
+/** The rollups' refresh mark: rows updated since (less a margin) are built again. One row, name 'refreshed_at'. */
+export const dashboardRollupState = sqliteTable("dashboard_rollup_state", {
+  name: text("name").primaryKey(),
+  value: text("value").notNull(),
+});

@@ -1,4 +1,5 @@
 import type { NetworkRuntime, Networks } from "../chain/networks";
+import type { FlowGauge } from "../flow";
 import type { Drain } from "../lifecycle/drain";
 import type { NetworkBalances } from "../status/balances";
 import { type GaugeSample, Registry } from "./registry";
@@ -11,6 +12,8 @@ export type ServiceGaugeDeps = {
   drain: Drain;
   /** One batched read per network (Multicall3): executor balances and the paymaster's EntryPoint deposit. */
   readBalances(network: NetworkRuntime): Promise<NetworkBalances | null>;
+  /** The flows' own gauges (their figures from the database), cached as the balances are. */
+  flowGauges?: readonly FlowGauge[];
   cacheMs?: number;
   /** Milliseconds; the cache's clock. */
   now?: () => number;
@@ -35,9 +38,22 @@ export function createServiceGauges(deps: ServiceGaugeDeps) {
     return read;
   }
 
+  const flowReads = new Map<string, { at: number; read: Promise<GaugeSample[]> }>();
+  /** A flow gauge's samples; none when its read failed (the scrape still answers). */
+  function samplesOf(gauge: FlowGauge): Promise<GaugeSample[]> {
+    const cached = flowReads.get(gauge.name);
+    if (cached && now() - cached.at < cacheMs) return cached.read;
+    const read = gauge.read().catch(() => []);
+    flowReads.set(gauge.name, { at: now(), read });
+    return read;
+  }
+
   async function render(): Promise<string> {
     const networks = deps.networks.all();
-    const balances = await Promise.all(networks.map(async (network) => [network, await balancesOf(network)] as const));
+    const [balances, flowSamples] = await Promise.all([
+      Promise.all(networks.map(async (network) => [network, await balancesOf(network)] as const)),
+      Promise.all((deps.flowGauges ?? []).map(async (gauge) => [gauge, await samplesOf(gauge)] as const)),
+    ]);
     const registry = new Registry();
     registry.gauge(
       "relay402_executor_in_flight_transactions",
@@ -93,6 +109,7 @@ export function createServiceGauges(deps: ServiceGaugeDeps) {
       "Settles, claims and start-up reconciliations running now (what a graceful shutdown waits for)",
       () => [{ value: deps.drain.active }],
     );
+    for (const [gauge, samples] of flowSamples) registry.gauge(gauge.name, gauge.help, () => samples);
     return registry.render();
   }
 

@@ -56,9 +56,15 @@ function checks(label: string, service: () => Service, explain: Explain) {
     expect(all.status).toBe(200);
     const hashes = expected.flatMap((each) => each.txHashes);
     expect(all.body.settlements.map((row: any) => row.txHash).sort()).toEqual([...hashes].sort());
+    // Each token by its configured symbol (GET /config says which).
+    const { networks } = (await service().get("/config")).body;
     for (const row of all.body.settlements) {
       expect(row.explorerUrl).toBe(presetOf(row.network).explorer.tx.replace("{hash}", row.txHash));
       expect(row.status).toBe("success");
+      const token = networks[row.network].tokens.find(
+        (each: any) => each.address.toLowerCase() === row.token.toLowerCase(),
+      );
+      expect(row.symbol).toBe(token.symbol);
     }
     const eoaBsc = expected.find((each) => each.network === "bsc" && each.flow === "eoa") as Expected;
     const filtered = await service().get("/dashboard/api/settlements?network=bsc&flow=eoa&status=success", keyed);

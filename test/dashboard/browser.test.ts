@@ -1,11 +1,15 @@
 // The /dashboard page in headless Chromium (Debian's, through playwright-core): a wrong key is refused, the right
 // one shows the summary, an executor under its alert threshold, and a settlement row linking to the explorer;
-// what a payer wrote (markup in a failure reason) stays text; and no request leaves the service's origin.
+// what attackers wrote (a token contract's symbol, a revert reason, both markup and script) stays text, the page's
+// Content-Security-Policy runs no inline script; and no request leaves the service's origin.
+// Screenshots of each view go to test-artifacts/dashboard/ (DASHBOARD_SCREENSHOTS=<dir> elsewhere: docs/img).
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
+import { type Address, encodeAbiParameters, erc20Abi, keccak256, toHex } from "viem";
+import { forgeArtifact } from "../../scripts/devnet/artifacts";
+import { DASHBOARD_CSP } from "../../src/dashboard/routes";
 import { presetOf } from "../../src/networks";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress } from "../support/chain";
@@ -15,7 +19,30 @@ import { trackServices } from "../support/service";
 // .ci/run installs Debian's Chromium; without it the launch fails with the reason (never a skip).
 const CHROMIUM = "/usr/bin/chromium";
 const MARKUP = `<img src=x onerror="document.title='owned'">`;
-const screenshots = mkdtempSync(join(tmpdir(), "relay402-dashboard-"));
+// A revert reason and a token symbol as an attacker would write them: each would alert() if it ever ran.
+const REVERT_REASON = `<script>alert("reason")</script><b onmouseover=alert(1)>x</b>`;
+const SYMBOL = `<img src=x onerror=alert(1)><script>alert(2)</script>`;
+const screenshots = resolve(process.env.DASHBOARD_SCREENSHOTS ?? "test-artifacts/dashboard");
+mkdirSync(screenshots, { recursive: true });
+
+/**
+ * A token contract whose symbol() answers `symbol`: the devnet's TestDAI (an OpenZeppelin ERC20) placed at a fresh
+ * address, its _symbol (slot 4) rewritten as a long string (length × 2 + 1 in the slot, the bytes from keccak(4)).
+ */
+async function tokenWithSymbol(symbol: string): Promise<Address> {
+  const c = chainOf("bsc");
+  const address = randomAddress();
+  await c.test.setCode({ address, bytecode: forgeArtifact("TestDAI.sol", "TestDAI").deployedBytecode });
+  const bytes = new TextEncoder().encode(symbol);
+  const data = BigInt(keccak256(encodeAbiParameters([{ type: "uint256" }], [4n])));
+  await c.test.setStorageAt({ address, index: 4, value: toHex(bytes.length * 2 + 1, { size: 32 }) });
+  for (let i = 0; i * 32 < bytes.length; i++) {
+    const chunk = new Uint8Array(32);
+    chunk.set(bytes.slice(i * 32, i * 32 + 32));
+    await c.test.setStorageAt({ address, index: toHex(data + BigInt(i), { size: 32 }), value: toHex(chunk) });
+  }
+  return address;
+}
 
 const services = trackServices();
 afterAll(() => services.stopAll());
@@ -42,18 +69,47 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
       "INSERT INTO eoa_settlements (network, payer, nonce, token, recipient, amount, valid_after, valid_before, signature, status, error, created_at, updated_at) VALUES ('bsc', ?, ?, ?, ?, '1', 0, 0, '0x', 'reverted', ?, ?, ?)",
     )
     .run(payer.address, `0x${"77".repeat(32)}`, c.token.address, randomAddress(), MARKUP, now, now);
+  // Swaps sell any token: one whose contract names itself in markup, sold once and reverted once with a reason
+  // in markup, as the swap journal records them (the dashboard reads the symbol from the token's contract).
+  const hostile = await tokenWithSymbol(SYMBOL);
+  expect(await c.public.readContract({ address: hostile, abi: erc20Abi, functionName: "symbol" })).toBe(SYMBOL);
+  const swap = service.db.$client.query(
+    "INSERT INTO swap_settlements (network, payer, nonce, sell_token, buy_token, sell_amount, min_buy_amount, recipient, fee, valid_after, valid_before, signature, status, error, created_at, updated_at) VALUES ('bsc', ?, ?, ?, ?, '900', '1', ?, '9', 0, 0, '0x', ?, ?, ?, ?)",
+  );
+  swap.run(payer.address, `0x${"78".repeat(32)}`, hostile, c.token.address, payer.address, "success", null, now, now);
+  swap.run(
+    payer.address,
+    `0x${"79".repeat(32)}`,
+    hostile,
+    c.token.address,
+    payer.address,
+    "reverted",
+    REVERT_REASON,
+    now,
+    now,
+  );
 
   const server = service.app.listen({ hostname: "127.0.0.1", port: 0 });
   const origin = `http://127.0.0.1:${server.server?.port}`;
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
   const requested: string[] = [];
+  const dialogs: string[] = [];
   try {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1800 } });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      return dialog.dismiss();
+    });
     await page.route("**/*", (route) => {
       requested.push(route.request().url());
       return route.request().url().startsWith(`${origin}/`) ? route.continue() : route.abort();
     });
-    await page.goto(`${origin}/dashboard`);
+    const response = await page.goto(`${origin}/dashboard`);
+    // Strict: nothing but this origin's own files, no inline script or style, no framing.
+    expect(response?.headers()["content-security-policy"]).toBe(DASHBOARD_CSP);
+    expect(DASHBOARD_CSP).toContain("default-src 'none'");
+    expect(DASHBOARD_CSP).toContain("script-src 'self';");
+    expect(DASHBOARD_CSP).not.toContain("unsafe");
     await page.fill("#key", "a-wrong-dashboard-key-000");
     await page.click("#login button[type=submit]");
     // Functions, not strings (the page's CSP forbids eval); its globals untyped (no DOM types here).
@@ -61,7 +117,7 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
       () => (globalThis as any).document.querySelector("#login-error")?.textContent === "wrong key",
     );
     expect(await page.isVisible("#board")).toBe(false);
-    await page.screenshot({ path: join(screenshots, "login-refused.png") });
+    await page.screenshot({ path: join(screenshots, "dashboard-login.png") });
 
     await page.fill("#key", DASHBOARD_KEY);
     await page.click("#login button[type=submit]");
@@ -75,25 +131,58 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
     );
     expect(await link.count()).toBe(1);
     expect(await page.textContent("#errors tbody")).toContain(MARKUP);
-    expect(await page.locator("img").count()).toBe(0);
+    expect(await page.textContent("#errors tbody")).toContain(REVERT_REASON);
+    // The symbol and the revert reason are there, character for character, as text.
+    const cells = await page.locator("#settlements tbody td").allTextContents();
+    expect(cells.filter((text) => text === SYMBOL).length).toBe(2);
+    expect(cells).toContain(REVERT_REASON);
+    expect(await page.textContent("#flows tbody")).toContain(`900 ${SYMBOL}`);
+    // ...and nothing they carry became an element or ran: no image, no script but the page's own two, no alert.
+    expect(await page.locator("img, [onerror], [onmouseover], main script").count()).toBe(0);
+    expect(
+      await page.evaluate(() => [...(globalThis as any).document.scripts].map((script: any) => script.src).sort()),
+    ).toEqual([`${origin}/dashboard/assets/dashboard.js`, `${origin}/dashboard/assets/uPlot.iife.min.js`]);
+    // The chart is uPlot's, served from this origin: a canvas with the series' legend.
+    expect(await page.locator("#chart .uplot canvas").count()).toBe(1);
+    expect(await page.textContent("#chart .u-legend")).toContain("failed");
     expect(await page.title()).toBe("relay402 dashboard");
+    // The browser enforces the policy: an inline script and an inline handler put in the page are refused.
+    const violations = await page.evaluate(async () => {
+      const doc = (globalThis as any).document;
+      const seen: string[] = [];
+      doc.addEventListener("securitypolicyviolation", (event: any) => seen.push(event.violatedDirective));
+      const script = doc.createElement("script");
+      script.textContent = "document.title = 'inline ran'";
+      doc.body.appendChild(script);
+      const div = doc.createElement("div");
+      div.innerHTML = `<img src="data:," onerror="document.title = 'handler ran'">`;
+      doc.body.appendChild(div);
+      await new Promise((done) => setTimeout(done, 300));
+      return seen;
+    });
+    expect(violations.some((directive) => directive.startsWith("script-src"))).toBe(true);
+    expect(await page.title()).toBe("relay402 dashboard");
+    await page.evaluate(() => (globalThis as any).document.querySelector("body > div:last-child")?.remove());
     // The key stays in this tab's session, never in the address.
     expect(page.url()).toBe(`${origin}/dashboard`);
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem("relay402.dashboardKey"))).toBe(
       DASHBOARD_KEY,
     );
-    await page.screenshot({ path: join(screenshots, "dashboard.png"), fullPage: true });
+    for (const view of ["figures", "attention", "recent"])
+      await page.locator(`#${view}`).screenshot({ path: join(screenshots, `dashboard-${view}.png`) });
 
     await page.selectOption("#filter select[name=flow]", "x402");
     await page.click("#filter button[type=submit]");
     await page.waitForFunction(
       () => (globalThis as any).document.querySelectorAll("#settlements tbody tr").length === 0,
     );
-    expect(statSync(join(screenshots, "dashboard.png")).size).toBeGreaterThan(10_000);
+    for (const view of ["login", "figures", "attention", "recent"])
+      expect(statSync(join(screenshots, `dashboard-${view}.png`)).size).toBeGreaterThan(5_000);
   } finally {
     await browser.close();
     server.stop(true);
   }
+  expect(dialogs).toEqual([]);
   expect(requested.length).toBeGreaterThan(3);
   expect(requested.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);
 }, 120_000);

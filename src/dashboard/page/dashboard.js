@@ -52,32 +52,44 @@
 
   const short = (value) =>
     typeof value === "string" && value.length > 14 ? `${value.slice(0, 8)}…${value.slice(-4)}` : value;
-  const amounts = (list) => list.map((each) => `${each.amount} ${short(each.token)}`).join(", ") || "—";
+  // A token by its symbol when known (a contract's own text: set as text like the rest), else its short address.
+  const tokenLabel = (symbol, token) => symbol ?? short(token);
+  const amounts = (list) =>
+    list.map((each) => `${each.amount} ${tokenLabel(each.symbol, each.token)}`).join(", ") || "—";
 
+  // Settlements per bucket by status, drawn by uPlot (served from this origin) as stacked bars: each series is drawn
+  // up to its running total, the largest first, and its legend shows its own count. Values are counts only.
+  let plot = null;
   function chart(points) {
-    const svg = $("chart");
-    svg.replaceChildren();
-    const ns = "http://www.w3.org/2000/svg";
-    const max = Math.max(1, ...points.map((p) => p.success + p.failed + p.pending));
-    const width = 600 / Math.max(1, points.length);
-    points.forEach((point, i) => {
-      let y = 150;
-      for (const kind of ["success", "failed", "pending"]) {
-        const h = (point[kind] / max) * 140;
-        if (h <= 0) continue;
-        y -= h;
-        const rect = document.createElementNS(ns, "rect");
-        rect.setAttribute("x", String(i * width + 1));
-        rect.setAttribute("y", String(y));
-        rect.setAttribute("width", String(Math.max(1, width - 2)));
-        rect.setAttribute("height", String(h));
-        rect.setAttribute("class", kind);
-        const title = document.createElementNS(ns, "title");
-        title.textContent = `${point.start}: ${point[kind]} ${kind}`;
-        rect.appendChild(title);
-        svg.appendChild(rect);
-      }
+    const holder = $("chart");
+    const kinds = [
+      ["pending", "#f9a825"],
+      ["failed", "#b3261e"],
+      ["success", "#2e7d32"],
+    ];
+    const stacked = (upTo) => points.map((p) => kinds.slice(upTo).reduce((sum, [kind]) => sum + p[kind], 0));
+    const data = [points.map((p) => Date.parse(p.start) / 1000), stacked(0), stacked(1), stacked(2)];
+    if (plot) plot.destroy();
+    const bars = uPlot.paths.bars({ size: [0.8, 40] });
+    const series = ([kind, color]) => ({
+      label: kind,
+      stroke: color,
+      fill: color,
+      paths: bars,
+      points: { show: false },
+      value: (_, value, __, i) => (i === null || value === null ? "--" : String(points[i][kind])),
     });
+    plot = new uPlot(
+      {
+        width: Math.min(900, holder.clientWidth || 900),
+        height: 180,
+        series: [{}, ...kinds.map(series)],
+        axes: [{}, { label: "settlements", size: 60 }],
+        scales: { x: { time: true } },
+      },
+      data,
+      holder,
+    );
   }
 
   async function loadSummary() {
@@ -167,7 +179,7 @@
       cell(tr, s.network);
       cell(tr, s.flow);
       cell(tr, s.status, s.status === "failed" ? "alert" : undefined);
-      cell(tr, short(s.token), "mono");
+      cell(tr, tokenLabel(s.symbol, s.token), "mono").title = s.token ?? "";
       cell(tr, s.amount);
       cell(tr, s.fee);
       cell(tr, s.payer, "mono");
@@ -175,6 +187,7 @@
       cell(tr, s.gasWei);
       cell(tr, s.sponsoredWei);
       linkCell(tr, s.explorerUrl, short(s.txHash));
+      cell(tr, s.error, s.error ? "alert" : undefined);
       body.appendChild(tr);
     }
     nextBefore = page.next;

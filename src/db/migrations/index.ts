@@ -16,6 +16,7 @@ import m0012 from "./0012_swap_authorization_hash.sql" with { type: "text" };
 import m0013 from "./0013_receipt_figures.sql" with { type: "text" };
 import m0014 from "./0014_dashboard_indexes.sql" with { type: "text" };
 import m0015 from "./0015_funded_approvals.sql" with { type: "text" };
+import m0016 from "./0016_dashboard_rollups.sql" with { type: "text" };
 
 export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_eoa_settlements", sql: m0000 },
@@ -34,4 +35,5 @@ export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0013_receipt_figures", sql: m0013 },
   { name: "0014_dashboard_indexes", sql: m0014 },
   { name: "0015_funded_approvals", sql: m0015 },
+  { name: "0016_dashboard_rollups", sql: m0016 },
 ];

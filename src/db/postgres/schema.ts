@@ -45,6 +45,10 @@ export const eoaSettlements = pgTable(
     uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce),
     // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
     index("eoa_settlements_created").on(table.createdAt),
+    // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
+    index("eoa_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("eoa_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 
@@ -78,6 +82,10 @@ export const issuedUserOps = pgTable(
     index("issued_user_ops_expiry").on(table.status, table.expiresAt),
     // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
     index("issued_user_ops_created").on(table.createdAt),
+    // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
+    index("issued_user_ops_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("issued_user_ops_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('sending')`),
     // An incognito spend's pending UserOps by nullifier (src/userops/issued-user-op-store.ts; SQLite's json_extract).
     index("issued_user_ops_nullifier")
       .on(sql`(${table.context}::jsonb ->> 'nullifierHash')`)
@@ -204,6 +212,10 @@ export const x402Settlements = pgTable(
     uniqueIndex("x402_settlements_authorization").on(table.network, table.contract, table.payer, table.nonce),
     // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
     index("x402_settlements_created").on(table.createdAt),
+    // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
+    index("x402_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("x402_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 
@@ -268,6 +280,10 @@ export const swapSettlements = pgTable(
     uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce),
     // The dashboard's reads (src/dashboard): a time range, and the newest rows first.
     index("swap_settlements_created").on(table.createdAt),
+    // What changed since the dashboard's last rollup refresh (src/dashboard/rollups.ts).
+    index("swap_settlements_updated").on(table.updatedAt),
+    // Records not concluded (the dashboard's stuck list and gauge), a few among many.
+    index("swap_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
   ],
 );
 
@@ -309,3 +325,46 @@ export const fundedApprovals = pgTable(
     index("funded_approvals_created").on(table.network, table.createdAt),
   ],
 );
+
+/**
+ * The dashboard's hourly rollups of the settlement records (src/dashboard/rollups.ts): per hour (ISO, the hour's start),
+ * network, flow, source table and token, the counts, exact sums (NUMERIC(78, 0), summed as bigints by the
+ * service; an hour whose sum would not fit is left to the rows) and a latency histogram (JSON). Built by the service from the rows; an hour is stored once it has ended and
+ * none of its records is pending, and built again when one of its records changes.
+ */
+export const dashboardRollups = pgTable(
+  "dashboard_rollups",
+  {
+    hour: text("hour").notNull(),
+    network: text("network").notNull(),
+    flow: text("flow").notNull(),
+    source: text("source").notNull(),
+    /** The token's address, lowercase; '' for records without one. */
+    token: text("token").notNull(),
+    success: int("success").notNull(),
+    failed: int("failed").notNull(),
+    volume: amount("volume").notNull(),
+    fees: amount("fees").notNull(),
+    gasWei: amount("gas_wei").notNull(),
+    gasKnown: int("gas_known").notNull(),
+    gasUnknown: int("gas_unknown").notNull(),
+    sponsoredWei: amount("sponsored_wei").notNull(),
+    sponsoredKnown: int("sponsored_known").notNull(),
+    sponsoredUnknown: int("sponsored_unknown").notNull(),
+    /** Latency histogram: { bucket index: count } (src/dashboard/latency.ts). */
+    latency: text("latency").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.hour, table.network, table.flow, table.source, table.token] })],
+);
+
+/** The hours dashboard_rollups holds (an hour without records too), and when each was built. */
+export const dashboardRollupHours = pgTable("dashboard_rollup_hours", {
+  hour: text("hour").primaryKey(),
+  builtAt: text("built_at").notNull(),
+});
+
+/** The rollups' refresh mark: rows updated since (less a margin) are built again. One row, name 'refreshed_at'. */
+export const dashboardRollupState = pgTable("dashboard_rollup_state", {
+  name: text("name").primaryKey(),
+  value: text("value").notNull(),
+});
