@@ -1,5 +1,5 @@
+import type { FundedApproval } from "../db/onboarding-schema";
 import type { Db } from "../db/open";
-import type { FundedApproval } from "../db/schema";
 
 export type { FundedApproval };
 export type FundedApprovalStatus = FundedApproval["status"];
