@@ -7,6 +7,7 @@ import {ERC3009} from "@openzeppelin/contracts/token/ERC20/extensions/draft-ERC3
 import {TestUSDC} from "../test-tokens/TestUSDC.sol";
 import {TestUSDT} from "../test-tokens/TestUSDT.sol";
 import {TestPermitToken} from "../test-tokens/TestPermitToken.sol";
+import {TestFiatToken} from "../test-helpers/TestFiatToken.sol";
 import {ERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/ERC20Permit.sol";
 
 contract TestUSDCTest is Test {
@@ -167,5 +168,52 @@ contract TestPermitTokenTest is Test {
     function test_hasNoEip3009() public {
         (bool ok, ) = address(token).call(abi.encodeWithSignature("authorizationState(address,bytes32)", owner, bytes32(0)));
         assertFalse(ok);
+    }
+}
+
+/// The rehearsal's Base USDC: EIP-3009 and EIP-2612 under the one domain ("USD Coin", "2").
+contract TestFiatTokenTest is Test {
+    bytes32 internal constant PERMIT_TYPEHASH =
+        keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
+
+    TestFiatToken internal token;
+    address internal owner;
+    uint256 internal ownerKey;
+    address internal spender = makeAddr("spender");
+
+    function setUp() public {
+        vm.warp(1_700_000_000);
+        token = new TestFiatToken();
+        (owner, ownerKey) = makeAddrAndKey("owner");
+    }
+
+    function _sign(uint256 key, uint256 value, uint256 deadline) internal view returns (uint8, bytes32, bytes32) {
+        bytes32 structHash = keccak256(abi.encode(PERMIT_TYPEHASH, owner, spender, value, token.nonces(owner), deadline));
+        return vm.sign(key, MessageHashUtils.toTypedDataHash(token.DOMAIN_SEPARATOR(), structHash));
+    }
+
+    function test_permitUnderUsdcDomainOnce() public {
+        (, string memory name, string memory version, , , , ) = token.eip712Domain();
+        assertEq(name, "USD Coin");
+        assertEq(version, "2");
+        uint256 deadline = block.timestamp + 60;
+        (uint8 v, bytes32 r, bytes32 s) = _sign(ownerKey, 5e6, deadline);
+        token.permit(owner, spender, 5e6, deadline, v, r, s);
+        assertEq(token.allowance(owner, spender), 5e6);
+        assertEq(token.nonces(owner), 1);
+        vm.expectRevert();
+        token.permit(owner, spender, 5e6, deadline, v, r, s);
+    }
+
+    function test_permitRefusesExpiredOrForeignSignatures() public {
+        (, uint256 strangerKey) = makeAddrAndKey("stranger");
+        uint256 deadline = block.timestamp + 60;
+        (uint8 v, bytes32 r, bytes32 s) = _sign(strangerKey, 5e6, deadline);
+        vm.expectRevert();
+        token.permit(owner, spender, 5e6, deadline, v, r, s);
+        (v, r, s) = _sign(ownerKey, 5e6, block.timestamp - 1);
+        vm.expectRevert(abi.encodeWithSelector(TestFiatToken.PermitExpired.selector, block.timestamp - 1));
+        token.permit(owner, spender, 5e6, block.timestamp - 1, v, r, s);
+        assertEq(token.allowance(owner, spender), 0);
     }
 }

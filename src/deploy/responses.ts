@@ -32,19 +32,21 @@ export function settleResponse(batch: DeploymentBatch, rows: DeploymentWallet[])
 /**
  * A paid batch answers 200 with its partial result, except when a whole step failed: no wallet deployed is
  * `deployment_error`, every wallet deployed but no requested funding made is `funding_error`. Both carry the
- * full settle response in `details` (payment is never reversed; claim finishes the rest). A step whose
- * transaction is still unconfirmed (sent, no receipt yet) has not failed: that answer is a retryable pending
- * `blockchain_error`, to be replaced by the real outcome on a later settle (`final` false: not to be stored).
+ * full settle response in `details` (payment is never reversed; claim finishes the rest). A step that has no
+ * outcome yet has not failed: its transaction unconfirmed (sent, no receipt yet), or not attempted yet because another
+ * request or instance holds the batch and has not reached it (a loser of concurrent settles reads the rows between the
+ * winner's deployment and its funding). That answer is a retryable pending `blockchain_error`, to be replaced by the
+ * real outcome on a later settle (`final` false: not to be stored).
  */
-const IN_FLIGHT = new Set(["sending", "sent"]);
+const NO_OUTCOME_YET = new Set(["pending", "sending", "sent"]);
 
 export function settleOutcome(
   response: DeploySettleResponse,
   rows: DeploymentWallet[],
 ): { ok: true; response: DeploySettleResponse } | { ok: false; error: ApiError; final: boolean } {
-  // Sent (no receipt yet), or leased by another request or instance that is sending it now: no outcome yet.
+  // Not attempted yet, leased by another request or instance that is sending it now, or sent without a receipt.
   const unconfirmed = (phase: "deployment" | "funding") =>
-    rows.some((row) => IN_FLIGHT.has(phase === "deployment" ? row.deploymentStatus : row.fundingStatus));
+    rows.some((row) => NO_OUTCOME_YET.has(phase === "deployment" ? row.deploymentStatus : row.fundingStatus));
   const stillPending = (message: string) => ({
     ok: false as const,
     final: false,

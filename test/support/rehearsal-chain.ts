@@ -42,8 +42,9 @@ export type RehearsalChain = {
 
 /**
  * Stand-ins at the real stablecoins' addresses (the network preset's), each the devnet's test token of the same
- * kind: TestUSDC (6 decimals, EIP-3009, EIP-712 domain "USD Coin"/"2") for an EIP-3009 token, TestUSDT (18
- * decimals, no EIP-3009) for the others. Each is deployed normally (its constructor sets the EIP-712 immutables),
+ * kind: TestUSDC (6 decimals, EIP-3009, EIP-712 domain "USD Coin"/"2") for an EIP-3009 token, TestFiatToken (the
+ * same with EIP-2612 permit, like Base's USDC) for one that also has permit, TestUSDT (18 decimals, neither) for the
+ * others. Each is deployed normally (its constructor sets the EIP-712 immutables),
  * then its runtime code and its first storage slots (OpenZeppelin's ERC20 keeps name and symbol in slots 3 and 4)
  * are copied to the real address.
  */
@@ -56,9 +57,11 @@ async function placeStandIns(chainId: number, rpcUrl: string, chain: Chain) {
   if (stablecoins.length === 0) throw new Error(`no preset stablecoins for chain ${chainId}`);
   const placed: { symbol: string; address: Address; decimals: number }[] = [];
   for (const token of stablecoins) {
-    const artifact = token.eip3009
-      ? forgeArtifact("TestUSDC.sol", "TestUSDC")
-      : forgeArtifact("TestUSDT.sol", "TestUSDT");
+    const artifact = !token.eip3009
+      ? forgeArtifact("TestUSDT.sol", "TestUSDT")
+      : token.eip2612
+        ? forgeArtifact("TestFiatToken.sol", "TestFiatToken")
+        : forgeArtifact("TestUSDC.sol", "TestUSDC");
     const hash = await wallet.sendTransaction({ data: artifact.bytecode });
     const { contractAddress } = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     if (!contractAddress) throw new Error(`the stand-in ${token.symbol} was not deployed`);

@@ -4,6 +4,7 @@ import type { Address } from "viem";
 import { freePort } from "../../scripts/devnet/ports";
 import { encodeConfig } from "../../src/config/load";
 import { chainOf, freshPayer, NETWORK_NAMES } from "../support/chain";
+import { swapTokensOf } from "../support/dex";
 import { startTestService } from "../support/service";
 import { deployFundedWallet, expectRefusal, randomAddress, units, verifyBody } from "./support";
 
@@ -56,7 +57,8 @@ for (const network of NETWORK_NAMES) {
     });
 
     test("a token not configured on the network", async () => {
-      const other = chainOf(network === "bsc" ? "base" : "bsc").token.address;
+      // A token of the chain that the network does not list (the DEX's wrapped native token).
+      const other = swapTokensOf(network).w;
       const body = verifyBody(network, wallet, [{ to: randomAddress(), amount: one(), token: other }]);
       expectRefusal(await service.post("/wallet/verify", body), 400, "validation_error", "transactions.0.token");
     });
