@@ -13,6 +13,7 @@ import { buyWithinLimits } from "../../packages/client/src/mcp/x402-purchase";
 import { PERMIT2, X402_EXACT_PERMIT2_PROXY, x402ExactPermit2ProxyAbi } from "../../src/x402/permit2";
 import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { x402Shop } from "../support/x402-shop";
+import { x402ExpressShop } from "../support/x402-shop-express";
 import { listeningService, MERCHANT_API_KEY } from "../x402/support";
 import {
   EXECUTORS,
@@ -74,10 +75,10 @@ describe("x402 eip2612GasSponsoring: a payer with no native coin pays with the t
   });
 
   for (const network of NETWORK_NAMES) {
-    test(`${network}: @x402/fetch buys from a shop on @x402/hono; exact balances, our executors pay the one transaction`, async () => {
+    test(`${network}: @x402/fetch buys from a shop on @x402/express; exact balances, our executors pay the one transaction`, async () => {
       const token = permitToken(network).address;
       const requirements = permitRequirements(network, PRICE);
-      const shop = x402Shop({
+      const shop = await x402ExpressShop({
         facilitator,
         network: requirements.network as `eip155:${number}`,
         payTo: requirements.payTo as Hex,
