@@ -1,5 +1,6 @@
 // An EOA pays 1 token to a merchant: approve the relayer once, sign, verify, settle. No fee is charged. A payer
-// without native coin for the approve, on a token with EIP-2612 permit, signs a permit instead (onboarding "permit").
+// without native coin for the approve signs a permit instead on a token with EIP-2612 (onboarding "permit"), else
+// an approve the service funds and broadcasts (onboarding "fundedApprove").
 // Run against the devnet: bun run dev, then bun examples/eoa-payment.ts
 
 import { pay } from "@relay402/client";
@@ -20,13 +21,13 @@ export async function main(options: ExampleOptions & { to?: Address }) {
     to,
     value,
   });
-  log(
-    approval
-      ? `approved the relayer in ${approval}`
-      : onboarding === "permit"
-        ? "permitted the relayer by signature (sent with the payment)"
-        : "allowance already enough",
-  );
+  const onboarded = {
+    none: "allowance already enough",
+    approve: `approved the relayer in ${approval}`,
+    permit: "permitted the relayer by signature (sent with the payment)",
+    fundedApprove: `signed an approve of the relayer, funded and broadcast by the service in ${approval}`,
+  };
+  log(onboarded[onboarding]);
   log(`paid 1 ${token.symbol} to ${to} in ${settlement.transaction} (block ${settlement.blockNumber})`);
   return { to, value, token: token.address, settlement };
 }

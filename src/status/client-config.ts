@@ -64,7 +64,14 @@ export async function clientConfig(services: StatusSources) {
               swapMinFee: token.swapMinFee.toString(),
             },
             minPaymentValue: token.minPaymentValue.toString(),
+            fundedApproveMinPayment: token.fundedApproveMinPayment.toString(),
           })),
+          /** The caps a payer's signed approve must keep for the service to fund and broadcast it. */
+          fundedApprove: {
+            enabled: config.fundedApprove.enabled,
+            maxGas: Number(config.fundedApprove.maxGas),
+            maxFeePerGas: config.fundedApprove.maxFeePerGas.toString(),
+          },
           /** The privacy pool and the circuit its proofs are for; null when incognito is off on this network. */
           incognito:
             serves("incognito") && config.contracts.privacyPool

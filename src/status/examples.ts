@@ -80,8 +80,10 @@ const clientConfig = {
             swapMinFee: "10000000000000000",
           },
           minPaymentValue: "1",
+          fundedApproveMinPayment: "100000000000000000",
         },
       ],
+      fundedApprove: { enabled: true, maxGas: 100000, maxFeePerGas: "5000000000" },
       incognito: { pool: PRIVACY_POOL, circuitId: CIRCUIT_ID },
       swap: {
         routers: [

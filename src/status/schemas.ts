@@ -75,7 +75,22 @@ const NetworkClientConfig = t.Object({
         swapMinFee: Amount,
       }),
       minPaymentValue: Amount,
+      fundedApproveMinPayment: t.String({
+        description:
+          "the smallest payment (token's smallest unit) a payer without native coins may make with a funded approve",
+      }),
     }),
+  ),
+  fundedApprove: t.Object(
+    {
+      enabled: t.Boolean({ description: "whether the service funds and broadcasts payers' signed approves here" }),
+      maxGas: t.Integer({ description: "the largest gas limit a funded approve may carry" }),
+      maxFeePerGas: t.String({ description: "the largest max fee per gas a funded approve may carry, in wei" }),
+    },
+    {
+      description:
+        "A payer without allowance nor native coins signs (without broadcasting) an approve within these caps; the service funds exactly its gas limit × max fee and broadcasts it (docs/payments.md)",
+    },
   ),
   incognito: t.Union([
     t.Object(

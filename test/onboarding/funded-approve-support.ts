@@ -1,13 +1,12 @@
 // Payers who hold only a plain token (no EIP-3009, no EIP-2612: the devnet's TestUSDT, like BSC USDT) and no native
-// coins, and the service that funds their approves: on bsc the token is the network's payment token; on base the
-// same contract (deployed at the same CREATE2 address on both chains) is added to the service's tokens here.
+// coins, and the service that funds their approves. TestUSDT is bsc's payment token and, deployed at the same
+// CREATE2 address, one of base's tokens too (the devnet whitelists every test token on both networks).
 import { x402Client } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { type Address, encodeFunctionData, type Hex, maxUint256, parseAbi } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import type { Config } from "../../src/config/schema";
 import { approveAbi } from "../../src/onboarding/signed-approve";
 import { ERC20_APPROVAL_GAS_SPONSORING } from "../../src/x402/extensions";
 import { PERMIT2 } from "../../src/x402/permit2";
@@ -17,15 +16,12 @@ export type Net = "bsc" | "base";
 export const CAIP2: Record<Net, `eip155:${number}`> = { bsc: "eip155:56", base: "eip155:8453" };
 
 /** The devnet's TestUSDT: bsc's payment token, deployed at the same address on base. */
-export const plainToken = (): Address => chainOf("bsc").token.address;
-
-/** Adds TestUSDT to base's tokens (bsc has it already), as an operator would list BSC USDT's like on its chain. */
-export function withPlainTokenOnBase(config: Config) {
-  const base = config.networks.base;
-  const usdt = config.networks.bsc?.tokens.find((token) => token.address.toLowerCase() === plainToken().toLowerCase());
-  if (!base || !usdt) throw new Error("the devnet config lacks base or bsc's USDT");
-  if (!base.tokens.some((token) => token.address === usdt.address)) base.tokens.push({ ...usdt });
-}
+export const plainToken = (): Address => {
+  const bsc = chainOf("bsc").info.tokens.USDT;
+  if (bsc?.kind !== "plain" || chainOf("base").info.tokens.USDT?.address !== bsc.address)
+    throw new Error("the devnet manifest lacks the plain TestUSDT on both networks");
+  return bsc.address;
+};
 
 /** What a merchant declares in its 402 to offer the extension (@x402/extensions' declaration, its info). */
 export const SPONSORING_DECLARATION = {
@@ -40,19 +36,24 @@ export const SPONSORING_DECLARATION = {
 
 const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
 
-/** A fresh key holding `tokens` of TestUSDT on `network` and no native coins (nonce 0: it never sent anything). */
-export async function tokenOnlyPayer(network: Net, tokens = 100n * 10n ** 18n) {
+/** Mints `amount` of a devnet test token (public mint) to `to`, sent by a throwaway minter (`to`'s nonce stays). */
+export async function mintTo(network: Net, token: Address, to: Address, amount: bigint) {
   const c = chainOf(network);
-  const key = generatePrivateKey();
-  const address = privateKeyToAccount(key).address;
   const minter = await freshPayer(network, { tokens: 0n });
   const hash = await c.walletFor(minter.key).writeContract({
-    address: plainToken(),
+    address: token,
     abi: mintAbi,
     functionName: "mint",
-    args: [address, tokens],
+    args: [to, amount],
   });
   await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+}
+
+/** A fresh key holding `tokens` of TestUSDT on `network` and no native coins (nonce 0: it never sent anything). */
+export async function tokenOnlyPayer(network: Net, tokens = 100n * 10n ** 18n) {
+  const key = generatePrivateKey();
+  const address = privateKeyToAccount(key).address;
+  await mintTo(network, plainToken(), address, tokens);
   return { key, address };
 }
 

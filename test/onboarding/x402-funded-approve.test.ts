@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { type Hex, keccak256, parseTransaction } from "viem";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
-import { x402Shop } from "../support/x402-shop";
+import { x402ExpressShop } from "../support/x402-shop-express";
 import { listeningService, MERCHANT_API_KEY } from "../x402/support";
 import {
   CAIP2,
@@ -13,31 +13,33 @@ import {
   SPONSORING_DECLARATION,
   signedApproveOf,
   tokenOnlyPayer,
-  withPlainTokenOnBase,
 } from "./funded-approve-support";
 
 const price = 3n * 10n ** 17n; // 0.3 TestUSDT
-const relay = listeningService({ merchantApiKeys: [MERCHANT_API_KEY] }, withPlainTokenOnBase);
-const shops = (["bsc", "base"] as const).map((network) => {
-  const payTo = randomAddress();
-  const shop = x402Shop({
-    facilitator: relay.facilitator(MERCHANT_API_KEY),
-    network: CAIP2[network],
-    payTo,
-    asset: plainToken(),
-    amount: price,
-    extra: { assetTransferMethod: "permit2" },
-    extensions: SPONSORING_DECLARATION,
-  });
-  return { network, payTo, ...shop };
-});
+const relay = listeningService({ merchantApiKeys: [MERCHANT_API_KEY] });
+// Merchants on Express (@x402/express), as the issue's buyer meets them; the Hono shop is test/x402/merchant*.
+const shops = await Promise.all(
+  (["bsc", "base"] as const).map(async (network) => {
+    const payTo = randomAddress();
+    const shop = await x402ExpressShop({
+      facilitator: relay.facilitator(MERCHANT_API_KEY),
+      network: CAIP2[network],
+      payTo,
+      asset: plainToken(),
+      amount: price,
+      extra: { assetTransferMethod: "permit2" },
+      extensions: SPONSORING_DECLARATION,
+    });
+    return { network, payTo, ...shop };
+  }),
+);
 
 afterAll(() => {
   for (const shop of shops) shop.stop();
   relay.stop();
 });
 
-describe("x402 erc20ApprovalGasSponsoring: a payer with only TestUSDT and no native coins pays through @x402/fetch", () => {
+describe("x402 erc20ApprovalGasSponsoring: a payer with only TestUSDT and no native coins pays through @x402/fetch from an @x402/express shop", () => {
   test("GET /supported advertises the extension", async () => {
     const supported = (await (await fetch(`${relay.url}/supported`)).json()) as { extensions: string[] };
     expect(supported.extensions).toContain("erc20ApprovalGasSponsoring");

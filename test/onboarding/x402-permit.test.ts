@@ -13,6 +13,7 @@ import { buyWithinLimits } from "../../packages/client/src/mcp/x402-purchase";
 import { PERMIT2, X402_EXACT_PERMIT2_PROXY, x402ExactPermit2ProxyAbi } from "../../src/x402/permit2";
 import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { x402Shop } from "../support/x402-shop";
+import { x402ExpressShop } from "../support/x402-shop-express";
 import { listeningService, MERCHANT_API_KEY } from "../x402/support";
 import {
   EXECUTORS,
@@ -68,11 +69,11 @@ async function proxyCall(network: "bsc" | "base", hash: Hex) {
   };
 }
 
-/** A shop on @x402/hono selling for PRICE of `network`'s permit token, offering the sponsoring extensions. */
-function permitShop(network: (typeof NETWORK_NAMES)[number]) {
+/** A shop (@x402/hono, or @x402/express) selling for PRICE of `network`'s permit token, offering the sponsoring. */
+async function permitShop(network: (typeof NETWORK_NAMES)[number], framework: "hono" | "express" = "hono") {
   const token = permitToken(network).address;
   const requirements = permitRequirements(network, PRICE);
-  const shop = x402Shop({
+  const options = {
     facilitator,
     network: requirements.network as `eip155:${number}`,
     payTo: requirements.payTo as Hex,
@@ -80,7 +81,8 @@ function permitShop(network: (typeof NETWORK_NAMES)[number]) {
     amount: PRICE,
     extra: requirements.extra,
     extensions: SPONSORED_EXTENSIONS,
-  });
+  };
+  const shop = framework === "express" ? await x402ExpressShop(options) : x402Shop(options);
   shops.push(shop);
   return { token, requirements, shop };
 }
@@ -91,8 +93,8 @@ describe("x402 eip2612GasSponsoring: a payer with no native coin pays with the t
   });
 
   for (const network of NETWORK_NAMES) {
-    test(`${network}: @x402/fetch buys from a shop on @x402/hono; exact balances, our executors pay the one transaction`, async () => {
-      const { token, requirements, shop } = permitShop(network);
+    test(`${network}: @x402/fetch buys from a shop on @x402/express; exact balances, our executors pay the one transaction`, async () => {
+      const { token, requirements, shop } = await permitShop(network, "express");
       const payer = await tokenOnlyPayer(network, token, PRICE * 3n);
       const c = chainOf(network);
       expect(await c.public.getBalance({ address: payer.address })).toBe(0n);
@@ -294,7 +296,7 @@ describe("an MCP agent's key holding only the permit token buys an x402 resource
   test("buyWithinLimits signs the sponsoring permit through its RPCs; the shop is paid once, our executors pay the gas", async () => {
     const network = "bsc" as const;
     const c = chainOf(network);
-    const { token, requirements, shop } = permitShop(network);
+    const { token, requirements, shop } = await permitShop(network);
     const payer = await tokenOnlyPayer(network, token, PRICE * 2n);
     const dataDir = mkdtempSync(join(tmpdir(), "relay402-agent-"));
     const context: PaymentContext = {

@@ -8,7 +8,9 @@ export type ClientErrorCode =
   | "unexpected_response"
   /**
    * The payer has too little of the chain's native coin for the gas of the one transaction it sends itself (its
-   * approve of the relayer); `details`: `address`, `balance` (wei).
+   * approve of the relayer); `details`: `address`, `balance` (wei). Or it has none, on a token without permit, and
+   * the service would not fund that approve: `details`: `address`, `reason` (`funded_approve_disabled`,
+   * `below_funded_approve_minimum` with `minimum`, `funded_approve_over_caps`).
    */
   | "insufficient_gas";
 

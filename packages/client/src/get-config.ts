@@ -24,6 +24,8 @@ export type TokenConfig = {
     swapMinFee?: string;
   };
   minPaymentValue: string;
+  /** The smallest payment a payer without native coins may make with a funded approve (absent: an older service). */
+  fundedApproveMinPayment?: string;
 };
 
 /** What the client uses of one network of `GET /config`. */
@@ -34,6 +36,11 @@ export type NetworkConfig = {
   feeRecipient: Address;
   tokens: TokenConfig[];
   limits: { validBeforeMarginSeconds: number };
+  /**
+   * The caps a payer's signed approve must keep for the service to fund its gas and broadcast it (`maxFeePerGas` in
+   * wei); absent from an older service, which funds none.
+   */
+  fundedApprove?: { enabled: boolean; maxGas: number; maxFeePerGas: string };
   /** The privacy pool and the circuit's setup id; null (or absent) where incognito is off. */
   incognito?: { pool: Address; circuitId: string } | null;
   /** The whitelisted DEX routers (the only ones a swap may go through); null (or absent) where swaps are off. */

@@ -33,7 +33,13 @@ export {
   type TokenConfig,
   tokenOf,
 } from "./get-config.js";
-export { chooseOnboarding, type Onboarding, onboardPayer, signRelayerPermit } from "./onboarding.js";
+export {
+  chooseOnboarding,
+  type Onboarding,
+  onboardPayer,
+  signFundedApprove,
+  signRelayerPermit,
+} from "./onboarding.js";
 export { type PayParameters, type PayResult, pay, settlePayment, verifyPayment } from "./pay.js";
 export { signTransferAuthorization, transferWithAuthorizationTypes } from "./sign-authorization.js";
 export {

@@ -9,7 +9,7 @@ import type { NetworkName, PaymentBody, PaymentSettleResult, PaymentVerifyResult
 export type PayParameters = {
   /**
    * The payer: signs the authorization and, when the allowance is short, sends the approve (or, without the gas
-   * for it on a token with EIP-2612, signs a permit instead).
+   * for it, signs a permit on a token with EIP-2612, else an approve the service funds and broadcasts).
    */
   signer: SignerClient;
   publicClient: PublicClient;
@@ -24,9 +24,12 @@ export type PayParameters = {
 };
 
 export type PayResult = {
-  /** The payer's own approve, when it sent one (`onboarding` "approve"). */
+  /** The approve's hash: sent by the payer (`onboarding` "approve"), or broadcast by the service ("fundedApprove"). */
   approval: Hash | undefined;
-  /** How the relayer got its allowance: already there, the payer's approve, or its permit sent with the payment. */
+  /**
+   * How the relayer got its allowance: already there, the payer's approve, its permit sent with the payment, or its
+   * signed approve the service funded and broadcast before the payment.
+   */
   onboarding: Onboarding;
   body: PaymentBody;
   settlement: PaymentSettleResult;
@@ -34,7 +37,8 @@ export type PayResult = {
 
 /**
  * An EOA payment: get the relayer its allowance if needed (chooseOnboarding: the payer's approve, or, for a payer
- * without the gas for it on a token with EIP-2612, a signed permit the service submits with the payment), sign
+ * without the gas for it, a signed permit the service submits with the payment on a token with EIP-2612, else a
+ * signed approve the service funds and broadcasts within /config's `fundedApprove` caps), sign
  * TransferWithAuthorization on the relayer's domain from /config, /verify (sent once; `isValid: false` throws with
  * its reason), then /settle (retried while pending or unreachable: a repeat answers the first result). Free of fees:
  * the payee receives `value`.
@@ -43,17 +47,18 @@ export async function pay(client: Relay402Client, parameters: PayParameters): Pr
   const config = await getNetworkConfig(client, parameters.network);
   const relayer = config.contracts.relayer;
   const validBefore = parameters.validBefore ?? defaultValidBefore(config);
-  const { onboarding, approval, permit } = await onboardPayer({
+  const { onboarding, approval, payloadFields } = await onboardPayer({
     ...parameters,
     token: tokenOf(config, parameters.token),
     chainId: config.chainId,
     relayer,
     amount: parameters.value,
     deadline: validBefore,
+    fundedApprove: config.fundedApprove,
   });
   const paymentPayload = await signTransferAuthorization({ ...parameters, config, validBefore });
   const body: PaymentBody = {
-    paymentPayload: permit ? { ...paymentPayload, permit } : paymentPayload,
+    paymentPayload: { ...paymentPayload, ...payloadFields },
     paymentRequirements: { network: parameters.network, relayerContract: relayer },
   };
   await verifyPayment(client, body);

@@ -28,6 +28,12 @@ export type PaymentPayload = {
   };
   /** The payer's EIP-2612 permit to the relayer, for a payer with no allowance (see `signRelayerPermit`). */
   permit?: { value: string; deadline: string; signature: Hex };
+  /**
+   * The payer's signed, unbroadcast `approve(relayer, ≥ value)` transaction, for a payer with no allowance, no native
+   * coin for that approve and a token without permit: the service funds its gas and broadcasts it (see
+   * `signFundedApprove`).
+   */
+  approval?: { signedTransaction: Hex };
 };
 export type PaymentBody = {
   paymentPayload: PaymentPayload;

@@ -131,9 +131,10 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
   let settleSent = false;
   try {
     const { signer, publicClient } = await context.clientsFor(request.network);
-    // An agent's key often holds only the token it pays with: without gas for an approve, a permit where it can.
+    // An agent's key often holds only the token it pays with: without gas for an approve, a permit where the token
+    // has one, else an approve the service funds.
     const validBefore = defaultValidBefore(config);
-    const { permit } = await onboardPayer({
+    const { payloadFields } = await onboardPayer({
       signer,
       publicClient,
       token,
@@ -141,6 +142,7 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
       relayer: config.contracts.relayer,
       amount: value,
       deadline: validBefore,
+      fundedApprove: config.fundedApprove,
     });
     const paymentPayload = await signTransferAuthorization({
       signer,
@@ -152,7 +154,7 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
       validBefore,
     });
     const body = {
-      paymentPayload: permit ? { ...paymentPayload, permit } : paymentPayload,
+      paymentPayload: { ...paymentPayload, ...payloadFields },
       paymentRequirements: { network: request.network, relayerContract: config.contracts.relayer },
     };
     await verifyPayment(relay402, body);
