@@ -9,14 +9,14 @@ import express from "express";
 import { merchantSettings, run } from "./setup.mjs";
 
 run(async () => {
-  const { facilitator, accepts, port, host } = await merchantSettings();
+  const { facilitator, accepts, extensions, port, host } = await merchantSettings();
   const server = new x402ResourceServer(facilitator);
   for (const { network } of accepts) server.register(network, new ExactEvmScheme());
 
   const app = express();
   app.use(
     paymentMiddleware(
-      { "GET /report": { accepts, description: "today's report", mimeType: "application/json" } },
+      { "GET /report": { accepts, extensions, description: "today's report", mimeType: "application/json" } },
       server,
     ),
   );

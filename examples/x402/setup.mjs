@@ -4,6 +4,7 @@
 // by address and carries those in `extra`; x402's `price: "$0.01"` only knows its own default assets (USDC on Base,
 // none on BNB Chain), and never the devnet's.
 import { HTTPFacilitatorClient } from "@x402/core/server";
+import { declareEip2612GasSponsoringExtension, declareErc20ApprovalGasSponsoringExtension } from "@x402/extensions";
 import { parseUnits } from "viem";
 
 /** The networks the examples know, by the name relay402's config gives them, and the asset each sells in. */
@@ -70,6 +71,21 @@ export function acceptsFrom(supported, { networks, price, payTo }) {
 }
 
 /**
+ * The gas sponsoring a route offers its buyers, as x402 extensions in its 402 answers: those relay402 performs (GET
+ * /supported's `extensions`). With them a buyer holding only the token pays on its first purchase too: its Permit2
+ * allowance comes from an EIP-2612 permit (`eip2612GasSponsoring`) or from an approve it signs and relay402 funds and
+ * broadcasts (`erc20ApprovalGasSponsoring`), instead of an approve it sends and pays for. GAS_SPONSORING=off offers
+ * none (the buyer then approves Permit2 itself).
+ */
+export function sponsoringFrom(supported, offer = process.env.GAS_SPONSORING !== "off") {
+  const listed = offer ? (supported.extensions ?? []) : [];
+  return {
+    ...(listed.includes("eip2612GasSponsoring") ? declareEip2612GasSponsoringExtension() : {}),
+    ...(listed.includes("erc20ApprovalGasSponsoring") ? declareErc20ApprovalGasSponsoringExtension() : {}),
+  };
+}
+
+/**
  * relay402 as the merchant's facilitator: /verify, /settle and /supported at its root. A merchant key, if the
  * operator gave you one (it lifts relay402's per-IP rate limit), goes in `x-api-key` on every call.
  */
@@ -82,7 +98,7 @@ export function relay402Facilitator(relay402Url, apiKey = process.env.MERCHANT_A
   });
 }
 
-/** The merchant's settings from its environment, its facilitator, and its price on every network it sells on. */
+/** The merchant's settings from its environment, its facilitator, its price on every network it sells on, its sponsoring. */
 export async function merchantSettings() {
   const relay402Url = required("RELAY402_URL");
   const payTo = required("PAY_TO");
@@ -93,6 +109,7 @@ export async function merchantSettings() {
   return {
     facilitator: relay402Facilitator(relay402Url),
     accepts,
+    extensions: sponsoringFrom(supported),
     port: Number(process.env.PORT ?? 4021),
     host: process.env.HOST ?? "127.0.0.1",
   };

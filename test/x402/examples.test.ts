@@ -1,7 +1,8 @@
 // The x402 examples (examples/x402/) as a merchant and a buyer run them: under `node`, not Bun, against relay402
 // started as an operator starts it (the start's chain reads give /supported its names and versions). Both
-// merchants sell on both networks from /supported alone; the buyer pays the Express one on base (EIP-3009) and the
-// Hono one on bsc (Permit2, after its approve). The chain's balances judge.
+// merchants sell on both networks from /supported alone, offering the gas sponsoring it lists; the buyer pays the
+// Express one on base (EIP-3009) and the Hono one on bsc (Permit2, its allowance from a signed approve relayed with
+// the payment, funded for a buyer without BNB). The chain's balances judge.
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -51,11 +52,11 @@ async function node(script: string, env: Record<string, string>) {
 }
 
 /** A merchant example listening on a free port, once it has printed its URL; stopped in afterAll. */
-async function merchant(script: string, payTo: Address) {
+async function merchant(script: string, payTo: Address, env: Record<string, string> = {}) {
   const port = await freePort();
   const child = Bun.spawn(["node", join(examples, script)], {
     cwd: root,
-    env: { ...process.env, RELAY402_URL: relay.url, PAY_TO: payTo, PORT: String(port) },
+    env: { ...process.env, RELAY402_URL: relay.url, PAY_TO: payTo, PORT: String(port), ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -104,6 +105,7 @@ const buyerResult = (out: string) =>
     body: string;
     payer: Address;
     approval: Hex | null;
+    sponsoring: string[];
     settlement: { success: boolean; transaction: Hex; network: string } | null;
   };
 
@@ -162,6 +164,11 @@ describe("x402 merchants and a buyer on x402's own packages, run by node, relay4
         ],
         [CAIP2.bsc, chainOf("bsc").token.address, (10n ** 16n).toString(), { assetTransferMethod: "permit2" }],
       ]);
+      // The gas sponsoring relay402 lists in /supported, offered to the buyer.
+      expect(Object.keys(asked.extensions ?? {}).sort()).toEqual([
+        "eip2612GasSponsoring",
+        "erc20ApprovalGasSponsoring",
+      ]);
     }
 
     const buyers = { base: await freshPayer("base"), bsc: await freshPayer("bsc") };
@@ -189,30 +196,55 @@ describe("x402 merchants and a buyer on x402's own packages, run by node, relay4
 
     const bsc = buyerResult(onBsc.out);
     expect(JSON.parse(bsc.body)).toEqual({ report: "paid content", servedBy: "hono" });
-    expect(bsc.approval).toMatch(/^0x[0-9a-f]{64}$/); // Permit2: approved once, by the buyer
+    // Permit2 with the merchant's sponsoring: the buyer sent nothing; its signed approve came with the payment.
+    expect(bsc.approval).toBeNull();
+    expect(bsc.sponsoring).toEqual(["erc20ApprovalGasSponsoring"]);
     expect(bsc.settlement).toMatchObject({ success: true, network: CAIP2.bsc });
     expect(await tokenBalance("bsc", chainOf("bsc").token.address, payTo.hono)).toBe(10n ** 16n);
     expect(await tokenBalance("bsc", chainOf("bsc").token.address, buyers.bsc.address)).toBe(before.bsc - 10n ** 16n);
 
-    // A Permit2 buyer with tokens but no BNB for its approve is told so, and pays nothing.
+    // A Permit2 buyer with tokens and no BNB pays too: relay402 funds its signed approve (exactly the approve's
+    // gas limit × max fee, of which what the approve did not burn stays with it) and settles; for a price of at
+    // least the token's fundedApproveMinPayment (0.1 by default; relay402 refuses to fund dust).
+    const fundedShop = randomAddress();
+    const fundedUrl = await merchant("merchant-express.mjs", fundedShop, { PRICE: "0.1", NETWORKS: "bsc" });
     const broke = await freshPayer("bsc");
     await chainOf("bsc").test.setBalance({ address: broke.address, value: 0n });
-    const refused = await node("buyer.mjs", {
-      URL: honoUrl,
+    const brokeBefore = await tokenBalance("bsc", chainOf("bsc").token.address, broke.address);
+    const funded = await node("buyer.mjs", {
+      URL: fundedUrl,
+      MAX_PRICE: "0.1",
       NETWORK: "bsc",
       RPC_URL: chainOf("bsc").info.rpcUrl,
       PRIVATE_KEY: broke.key,
     });
+    expect([funded.code, funded.err]).toEqual([0, ""]);
+    expect(buyerResult(funded.out)).toMatchObject({ approval: null, sponsoring: ["erc20ApprovalGasSponsoring"] });
+    expect(await tokenBalance("bsc", chainOf("bsc").token.address, fundedShop)).toBe(10n ** 17n);
+    expect(await tokenBalance("bsc", chainOf("bsc").token.address, broke.address)).toBe(brokeBefore - 10n ** 17n);
+
+    // From a merchant that offers no sponsoring, a buyer without BNB for its approve is told so, and pays nothing.
+    const unsponsored = randomAddress();
+    const plainUrl = await merchant("merchant-hono.mjs", unsponsored, { GAS_SPONSORING: "off" });
+    const poor = await freshPayer("bsc");
+    await chainOf("bsc").test.setBalance({ address: poor.address, value: 0n });
+    const refused = await node("buyer.mjs", {
+      URL: plainUrl,
+      NETWORK: "bsc",
+      RPC_URL: chainOf("bsc").info.rpcUrl,
+      PRIVATE_KEY: poor.key,
+    });
     expect(refused.code).toBe(1);
     expect(refused.err.trim()).toBe(
-      `${broke.address} has 0 BNB on bsc, not enough for the gas of its one-time Permit2 approve of ` +
+      `${poor.address} has 0 BNB on bsc, not enough for the gas of its one-time Permit2 approve of ` +
         `${chainOf("bsc").token.address}: send it a little BNB, then run this again. The payment itself costs it ` +
-        "no gas (relay402 sends it); only this approve does, once per token.",
+        "no gas (relay402 sends it); only this approve does, once per token, where the merchant offers no gas " +
+        "sponsoring.",
     );
-    expect(await tokenBalance("bsc", chainOf("bsc").token.address, payTo.hono)).toBe(10n ** 16n);
+    expect(await tokenBalance("bsc", chainOf("bsc").token.address, unsponsored)).toBe(0n);
 
     // An unknown NETWORK is named, with the known ones; no stack, no TypeError.
-    const unknown = await node("buyer.mjs", { URL: honoUrl, NETWORK: "solana", RPC_URL: "x", PRIVATE_KEY: broke.key });
+    const unknown = await node("buyer.mjs", { URL: honoUrl, NETWORK: "solana", RPC_URL: "x", PRIVATE_KEY: poor.key });
     expect([unknown.code, unknown.err.trim()]).toEqual([1, 'unknown network "solana": use one of base, bsc']);
   }, 120_000);
 });
