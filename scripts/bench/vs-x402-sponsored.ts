@@ -1,20 +1,16 @@
-// bench:x402's sponsored lanes: x402 Permit2 payments settled one at a time (automine) on the base devnet, each
-// payload signed by @x402/evm's own exact client, in four lanes:
-//   - plain Permit2, the payer's allowance to Permit2 already there (on the plain token and on the permit token);
-//   - Permit2 + eip2612GasSponsoring: a new payer holding only the permit token, its EIP-2612 permit submitted
-//     with the payment in one transaction (x402's proxy settleWithPermit);
-//   - Permit2 + erc20ApprovalGasSponsoring: a new payer holding only the plain token and 0 native coins, its signed
-//     approve funded by the operator and broadcast before the settlement (relay402's funded approve).
+// bench:x402's sponsored lanes (sponsored-lanes.ts): payments settled one at a time (automine) on the base devnet,
+// x402 Permit2 payloads signed by @x402/evm's own client and relay402's own EOA body, in lanes:
+//   - the plain path, the payer's allowance already there (on the plain token and on the permit token);
+//   - an EIP-2612 permit from a new payer holding only the permit token, submitted with the payment in one
+//     transaction (x402's eip2612GasSponsoring: the proxy's settleWithPermit; the relayer's
+//     transferWithAuthorizationWithPermit);
+//   - a signed approve from a new payer holding only the plain token and 0 native coins, funded by the operator
+//     and broadcast before the settlement (x402's erc20ApprovalGasSponsoring; the EOA body's funded approve).
 // Per lane and side: JSON-RPC round trips and facilitator CPU per settle, gas of each transaction from the
 // receipts (the funding transfer and the approve apart from the settlement), and what the operator spends per
-// payment at the devnet's fee. The reference runs the first three: its erc20ApprovalGasSponsoring needs an
-// operator-written signer (`sendTransactions`) and funds nobody, so there is no reference to measure there.
-
+// payment at the devnet's fee. The reference runs the x402 lanes but the funded approve: its
+// erc20ApprovalGasSponsoring needs an operator-written signer (`sendTransactions`) and funds nobody.
 import { erc20Abi } from "@relay402/client/wire/abis";
-import { x402Client } from "@x402/core/client";
-import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { declareEip2612GasSponsoringExtension, declareErc20ApprovalGasSponsoringExtension } from "@x402/extensions";
 import {
   type Address,
   type Chain,
@@ -30,73 +26,14 @@ import {
   parseTransaction,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { PERMIT2 } from "../../src/x402/permit2";
 import { tokenFunder } from "./burst";
 import type { Child } from "./child";
 import { postJson } from "./load";
 import { cpuMsOf } from "./proc";
 import type { startRpcCounter } from "./rpc-counter";
+import { type Body, LANES, type Lane, laneSigner, type SponsoredTokens, spenderOf } from "./sponsored-lanes";
 import { median, perMethod } from "./stats";
 import type { createReport, Side } from "./vs-x402-report";
-
-/** The devnet's tokens the lanes pay in: TestUSDT (plain ERC-20, 18 decimals), TestPermitToken (EIP-2612 only). */
-export type SponsoredTokens = { plain: Address; permit: Address };
-
-/** TestPermitToken's EIP-712 domain (contracts/test-tokens/TestPermitToken.sol), which x402's client signs over. */
-const PERMIT_TOKEN_DOMAIN = { name: "Permit USD", version: "1" };
-
-type Lane = {
-  key: string;
-  label: string;
-  token: keyof SponsoredTokens;
-  decimals: number;
-  /** "allowed": one payer that approved Permit2 itself; "new": a new key per payment, holding only the token. */
-  payer: "allowed" | "new";
-  extension?: "eip2612GasSponsoring" | "erc20ApprovalGasSponsoring";
-  sides: Side[];
-};
-
-const LANES: Lane[] = [
-  {
-    key: "plain.usdt",
-    label: "Permit2, allowance already there (USDT)",
-    token: "plain",
-    decimals: 18,
-    payer: "allowed",
-    sides: ["relay402", "reference"],
-  },
-  {
-    key: "plain.pusd",
-    label: "Permit2, allowance already there (PUSD)",
-    token: "permit",
-    decimals: 6,
-    payer: "allowed",
-    sides: ["relay402", "reference"],
-  },
-  {
-    key: "eip2612",
-    label: "Permit2 + eip2612GasSponsoring, new payer (PUSD)",
-    token: "permit",
-    decimals: 6,
-    payer: "new",
-    extension: "eip2612GasSponsoring",
-    sides: ["relay402", "reference"],
-  },
-  {
-    key: "erc20approval",
-    label: "Permit2 + erc20ApprovalGasSponsoring, new payer with 0 native (USDT)",
-    token: "plain",
-    decimals: 18,
-    payer: "new",
-    extension: "erc20ApprovalGasSponsoring",
-    sides: ["relay402"],
-  },
-];
-
-const DECLARATIONS = {
-  eip2612GasSponsoring: declareEip2612GasSponsoringExtension(),
-  erc20ApprovalGasSponsoring: declareErc20ApprovalGasSponsoringExtension(),
-};
 
 type Deps = {
   chain: Chain;
@@ -104,6 +41,7 @@ type Deps = {
   publicClient: PublicClient;
   tokens: SponsoredTokens;
   merchant: Address;
+  relayer: Address;
   children: Record<Side, Child>;
   counters: Record<Side, ReturnType<typeof startRpcCounter>>;
   record: ReturnType<typeof createReport>["record"];
@@ -115,7 +53,6 @@ type Deps = {
   step: (what: string) => void;
 };
 
-type Body = { json: string; payer: Address; signedApprove?: Hex };
 /** A value transfer the operator sent a payer (a funded approve's funding), with what its gas cost. */
 type Funding = { to: Address; value: bigint; fee: bigint };
 
@@ -138,44 +75,13 @@ export async function sponsoredLanes(deps: Deps) {
   // The merchant already holds each token, as a shop does (every settle writes a warm balance, as in vs-x402.ts).
   for (const token of Object.values(tokens)) await mint(token, deps.merchant, 1n);
 
-  const requirementsOf = (lane: Lane): PaymentRequirements => ({
-    scheme: "exact",
-    network: `eip155:${chain.id}`,
-    asset: tokens[lane.token],
-    // 0.3 token: above relay402's smallest payment a funded approve may onboard (0.1 token by default).
-    amount: ((3n * 10n ** BigInt(lane.decimals)) / 10n).toString(),
-    payTo: deps.merchant,
-    maxTimeoutSeconds: 600,
-    extra: { assetTransferMethod: "permit2", ...(lane.token === "permit" ? PERMIT_TOKEN_DOMAIN : {}) },
-  });
-
-  /** A payload as @x402/evm's client signs it, reading the chain (allowance, nonces, fees) as a buyer's does. */
-  async function sign(key: Hex, lane: Lane): Promise<Body> {
-    const account = privateKeyToAccount(key);
-    const client = registerExactEvmScheme(new x402Client(), {
-      signer: account,
-      schemeOptions: { [chain.id]: { rpcUrl } } as never,
-    });
-    client.setSpendControls({ allowedAssets: true }); // the devnet's tokens are not among x402's default assets
-    const requirements = requirementsOf(lane);
-    const payload: PaymentPayload = await client.createPaymentPayload({
-      x402Version: 2,
-      resource: { url: "http://shop.test/item", description: "an item", mimeType: "text/plain" },
-      accepts: [requirements],
-      ...(lane.extension ? { extensions: DECLARATIONS[lane.extension] } : {}),
-    } as never);
-    const extension = lane.extension ? payload.extensions?.[lane.extension] : undefined;
-    // A lane whose payload lacks its extension would measure the plain path under the sponsored label.
-    if (lane.extension && !extension) throw new Error(`${lane.key}: @x402/evm signed no ${lane.extension}`);
-    const signedApprove = (extension as { info?: { signedTransaction?: Hex } } | undefined)?.info?.signedTransaction;
-    const json = JSON.stringify({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements });
-    return { json, payer: account.address, ...(signedApprove ? { signedApprove } : {}) };
-  }
+  const sign = laneSigner(deps);
 
   async function bodiesFor(lane: Lane, count: number): Promise<Body[]> {
     const amount = 10n ** BigInt(lane.decimals + 3);
     if (lane.payer === "allowed") {
-      const fund = tokenFunder({ chain, rpcUrl, token: tokens[lane.token], spender: PERMIT2 });
+      const spender = spenderOf(lane, deps.relayer);
+      const fund = tokenFunder({ chain, rpcUrl, token: tokens[lane.token], spender });
       const key = generatePrivateKey();
       await fund(key, amount, maxUint256);
       return Promise.all(Array.from({ length: count }, () => sign(key, lane)));
@@ -195,14 +101,16 @@ export async function sponsoredLanes(deps: Deps) {
       body.json,
       AbortSignal.timeout(60_000),
     );
-    if (json.success === true) return { ok: true as const, transaction: json.transaction as Hex };
+    // An x402 answer says success; relay402's EOA answer is a 200 with the transaction.
+    if (status === 200 && json.success !== false && json.transaction)
+      return { ok: true as const, transaction: json.transaction as Hex };
     return { ok: false as const, reason: String(json.errorReason ?? json.code ?? json.error ?? `HTTP ${status}`) };
   };
 
   const receipt = (hash: Hex) => publicClient.getTransactionReceipt({ hash });
   const ms = { unit: "ms", digits: 1 };
   const count = { unit: "", digits: 0 };
-  let devnetFees: string | undefined;
+  const devnetFees: string[] = [];
 
   for (const lane of LANES)
     for (const side of deps.order.filter((candidate) => lane.sides.includes(candidate))) {
@@ -256,7 +164,7 @@ export async function sponsoredLanes(deps: Deps) {
       // What the operator sent to the payers in the lane's blocks: the funded approves' fundings.
       const payers = new Set(settled.map(({ body }) => body.payer.toLowerCase()));
       const fundings: (Funding & { gasUsed: bigint })[] = [];
-      if (lane.extension === "erc20ApprovalGasSponsoring")
+      if (lane.sponsoring === "approve")
         for (let number = firstBlock; number <= lastBlock; number++) {
           const block = await publicClient.getBlock({ blockNumber: number, includeTransactions: true });
           for (const tx of block.transactions)
@@ -288,33 +196,38 @@ export async function sponsoredLanes(deps: Deps) {
         median(costs.map((wei) => Number(wei) / 1e9)),
       );
 
-      if (lane.extension === "erc20ApprovalGasSponsoring") {
+      if (lane.sponsoring === "approve") {
         const approves = await Promise.all(
           settled.flatMap(({ body }) => (body.signedApprove ? [receipt(keccak256(body.signedApprove))] : [])),
         );
         const relayOnly = { sides: ["relay402"] as Side[] };
         record(
-          "sponsored.gas.approve",
-          { label: "gas of the payer's funded approve (paid from the funding)", ...count, ...relayOnly },
+          `sponsored.gas.approve.${lane.key}`,
+          { label: `gas of the payer's funded approve (paid from the funding), ${lane.label}`, ...count, ...relayOnly },
           side,
           median(approves.map((r) => Number(r.gasUsed))),
         );
         record(
-          "sponsored.gas.funding",
-          { label: "gas of the funding transfer (operator → new payer)", ...count, ...relayOnly },
+          `sponsored.gas.funding.${lane.key}`,
+          { label: `gas of the funding transfer (operator → new payer), ${lane.label}`, ...count, ...relayOnly },
           side,
           median(fundings.map((f) => Number(f.gasUsed))),
         );
         const funded = median(fundings.map((f) => Number(f.value)));
         record(
-          "sponsored.funding.wei",
-          { label: "funding sent per new payer (approve's gas limit × max fee)", unit: "wei", digits: 0, ...relayOnly },
+          `sponsored.funding.wei.${lane.key}`,
+          {
+            label: `funding sent per new payer (approve's gas limit × max fee), ${lane.label}`,
+            unit: "wei",
+            digits: 0,
+            ...relayOnly,
+          },
           side,
           funded,
         );
         record(
-          "sponsored.funding.native",
-          { label: "funding sent per new payer, in ETH", unit: "ETH", digits: 9, ...relayOnly },
+          `sponsored.funding.native.${lane.key}`,
+          { label: `funding sent per new payer, in ETH, ${lane.label}`, unit: "ETH", digits: 9, ...relayOnly },
           side,
           Number.isFinite(funded) ? Number(formatEther(BigInt(Math.round(funded)))) : Number.NaN,
         );
@@ -322,7 +235,9 @@ export async function sponsoredLanes(deps: Deps) {
         if (signed) {
           const approve = parseTransaction(signed);
           const block = await publicClient.getBlock({ blockNumber: lastBlock });
-          devnetFees = `devnet fee at the sponsored lanes: base fee ${formatGwei(block.baseFeePerGas ?? 0n)} gwei; @x402/evm's approve: gas limit ${approve.gas}, max fee ${formatGwei(approve.maxFeePerGas ?? 0n)} gwei, so a funding of ${approve.gas && approve.maxFeePerGas ? approve.gas * approve.maxFeePerGas : "?"} wei (the funding is at most relay402's cap, maxGas × maxFeePerGasGwei: 100,000 × 5 gwei = 0.0005 ETH by default)`;
+          devnetFees.push(
+            `devnet fee at the sponsored lanes (${lane.key}): base fee ${formatGwei(block.baseFeePerGas ?? 0n)} gwei; the approve: gas limit ${approve.gas}, max fee ${formatGwei(approve.maxFeePerGas ?? 0n)} gwei, so a funding of ${approve.gas && approve.maxFeePerGas ? approve.gas * approve.maxFeePerGas : "?"} wei (the funding is at most relay402's cap, maxGas × maxFeePerGasGwei: 100,000 × 5 gwei = 0.0005 ETH by default)`,
+          );
         }
       }
       if (deps.lastRun)
@@ -333,5 +248,5 @@ export async function sponsoredLanes(deps: Deps) {
         `  ${side} ${lane.label}: ${settled.length}/${bodies.length} settled, CPU ${(cpuMs / bodies.length).toFixed(1)} ms and ${trips.toFixed(2)} round trips per settle`,
       );
     }
-  if (deps.lastRun && devnetFees) deps.details.push(devnetFees);
+  if (deps.lastRun) deps.details.push(...devnetFees);
 }

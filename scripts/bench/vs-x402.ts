@@ -173,6 +173,7 @@ try {
     publicClient,
     tokens,
     merchant,
+    relayer: network.relayer,
     children,
     counters,
     record,
