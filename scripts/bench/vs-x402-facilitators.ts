@@ -27,6 +27,8 @@ export async function startFacilitators(options: {
   cleanups.push(() => counters.reference.stop());
 
   const config = await benchServiceConfig(manifest, "base", counters.relay402.url, join(dir, "relay402.sqlite"));
+  // The sponsored lanes fund a new payer's approve per settle, more per hour than the default budget (0.01 ETH).
+  Object.assign(config.networks.base as object, { fundedApprove: { budgetWei: (10n ** 18n).toString() } });
 
   const referenceKey = toHex(
     mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: REFERENCE_KEY_INDEX }).getHdKey().privateKey as Uint8Array,

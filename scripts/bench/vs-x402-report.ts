@@ -120,8 +120,10 @@ export function createReport() {
         ],
       );
     }
-    console.log("\ntargets (issues 13 and 23):");
-    for (const [label, value, met, unit] of targets)
+    // A run of the sponsored lanes alone (`--only sponsored`) measures none of them.
+    const measured = targets.filter(([, value]) => Number.isFinite(value));
+    if (measured.length) console.log("\ntargets (issues 13 and 23):");
+    for (const [label, value, met, unit] of measured.length ? targets : [])
       console.log(
         `  ${Number.isFinite(value) ? (met(value) ? "met    " : "not met") : "n/a    "}  ${label} (${Number.isFinite(value) ? `${value.toFixed(2)}${unit}` : "–"})`,
       );

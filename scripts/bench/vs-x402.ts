@@ -3,11 +3,11 @@
 // the USDC domain "USD Coin"/"2"), with the same load generator and the same x402 v2 bodies signed by
 // @x402/evm's own client. Each facilitator runs in a child process of its own (its CPU time and peak RSS are
 // read from /proc) and reaches the chain through its own counting JSON-RPC proxy. Prints one table: both
-// columns and the ratio relay402 / reference, each figure the median of --runs runs.
+// columns and the ratio relay402 / reference, each figure the median of --runs runs. The sponsored Permit2 lanes
+// (EIP-2612 permits, funded approves) against the plain Permit2 settle: vs-x402-sponsored.ts.
 //
 // Not a test: figures on a shared machine are indicative; compare the columns with each other.
 import "../../src/production-env";
-import { parseArgs } from "node:util";
 import { erc20Abi } from "@relay402/client/wire/abis";
 import { type Address, createPublicClient, createWalletClient, type Hex, http, maxUint256 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -27,32 +27,14 @@ import { cpuMsOf, peakRssMiBOf, pidListeningOn } from "./proc";
 import { relayerGasRows } from "./relayer-gas";
 import { median, percentile, perMethod } from "./stats";
 import { startFacilitators } from "./vs-x402-facilitators";
+import * as flag from "./vs-x402-flags";
 import { createReport, SIDES, type Side } from "./vs-x402-report";
+import { sponsoredLanes } from "./vs-x402-sponsored";
 import { x402BodySigner } from "./x402-bodies";
 
 // The load generator and both counting proxies run in this process (burst.ts says why it needs more fetches at once).
 await raiseFetchLimit();
 
-const { values: flags } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
-    runs: { type: "string", default: "1" },
-    verifies: { type: "string", default: "4000" },
-    "settles-c1": { type: "string", default: "30" },
-    "settles-c1-blocks": { type: "string", default: "10" },
-    "settles-c20": { type: "string", default: "100" },
-    burst: { type: "string", default: "1000" },
-    "burst-concurrency": { type: "string", default: "200" },
-    "reference-polling-ms": { type: "string", default: "" },
-  },
-});
-const RUNS = Number(flags.runs);
-const VERIFIES = Number(flags.verifies);
-const SETTLES_C1 = Number(flags["settles-c1"]);
-const SETTLES_C1_BLOCKS = Number(flags["settles-c1-blocks"]);
-const SETTLES_C20 = Number(flags["settles-c20"]);
-const BURST = Number(flags.burst);
-const BURST_CONCURRENCY = Number(flags["burst-concurrency"]);
 const BLOCK_SECONDS = 1;
 const AMOUNT = 1000n; // 0.001 of the 6-decimal token
 
@@ -78,7 +60,7 @@ try {
     manifest: devnet.manifest,
     dir,
     cleanups,
-    referencePollingMs: flags["reference-polling-ms"] ?? "",
+    referencePollingMs: flag.REFERENCE_POLLING_MS,
   });
 
   step("both facilitators listen; funding payers");
@@ -159,7 +141,7 @@ try {
   const setBlocks = (interval: number) => setBlockInterval(network.rpcUrl, interval);
 
   console.log(
-    `relay402 pid ${children.relay402.pid}, x402 reference pid ${children.reference.pid} (signer ${referenceAddress}, viem receipt polling ${children.reference.info.receiptPollingMs} ms); ${RUNS} run(s)`,
+    `relay402 pid ${children.relay402.pid}, x402 reference pid ${children.reference.pid} (signer ${referenceAddress}, viem receipt polling ${children.reference.info.receiptPollingMs} ms); ${flag.RUNS} run(s)`,
   );
 
   // Warm-up: JIT, nonce and fee caches, the token's code check. The verifies run as the measured phase does (16
@@ -184,17 +166,35 @@ try {
     },
   );
 
+  const tokens = { plain: network.tokens.USDT?.address as Address, permit: network.tokens.PUSD?.address as Address };
+  const sponsored = {
+    chain,
+    rpcUrl: network.rpcUrl,
+    publicClient,
+    tokens,
+    merchant,
+    relayer: network.relayer,
+    children,
+    counters,
+    record,
+    details,
+  };
+
   const ms = { unit: "ms", digits: 1 };
-  for (let run = 1; run <= RUNS; run++) {
-    console.log(`\nrun ${run}/${RUNS}`);
+  for (let run = 1; run <= flag.RUNS; run++) {
+    console.log(`\nrun ${run}/${flag.RUNS}`);
     // Which side goes first alternates between runs, so neither always meets the warmer chain.
     const order: Side[] = run % 2 ? ["relay402", "reference"] : ["reference", "relay402"];
     await setBlocks(0);
 
+    // The sponsored Permit2 lanes (vs-x402-sponsored.ts), one settle at a time; `--only sponsored` runs them alone.
+    await sponsoredLanes({ ...sponsored, settles: flag.SPONSORED_SETTLES, order, lastRun: run === flag.RUNS, step });
+    if (flag.SPONSORED_ONLY) continue;
+
     // /verify, 16 clients, the same valid payment over and over.
     for (const side of order) {
       const body = await x402Body();
-      const r = await phase(side, Array(VERIFIES).fill(body), 16, "verify", 120_000);
+      const r = await phase(side, Array(flag.VERIFIES).fill(body), 16, "verify", 120_000);
       const seconds = r.wallMs / 1000;
       record("verify.tput", { label: "/verify throughput, 16 clients", unit: "/s", digits: 0 }, side, r.ok / seconds);
       record("verify.p50", { label: "/verify p50, 16 clients", ...ms }, side, percentile(r.latencies, 50));
@@ -206,9 +206,10 @@ try {
         side,
         r.rpc.roundTrips / r.ok,
       );
-      if (run === RUNS) details.push(`${side}, verify: calls per verify by method: ${perMethod(r.rpc.calls, r.ok)}`);
+      if (run === flag.RUNS)
+        details.push(`${side}, verify: calls per verify by method: ${perMethod(r.rpc.calls, r.ok)}`);
       console.log(
-        `  ${side} verify: ${r.ok}/${VERIFIES} valid in ${seconds.toFixed(1)} s; CPU: ${side} ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(r.anvilCpuMs / 1000).toFixed(1)} s ${failureReasons(r.outcomes)}`,
+        `  ${side} verify: ${r.ok}/${flag.VERIFIES} valid in ${seconds.toFixed(1)} s; CPU: ${side} ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(r.anvilCpuMs / 1000).toFixed(1)} s ${failureReasons(r.outcomes)}`,
       );
     }
 
@@ -235,7 +236,7 @@ try {
             side,
             trips,
           );
-          if (run === RUNS)
+          if (run === flag.RUNS)
             details.push(
               `${side}, c1, ${mode}: ${trips.toFixed(2)} round trips per settle; calls per settle by method: ${perMethod(r.rpc.calls, count)}`,
             );
@@ -252,8 +253,8 @@ try {
         );
       }
     };
-    await settleRows("automine", SETTLES_C1, 1, true);
-    await settleRows("automine", SETTLES_C20, 20, false);
+    await settleRows("automine", flag.SETTLES_C1, 1, true);
+    await settleRows("automine", flag.SETTLES_C20, 20, false);
 
     // relay402's own body (the relayer, finite and max allowance) against the native EIP-3009 transfer.
     if (run === 1) {
@@ -275,8 +276,8 @@ try {
 
     await setBlocks(BLOCK_SECONDS);
     await Bun.sleep(BLOCK_SECONDS * 1000);
-    await settleRows("1-s blocks", SETTLES_C1_BLOCKS, 1, false);
-    await settleRows("1-s blocks", SETTLES_C20, 20, false);
+    await settleRows("1-s blocks", flag.SETTLES_C1_BLOCKS, 1, false);
+    await settleRows("1-s blocks", flag.SETTLES_C20, 20, false);
 
     // Peak RSS (VmHWM, the peak so far) before the first burst below, which only relay402 runs.
     if (run === 1)
@@ -292,7 +293,7 @@ try {
     // reference has no such body, so its x402 verify throughput is the yardstick. It runs after run 1 has read the
     // peak RSS, so that figure compares the two sides on the same work.
     if (run === 1) await drive(Array(1000).fill(eoaVerifyBody), 16, verify("relay402"), 120_000);
-    const eoa = await phase("relay402", Array(VERIFIES).fill(eoaVerifyBody), 16, "verify", 120_000);
+    const eoa = await phase("relay402", Array(flag.VERIFIES).fill(eoaVerifyBody), 16, "verify", 120_000);
     const relayOnly = { sides: ["relay402"] as Side[] };
     const eoaLabel = "/verify of relay402's EOA body, 16 clients";
     const eoaThroughput = eoa.ok / (eoa.wallMs / 1000);
@@ -314,10 +315,10 @@ try {
       "relay402",
       eoa.cpuMs / eoa.ok,
     );
-    if (run === RUNS)
+    if (run === flag.RUNS)
       details.push(`relay402, EOA verify: calls per verify by method: ${perMethod(eoa.rpc.calls, eoa.ok)}`);
     console.log(
-      `  relay402 EOA verify: ${eoa.ok}/${VERIFIES} valid, ${eoaThroughput.toFixed(0)}/s ${failureReasons(eoa.outcomes)}`,
+      `  relay402 EOA verify: ${eoa.ok}/${flag.VERIFIES} valid, ${eoaThroughput.toFixed(0)}/s ${failureReasons(eoa.outcomes)}`,
     );
     if (run === 1)
       record(
@@ -327,18 +328,18 @@ try {
         peakRssMiBOf(children.relay402.pid),
       );
 
-    // The burst: BURST settles at BURST_CONCURRENCY on 1-s blocks, relay402 only.
-    if (BURST > 0) {
-      const bodies = await x402Bodies(BURST);
-      const r = await phase("relay402", bodies, BURST_CONCURRENCY, "settle", 120_000);
+    // The burst: flag.BURST settles at flag.BURST_CONCURRENCY on 1-s blocks, relay402 only.
+    if (flag.BURST > 0) {
+      const bodies = await x402Bodies(flag.BURST);
+      const r = await phase("relay402", bodies, flag.BURST_CONCURRENCY, "settle", 120_000);
       const { anvilCpuMs } = r;
       const nonceErrorCount = nonceErrors(r.outcomes);
-      const bound = 1.2 * Math.ceil(BURST / BURST_CONCURRENCY) * BLOCK_SECONDS;
-      const label = `settle ×${BURST}, concurrency ${BURST_CONCURRENCY}, 1-s blocks`;
+      const bound = 1.2 * Math.ceil(flag.BURST / flag.BURST_CONCURRENCY) * BLOCK_SECONDS;
+      const label = `settle ×${flag.BURST}, concurrency ${flag.BURST_CONCURRENCY}, 1-s blocks`;
       const relay = ["relay402"] as Side[];
       record(
         "burst.ok",
-        { label: `${label}: succeeded of ${BURST}`, unit: "", digits: 0, sides: relay },
+        { label: `${label}: succeeded of ${flag.BURST}`, unit: "", digits: 0, sides: relay },
         "relay402",
         r.ok,
       );
@@ -359,12 +360,12 @@ try {
         "burst.cpu",
         { label: `${label}: facilitator CPU per settle`, ...ms, sides: relay },
         "relay402",
-        r.cpuMs / BURST,
+        r.cpuMs / flag.BURST,
       );
       const blocks = await settlementsPerBlock(network.rpcUrl, r.outcomes);
-      if (run === RUNS)
+      if (run === flag.RUNS)
         details.push(
-          `relay402 burst: ${(r.rpc.roundTrips / BURST).toFixed(2)} round trips per settle; calls per settle by method: ${perMethod(r.rpc.calls, BURST)}`,
+          `relay402 burst: ${(r.rpc.roundTrips / flag.BURST).toFixed(2)} round trips per settle; calls per settle by method: ${perMethod(r.rpc.calls, flag.BURST)}`,
           `relay402 burst, settlements per block: ${blocks.join(", ")}`,
         );
       record(
@@ -374,9 +375,9 @@ try {
         blocks.length,
       );
       console.log(
-        `  relay402 ${label}: ${r.ok}/${BURST} in ${(r.wallMs / 1000).toFixed(2)} s over ${blocks.length} blocks; ${nonceErrorCount} nonce errors; CPU: relay402 ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(anvilCpuMs / 1000).toFixed(1)} s ${failureReasons(r.outcomes)}`,
+        `  relay402 ${label}: ${r.ok}/${flag.BURST} in ${(r.wallMs / 1000).toFixed(2)} s over ${blocks.length} blocks; ${nonceErrorCount} nonce errors; CPU: relay402 ${(r.cpuMs / 1000).toFixed(1)} s, load generator and RPC counters ${(r.generatorCpuMs / 1000).toFixed(1)} s, anvil ${(anvilCpuMs / 1000).toFixed(1)} s ${failureReasons(r.outcomes)}`,
       );
-      if (run === RUNS)
+      if (run === flag.RUNS)
         record(
           "rss.burst",
           { label: "peak RSS after the burst", unit: "MiB", digits: 0, sides: relay },
@@ -387,10 +388,10 @@ try {
   }
 
   printReport({
-    runs: RUNS,
-    settlesC20: SETTLES_C20,
-    burst: BURST,
-    burstConcurrency: BURST_CONCURRENCY,
+    runs: flag.RUNS,
+    settlesC20: flag.SETTLES_C20,
+    burst: flag.BURST,
+    burstConcurrency: flag.BURST_CONCURRENCY,
     blockSeconds: BLOCK_SECONDS,
   });
 } finally {
