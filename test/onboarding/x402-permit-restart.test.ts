@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Hex } from "viem";
-import { nonceKey, PERMIT2 } from "../../src/x402/permit2";
 import { permit2SettleRequest } from "../../src/x402/permit2-payment";
 import { createX402SettlementStore } from "../../src/x402/settlement-store";
 import { parseX402Body, type X402Permit2Payment } from "../../src/x402/wire";
 import { chainOf, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
+import { claimPermit2Record } from "../x402/support";
 import {
   executorsNative,
   gasCost,
@@ -40,18 +40,7 @@ async function crashedSettlement(sent: boolean) {
   const { permit, eip2612 } = parsed.payment as X402Permit2Payment;
   const first = services.start();
   const store = createX402SettlementStore(first.db);
-  const { record } = store.claim({
-    network,
-    contract: PERMIT2,
-    token: permit.token,
-    payer: permit.from,
-    nonce: nonceKey(permit.nonce),
-    recipient: permit.to,
-    amount: permit.amount.toString(),
-    validAfter: Number(permit.validAfter),
-    validBefore: Number(permit.deadline),
-    signature: permit.signature,
-  });
+  const { record } = claimPermit2Record(store, network, permit);
   let hash: Hex | undefined;
   if (sent) {
     const runtime = first.services.networks.get(network);

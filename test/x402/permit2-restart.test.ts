@@ -1,12 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { nonceKey, PERMIT2 } from "../../src/x402/permit2";
 import { permit2SettleRequest } from "../../src/x402/permit2-payment";
 import { createX402SettlementStore } from "../../src/x402/settlement-store";
 import { parseX402Body, type X402Permit2Payment } from "../../src/x402/wire";
 import { chainOf, freshPayer, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
-import { bscRequirements, permit2Buyer, permitOf, submitToProxy } from "./support";
+import { bscRequirements, claimPermit2Record, permit2Buyer, permitOf, submitToProxy } from "./support";
 
 const services = trackServices();
 afterAll(() => services.stopAll());
@@ -26,18 +25,7 @@ async function crashedSettlement(sent: boolean) {
   const { permit } = parsed.payment as X402Permit2Payment;
   const first = services.start();
   const store = createX402SettlementStore(first.db);
-  const { record } = store.claim({
-    network: "bsc",
-    contract: PERMIT2,
-    token: permit.token,
-    payer: permit.from,
-    nonce: nonceKey(permit.nonce),
-    recipient: permit.to,
-    amount: permit.amount.toString(),
-    validAfter: Number(permit.validAfter),
-    validBefore: Number(permit.deadline),
-    signature: permit.signature,
-  });
+  const { record } = claimPermit2Record(store, "bsc", permit);
   if (sent) {
     const runtime = first.services.networks.get("bsc");
     const prepared = await runtime.executor.prepare(permit2SettleRequest(runtime, permit));

@@ -8,11 +8,15 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { eip3009TokenAbi, transferWithAuthorizationTypes } from "../../src/x402/eip3009";
 import {
+  nonceKey,
+  PERMIT2,
   permit2Domain,
   permit2WitnessTypes,
   X402_EXACT_PERMIT2_PROXY,
   x402ExactPermit2ProxyAbi,
 } from "../../src/x402/permit2";
+import type { createX402SettlementStore } from "../../src/x402/settlement-store";
+import type { X402Permit2Payment } from "../../src/x402/wire";
 import { chainOf, freshPayer, randomAddress } from "../support/chain";
 import { startTestService } from "../support/service";
 
@@ -281,3 +285,26 @@ export async function fetchBuyer(network: "bsc" | "base", options: { tokens?: bi
 /** The payment headers (v2 PAYMENT-SIGNATURE or v1 X-PAYMENT) of a request, to replay them. */
 export const paymentHeaders = (headers: Headers) =>
   Object.fromEntries([...headers].filter(([name]) => /payment|x-payment/i.test(name)));
+
+/**
+ * The x402 settlement record a Permit2 payment claims before anything is sent, written straight into the store as a
+ * process that crashed right after its claim would have left it (the restart tests).
+ */
+export function claimPermit2Record(
+  store: ReturnType<typeof createX402SettlementStore>,
+  network: "bsc" | "base",
+  permit: X402Permit2Payment["permit"],
+) {
+  return store.claim({
+    network,
+    contract: PERMIT2,
+    token: permit.token,
+    payer: permit.from,
+    nonce: nonceKey(permit.nonce),
+    recipient: permit.to,
+    amount: permit.amount.toString(),
+    validAfter: Number(permit.validAfter),
+    validBefore: Number(permit.deadline),
+    signature: permit.signature,
+  });
+}
