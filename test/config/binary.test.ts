@@ -2,25 +2,21 @@ import { afterAll, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { freePort } from "../../scripts/devnet/ports";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import { encodeConfig } from "../../src/config/load";
 import { VERSION } from "../../src/version";
 import { getTestDevnet } from "../support/devnet";
 import { withOperatorKeys } from "../support/operator-keys";
+import { buildBinary } from "../support/service-process";
 
-const root = resolve(import.meta.dir, "..", "..");
 const dir = mkdtempSync(join(tmpdir(), "relay402-binary-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("the single binary starts from a config file plus secrets in the environment and serves /health", async () => {
   const binary = join(dir, "relay402");
-  const build = spawnSync(process.execPath, ["scripts/build-binary.ts", "--outfile", binary], {
-    cwd: root,
-    encoding: "utf8",
-  });
-  expect(build.status).toBe(0);
+  buildBinary(binary);
   // The binary is the same command line as `bun src/main.ts` (test/config/cli.test.ts covers it in full).
   const version = spawnSync(binary, ["check", "--version"], { encoding: "utf8", env: { PATH: process.env.PATH } });
   expect([version.status, version.stdout.trim()]).toEqual([0, `relay402 ${VERSION}`]);

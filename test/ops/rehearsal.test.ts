@@ -17,7 +17,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildContracts } from "../../scripts/devnet/build";
 import { CANONICAL } from "../../src/chain/canonical";
 import { type RehearsalChain, startRehearsalChain } from "../support/rehearsal-chain";
-import { startServiceProcess } from "../support/service-process";
+import { buildBinary, startServiceProcess } from "../support/service-process";
 
 const root = resolve(import.meta.dir, "..", "..");
 const ownableAbi = parseAbi([
@@ -46,17 +46,6 @@ const REHEARSALS = [
   // Base's USDC has EIP-3009: x402 signs its own domain ("USD Coin", "2"), nothing to approve.
   { network: "base" as const, chainId: 8453 as const, x402Extra: { name: "USD Coin", version: "2" }, binary: true },
 ];
-
-/** The single binary, built by `bun run build:binary`'s script (into `outfile`), contract artifacts embedded. */
-function buildBinary(outfile: string): string {
-  const build = Bun.spawnSync([process.execPath, "scripts/build-binary.ts", "--outfile", outfile], {
-    cwd: root,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (build.exitCode !== 0) throw new Error(`the binary did not build:\n${build.stderr.toString()}`);
-  return outfile;
-}
 
 for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
   const prefix = network.toUpperCase();
