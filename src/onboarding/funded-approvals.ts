@@ -59,8 +59,9 @@ export function createFundedApprovals(deps: {
     let nonce: number;
     let balance: bigint;
     let allowance: bigint;
+    let baseFee: bigint;
     try {
-      [nonce, balance, allowance] = await Promise.all([
+      [nonce, balance, allowance, baseFee] = await Promise.all([
         network.client.getTransactionCount({ address: approve.from, blockTag: "pending" }),
         network.client.getBalance({ address: approve.from }),
         network.client.readContract({
@@ -69,6 +70,7 @@ export function createFundedApprovals(deps: {
           functionName: "allowance",
           args: [need.payer, need.spender],
         }),
+        network.client.getBlock({ blockTag: "latest" }).then((block) => block.baseFeePerGas ?? 0n),
       ]);
     } catch (error) {
       return refuseApprove("unreadable", `could not read the payer's state: ${shortReason(error)}`);
@@ -76,6 +78,12 @@ export function createFundedApprovals(deps: {
     if (allowance >= need.amount) return { ok: true, funding: 0n, allowanceReady: true };
     if (approve.nonce !== nonce)
       return refuseApprove("nonce", `the approve's nonce must be the payer's next one (${nonce})`);
+    // Under the base fee the approve is not mined: a funding would only sit with the payer (free to spend it).
+    if (approve.maxFeePerGas < baseFee)
+      return refuseApprove(
+        "fee_too_low",
+        `the approve's max fee per gas is below the chain's base fee (${baseFee} wei): it would not be mined`,
+      );
     if (await deps.deny.isDenied(network.name, "payer", need.payer))
       return refuseApprove("payer_denied", "this payer is refused after repeated failed settlements");
     const cost = approveCost(approve);

@@ -42,6 +42,7 @@ export type ApproveRefusalCode =
   | "amount"
   | "gas_limit"
   | "fee"
+  | "fee_too_low"
   | "nonce"
   | "min_payment"
   | "already_funded"

@@ -29,6 +29,7 @@ const REASONS: Record<ApproveRefusalCode, string> = {
   amount: "erc20_approval_amount_too_low",
   gas_limit: "erc20_approval_gas_limit_too_high",
   fee: "erc20_approval_fee_too_high",
+  fee_too_low: "erc20_approval_fee_too_low",
   nonce: "erc20_approval_tx_wrong_nonce",
   min_payment: "erc20_approval_payment_too_small",
   already_funded: "erc20_approval_already_funded",

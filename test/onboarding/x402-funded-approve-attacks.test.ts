@@ -43,7 +43,7 @@ const fundingRows = (payer: Address) =>
     .get(payer.toLowerCase())?.n;
 
 describe("funded approves on x402 (bsc): what is refused costs nothing, what is paid is paid once", () => {
-  test("an approve for another spender, amount, chain or token, above the caps, with a wrong nonce or signer, or for too small a payment: refused at verify and settle, nobody funded", async () => {
+  test("an approve for another spender, amount, chain or token, above the caps or under the base fee, with a wrong nonce or signer, or for too small a payment: refused at verify and settle, nobody funded", async () => {
     const cases: [string, (key: Hex) => Promise<Hex>, bigint?][] = [
       ["erc20_approval_tx_wrong_spender", (key) => signApprove(key, "bsc", { spender: randomAddress() })],
       ["erc20_approval_amount_too_low", (key) => signApprove(key, "bsc", { amount: price - 1n })],
@@ -51,10 +51,14 @@ describe("funded approves on x402 (bsc): what is refused costs nothing, what is 
       ["erc20_approval_tx_wrong_target", (key) => signApprove(key, "bsc", { to: randomAddress() })],
       ["erc20_approval_gas_limit_too_high", (key) => signApprove(key, "bsc", { gas: 100_001n })],
       ["erc20_approval_fee_too_high", (key) => signApprove(key, "bsc", { maxFeePerGas: parseGwei("5") + 1n })],
+      // Under the chain's base fee (anvil's never falls below 7 wei): it would never be mined, its funding kept.
+      ["erc20_approval_fee_too_low", (key) => signApprove(key, "bsc", { maxFeePerGas: 1n })],
       ["erc20_approval_tx_wrong_nonce", (key) => signApprove(key, "bsc", { nonce: 1 })],
       ["erc20_approval_tx_signer_mismatch", () => signApprove(generatePrivateKey(), "bsc", { nonce: 0 })],
       ["erc20_approval_payment_too_small", (key) => signApprove(key, "bsc"), 10n ** 17n - 1n],
     ];
+    const { baseFeePerGas } = await chainOf("bsc").public.getBlock({ blockTag: "latest" });
+    expect(baseFeePerGas).toBeGreaterThan(1n);
     for (const [reason, sign, amount] of cases) {
       const { payer, requirements, payment } = await sponsoredPayment(amount);
       const body = sponsoredBody(payment, requirements, await sign(payer.key));
