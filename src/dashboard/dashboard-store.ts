@@ -3,6 +3,7 @@ import type { PgDb } from "../db/postgres/open";
 import type { FlowStore } from "../flow";
 import type { Group } from "./figures";
 import { latencyFromJson, latencyToJson } from "./latency";
+import type { FundingRow } from "./onboarding";
 import {
   type DashboardFlow,
   type Dialect,
@@ -35,6 +36,8 @@ export type DashboardStore = {
   /** The rows a filter selects, newest first, at most `limit`; without a limit every row of the filter's range. */
   rows(filter: RowFilter, limit?: number): Promise<SettlementRow[]>;
   leases(): Promise<LeaseRow[]>;
+  /** A network's funded approves with a funding, created at or after `since` (the funded_approvals_created index). */
+  fundings(network: string, since: string): Promise<FundingRow[]>;
   /** Deny counters whose last revert is at or after `since` (unix seconds), most reverts first, at most `limit`. */
   denied(since: number, limit: number): Promise<DenyRow[]>;
   /** The text of the query `rows` runs, with its parameters: what the plan tests EXPLAIN. */
@@ -61,6 +64,18 @@ const LEASES = "SELECT network, address, holder, expires_at FROM key_leases ORDE
 const DENIED =
   "SELECT network, kind, address, reverts, last_revert_at, last_reason FROM deny_counters WHERE last_revert_at >= ? " +
   "ORDER BY reverts DESC, last_revert_at DESC LIMIT ?";
+
+const FUNDINGS =
+  "SELECT network, payer, status, funding_wei, created_at FROM funded_approvals WHERE network = ? AND created_at >= ? " +
+  "AND funding_wei != '0'";
+
+const fundingOf = (raw: Record<string, unknown>): FundingRow => ({
+  network: String(raw.network),
+  payer: String(raw.payer),
+  status: raw.status as FundingRow["status"],
+  fundingWei: String(raw.funding_wei),
+  createdAt: String(raw.created_at),
+});
 
 const leaseOf = (raw: Record<string, unknown>): LeaseRow => ({
   network: String(raw.network),
@@ -198,6 +213,7 @@ function storeOver(
       return (await run(query.text, query.params)).map(rowOf);
     },
     leases: async () => (await run(LEASES, [])).map(leaseOf),
+    fundings: async (network: string, since: string) => (await run(FUNDINGS, [network, since])).map(fundingOf),
     denied: async (since: number, limit: number) => (await run(DENIED, [since, limit])).map(denyOf),
     rowsQuery: (filter: RowFilter, limit?: number) => {
       const query = rowsQuery(dialect, filter, limit);

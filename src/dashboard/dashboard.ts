@@ -15,6 +15,7 @@ import {
   series,
   sumByToken,
 } from "./figures";
+import { fundingsSince, onboardingFigures } from "./onboarding";
 import { DASHBOARD_FLOWS, type DashboardFlow, type DashboardStatus, type SettlementRow } from "./records";
 import { HOUR_MS, rangeGroups, refreshRollups } from "./rollups";
 import { createTokenSymbols, type TokenSymbols } from "./symbols";
@@ -170,6 +171,20 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
       });
     return running;
   };
+  /** Zero-gas onboarding's cost per network (onboarding.ts): networks that fund approves or funded some in the range. */
+  const onboarding = async (from: string, to: number, network?: string) => {
+    const figures = await Promise.all(
+      context.networks
+        .all()
+        .filter((each) => network === undefined || each.name === network)
+        .map(async (each) => {
+          const budget = each.config.fundedApprove;
+          const rows = await store.fundings(each.name, fundingsSince(from, budget, to));
+          return onboardingFigures(each.name, budget, rows, from, to);
+        }),
+    );
+    return figures.filter((each) => each.enabled || each.fundings > 0 || BigInt(each.budget.spentWei) > 0n);
+  };
   return {
     /** Keeps the hourly rollups built in the background, so that a request rarely builds more than an hour. */
     start() {
@@ -186,11 +201,15 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
     async summary(range: RangeName, filter: { network?: string; flow?: DashboardFlow } = {}) {
       const { ms } = RANGES[range];
       const to = Date.now();
-      const figures = await rangeFigures(store, range, filter, to, refresh);
+      const from = new Date(to - ms).toISOString();
+      const [figures, funded] = await Promise.all([
+        rangeFigures(store, range, filter, to, refresh),
+        onboarding(from, to, filter.network),
+      ]);
       const { flows, total } = await withSymbols(symbols, figures.flows);
       return {
         range,
-        from: new Date(to - ms).toISOString(),
+        from,
         to: new Date(to).toISOString(),
         flows,
         totals: {
@@ -209,6 +228,7 @@ export function createDashboard(context: FlowContext, store: DashboardStore) {
           unknownGas: flows.reduce((sum, each) => sum + each.gas.unknown + each.sponsored.unknown, 0),
         },
         series: figures.series,
+        onboarding: funded,
       };
     },
 

@@ -53,6 +53,17 @@ export const DASHBOARD_EXAMPLES: Record<string, Examples> = {
         series: [
           { start: "2025-12-31T00:00:00.000Z", success: 11, failed: 1, pending: 0, spentWei: "951720000000000" },
         ],
+        onboarding: [
+          {
+            network: "bsc",
+            enabled: true,
+            payersFunded: 3,
+            fundings: 3,
+            fundingWei: "1050000000000000",
+            diverted: { count: 1, wei: "350000000000000" },
+            budget: { wei: "10000000000000000", windowSeconds: 3600, spentWei: "350000000000000" },
+          },
+        ],
       },
     },
   },

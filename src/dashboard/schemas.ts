@@ -15,6 +15,27 @@ const KnownSum = t.Object({
   unknown: t.Integer({ description: "rows from before the figure was recorded (not counted as 0)" }),
 });
 
+/** What funded approves cost a network over the range, and its funding budget's window now. */
+const OnboardingSchema = t.Object({
+  network: t.String(),
+  enabled: t.Boolean({ description: "the network funds approves (fundedApprove.enabled)" }),
+  payersFunded: t.Integer({ description: "distinct payers sent a funding in the range" }),
+  fundings: t.Integer({ description: "fundings sent in the range" }),
+  fundingWei: Decimal,
+  diverted: t.Object(
+    { count: t.Integer(), wei: Decimal },
+    { description: "fundings whose payer used the approve's nonce for another transaction: lost" },
+  ),
+  budget: t.Object(
+    {
+      wei: Decimal,
+      windowSeconds: t.Integer(),
+      spentWei: Decimal,
+    },
+    { description: "fundedApprove.budgetWei per budgetWindowSeconds, and the fundings of the window ending now" },
+  ),
+});
+
 export const SummarySchema = t.Object({
   range: t.UnionEnum(["hour", "day", "month"]),
   from: t.String(),
@@ -43,6 +64,9 @@ export const SummarySchema = t.Object({
   series: t.Array(
     t.Object({ start: t.String(), success: t.Integer(), failed: t.Integer(), pending: t.Integer(), spentWei: Decimal }),
   ),
+  onboarding: t.Array(OnboardingSchema, {
+    description: "zero-gas onboarding per network (the network filter applies, the flow filter does not)",
+  }),
 });
 
 const Unknowable = Nullable(t.Union([Decimal, t.Literal("unknown")]));

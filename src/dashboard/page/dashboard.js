@@ -124,6 +124,20 @@
       cell(tr, f.sponsored.unknown > 0 ? `${f.sponsored.wei} (+${f.sponsored.unknown} unknown)` : f.sponsored.wei);
       cell(tr, f.latencyMs ? `${f.latencyMs.p50} / ${f.latencyMs.p95}` : null);
     });
+    // Zero-gas onboarding: what the funded approves sent, what walked away, and how near the budget window is to its
+    // bound (a row at 80% or more is flagged like a low executor).
+    rows("onboarding", summary.onboarding, (tr, o) => {
+      const bound = BigInt(o.budget.wei);
+      const used = bound === 0n ? null : Number((BigInt(o.budget.spentWei) * 1000n) / bound) / 10;
+      if (used !== null && used >= 80) tr.className = "low";
+      cell(tr, o.enabled ? o.network : `${o.network} (off)`);
+      cell(tr, o.payersFunded);
+      cell(tr, o.fundingWei);
+      cell(tr, o.diverted.count);
+      cell(tr, o.diverted.wei);
+      cell(tr, `${o.budget.spentWei} / ${o.budget.wei}${used === null ? "" : ` (${used.toFixed(1)}%)`}`);
+      cell(tr, `${o.budget.windowSeconds} s`);
+    });
   }
 
   async function loadAttention() {
