@@ -5,6 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import { MERCHANT, PAYER, TOKEN } from "../../src/examples";
 import { presetOf } from "../../src/networks";
+import { divertedFundedApprove, paidWithFundedApprove } from "../onboarding/funded-payments";
 import {
   DASHBOARD_KEY,
   type Expected,
@@ -104,6 +105,30 @@ function checks(label: string, service: () => Service, explain: Explain) {
       expect(await explain({ since: new Date(Date.now() - 3_600_000).toISOString() })).toContain(`${table}_created`);
     }
   });
+
+  test(`${label}: onboarding shows what the funded approves sent and what walked away, as the payers received it`, async () => {
+    const paid = await paidWithFundedApprove(service().post, "bsc");
+    const diverted = await divertedFundedApprove(service().post, "bsc");
+    const { networks } = (await service().get("/config")).body;
+    for (const range of ["hour", "day", "month"]) {
+      const summary = (await service().get(`/dashboard/api/summary?range=${range}&network=bsc`, keyed)).body;
+      expect(summary.onboarding).toEqual([
+        {
+          network: "bsc",
+          enabled: networks.bsc.fundedApprove.enabled,
+          payersFunded: 2,
+          fundings: 2,
+          fundingWei: (paid + diverted).toString(),
+          diverted: { count: 1, wei: diverted.toString() },
+          // The default budget (the devnet's config sets none): every funding of this test is in its window.
+          budget: { wei: (10n ** 16n).toString(), windowSeconds: 3_600, spentWei: (paid + diverted).toString() },
+        },
+      ]);
+    }
+    // Base funded nobody: it shows its budget untouched; the network filter leaves bsc out.
+    const base = (await service().get("/dashboard/api/summary?network=base", keyed)).body.onboarding;
+    expect(base).toMatchObject([{ network: "base", payersFunded: 0, fundingWei: "0", budget: { spentWei: "0" } }]);
+  }, 60_000);
 }
 
 describe("SQLite", () => {

@@ -1,0 +1,91 @@
+// Funded approves through a service's /settle on the devnet, and what each payer received in native coins as the
+// chain says it: one paid, one diverted (the payer spent the funding with another transaction of the approve's nonce).
+import { type Hex, keccak256, parseGwei } from "viem";
+import { chainOf, randomAddress } from "../support/chain";
+import {
+  type Net,
+  nativeBalance,
+  permit2Payment,
+  plainRequirements,
+  signApprove,
+  sponsoredBody,
+  tokenOnlyPayer,
+} from "./funded-approve-support";
+
+type Post = (path: string, body: unknown) => Promise<{ status: number; body: any }>;
+
+const price = 10n ** 18n;
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await Bun.sleep(20);
+  }
+}
+
+/** What a transaction cost its sender, from its receipt. */
+async function costOf(network: Net, hash: Hex) {
+  const receipt = await chainOf(network).public.getTransactionReceipt({ hash });
+  return receipt.gasUsed * receipt.effectiveGasPrice;
+}
+
+/** A token-only payer pays with a funded approve: answers the native coins it received (what it holds + its approve's cost). */
+export async function paidWithFundedApprove(post: Post, network: Net) {
+  const payer = await tokenOnlyPayer(network);
+  const requirements = plainRequirements(network, price);
+  const raw = await signApprove(payer.key, network);
+  const answer = await post("/settle", sponsoredBody(await permit2Payment(payer.key, requirements), requirements, raw));
+  if (answer.body?.success !== true) throw new Error(`the funded payment failed: ${JSON.stringify(answer.body)}`);
+  return (await nativeBalance(network, payer.address)) + (await costOf(network, keccak256(raw)));
+}
+
+/**
+ * A token-only payer whose funded approve reached the pool replaces it with a transfer of the funding (same nonce, a
+ * higher fee): the payment is refused and the funding is lost. Answers the native coins it received (what it holds,
+ * sent away, and its transfer's cost). Automine is off meanwhile: run it where nothing else uses the chain.
+ */
+export async function divertedFundedApprove(post: Post, network: Net) {
+  const c = chainOf(network);
+  const payer = await tokenOnlyPayer(network);
+  const requirements = plainRequirements(network, price);
+  const payment = await permit2Payment(payer.key, requirements);
+  const raw = await signApprove(payer.key, network, { maxFeePerGas: parseGwei("2") });
+  const away = randomAddress();
+  let transfer: Hex | undefined;
+  let settling: Promise<{ body: any }> | undefined;
+  await c.test.setAutomine(false);
+  try {
+    settling = post("/settle", sponsoredBody(payment, requirements, raw));
+    await until(async () => (await c.public.getBalance({ address: payer.address, blockTag: "pending" })) > 0n);
+    await c.test.mine({ blocks: 1 });
+    await until(() =>
+      c.public.getTransaction({ hash: keccak256(raw) }).then(
+        () => true,
+        () => false,
+      ),
+    );
+    const funded = await c.public.getBalance({ address: payer.address });
+    transfer = await c.walletFor(payer.key).sendTransaction({
+      to: away,
+      value: funded - 21_000n * parseGwei("4"),
+      nonce: 0,
+      gas: 21_000n,
+      maxFeePerGas: parseGwei("4"),
+      maxPriorityFeePerGas: parseGwei("3"),
+    });
+    await c.test.mine({ blocks: 1 });
+    await c.test.setAutomine(true);
+    const answer = await settling;
+    if (answer.body?.success !== false)
+      throw new Error(`the diverted payment was not refused: ${JSON.stringify(answer.body)}`);
+  } finally {
+    await c.test.setAutomine(true);
+    await settling?.catch(() => undefined);
+  }
+  return (
+    (await nativeBalance(network, payer.address)) +
+    (await c.public.getBalance({ address: away })) +
+    (await costOf(network, transfer))
+  );
+}
