@@ -42,6 +42,8 @@ export type DashboardStore = {
   denied(since: number, limit: number): Promise<DenyRow[]>;
   /** The text of the query `rows` runs, with its parameters: what the plan tests EXPLAIN. */
   rowsQuery(filter: RowFilter, limit?: number): { text: string; params: unknown[] };
+  /** The text of the query `fundings` runs, for the plan tests likewise. */
+  fundingsQuery(): { text: string; params: unknown[] };
   /** The texts of the rollups' reads (a range's groups, the hours changed since), for the plan tests likewise. */
   rollupQueries(): { rollups: { text: string; params: unknown[] }; changed: { text: string; params: unknown[] } };
   // The hourly rollups (rollups.ts).
@@ -219,6 +221,7 @@ function storeOver(
       const query = rowsQuery(dialect, filter, limit);
       return { text: placeholders(query.text), params: query.params };
     },
+    fundingsQuery: () => ({ text: placeholders(FUNDINGS), params: ["bsc", new Date().toISOString()] }),
     rollupQueries: () => {
       const at = new Date().toISOString();
       const rollups = rollupsQuery(dialect, at, at, { network: "bsc" });

@@ -24,9 +24,8 @@ type Service = {
   get: (path: string, headers?: Record<string, string>) => Promise<{ status: number; body: any }>;
 };
 
-/** The figures of the known payments, read back through the API of `service`. */
-/** The plan of the dashboard store's query of these rows. */
-type Explain = (filter: Record<string, string>, limit?: number) => Promise<string>;
+/** The plan of one of the dashboard store's queries. */
+type Explain = (query: { text: string; params: unknown[] }) => Promise<string>;
 
 function checks(label: string, service: () => Service, explain: Explain) {
   let expected: Expected[] = [];
@@ -99,11 +98,14 @@ function checks(label: string, service: () => Service, explain: Explain) {
     expect(attention.body.stuck).toEqual([]);
   });
 
-  test(`${label}: the recent settlements and a range's figures read the created_at indexes`, async () => {
+  test(`${label}: the recent settlements, a range's figures and the fundings read the created_at indexes`, async () => {
+    const store = (service() as any).services.stores.dashboard;
     for (const table of ["eoa_settlements", "x402_settlements", "swap_settlements", "issued_user_ops"]) {
-      expect(await explain({}, 50)).toContain(`${table}_created`);
-      expect(await explain({ since: new Date(Date.now() - 3_600_000).toISOString() })).toContain(`${table}_created`);
+      expect(await explain(store.rowsQuery({}, 50))).toContain(`${table}_created`);
+      const since = new Date(Date.now() - 3_600_000).toISOString();
+      expect(await explain(store.rowsQuery({ since }))).toContain(`${table}_created`);
     }
+    expect(await explain(store.fundingsQuery())).toContain("funded_approvals_created");
   });
 
   test(`${label}: onboarding shows what the funded approves sent and what walked away, as the payers received it`, async () => {
@@ -134,13 +136,13 @@ function checks(label: string, service: () => Service, explain: Explain) {
 describe("SQLite", () => {
   const service = startTestService({ dashboardApiKey: DASHBOARD_KEY });
   afterAll(() => service.stop());
-  const store = () => (service.services.stores as any).dashboard;
   checks(
     "SQLite",
     () => service,
-    async (filter, limit) => {
-      const query = store().rowsQuery(filter, limit);
-      const plan = service.db.$client.query(`EXPLAIN QUERY PLAN ${query.text}`).all(...query.params) as any[];
+    async (query) => {
+      const plan = service.db.$client
+        .query(`EXPLAIN QUERY PLAN ${query.text}`)
+        .all(...(query.params as string[])) as any[];
       return plan.map((row) => row.detail).join("\n");
     },
   );
@@ -189,12 +191,11 @@ describe("PostgreSQL", () => {
   checks(
     "PostgreSQL",
     () => service,
-    async (filter, limit) => {
-      const query = (service.services.stores as any).dashboard.rowsQuery(filter, limit);
+    async (query) => {
       const plan = await service.db.$client.begin(async (tx) => {
         // A few rows: without this the planner reads the tables whole, which says nothing about a million rows.
         await tx.unsafe("SET LOCAL enable_seqscan = off");
-        return tx.unsafe(`EXPLAIN ${query.text}`, query.params);
+        return tx.unsafe(`EXPLAIN ${query.text}`, query.params as never[]);
       });
       return (plan as any[]).map((row) => row["QUERY PLAN"]).join("\n");
     },
