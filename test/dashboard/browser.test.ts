@@ -125,6 +125,9 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
     await page.waitForSelector("#executors tbody tr");
     expect(await page.textContent("#totals")).toContain("settlements");
     expect(await page.textContent("#flows tbody")).toContain("eoa");
+    // Onboarding: each network that funds approves, with its budget window's spend against the bound (none funded here).
+    expect(await page.locator("#onboarding tbody tr").count()).toBe(2);
+    expect(await page.textContent("#onboarding tbody")).toContain(`0 / ${10n ** 16n} (0.0%)`);
     expect(await page.locator("#executors tbody tr.low").count()).toBeGreaterThan(0);
     const link = page.locator(
       `#settlements a[href="${presetOf("bsc").explorer.tx.replace("{hash}", settled.body.transaction)}"]`,
