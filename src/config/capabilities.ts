@@ -4,6 +4,16 @@ import { ApiError } from "../errors";
 import { fieldName } from "./env";
 import type { NetworkConfig } from "./schema";
 
+/** What sponsored UserOps need: the capabilities built on smart wallets each need all of it. */
+const USER_OP_SETTINGS = [
+  "contracts.relayer",
+  "bundlerUrl",
+  "contracts.entryPoint",
+  "contracts.factory",
+  "contracts.paymaster",
+  "paymasterSignerKey",
+] as const;
+
 /**
  * What a network serves, each capability enabled by its own settings (under `networks.<name>`): a network needs
  * only `rpcUrls` and `executorKeys` (and its tokens) for x402 payments of EIP-3009 tokens once `x402.enabled` is
@@ -14,31 +24,9 @@ import type { NetworkConfig } from "./schema";
 export const CAPABILITY_SETTINGS = {
   x402: ["x402.enabled"],
   "eoa-payments": ["contracts.relayer"],
-  "smart-wallets": [
-    "contracts.relayer",
-    "bundlerUrl",
-    "contracts.entryPoint",
-    "contracts.factory",
-    "contracts.paymaster",
-    "paymasterSignerKey",
-  ],
-  deployments: [
-    "contracts.relayer",
-    "bundlerUrl",
-    "contracts.entryPoint",
-    "contracts.factory",
-    "contracts.paymaster",
-    "paymasterSignerKey",
-  ],
-  incognito: [
-    "contracts.relayer",
-    "bundlerUrl",
-    "contracts.entryPoint",
-    "contracts.factory",
-    "contracts.paymaster",
-    "paymasterSignerKey",
-    "contracts.privacyPool",
-  ],
+  "smart-wallets": USER_OP_SETTINGS,
+  deployments: USER_OP_SETTINGS,
+  incognito: [...USER_OP_SETTINGS, "contracts.privacyPool"],
   swaps: ["contracts.relayer", "swap"],
 } as const satisfies Record<string, readonly string[]>;
 

@@ -2,6 +2,8 @@
  * OpenAPI examples of the incognito routes (declared in ./flow.ts), of shapes the routes' schemas accept;
  * test/http/openapi.test.ts checks each.
  */
+
+import { PUBLIC_SIGNALS, TREE_DEPTH } from "@relay402/client/wire/incognito/protocol";
 import {
   CIRCUIT_ID,
   type Examples,
@@ -80,17 +82,8 @@ export const INCOGNITO_EXAMPLES: Record<string, Examples> = {
     responses: {
       200: {
         id: CIRCUIT_ID,
-        treeDepth: 20,
-        publicSignals: [
-          "root",
-          "nullifierHash",
-          "token",
-          "withdrawAmount",
-          "recipient",
-          "feeRecipient",
-          "fee",
-          "changeCommitment",
-        ],
+        treeDepth: TREE_DEPTH,
+        publicSignals: [...PUBLIC_SIGNALS],
         wasm: `/incognito/circuit/${CIRCUIT_ID}/unshield.wasm`,
         zkey: `/incognito/circuit/${CIRCUIT_ID}/unshield.zkey`,
         verificationKey: `/incognito/circuit/${CIRCUIT_ID}/verification_key.json`,

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { EIP2612_GAS_SPONSORING, readEip2612Sponsoring } from "./eip2612-sponsoring";
+import { readEip2612Sponsoring } from "./eip2612-sponsoring";
+import { EIP2612_GAS_SPONSORING } from "./extensions";
 
 const signature = `0x${"11".repeat(64)}1b`;
 const info = {

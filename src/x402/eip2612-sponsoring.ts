@@ -1,3 +1,8 @@
+// x402's `eip2612GasSponsoring` extension (@x402/extensions 2.27, @x402/evm's exact client): a payer without an
+// allowance to Permit2 signs, beside its Permit2 payment, an EIP-2612 permit of the token letting Permit2 move the
+// payment, and the facilitator submits both in one transaction, x402's proxy `settleWithPermit` (which tries the
+// permit, ignores its failure, then settles: a permit someone submitted first leaves the allowance in place). The
+// payer needs no native coin; the operator pays one transaction, as for any x402 payment.
 import {
   type Eip2612Permit,
   eip2612Abi,
@@ -9,20 +14,10 @@ import { type Address, getAddress, isAddress, isAddressEqual } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import { tokenDomainOf } from "../chain/token-domain";
 import type { PaymentRules } from "../settlement/payment-rules";
+import { EIP2612_GAS_SPONSORING, isObject } from "./extensions";
 import { PERMIT2 } from "./permit2";
 import type { X402Refusal } from "./reasons";
 
-/**
- * x402's `eip2612GasSponsoring` extension (@x402/extensions 2.27, @x402/evm's exact client): a payer without an
- * allowance to Permit2 signs, beside its Permit2 payment, an EIP-2612 permit of the token letting Permit2 move the
- * payment, and the facilitator submits both in one transaction, x402's proxy `settleWithPermit` (which tries the
- * permit, ignores its failure, then settles: a permit someone submitted first leaves the allowance in place). The
- * payer needs no native coin; the operator pays one transaction, as for any x402 payment.
- */
-export const EIP2612_GAS_SPONSORING = "eip2612GasSponsoring";
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null;
 const uint = (value: unknown) => (typeof value === "string" && /^[0-9]{1,78}$/.test(value) ? BigInt(value) : null);
 
 export type SponsoringRead =

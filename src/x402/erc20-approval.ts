@@ -2,7 +2,7 @@ import { type Address, getAddress, isAddress, isAddressEqual } from "viem";
 import type { Networks } from "../chain/networks";
 import type { FundedApprovals } from "../onboarding/funded-approvals";
 import { type ApproveRefusal, type ApproveRefusalCode, readSignedApprove } from "../onboarding/signed-approve";
-import { ERC20_APPROVAL_GAS_SPONSORING } from "./extensions";
+import { ERC20_APPROVAL_GAS_SPONSORING, isObject, type Json } from "./extensions";
 import type { X402Facilitator, X402SettleResponse, X402VerifyResponse } from "./facilitator";
 import { x402NetworkOf } from "./networks";
 import { PERMIT2 } from "./permit2";
@@ -41,9 +41,6 @@ const REASONS: Record<ApproveRefusalCode, string> = {
   pending: X402_REASONS.settlementPending,
   unreadable: X402_REASONS.unexpectedSettle,
 };
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null;
 
 /**
  * The extension's info of a body, if the payload carries a signed approve (v2 only: v1 payloads have no

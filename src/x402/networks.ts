@@ -1,6 +1,5 @@
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import { presetOf } from "../networks";
-import { EIP2612_GAS_SPONSORING } from "./eip2612-sponsoring";
 import { supportedExtensions } from "./extensions";
 import { permit2Served } from "./permit2-payment";
 
@@ -67,11 +66,5 @@ export async function supportedKinds(networks: Networks) {
     ];
   });
   const signers = [...new Set(served.flatMap(({ network }) => network.executor.addresses))];
-  // eip2612GasSponsoring where a token paid through Permit2 has EIP-2612 permit; erc20ApprovalGasSponsoring where a
-  // network funds approves.
-  const permitSponsored = served.some(({ network, assets }) =>
-    assets.some((asset) => asset.assetTransferMethod === "permit2" && network.token(asset.asset)?.eip2612),
-  );
-  const extensions = [...(permitSponsored ? [EIP2612_GAS_SPONSORING] : []), ...supportedExtensions(enabled)];
-  return { kinds, extensions, signers: { "eip155:*": signers } };
+  return { kinds, extensions: supportedExtensions(enabled, served), signers: { "eip155:*": signers } };
 }

@@ -2,6 +2,7 @@ import type { Eip2612Permit } from "@relay402/client/wire/eip2612-permit";
 import { type Address, getAddress, type Hex, isAddress, isHex, maxUint256 } from "viem";
 import type { Authorization } from "../settlement/authorization";
 import { readEip2612Sponsoring } from "./eip2612-sponsoring";
+import { isObject, type Json } from "./extensions";
 import type { X402Refusal } from "./reasons";
 
 /** An x402 request body: `x402Version` at the top level is what tells it from the interface's own. */
@@ -49,8 +50,6 @@ export const payerOf = (payment: X402Payment): Address =>
 
 export type Parsed = { ok: true; payment: X402Payment } | { ok: false; refusal: X402Refusal; message: string };
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null;
 const fail = (refusal: X402Refusal, message: string): Parsed => ({ ok: false, refusal, message });
 const MAX_SIGNATURE_BYTES = 4096;
 
