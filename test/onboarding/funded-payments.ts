@@ -2,6 +2,7 @@
 // chain says it: one paid, one diverted (the payer spent the funding with another transaction of the approve's nonce).
 import { type Hex, keccak256, parseGwei } from "viem";
 import { chainOf, randomAddress } from "../support/chain";
+import { until } from "../support/until";
 import {
   type Net,
   nativeBalance,
@@ -15,14 +16,6 @@ import {
 type Post = (path: string, body: unknown) => Promise<{ status: number; body: any }>;
 
 const price = 10n ** 18n;
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await Bun.sleep(20);
-  }
-}
 
 /** What a transaction cost its sender, from its receipt. */
 async function costOf(network: Net, hash: Hex) {
@@ -57,9 +50,12 @@ export async function divertedFundedApprove(post: Post, network: Net) {
   await c.test.setAutomine(false);
   try {
     settling = post("/settle", sponsoredBody(payment, requirements, raw));
-    await until(async () => (await c.public.getBalance({ address: payer.address, blockTag: "pending" })) > 0n);
+    await until(
+      "the funding in the pool",
+      async () => (await c.public.getBalance({ address: payer.address, blockTag: "pending" })) > 0n,
+    );
     await c.test.mine({ blocks: 1 });
-    await until(() =>
+    await until("the approve in the pool", () =>
       c.public.getTransaction({ hash: keccak256(raw) }).then(
         () => true,
         () => false,

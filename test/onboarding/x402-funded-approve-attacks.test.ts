@@ -4,6 +4,7 @@ import { generatePrivateKey } from "viem/accounts";
 import { sendDurably } from "../../src/chain/durable-send";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
+import { until } from "../support/until";
 import {
   nativeBalance,
   permit2Payment,
@@ -103,10 +104,13 @@ describe("funded approves on x402 (bsc): what is refused costs nothing, what is 
     let settling: Promise<{ body: unknown }> | undefined;
     try {
       settling = relay.post("/settle", sponsoredBody(payment, requirements, raw));
-      await until(async () => (await c.public.getBalance({ address: payer.address, blockTag: "pending" })) > 0n);
+      await until(
+        "the funding in the pool",
+        async () => (await c.public.getBalance({ address: payer.address, blockTag: "pending" })) > 0n,
+      );
       await c.test.mine({ blocks: 1 });
       // Our broadcast of the approve reached the pool: the payer outbids it with a transfer of the same nonce.
-      await until(() =>
+      await until("the approve in the pool", () =>
         c.public.getTransaction({ hash: keccak256(raw) }).then(
           () => true,
           () => false,
@@ -227,11 +231,3 @@ describe("funded approves on x402 (bsc): what is refused costs nothing, what is 
     expect(await nativeBalance("bsc", payer.address)).toBe(0n);
   });
 });
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await Bun.sleep(20);
-  }
-}

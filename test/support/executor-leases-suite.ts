@@ -17,6 +17,10 @@ import { signedPayment } from "./authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "./chain";
 import { getTestDevnet } from "./devnet";
 import { startTestService } from "./service";
+import { until as untilWithin } from "./until";
+
+const until = (what: string, check: () => boolean | Promise<boolean>) =>
+  untilWithin(what, check, { timeoutMs: 15_000 });
 
 export type LeaseDatabase = {
   /** A new connection (pool) to the shared database: one instance's. */
@@ -31,14 +35,6 @@ const transfer = () => ({ to: randomAddress(), data: "0x" as Hex, value: 1n, gas
 let networks = 0;
 /** A lease network of its own per test, so tests on one database never see each other's rows. */
 const freshNetwork = () => `executor-leases-${process.pid}-${++networks}`;
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-};
 
 /** Executor keys of the test's own, funded: no other test sends with them. */
 async function fundedKeys(count: number): Promise<Hex[]> {

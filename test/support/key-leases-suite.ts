@@ -4,6 +4,9 @@
 import { expect, test } from "bun:test";
 import type { KeyLeaseStore } from "../../src/chain/key-lease-store";
 import { createKeyLeases, type KeyLeases, type KeyLeasesOptions } from "../../src/chain/key-leases";
+import { until as untilWithin } from "./until";
+
+const until = (what: string, check: () => boolean | Promise<boolean>) => untilWithin(what, check, { pollMs: 10 });
 
 export type LeaseDatabase = {
   /** A new connection (pool) to the shared database: one instance's. */
@@ -17,14 +20,6 @@ let networks = 0;
 const freshNetwork = () => `net${++networks}`;
 const keysFor = (count: number) =>
   Array.from({ length: count }, (_, i) => `0x${(i + 1).toString(16).padStart(2, "0").repeat(20)}`);
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000) => {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-};
 
 export function keyLeaseSuite(database: LeaseDatabase) {
   const cleanups: (() => Promise<void>)[] = [];
