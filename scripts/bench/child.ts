@@ -1,3 +1,6 @@
+import { dirname } from "node:path";
+import { freePort } from "../devnet/ports";
+
 /** A child process that reports `{ kind: "ready", url }` over IPC once it listens, and exits on "stop". */
 export type Child = { pid: number; url: string; info: Record<string, unknown>; stop(): Promise<void> };
 
@@ -44,4 +47,38 @@ export async function startChild(entry: string, env: Record<string, string>, tim
     child.kill("SIGKILL");
     throw error;
   }
+}
+
+/**
+ * relay402 as an operator deploys it: the single binary (`bun run build:binary`), `start` with its config file in
+ * RELAY402_CONFIG, listening on a free port, ready once /health answers. Its logs go nowhere (the bench reads its
+ * answers); its errors to this terminal. Stopped with SIGTERM (a graceful shutdown), then SIGKILL after 5 s.
+ */
+export async function startBinaryChild(command: string[], configFile: string, timeoutMs = 90_000): Promise<Child> {
+  const port = await freePort();
+  const child = Bun.spawn(command, {
+    cwd: dirname(configFile),
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), RELAY402_CONFIG: configFile },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    await Promise.race([child.exited, Bun.sleep(5000)]);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (child.exitCode === null && Date.now() < deadline) {
+    const up = await fetch(`${url}/health`)
+      .then((response) => response.ok)
+      .catch(() => false);
+    if (up) return { pid: child.pid, url, info: {}, stop };
+    await Bun.sleep(100);
+  }
+  child.kill("SIGKILL");
+  throw new Error(
+    `${command.join(" ")} ${child.exitCode === null ? `did not answer /health within ${timeoutMs} ms` : `exited with ${child.exitCode}`}`,
+  );
 }

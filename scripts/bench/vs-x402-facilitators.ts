@@ -1,13 +1,15 @@
 // bench:x402's two facilitators, each in a child process of its own behind its own counting JSON-RPC proxy:
 // relay402 with the bench's service config, the x402 reference with a funded key of the test mnemonic.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestClient, http, toHex } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import { buildBinary } from "../binary";
 import { devnetChain } from "../devnet/chain";
 import { DEVNET_MNEMONIC } from "../devnet/keys";
 import type { DevnetManifest } from "../devnet/start";
 import { benchServiceConfig, type Cleanups } from "./bench-devnet";
-import { type Child, startChild } from "./child";
+import { type Child, startBinaryChild, startChild } from "./child";
 import { startRpcCounter } from "./rpc-counter";
 import type { Side } from "./vs-x402-report";
 
@@ -19,6 +21,12 @@ export async function startFacilitators(options: {
   dir: string;
   cleanups: Cleanups;
   referencePollingMs: string;
+  /**
+   * "binary": the single binary with the config in a file, as an operator deploys it; "source": the service's code
+   * run by Bun from the repository (relay402-process.ts). The binary is one bundled module where the source is
+   * each file a module of its own (docs/benchmarks.md gives both figures).
+   */
+  relay402From: "binary" | "source";
 }) {
   const { manifest, dir, cleanups } = options;
   const network = manifest.networks.base;
@@ -40,9 +48,10 @@ export async function startFacilitators(options: {
     value: 10n ** 21n,
   });
 
-  const relay402Child = startChild(join(import.meta.dir, "relay402-process.ts"), {
-    RELAY402_BENCH_CONFIG: JSON.stringify(config),
-  });
+  const relay402Child =
+    options.relay402From === "binary"
+      ? startBinaryChild([buildBinary(join(dir, "relay402")), "start"], writeConfig(join(dir, "relay402.json"), config))
+      : startChild(join(import.meta.dir, "relay402-process.ts"), { RELAY402_BENCH_CONFIG: JSON.stringify(config) });
   const referenceChild = startChild(join(import.meta.dir, "x402-reference-process.ts"), {
     REFERENCE_RPC_URL: counters.reference.url,
     REFERENCE_KEY: referenceKey,
@@ -57,4 +66,9 @@ export async function startFacilitators(options: {
     reference: (started[1] as PromiseFulfilledResult<Child>).value,
   };
   return { counters, children, referenceAddress };
+}
+
+function writeConfig(path: string, config: object): string {
+  writeFileSync(path, JSON.stringify(config, null, 2), { mode: 0o600 });
+  return path;
 }

@@ -16,6 +16,8 @@ const { values: flags } = parseArgs({
     "sponsored-settles": { type: "string", default: "20" },
     /** `--only sponsored`: the sponsored lanes alone (the warm-up still runs), each run. */
     only: { type: "string", default: "" },
+    /** How relay402 runs: "binary" (the single binary an operator deploys) or "source" (`bun src/main.ts`'s code). */
+    relay402: { type: "string", default: "binary" },
   },
 });
 
@@ -30,3 +32,6 @@ export const REFERENCE_POLLING_MS = flags["reference-polling-ms"] ?? "";
 export const SPONSORED_SETTLES = Number(flags["sponsored-settles"]);
 if (flags.only && flags.only !== "sponsored") throw new Error(`--only takes "sponsored", not "${flags.only}"`);
 export const SPONSORED_ONLY = flags.only === "sponsored";
+if (flags.relay402 !== "binary" && flags.relay402 !== "source")
+  throw new Error(`--relay402 takes "binary" or "source", not "${flags.relay402}"`);
+export const RELAY402_FROM: "binary" | "source" = flags.relay402;

@@ -61,6 +61,7 @@ try {
     dir,
     cleanups,
     referencePollingMs: flag.REFERENCE_POLLING_MS,
+    relay402From: flag.RELAY402_FROM,
   });
 
   step("both facilitators listen; funding payers");
@@ -134,6 +135,10 @@ try {
     return { ...result, cpuMs, anvilCpuMs, generatorCpuMs, rpc, latencies, ok };
   }
 
+  const recordPeakRss = (key: string, label: string) => {
+    for (const side of SIDES) record(key, { label, unit: "MiB", digits: 0 }, side, peakRssMiBOf(children[side].pid));
+  };
+
   // The base chain's anvil (its CPU during the burst tells whether the node is the limit).
   const anvilPid = pidListeningOn(devnet.pids, new URL(network.rpcUrl).port);
   const anvilCpu = () => (anvilPid ? cpuMsOf(anvilPid) : Number.NaN);
@@ -141,7 +146,7 @@ try {
   const setBlocks = (interval: number) => setBlockInterval(network.rpcUrl, interval);
 
   console.log(
-    `relay402 pid ${children.relay402.pid}, x402 reference pid ${children.reference.pid} (signer ${referenceAddress}, viem receipt polling ${children.reference.info.receiptPollingMs} ms); ${flag.RUNS} run(s)`,
+    `relay402 (${flag.RELAY402_FROM}) pid ${children.relay402.pid}, x402 reference pid ${children.reference.pid} (signer ${referenceAddress}, viem receipt polling ${children.reference.info.receiptPollingMs} ms); ${flag.RUNS} run(s)`,
   );
 
   // Warm-up: JIT, nonce and fee caches, the token's code check. The verifies run as the measured phase does (16
@@ -254,6 +259,9 @@ try {
       }
     };
     await settleRows("automine", flag.SETTLES_C1, 1, true);
+    // The peak once both sides have done the same x402 work (the warm-up, /verify, the c1 settles, each of which
+    // succeeds on both): the c20 rows below are not, since most of the reference's settles fail there at once.
+    if (run === 1) recordPeakRss("rss.same", "peak RSS after /verify and the c1 settles (the same work on both sides)");
     await settleRows("automine", flag.SETTLES_C20, 20, false);
 
     // relay402's own body (the relayer, finite and max allowance) against the native EIP-3009 transfer.
@@ -280,14 +288,7 @@ try {
     await settleRows("1-s blocks", flag.SETTLES_C20, 20, false);
 
     // Peak RSS (VmHWM, the peak so far) before the first burst below, which only relay402 runs.
-    if (run === 1)
-      for (const side of SIDES)
-        record(
-          "rss",
-          { label: "peak RSS (before the burst)", unit: "MiB", digits: 0 },
-          side,
-          peakRssMiBOf(children[side].pid),
-        );
+    if (run === 1) recordPeakRss("rss", "peak RSS (before the burst)");
 
     // /verify of relay402's own EOA body (the relayer's signature, balance and allowance), relay402 only: the
     // reference has no such body, so its x402 verify throughput is the yardstick. It runs after run 1 has read the

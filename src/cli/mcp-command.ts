@@ -1,4 +1,3 @@
-import { runStdioMcpServer, SettingsError } from "@relay402/client/mcp";
 import { type Command, type Env, parseFlags } from "./command";
 
 const usage = `Usage: relay402 mcp
@@ -13,6 +12,8 @@ Environment:
 
 async function run(argv: string[], env: Env): Promise<number | "running"> {
   parseFlags(argv, {});
+  // Loaded here, not at the top: the MCP SDK and its schemas would otherwise weigh on every `relay402 start`.
+  const { runStdioMcpServer, SettingsError } = await import("@relay402/client/mcp");
   try {
     await runStdioMcpServer(env);
     return "running";

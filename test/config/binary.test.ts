@@ -3,13 +3,13 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildBinary } from "../../scripts/binary";
 import { freePort } from "../../scripts/devnet/ports";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import { encodeConfig } from "../../src/config/load";
 import { VERSION } from "../../src/version";
 import { getTestDevnet } from "../support/devnet";
 import { withOperatorKeys } from "../support/operator-keys";
-import { buildBinary } from "../support/service-process";
 
 const dir = mkdtempSync(join(tmpdir(), "relay402-binary-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,6 +23,9 @@ test("the single binary starts from a config file plus secrets in the environmen
   const help = spawnSync(binary, ["--help"], { encoding: "utf8", env: { PATH: process.env.PATH } });
   expect(help.status).toBe(0);
   expect(help.stdout).toContain("check ");
+  // `mcp` loads the MCP server only when it runs (src/cli/mcp-command.ts): the binary must still carry it.
+  const mcp = spawnSync(binary, ["mcp"], { encoding: "utf8", env: { PATH: process.env.PATH }, input: "" });
+  expect([mcp.status, mcp.stderr.trim()]).toEqual([1, "relay402 mcp: RELAY402_URL must be the service's URL"]);
 
   const port = await freePort();
   const config = encodeConfig(

@@ -14,10 +14,11 @@ import { createPermit2ApprovalTx } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { type Address, createWalletClient, type Hex, http, parseAbi, parseEther, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { buildBinary } from "../../scripts/binary";
 import { buildContracts } from "../../scripts/devnet/build";
 import { CANONICAL } from "../../src/chain/canonical";
 import { type RehearsalChain, startRehearsalChain } from "../support/rehearsal-chain";
-import { buildBinary, startServiceProcess } from "../support/service-process";
+import { startServiceProcess } from "../support/service-process";
 
 const root = resolve(import.meta.dir, "..", "..");
 const ownableAbi = parseAbi([

@@ -1,6 +1,5 @@
 // relay402 as an operator runs it: a process of its own (`bun src/main.ts` or the compiled binary) with its config
 // from a file and the environment, answering on a free port. Stopped by its PID.
-import { resolve } from "node:path";
 import { freePort } from "../../scripts/devnet/ports";
 
 export type ServiceProcess = { url: string; stop(): Promise<void> };
@@ -31,18 +30,4 @@ export async function startServiceProcess(command: string[], env: Record<string,
     throw new Error(`the service did not start: ${await new Response(service.stderr).text()}`);
   }
   return { url, stop } satisfies ServiceProcess;
-}
-
-/**
- * The single binary, built by `bun run build:binary`'s script into `outfile` (contract artifacts embedded); throws
- * with the build's output if it fails.
- */
-export function buildBinary(outfile: string): string {
-  const build = Bun.spawnSync([process.execPath, "scripts/build-binary.ts", "--outfile", outfile], {
-    cwd: resolve(import.meta.dir, "..", ".."),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (build.exitCode !== 0) throw new Error(`the binary did not build:\n${build.stderr.toString()}`);
-  return outfile;
 }
