@@ -44,8 +44,12 @@ export type FlowContext = {
   several?: { reconcileBefore(): string };
 };
 
-/** A flow's own store on either database; the service opens one of the two at start (src/db/stores.ts). */
-export type FlowStore<T> = { sqlite(db: Db): T; postgres(db: PgDb): T };
+/**
+ * A flow's own store on either database; the service opens one of the two at start (src/db/stores.ts). The
+ * PostgreSQL adapter is loaded only when the service runs on PostgreSQL (`postgres()` imports it), so that one
+ * instance on SQLite never loads drizzle's pg-core nor any PostgreSQL store.
+ */
+export type FlowStore<T> = { sqlite(db: Db): T; postgres(): Promise<(db: PgDb) => T> };
 
 /** A gauge a flow adds to /metrics: its samples are read (from the database, say) when /metrics is scraped. */
 export type FlowGauge = {

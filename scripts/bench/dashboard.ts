@@ -95,7 +95,7 @@ async function seedPostgres(url: string, n: number) {
     });
   }
   await db.$client.unsafe("ANALYZE");
-  return { store: dashboardStore.postgres(db), close: () => db.$client.close() };
+  return { store: (await dashboardStore.postgres())(db), close: () => db.$client.close() };
 }
 
 /** Each API query's database read and the figures computed from it, as the routes run them. */

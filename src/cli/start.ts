@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from "../config/load";
-import { DatabaseUnavailableError } from "../db/stores";
+import { DatabaseUnavailableError } from "../db/database-unavailable";
 import { startServer } from "../server";
 import { runCheck } from "./check";
 import { type Command, parseFlags } from "./command";

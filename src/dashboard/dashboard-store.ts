@@ -275,7 +275,8 @@ export const dashboardStore: FlowStore<DashboardStore> = {
           for (const { text, params } of statements) db.$client.query(text).run(...(params as string[]));
         })(),
     ),
-  postgres: (db: PgDb) =>
+  // Plain SQL on the driver's client: nothing of PostgreSQL's to load.
+  postgres: async () => (db: PgDb) =>
     storeOver(
       POSTGRES_DIALECT,
       async (text, params) => (await db.$client.unsafe(numbered(text), params)) as Record<string, unknown>[],

@@ -1,7 +1,6 @@
 import { asAsync } from "../db/async-port";
 import type { Flow } from "../flow";
 import type { AsyncDeploymentStore } from "./deployment-store";
-import { createDeploymentStorePostgres } from "./deployment-store-postgres";
 import { createDeploymentStore } from "./deployment-store-sqlite";
 import { createDeployments, type Deployments } from "./deployments";
 import { DEPLOYMENT_EXAMPLES } from "./examples";
@@ -12,7 +11,7 @@ export const deploymentsFlow: Flow<"deployments", Deployments, AsyncDeploymentSt
   name: "deployments",
   store: {
     sqlite: (db) => asAsync(createDeploymentStore(db)),
-    postgres: (db) => createDeploymentStorePostgres(db),
+    postgres: async () => (await import("./deployment-store-postgres")).createDeploymentStorePostgres,
   },
   create: (context, store) => createDeployments({ ...context, store }, context.several ?? {}),
   routes: (deployments, { adminGuard }) => deployRoutes(deployments, adminGuard),

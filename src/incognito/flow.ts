@@ -4,7 +4,6 @@ import { createCircuitFiles } from "./circuit-files";
 import { INCOGNITO_EXAMPLES } from "./examples";
 import { createIncognito, type Incognito } from "./incognito";
 import type { AsyncLeafStore } from "./leaf-store";
-import { createLeafStorePostgres } from "./leaf-store-postgres";
 import { createLeafStore } from "./leaf-store-sqlite";
 import { incognitoRoutes } from "./routes";
 import { poolVerifierProblem, type VerificationKey } from "./verifier-match";
@@ -12,7 +11,10 @@ import { poolVerifierProblem, type VerificationKey } from "./verifier-match";
 /** Incognito shield and unshield through the privacy pool: UserOps of the kernel, and the pool's leaves indexed. */
 export const incognitoFlow: Flow<"incognito", Incognito, AsyncLeafStore> = {
   name: "incognito",
-  store: { sqlite: (db) => asAsync(createLeafStore(db)), postgres: (db) => createLeafStorePostgres(db) },
+  store: {
+    sqlite: (db) => asAsync(createLeafStore(db)),
+    postgres: async () => (await import("./leaf-store-postgres")).createLeafStorePostgres,
+  },
   create: (context, leaves) =>
     createIncognito({
       leaves,

@@ -3,7 +3,7 @@ import type { Flow } from "../flow";
 import { SWAP_EXAMPLES, WALLET_SWAP_EXAMPLES } from "./examples";
 import { swapRoutes } from "./routes";
 import { createSwapSettlementStore } from "./swap-store";
-import { type AsyncSwapSettlementStore, createSwapSettlementStorePostgres } from "./swap-store-postgres";
+import type { AsyncSwapSettlementStore } from "./swap-store-postgres";
 import { swapWiringProblem } from "./swap-wiring";
 import { createSwaps, type Swaps } from "./swaps";
 
@@ -12,7 +12,7 @@ export const swapsFlow: Flow<"swaps", Swaps, AsyncSwapSettlementStore> = {
   name: "swaps",
   store: {
     sqlite: (db) => asAsync(createSwapSettlementStore(db)),
-    postgres: (db) => createSwapSettlementStorePostgres(db),
+    postgres: async () => (await import("./swap-store-postgres")).createSwapSettlementStorePostgres,
   },
   create: (context, store) =>
     createSwaps({

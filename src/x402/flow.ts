@@ -5,7 +5,7 @@ import { X402_ALTERNATIVES, X402_EXAMPLES } from "./examples";
 import { createX402Facilitator, type X402Facilitator } from "./facilitator";
 import { x402Routes } from "./routes";
 import { createX402SettlementStore } from "./settlement-store";
-import { type AsyncX402SettlementStore, createX402SettlementStorePostgres } from "./settlement-store-postgres";
+import type { AsyncX402SettlementStore } from "./settlement-store-postgres";
 import { isX402Body } from "./wire";
 
 /**
@@ -16,7 +16,7 @@ export const x402Flow: Flow<"x402", X402Facilitator, AsyncX402SettlementStore> =
   name: "x402",
   store: {
     sqlite: (db) => asAsync(createX402SettlementStore(db)),
-    postgres: (db) => createX402SettlementStorePostgres(db),
+    postgres: async () => (await import("./settlement-store-postgres")).createX402SettlementStorePostgres,
   },
   create: (context, store) =>
     withErc20ApprovalSponsoring(

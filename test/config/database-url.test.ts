@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { generatePrivateKey } from "viem/accounts";
 import { databaseOf } from "../../src/config/database";
 import { ConfigError, loadConfig } from "../../src/config/load";
-import { DatabaseUnavailableError, openStores } from "../../src/db/stores";
+import { DatabaseUnavailableError } from "../../src/db/database-unavailable";
+import { openStores } from "../../src/db/stores";
 
 const key = generatePrivateKey();
 const baseEnv = {

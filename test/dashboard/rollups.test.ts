@@ -181,7 +181,7 @@ describe("PostgreSQL", () => {
       run: async (text, params) => {
         await db.$client.unsafe(numbered(text), params as never[]);
       },
-      store: dashboardStore.postgres(db),
+      store: (await dashboardStore.postgres())(db),
       explain: async (query) => {
         const plan = await db.$client.begin(async (tx) => {
           // A few rows: without this the planner reads the tables whole, which says nothing about a million rows.

@@ -6,7 +6,7 @@ import { entryPointAbi } from "@relay402/client/wire/abis";
 import { parseEventLogs } from "viem";
 import type { Config } from "../../src/config/schema";
 import { openPostgres } from "../../src/db/postgres/open";
-import { createPostgresStores } from "../../src/db/stores";
+import { createPostgresStores } from "../../src/db/postgres/stores";
 import { createApp } from "../../src/http/app";
 import { createLogger } from "../../src/logger";
 import { createServices, denyPolicyOf } from "../../src/services";
@@ -125,7 +125,7 @@ export async function postgresService(config: Config, url: string) {
     config,
     createLogger({ silent: true }),
     undefined,
-    createPostgresStores(db, denyPolicyOf(config)),
+    await createPostgresStores(db, denyPolicyOf(config)),
   );
   await services.networks.start();
   const app = createApp(services);
