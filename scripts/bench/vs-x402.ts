@@ -193,8 +193,12 @@ try {
     await setBlocks(0);
 
     // The sponsored Permit2 lanes (vs-x402-sponsored.ts), one settle at a time; `--only sponsored` runs them alone.
-    await sponsoredLanes({ ...sponsored, settles: flag.SPONSORED_SETTLES, order, lastRun: run === flag.RUNS, step });
-    if (flag.SPONSORED_ONLY) continue;
+    const lanes = () =>
+      sponsoredLanes({ ...sponsored, settles: flag.SPONSORED_SETTLES, order, lastRun: run === flag.RUNS, step });
+    if (flag.SPONSORED_ONLY) {
+      await lanes();
+      continue;
+    }
 
     // /verify, 16 clients, the same valid payment over and over.
     for (const side of order) {
@@ -260,8 +264,11 @@ try {
     };
     await settleRows("automine", flag.SETTLES_C1, 1, true);
     // The peak once both sides have done the same x402 work (the warm-up, /verify, the c1 settles, each of which
-    // succeeds on both): the c20 rows below are not, since most of the reference's settles fail there at once.
+    // succeeds on both): the sponsored lanes and the c20 rows below are not (relay402 runs lanes the reference has no
+    // counterpart of, and most of the reference's c20 settles fail at once).
     if (run === 1) recordPeakRss("rss.same", "peak RSS after /verify and the c1 settles (the same work on both sides)");
+    // After that sample: relay402 runs lanes the reference has none of (funded approves, its own EOA bodies).
+    await lanes();
     await settleRows("automine", flag.SETTLES_C20, 20, false);
 
     // relay402's own body (the relayer, finite and max allowance) against the native EIP-3009 transfer.
@@ -292,7 +299,7 @@ try {
 
     // /verify of relay402's own EOA body (the relayer's signature, balance and allowance), relay402 only: the
     // reference has no such body, so its x402 verify throughput is the yardstick. It runs after run 1 has read the
-    // peak RSS, so that figure compares the two sides on the same work.
+    // peak RSS before the burst.
     if (run === 1) await drive(Array(1000).fill(eoaVerifyBody), 16, verify("relay402"), 120_000);
     const eoa = await phase("relay402", Array(flag.VERIFIES).fill(eoaVerifyBody), 16, "verify", 120_000);
     const relayOnly = { sides: ["relay402"] as Side[] };
