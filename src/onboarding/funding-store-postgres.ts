@@ -1,5 +1,12 @@
 import type { PgDb } from "../db/postgres/open";
-import { type FundedApproval, type FundingClaim, type FundingStore, sumWei } from "./funding-store";
+import {
+  claimValues,
+  type FundedApproval,
+  type FundingClaim,
+  type FundingStore,
+  overBudget,
+  sumWei,
+} from "./funding-store";
 
 /**
  * The key of the transaction-scoped advisory lock every claim takes: the budget read and the insert of one
@@ -52,24 +59,12 @@ export function createFundingStorePostgres(db: PgDb): FundingStore {
             fundingWei: string;
           }[],
         );
-        if (BigInt(record.fundingWei) > 0n && spent + BigInt(record.fundingWei) > budget.wei)
-          return { kind: "over_budget", spent };
-        const time = now();
+        if (overBudget(record, spent, budget)) return { kind: "over_budget", spent };
         const [created] = (await tx.unsafe(
           `INSERT INTO funded_approvals (network, payer, nonce, token, spender, approve_raw, approve_hash, funding_wei,
             status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $9)
             RETURNING ${COLUMNS}`,
-          [
-            record.network,
-            lower(record.payer),
-            record.nonce,
-            lower(record.token),
-            lower(record.spender),
-            record.approveRaw,
-            lower(record.approveHash),
-            record.fundingWei,
-            time,
-          ],
+          claimValues(record, now()),
         )) as Row[];
         return { kind: "created", record: rowOf(created) as FundedApproval };
       }),

@@ -44,6 +44,24 @@ export type FundingStore = {
 
 export const UNFINISHED: readonly FundedApprovalStatus[] = ["pending", "funding_sent", "approve_sent"];
 
+/** The claim's budget rule, the same on both databases: a funding that takes the window's sum past the budget. */
+export const overBudget = (record: NewFundedApproval, spent: bigint, budget: { wei: bigint }) =>
+  BigInt(record.fundingWei) > 0n && spent + BigInt(record.fundingWei) > budget.wei;
+
+/** A claim's insert parameters in both stores' column order; `time` is its created_at and updated_at. */
+export const claimValues = (record: NewFundedApproval, time: string) =>
+  [
+    record.network,
+    record.payer.toLowerCase(),
+    record.nonce,
+    record.token.toLowerCase(),
+    record.spender.toLowerCase(),
+    record.approveRaw,
+    record.approveHash.toLowerCase(),
+    record.fundingWei,
+    time,
+  ] as [string, string, number, string, string, string, string, string, string];
+
 /** The sum of fundings, from their decimal strings. */
 export const sumWei = (rows: { fundingWei: string }[]) => rows.reduce((sum, row) => sum + BigInt(row.fundingWei), 0n);
 
@@ -65,12 +83,9 @@ export function createFundingStoreSqlite(db: Db): FundingStore {
   const spentSince = client.query<{ fundingWei: string }, [string, string]>(
     `SELECT funding_wei AS fundingWei FROM funded_approvals WHERE network = ? AND created_at >= ? AND funding_wei != '0'`,
   );
-  const insert = client.query<
-    FundedApproval,
-    [string, string, number, string, string, string, string, string, string, string]
-  >(
+  const insert = client.query<FundedApproval, ReturnType<typeof claimValues>>(
     `INSERT INTO funded_approvals (network, payer, nonce, token, spender, approve_raw, approve_hash, funding_wei,
-      status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+      status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9, ?9)
       ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
   );
   const setSent = client.query<{ id: number }, [string, string, string, number]>(
@@ -93,21 +108,8 @@ export function createFundingStoreSqlite(db: Db): FundingStore {
     const existing = byNonce.get(record.network, lower(record.payer), record.nonce);
     if (existing) return { kind: "exists", record: existing } as FundingClaim;
     const spent = sumWei(spentSince.all(record.network, budget.since));
-    if (BigInt(record.fundingWei) > 0n && spent + BigInt(record.fundingWei) > budget.wei)
-      return { kind: "over_budget", spent } as FundingClaim;
-    const time = now();
-    const created = insert.get(
-      record.network,
-      lower(record.payer),
-      record.nonce,
-      lower(record.token),
-      lower(record.spender),
-      record.approveRaw,
-      lower(record.approveHash),
-      record.fundingWei,
-      time,
-      time,
-    );
+    if (overBudget(record, spent, budget)) return { kind: "over_budget", spent } as FundingClaim;
+    const created = insert.get(...claimValues(record, now()));
     if (!created) throw new Error("funded approval vanished during its claim");
     return { kind: "created", record: created } as FundingClaim;
   });

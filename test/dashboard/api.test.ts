@@ -110,7 +110,7 @@ function checks(label: string, service: () => Service, explain: Explain) {
 
   test(`${label}: onboarding shows what the funded approves sent and what walked away, as the payers received it`, async () => {
     const paid = await paidWithFundedApprove(service().post, "bsc");
-    const diverted = await divertedFundedApprove(service().post, "bsc");
+    const { received: diverted } = await divertedFundedApprove(service().post, "bsc");
     const { networks } = (await service().get("/config")).body;
     for (const range of ["hour", "day", "month"]) {
       const summary = (await service().get(`/dashboard/api/summary?range=${range}&network=bsc`, keyed)).body;

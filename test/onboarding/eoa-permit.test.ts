@@ -20,7 +20,8 @@ import { type PaymentContext, payWithinLimits } from "../../packages/client/src/
 import { SpendLedger } from "../../packages/client/src/mcp/spend-ledger";
 import { chainOf, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
-import { EXECUTORS, executorsNative, gasCost, permitToken, signPermit, tokenOnlyPayer } from "./permit-support";
+import { tokenOnlyPayer } from "./funded-approve-support";
+import { EXECUTORS, executorsNative, gasCost, permitToken, signPermit } from "./permit-support";
 
 // relay402's own EOA flow for a payer holding only a token with EIP-2612 permit and no native coin: its permit to
 // the relayer goes on-chain with the payment (Relayer.transferWithAuthorizationWithPermit), on our executors' gas.
@@ -50,7 +51,7 @@ describe("EOA payments with an EIP-2612 permit: a payer with no native coin pays
     test(`${network}: pay() signs a permit on its own; exact balances, our executors pay the one transaction`, async () => {
       const c = chainOf(network);
       const token = permitToken(network).address;
-      const payer = await tokenOnlyPayer(network, token, VALUE * 3n);
+      const payer = await tokenOnlyPayer(network, VALUE * 3n, token);
       const to = randomAddress();
       const executorsBefore = await executorsNative(network);
 
@@ -96,7 +97,7 @@ describe("EOA permit refusals and races (bsc)", () => {
 
   /** A token-only payer, its signed authorization of VALUE and a body without permit yet. */
   async function unsigned() {
-    const payer = await tokenOnlyPayer(network, token(), VALUE * 4n);
+    const payer = await tokenOnlyPayer(network, VALUE * 4n, token());
     const config = await getNetworkConfig(relay402, network);
     const to = randomAddress();
     const paymentPayload = await signTransferAuthorization({
@@ -233,7 +234,7 @@ describe("an MCP agent's key holding only the permit token", () => {
     const network = "base" as const;
     const c = chainOf(network);
     const token = permitToken(network).address;
-    const payer = await tokenOnlyPayer(network, token, VALUE * 2n);
+    const payer = await tokenOnlyPayer(network, VALUE * 2n, token);
     const dataDir = mkdtempSync(join(tmpdir(), "relay402-agent-"));
     const account = privateKeyToAccount(payer.key);
     const to = randomAddress();

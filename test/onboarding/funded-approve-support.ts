@@ -49,15 +49,19 @@ export async function mintTo(network: Net, token: Address, to: Address, amount: 
   await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
 }
 
-/** A fresh key holding `tokens` of TestUSDT on `network` and no native coins (nonce 0: it never sent anything). */
-export async function tokenOnlyPayer(network: Net, tokens = 100n * 10n ** 18n) {
+/**
+ * A fresh key holding `tokens` of `token` (TestUSDT unless named) on `network` and not one wei of native coin
+ * (nonce 0: it never sent anything).
+ */
+export async function tokenOnlyPayer(network: Net, tokens = 100n * 10n ** 18n, token: Address = plainToken()) {
   const key = generatePrivateKey();
   const address = privateKeyToAccount(key).address;
-  await mintTo(network, plainToken(), address, tokens);
+  await mintTo(network, token, address, tokens);
   return { key, address };
 }
 
-/** The payer's x402 client (@x402/evm's exact scheme, reading the chain for its approve's nonce and fees). */
+/** The payer's x402 client: @x402/evm's exact scheme reading the chain through the devnet's RPC (allowances, permit and
+ * approve nonces, fees), as a wallet-less buyer's scheme does with `rpcUrl`. */
 export function x402ClientOf(key: Hex) {
   const client = registerExactEvmScheme(new x402Client(), {
     signer: privateKeyToAccount(key),

@@ -16,6 +16,8 @@ import {
 type Post = (path: string, body: unknown) => Promise<{ status: number; body: any }>;
 
 const price = 10n ** 18n;
+/** What the diverting transfer pays for its gas: 21,000 at 4 gwei. */
+export const TRANSFER_GAS_COST = 21_000n * parseGwei("4");
 
 /** What a transaction cost its sender, from its receipt. */
 async function costOf(network: Net, hash: Hex) {
@@ -35,8 +37,10 @@ export async function paidWithFundedApprove(post: Post, network: Net) {
 
 /**
  * A token-only payer whose funded approve reached the pool replaces it with a transfer of the funding (same nonce, a
- * higher fee): the payment is refused and the funding is lost. Answers the native coins it received (what it holds,
- * sent away, and its transfer's cost). Automine is off meanwhile: run it where nothing else uses the chain.
+ * higher fee): the payment is refused and the funding is lost. Answers the service's answer, the payer, its
+ * requirements and approve, where the funding went (`away`, the transfer paying `TRANSFER_GAS_COST`), and
+ * `received`: the native coins it got (what it holds, sent away, and its transfer's cost). Automine is off meanwhile:
+ * run it where nothing else uses the chain.
  */
 export async function divertedFundedApprove(post: Post, network: Net) {
   const c = chainOf(network);
@@ -47,6 +51,7 @@ export async function divertedFundedApprove(post: Post, network: Net) {
   const away = randomAddress();
   let transfer: Hex | undefined;
   let settling: Promise<{ body: any }> | undefined;
+  let answer: { body: any } | undefined;
   await c.test.setAutomine(false);
   try {
     settling = post("/settle", sponsoredBody(payment, requirements, raw));
@@ -55,6 +60,7 @@ export async function divertedFundedApprove(post: Post, network: Net) {
       async () => (await c.public.getBalance({ address: payer.address, blockTag: "pending" })) > 0n,
     );
     await c.test.mine({ blocks: 1 });
+    // Our broadcast of the approve reached the pool: the payer outbids it with a transfer of the same nonce.
     await until("the approve in the pool", () =>
       c.public.getTransaction({ hash: keccak256(raw) }).then(
         () => true,
@@ -64,7 +70,7 @@ export async function divertedFundedApprove(post: Post, network: Net) {
     const funded = await c.public.getBalance({ address: payer.address });
     transfer = await c.walletFor(payer.key).sendTransaction({
       to: away,
-      value: funded - 21_000n * parseGwei("4"),
+      value: funded - TRANSFER_GAS_COST,
       nonce: 0,
       gas: 21_000n,
       maxFeePerGas: parseGwei("4"),
@@ -72,16 +78,16 @@ export async function divertedFundedApprove(post: Post, network: Net) {
     });
     await c.test.mine({ blocks: 1 });
     await c.test.setAutomine(true);
-    const answer = await settling;
+    answer = await settling;
     if (answer.body?.success !== false)
       throw new Error(`the diverted payment was not refused: ${JSON.stringify(answer.body)}`);
   } finally {
     await c.test.setAutomine(true);
     await settling?.catch(() => undefined);
   }
-  return (
+  const received =
     (await nativeBalance(network, payer.address)) +
     (await c.public.getBalance({ address: away })) +
-    (await costOf(network, transfer))
-  );
+    (await costOf(network, transfer));
+  return { answer, payer, requirements, raw, away, received };
 }

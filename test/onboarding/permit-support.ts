@@ -1,41 +1,19 @@
-import { erc20Abi } from "@relay402/client/wire/abis";
 import { EIP2612_PERMIT_TYPES, eip2612Abi, permitDomain } from "@relay402/client/wire/eip2612-permit";
-import { x402Client } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { declareEip2612GasSponsoringExtension } from "@x402/extensions";
 import { wrapFetchWithPayment } from "@x402/fetch";
-import { type Address, type Hex, parseEther } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { devnetKeys } from "../../scripts/devnet/keys";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { chainOf, randomAddress } from "../support/chain";
+import { CAIP2, x402ClientOf } from "./funded-approve-support";
 
 /** The devnet's token with only EIP-2612 permit (manifest kind "eip2612"), EIP-712 domain ("Permit USD", "1"). */
 export function permitToken(network: NetworkName) {
   const token = chainOf(network).info.tokens.PUSD;
   if (token?.kind !== "eip2612") throw new Error(`no EIP-2612 token in the ${network} manifest`);
   return { address: token.address, decimals: token.decimals, domain: { name: "Permit USD", version: "1" } };
-}
-
-export const CAIP2 = { bsc: "eip155:56", base: "eip155:8453" } as const satisfies Record<NetworkName, string>;
-
-/** A payer made for one purchase: a fresh key holding `amount` of `token` and not one wei of native coin. */
-export async function tokenOnlyPayer(network: NetworkName, token: Address, amount: bigint) {
-  const c = chainOf(network);
-  const key = generatePrivateKey();
-  const { address } = privateKeyToAccount(key);
-  // It mints to itself with gas lent for that one transaction, then the gas is taken back to exactly zero.
-  await c.test.setBalance({ address, value: parseEther("1") });
-  const hash = await c.walletFor(key).writeContract({
-    address: token,
-    abi: erc20Abi,
-    functionName: "mint",
-    args: [address, amount],
-  });
-  await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-  await c.test.setBalance({ address, value: 0n });
-  return { key, address };
 }
 
 /** An EIP-2612 permit signed by hand over the token's domain (for the attack tests' altered permits). */
@@ -81,29 +59,10 @@ export function permitRequirements(network: NetworkName, amount: bigint): Paymen
 /** The merchant's 402 declares the extension (what @x402/extensions gives a merchant for it). */
 export const SPONSORED_EXTENSIONS = declareEip2612GasSponsoringExtension();
 
-/**
- * @x402/evm's exact scheme for a key, reading the chain (allowance, the token's permit nonce) through the devnet's
- * RPC, as a wallet-less buyer's scheme does with `rpcUrl`.
- */
-function schemeClient(key: Hex) {
-  const rpc = Object.fromEntries(
-    (["bsc", "base"] as const).map((network) => [
-      chainOf(network).info.chainId,
-      { rpcUrl: chainOf(network).info.rpcUrl },
-    ]),
-  );
-  const client = registerExactEvmScheme(new x402Client(), {
-    signer: privateKeyToAccount(key),
-    schemeOptions: rpc as never,
-  });
-  client.setSpendControls({ allowedAssets: true }); // the devnet's tokens are not among x402's default assets
-  return client;
-}
-
 /** A payment payload as @x402/evm signs it for the requirements, the merchant declaring eip2612GasSponsoring. */
 export function sponsoredPayload(key: Hex, requirements: PaymentRequirements): Promise<PaymentPayload> {
   const resource = { url: "http://shop.test/item", description: "an item", mimeType: "text/plain" };
-  return schemeClient(key).createPaymentPayload({
+  return x402ClientOf(key).createPaymentPayload({
     x402Version: 2,
     resource,
     accepts: [requirements],
@@ -112,7 +71,7 @@ export function sponsoredPayload(key: Hex, requirements: PaymentRequirements): P
 }
 
 /** @x402/fetch for the key (the buyer side of a purchase). */
-export const fetchFor = (key: Hex) => wrapFetchWithPayment(fetch, schemeClient(key));
+export const fetchFor = (key: Hex) => wrapFetchWithPayment(fetch, x402ClientOf(key));
 
 /** The extension's info inside a payload, typed. */
 export const sponsoringOf = (payload: PaymentPayload) =>

@@ -4,7 +4,6 @@ import { generatePrivateKey } from "viem/accounts";
 import { sendDurably } from "../../src/chain/durable-send";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
-import { until } from "../support/until";
 import {
   nativeBalance,
   permit2Payment,
@@ -14,6 +13,7 @@ import {
   sponsoredBody,
   tokenOnlyPayer,
 } from "./funded-approve-support";
+import { divertedFundedApprove, TRANSFER_GAS_COST } from "./funded-payments";
 
 const services = trackServices();
 afterAll(() => services.stopAll());
@@ -96,44 +96,9 @@ describe("funded approves on x402 (bsc): what is refused costs nothing, what is 
   });
 
   test("the payer replaces its funded approve with a transfer of the funding: we lose that one funding, the payment is refused, the next try is not funded, the payer is counted", async () => {
-    const { payer, requirements, payment } = await sponsoredPayment();
-    const fee = { maxFeePerGas: parseGwei("2"), maxPriorityFeePerGas: parseGwei("1") };
-    const raw = await signApprove(payer.key, "bsc", { maxFeePerGas: fee.maxFeePerGas });
-    const funding = costOf(raw);
-    await c.test.setAutomine(false);
-    let settling: Promise<{ body: unknown }> | undefined;
-    try {
-      settling = relay.post("/settle", sponsoredBody(payment, requirements, raw));
-      await until(
-        "the funding in the pool",
-        async () => (await c.public.getBalance({ address: payer.address, blockTag: "pending" })) > 0n,
-      );
-      await c.test.mine({ blocks: 1 });
-      // Our broadcast of the approve reached the pool: the payer outbids it with a transfer of the same nonce.
-      await until("the approve in the pool", () =>
-        c.public.getTransaction({ hash: keccak256(raw) }).then(
-          () => true,
-          () => false,
-        ),
-      );
-      const away = randomAddress();
-      const gasCost = 21_000n * parseGwei("4");
-      await c.walletFor(payer.key).sendTransaction({
-        to: away,
-        value: funding - gasCost,
-        nonce: 0,
-        gas: 21_000n,
-        maxFeePerGas: parseGwei("4"),
-        maxPriorityFeePerGas: parseGwei("3"),
-      });
-      await c.test.mine({ blocks: 1 });
-      await c.test.setAutomine(true);
-      expect((await settling).body).toMatchObject({ success: false, errorReason: "erc20_approval_broadcast_failed" });
-      expect(await c.public.getBalance({ address: away })).toBe(funding - gasCost);
-    } finally {
-      await c.test.setAutomine(true);
-      await settling?.catch(() => undefined);
-    }
+    const { payer, requirements, raw, answer, away } = await divertedFundedApprove(relay.post, "bsc");
+    expect(answer.body).toMatchObject({ success: false, errorReason: "erc20_approval_broadcast_failed" });
+    expect(await c.public.getBalance({ address: away })).toBe(costOf(raw) - TRANSFER_GAS_COST);
     expect(await tokenBalance("bsc", plainToken(), requirements.payTo as Address)).toBe(0n);
     const counted = relay.db.$client
       .query<{ reverts: number }, [string]>("SELECT reverts FROM deny_counters WHERE kind = 'payer' AND address = ?")
@@ -145,7 +110,7 @@ describe("funded approves on x402 (bsc): what is refused costs nothing, what is 
     const again = sponsoredBody(
       retry,
       requirements,
-      await signApprove(payer.key, "bsc", { maxFeePerGas: fee.maxFeePerGas }),
+      await signApprove(payer.key, "bsc", { maxFeePerGas: parseGwei("2") }),
     );
     const before = await nativeBalance("bsc", payer.address);
     expect((await relay.post("/settle", again)).body).toMatchObject({

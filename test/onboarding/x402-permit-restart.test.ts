@@ -6,14 +6,8 @@ import { parseX402Body, type X402Permit2Payment } from "../../src/x402/wire";
 import { chainOf, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
 import { claimPermit2Record } from "../x402/support";
-import {
-  executorsNative,
-  gasCost,
-  permitRequirements,
-  permitToken,
-  sponsoredPayload,
-  tokenOnlyPayer,
-} from "./permit-support";
+import { tokenOnlyPayer } from "./funded-approve-support";
+import { executorsNative, gasCost, permitRequirements, permitToken, sponsoredPayload } from "./permit-support";
 
 // A sponsored x402 payment (EIP-2612 permit and Permit2 payment in one settleWithPermit) left by a crash: the
 // restart finishes it, once, and the permit is sent once.
@@ -27,7 +21,7 @@ const PRICE = 300_000n;
 /** A sponsored payment claimed by a first service that then "crashed", before (`sent: false`) or after signing it. */
 async function crashedSettlement(sent: boolean) {
   const token = permitToken(network).address;
-  const payer = await tokenOnlyPayer(network, token, PRICE * 2n);
+  const payer = await tokenOnlyPayer(network, PRICE * 2n, token);
   const requirements = permitRequirements(network, PRICE);
   const body = {
     x402Version: 2,

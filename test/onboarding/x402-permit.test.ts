@@ -15,6 +15,7 @@ import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { x402Shop } from "../support/x402-shop";
 import { x402ExpressShop } from "../support/x402-shop-express";
 import { listeningService, MERCHANT_API_KEY } from "../x402/support";
+import { tokenOnlyPayer } from "./funded-approve-support";
 import {
   EXECUTORS,
   executorsNative,
@@ -26,7 +27,6 @@ import {
   signPermit,
   sponsoredPayload,
   sponsoringOf,
-  tokenOnlyPayer,
   withSponsoring,
 } from "./permit-support";
 
@@ -95,7 +95,7 @@ describe("x402 eip2612GasSponsoring: a payer with no native coin pays with the t
   for (const network of NETWORK_NAMES) {
     test(`${network}: @x402/fetch buys from a shop on @x402/express; exact balances, our executors pay the one transaction`, async () => {
       const { token, requirements, shop } = await permitShop(network, "express");
-      const payer = await tokenOnlyPayer(network, token, PRICE * 3n);
+      const payer = await tokenOnlyPayer(network, PRICE * 3n, token);
       const c = chainOf(network);
       expect(await c.public.getBalance({ address: payer.address })).toBe(0n);
       expect(await allowanceToPermit2(network, payer.address)).toBe(0n);
@@ -131,7 +131,7 @@ describe("x402 eip2612GasSponsoring refusals and races (bsc)", () => {
 
   /** A payer with no native coin, a signed sponsored payment of PRICE, and the requirements it pays. */
   async function sponsored() {
-    const payer = await tokenOnlyPayer(network, token(), PRICE * 4n);
+    const payer = await tokenOnlyPayer(network, PRICE * 4n, token());
     const requirements = permitRequirements(network, PRICE);
     const payload = await sponsoredPayload(payer.key, requirements);
     expect(sponsoringOf(payload).spender).toBe(PERMIT2);
@@ -193,7 +193,7 @@ describe("x402 eip2612GasSponsoring refusals and races (bsc)", () => {
       requirements,
       "permit2_2612_amount_mismatch",
     );
-    const stranger = await tokenOnlyPayer(network, token(), 0n);
+    const stranger = await tokenOnlyPayer(network, 0n, token());
     const forged = await signPermit(network, stranger.key, {
       token: token(),
       spender: PERMIT2,
@@ -297,7 +297,7 @@ describe("an MCP agent's key holding only the permit token buys an x402 resource
     const network = "bsc" as const;
     const c = chainOf(network);
     const { token, requirements, shop } = await permitShop(network);
-    const payer = await tokenOnlyPayer(network, token, PRICE * 2n);
+    const payer = await tokenOnlyPayer(network, PRICE * 2n, token);
     const dataDir = mkdtempSync(join(tmpdir(), "relay402-agent-"));
     const context: PaymentContext = {
       settings: {
