@@ -1,12 +1,13 @@
 // The lanes vs-x402-sponsored.ts measures, and how each lane's payer signs its payment: x402 Permit2 payloads signed
 // by @x402/evm's own client (the sponsoring extensions when the merchant declares them), and relay402's own EOA
 // body through the relayer (its permit or its signed approve beside the authorization, as docs/payments.md has it).
+import { erc20Abi } from "@relay402/client/wire/abis";
 import { EIP2612_PERMIT_TYPES, eip2612Abi, permitDomain } from "@relay402/client/wire/eip2612-permit";
 import { x402Client } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { declareEip2612GasSponsoringExtension, declareErc20ApprovalGasSponsoringExtension } from "@x402/extensions";
-import { type Address, type Chain, encodeFunctionData, type Hex, maxUint256, type PublicClient, parseAbi } from "viem";
+import { type Address, type Chain, encodeFunctionData, type Hex, maxUint256, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { PERMIT2 } from "../../src/x402/permit2";
 import { eoaPaymentBody } from "./eoa-payment-body";
@@ -122,16 +123,18 @@ const DECLARATIONS = {
   approve: declareErc20ApprovalGasSponsoringExtension(),
 };
 const EXTENSION_KEYS = { permit: "eip2612GasSponsoring", approve: "erc20ApprovalGasSponsoring" } as const;
-const approveAbi = parseAbi(["function approve(address spender, uint256 amount) returns (bool)"]);
 
-export function laneSigner(deps: {
+/** What signing the lanes' payments reads: the chain, its tokens, the merchant paid and the relayer approved. */
+export type LaneSignerDeps = {
   chain: Chain;
   rpcUrl: string;
   publicClient: PublicClient;
   tokens: SponsoredTokens;
   merchant: Address;
   relayer: Address;
-}) {
+};
+
+export function laneSigner(deps: LaneSignerDeps) {
   const { chain, rpcUrl, publicClient, tokens } = deps;
 
   /** A payload as @x402/evm's client signs it, reading the chain (allowance, nonces, fees) as a buyer's does. */
@@ -195,7 +198,7 @@ export function laneSigner(deps: {
         type: "eip1559",
         chainId: chain.id,
         to: token,
-        data: encodeFunctionData({ abi: approveAbi, functionName: "approve", args: [deps.relayer, maxUint256] }),
+        data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [deps.relayer, maxUint256] }),
         nonce: await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" }),
         gas: 70_000n,
         maxFeePerGas: fees.maxFeePerGas,

@@ -13,7 +13,6 @@
 import { erc20Abi } from "@relay402/client/wire/abis";
 import {
   type Address,
-  type Chain,
   createTestClient,
   createWalletClient,
   formatEther,
@@ -22,7 +21,6 @@ import {
   http,
   keccak256,
   maxUint256,
-  type PublicClient,
   parseTransaction,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -31,17 +29,11 @@ import type { Child } from "./child";
 import { postJson } from "./load";
 import { cpuMsOf } from "./proc";
 import type { startRpcCounter } from "./rpc-counter";
-import { type Body, LANES, type Lane, laneSigner, type SponsoredTokens, spenderOf } from "./sponsored-lanes";
+import { type Body, LANES, type Lane, type LaneSignerDeps, laneSigner, spenderOf } from "./sponsored-lanes";
 import { median, perMethod } from "./stats";
 import type { createReport, Side } from "./vs-x402-report";
 
-type Deps = {
-  chain: Chain;
-  rpcUrl: string;
-  publicClient: PublicClient;
-  tokens: SponsoredTokens;
-  merchant: Address;
-  relayer: Address;
+type Deps = LaneSignerDeps & {
   children: Record<Side, Child>;
   counters: Record<Side, ReturnType<typeof startRpcCounter>>;
   record: ReturnType<typeof createReport>["record"];

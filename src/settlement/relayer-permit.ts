@@ -1,14 +1,8 @@
 import { relayerAbi } from "@relay402/client/wire/abis";
-import {
-  type Eip2612Permit,
-  eip2612Abi,
-  isPermitSignature,
-  permitSigner,
-  permitVrs,
-} from "@relay402/client/wire/eip2612-permit";
-import { type Address, encodeFunctionData, getAddress, type Hex, isAddressEqual, maxUint256 } from "viem";
+import { type Eip2612Permit, eip2612Abi, isPermitSignature, permitVrs } from "@relay402/client/wire/eip2612-permit";
+import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256 } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
-import { tokenDomainOf } from "../chain/token-domain";
+import { permitSignedByOwner } from "../chain/token-domain";
 import { ApiError } from "../errors";
 import type { Authorization } from "./authorization";
 import type { PaymentRules } from "./payment-rules";
@@ -70,19 +64,14 @@ export async function relayerPermitProblem(
     return { message: `the permit's deadline must be at least ${margin} s after now`, field: "deadline" };
   if (!network.token(permit.token)?.eip2612)
     return { message: `${permit.token} is not configured with EIP-2612 permit on ${network.name}`, field: "signature" };
-  const [domain, nonce] = await Promise.all([
-    tokenDomainOf(network, permit.token),
-    network.client.readContract({
-      address: permit.token,
-      abi: eip2612Abi,
-      functionName: "nonces",
-      args: [permit.owner],
-    }),
-  ]);
-  const signer = domain
-    ? await permitSigner({ ...permit, nonce }, network.config.chainId, domain).catch(() => null)
-    : null;
-  if (!signer || !isAddressEqual(signer, permit.owner))
+  const nonce = await network.client.readContract({
+    address: permit.token,
+    abi: eip2612Abi,
+    functionName: "nonces",
+    args: [permit.owner],
+  });
+  const { signed, domain } = await permitSignedByOwner(network, { ...permit, nonce });
+  if (!signed)
     return {
       message: `the permit's signature does not recover to ${permit.owner}: sign EIP-2612 Permit (spender ${permit.spender}, nonce ${nonce}) over the token's EIP-712 domain ${domain ? `{ name: "${domain.name}", version: "${domain.version}" }` : ""}`,
       field: "signature",

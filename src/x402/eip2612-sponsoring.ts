@@ -3,16 +3,10 @@
 // payment, and the facilitator submits both in one transaction, x402's proxy `settleWithPermit` (which tries the
 // permit, ignores its failure, then settles: a permit someone submitted first leaves the allowance in place). The
 // payer needs no native coin; the operator pays one transaction, as for any x402 payment.
-import {
-  type Eip2612Permit,
-  eip2612Abi,
-  isPermitSignature,
-  permitSigner,
-  permitVrs,
-} from "@relay402/client/wire/eip2612-permit";
+import { type Eip2612Permit, eip2612Abi, isPermitSignature, permitVrs } from "@relay402/client/wire/eip2612-permit";
 import { type Address, getAddress, isAddress, isAddressEqual } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
-import { tokenDomainOf } from "../chain/token-domain";
+import { permitSignedByOwner } from "../chain/token-domain";
 import type { PaymentRules } from "../settlement/payment-rules";
 import { EIP2612_GAS_SPONSORING, isObject } from "./extensions";
 import { PERMIT2 } from "./permit2";
@@ -122,9 +116,7 @@ export async function eip2612ChainRefusal(
       "eip2612Permit",
       `the EIP-2612 permit's nonce is ${permit.nonce}, the token's next nonce of the payer is ${nextNonce}`,
     );
-  const domain = await tokenDomainOf(network, permit.token);
-  const signer = domain ? await permitSigner(permit, network.config.chainId, domain).catch(() => null) : null;
-  if (!signer || !isAddressEqual(signer, permit.owner))
+  if (!(await permitSignedByOwner(network, permit)).signed)
     return refuse(
       "eip2612Permit",
       "the EIP-2612 permit's signature does not recover to its from over the token's domain",
