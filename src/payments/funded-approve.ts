@@ -50,11 +50,9 @@ export function fundedApproveOf(deps: {
     return { ok: true as const, approve: signed.approve, need };
   }
 
-  /** The rules the relayer's allowance refusal left unchecked; a refusal in verify's shape, or null. */
-  async function rulesRefusal(network: NetworkRuntime, authorization: Authorization): Promise<VerifyResult | null> {
-    const broken = await brokenPaymentRule(deps.rulesFor(network), authorization, deps.now());
-    return broken ? { isValid: false, invalidReason: "payment_verification_error", invalidMessage: broken } : null;
-  }
+  /** The rule the relayer's allowance refusal left unchecked that the payment breaks, in words, or null. */
+  const brokenRule = (network: NetworkRuntime, authorization: Authorization) =>
+    brokenPaymentRule(deps.rulesFor(network), authorization, deps.now());
 
   return {
     async verify(
@@ -64,8 +62,8 @@ export function fundedApproveOf(deps: {
       verdict: VerifyResult,
     ): Promise<VerifyResult> {
       if (!onlyAllowanceMissing(verdict)) return verdict;
-      const broken = await rulesRefusal(network, authorization);
-      if (broken) return broken;
+      const broken = await brokenRule(network, authorization);
+      if (broken) return { isValid: false, invalidReason: "payment_verification_error", invalidMessage: broken };
       const signed = await read(network, authorization, raw);
       const assessed = signed.ok ? await deps.onboarding.assess(network, signed.approve, signed.need) : signed;
       if (!assessed.ok)
@@ -81,8 +79,8 @@ export function fundedApproveOf(deps: {
       verdict: VerifyResult,
     ): Promise<{ approve: SignedApprove; need: ApproveNeed } | null> {
       if (!onlyAllowanceMissing(verdict)) return null;
-      const broken = await rulesRefusal(network, authorization);
-      if (broken && !broken.isValid) throw new ApiError(broken.invalidReason, broken.invalidMessage);
+      const broken = await brokenRule(network, authorization);
+      if (broken) throw new ApiError("payment_verification_error", broken);
       const signed = await read(network, authorization, raw);
       if (!signed.ok) throw approveError(signed);
       const approved = await deps.onboarding.perform(network, signed.approve, signed.need);
