@@ -1,5 +1,6 @@
 import { ROUTER_KIND, relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import { v2PairAddress, v3PoolAddress } from "@relay402/client/wire/swap/quote-math";
+import { SWAP_WITH_AUTHORIZATION_TYPE } from "@relay402/client/wire/swap/typed-data";
 import {
   type Address,
   decodeFunctionResult,
@@ -7,7 +8,9 @@ import {
   getAddress,
   type Hex,
   isAddressEqual,
+  keccak256,
   parseAbi,
+  toBytes,
 } from "viem";
 import { MULTICALL3 } from "../chain/addresses";
 import type { NetworkName, SwapConfig } from "../config/schema";
@@ -17,6 +20,9 @@ import { type Aggregate3Call, decodeAggregate3, encodeAggregate3 } from "./quote
 const poolAbi = parseAbi(["function token0() view returns (address)"]);
 
 const KIND_NAMES: Record<number, string> = { [ROUTER_KIND.v2]: "v2", [ROUTER_KIND.v3]: "v3" };
+
+/** The hash of the type the service has payers sign (the quote's typed data); the relayer must hash the same. */
+const SIGNED_TYPEHASH = keccak256(toBytes(SWAP_WITH_AUTHORIZATION_TYPE));
 
 /** The candidate pools of a router: every pair of the configured tokens and connectors (and each V3 fee tier). */
 function samplePools(router: SwapConfig["routers"][number], tokens: readonly Address[]): Address[] {
@@ -34,8 +40,10 @@ function samplePools(router: SwapConfig["routers"][number], tokens: readonly Add
 }
 
 /**
- * Why swaps cannot work on a network, read in one Multicall3 eth_call; undefined when they can. Two mistakes
+ * Why swaps cannot work on a network, read in one Multicall3 eth_call; undefined when they can. Three mistakes
  * make every swap fail while everything else looks fine:
+ * - a relayer whose SWAP_WITH_AUTHORIZATION_TYPEHASH is not the hash of the type the service has payers sign (one
+ *   deployed before swaps bound their route): every signature recovers another signer, and every swap is refused;
  * - a configured router the relayer does not whitelist with the same kind (Relayer.routerKind): every settle
  *   reverts with RouterNotWhitelisted (or the wrong call for the router), after quotes that looked good;
  * - a factory or init-code hash that computes no real pool (pools are never looked up: a wrong hash, or a
@@ -67,6 +75,11 @@ export async function swapWiringProblem(
       allowFailure: true as const,
       callData: encodeFunctionData({ abi: poolAbi, functionName: "token0" }),
     })),
+    {
+      target: relayer,
+      allowFailure: true as const,
+      callData: encodeFunctionData({ abi: relayerSwapAbi, functionName: "SWAP_WITH_AUTHORIZATION_TYPEHASH" }),
+    },
   ];
   let results: readonly { success: boolean; returnData: Hex }[];
   try {
@@ -76,6 +89,8 @@ export async function swapWiringProblem(
   }
 
   const problems: string[] = [];
+  const typehashProblem = signedTypeProblem(relayer, results.at(-1));
+  if (typehashProblem) problems.push(typehashProblem);
   let next = swap.routers.length;
   swap.routers.forEach((router, i) => {
     const field = `networks.${name}.swap.routers.${i}`;
@@ -102,6 +117,25 @@ export async function swapWiringProblem(
     }
   });
   return problems.length > 0 ? problems.join("; ") : undefined;
+}
+
+/** Why the relayer would not recover the payer from the type the service signs; undefined when it would. */
+function signedTypeProblem(
+  relayer: Address,
+  result: { success: boolean; returnData: Hex } | undefined,
+): string | undefined {
+  let typehash: Hex | undefined;
+  try {
+    if (result?.success)
+      typehash = decodeFunctionResult({
+        abi: relayerSwapAbi,
+        functionName: "SWAP_WITH_AUTHORIZATION_TYPEHASH",
+        data: result.returnData,
+      });
+  } catch {}
+  if (typehash === undefined) return `the relayer ${relayer} does not answer SWAP_WITH_AUTHORIZATION_TYPEHASH()`;
+  if (typehash === SIGNED_TYPEHASH) return undefined;
+  return `the relayer ${relayer} hashes another SwapWithAuthorization type (SWAP_WITH_AUTHORIZATION_TYPEHASH ${typehash}, the service signs ${SIGNED_TYPEHASH}: ${SWAP_WITH_AUTHORIZATION_TYPE}); a relayer deployed before swaps bound their route refuses every signed swap: deploy the current Relayer`;
 }
 
 function decodeUint8(result: { success: boolean; returnData: Hex } | undefined): number | undefined {

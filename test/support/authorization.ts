@@ -20,6 +20,7 @@ export type SignOptions = {
   signerKey?: Hex;
   /** A payer other than `key`'s address (a contract wallet); `key` (or `signerKey`) signs for it. */
   from?: Address;
+  /** Another relayer: its EIP-712 domain is signed, and it is the body's relayerContract. */
   relayer?: Address;
 };
 
@@ -38,7 +39,12 @@ export async function signedPayment(options: SignOptions) {
     nonce: options.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
   };
   const signature = await privateKeyToAccount(options.signerKey ?? options.key).signTypedData({
-    domain: { name: "relay402", version: "1", chainId: c.info.chainId, verifyingContract: c.info.relayer },
+    domain: {
+      name: "relay402",
+      version: "1",
+      chainId: c.info.chainId,
+      verifyingContract: options.relayer ?? c.info.relayer,
+    },
     types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: "TransferWithAuthorization",
     message,
