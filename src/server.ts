@@ -1,4 +1,4 @@
-import { checkWiring } from "./chain/wiring-check";
+import { checkWiring, UNTRACED_NOTE } from "./chain/wiring-check";
 import { databaseOf } from "./config/database";
 import type { Config } from "./config/schema";
 import { openStores } from "./db/stores";
@@ -39,6 +39,10 @@ export async function startServer(
   for (const [network, flows] of Object.entries(wiring.unavailable)) {
     for (const [flow, reason] of Object.entries(flows ?? {}))
       logger.warn({ event: `${flow}_unavailable`, network, reason });
+  }
+  for (const [network, traces] of Object.entries(wiring.tracing ?? {})) {
+    if (traces) logger.info({ event: "swap_revert_causes", network, revertCauses: "traced" });
+    else logger.warn({ event: "swap_revert_causes", network, revertCauses: "untraced", note: UNTRACED_NOTE });
   }
   const app = createApp(services);
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES * 2 });

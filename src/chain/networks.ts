@@ -22,6 +22,8 @@ export type Wiring = {
   unavailable: Partial<Record<NetworkName, Record<string, string>>>;
   /** Per network, each token's own EIP-712 name and version read at start (by lower-case address; null: none). */
   tokenDomains?: Partial<Record<NetworkName, Record<string, TokenDomain | null>>>;
+  /** Per network where swaps are enabled, whether its node traces mined transactions (chain/trace-probe.ts). */
+  tracing?: Partial<Record<NetworkName, boolean>>;
 };
 
 /** Everything the service holds per enabled network: its config, a read client and its executor pool. */
@@ -40,6 +42,11 @@ export type NetworkRuntime = {
   tokenDomain(address: string): TokenDomain | null;
   /** What this network serves: the capabilities its config enables, less those the start found unavailable. */
   capabilities: readonly Capability[];
+  /**
+   * Whether the start found that the node traces mined transactions (how a swap's revert is read in its block);
+   * undefined where it was not asked (swaps not enabled, or a service built without the start's checks).
+   */
+  traces?: boolean;
 };
 
 export type Networks = {
@@ -96,7 +103,7 @@ export const newHeadsStaleAfterMs = (blockTimeMs: number) => Math.max(1_000, 3 *
 export function createNetworks(
   config: Config,
   logger: Logger,
-  wiring: Pick<Wiring, "unavailable"> & Partial<Pick<Wiring, "tokenDomains">> = { unavailable: {} },
+  wiring: Pick<Wiring, "unavailable"> & Partial<Pick<Wiring, "tokenDomains" | "tracing">> = { unavailable: {} },
   leases?: NetworkLeases,
 ): Networks {
   const runtimes = new Map<NetworkName, NetworkRuntime>();
@@ -158,6 +165,7 @@ export function createNetworks(
       unavailable: off,
       capabilities: capabilitiesOf(networkConfig).filter((capability) => !(capability in off)),
       tokenDomain: (address) => domains[address.toLowerCase()] ?? null,
+      ...(wiring.tracing?.[name] !== undefined ? { traces: wiring.tracing[name] } : {}),
     });
   }
   return {

@@ -1,4 +1,4 @@
-import { smartWalletSettingsOf } from "../config/capabilities";
+import { hasCapability, smartWalletSettingsOf } from "../config/capabilities";
 import { ConfigError } from "../config/load";
 import { type Config, NETWORKS, type NetworkConfig, type NetworkName } from "../config/schema";
 import { type AnyFlow, flowEnabledOn } from "../flow";
@@ -6,6 +6,7 @@ import { FLOWS } from "../flows";
 import { contractChecks, type TokenDomain } from "./contract-checks";
 import type { Wiring } from "./networks";
 import { createChainClient } from "./rpc";
+import { tracesTransactions } from "./trace-probe";
 
 const TIMEOUT_MS = 5_000;
 
@@ -63,9 +64,14 @@ async function unavailableFlows(
 
 /**
  * One check the start makes, as `relay402 check` lists it: what was checked (naming the config field), and
- * either nothing wrong, a problem that stops the start, or a flow it switches off on its network.
+ * either nothing wrong, a problem that stops the start, a flow it switches off on its network, or a note on how
+ * the service works there.
  */
-export type StartCheck = { check: string; problem?: string; off?: string };
+export type StartCheck = { check: string; problem?: string; off?: string; note?: string };
+
+/** What a node without tracing changes, as the start check and the start log say it. */
+export const UNTRACED_NOTE =
+  "no: a swap reverted by a front-run in its own block cannot be told from the payer's doing, so such reverts refuse only the payer's swaps, never its payments";
 
 const outcome = (check: string, problem: string | undefined): StartCheck => (problem ? { check, problem } : { check });
 
@@ -76,6 +82,7 @@ async function networkChecks(
   checks: StartCheck[];
   unavailable?: Record<string, string>;
   tokenDomains?: Record<string, TokenDomain | null>;
+  traces?: boolean;
 }> {
   const field = `networks.${name}`;
   const rpcs = network.rpcUrls.map((url, i) => ({ field: `${field}.rpcUrls.${i}`, url }));
@@ -89,15 +96,22 @@ async function networkChecks(
   if (!rpcsOk) return { checks };
   // One client for the network's reads: its batches carry both sets of calls.
   const client = clientOf(network);
-  const [contracts, unavailable] = await Promise.all([
+  // Only swaps read a mined transaction's revert cause, so only their networks are asked whether they trace.
+  const swaps = hasCapability(network, "swaps");
+  const [contracts, unavailable, traces] = await Promise.all([
     contractChecks(name, network, client),
     unavailableFlows(name, network, client),
+    swaps ? tracesTransactions(client) : undefined,
   ]);
   checks.push(...contracts.checks);
   for (const [flow, reason] of Object.entries(unavailable)) {
     checks.push({ check: `${field} serves ${flow}`, off: reason });
   }
-  return { checks, unavailable, tokenDomains: contracts.tokenDomains };
+  if (traces !== undefined) {
+    const check = `${field}.rpcUrls trace mined transactions (debug_traceTransaction), to read why a swap reverted`;
+    checks.push(traces ? { check } : { check, note: UNTRACED_NOTE });
+  }
+  return { checks, unavailable, tokenDomains: contracts.tokenDomains, ...(traces !== undefined ? { traces } : {}) };
 }
 
 export type { TokenDomain, Wiring };
@@ -118,11 +132,16 @@ export async function runStartChecks(config: Config): Promise<{ checks: StartChe
   );
   const unavailable: Wiring["unavailable"] = {};
   const tokenDomains: NonNullable<Wiring["tokenDomains"]> = {};
+  const tracing: NonNullable<Wiring["tracing"]> = {};
   for (const [name, result] of perNetwork) {
     if ("tokenDomains" in result && result.tokenDomains) tokenDomains[name] = result.tokenDomains;
     if (result.unavailable && Object.keys(result.unavailable).length > 0) unavailable[name] = result.unavailable;
+    if ("traces" in result && result.traces !== undefined) tracing[name] = result.traces;
   }
-  return { checks: perNetwork.flatMap(([, result]) => result.checks), wiring: { unavailable, tokenDomains } };
+  return {
+    checks: perNetwork.flatMap(([, result]) => result.checks),
+    wiring: { unavailable, tokenDomains, tracing },
+  };
 }
 
 /** The problems among the checks, as the start refuses them: one single-line ConfigError naming every one. */

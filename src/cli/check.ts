@@ -5,11 +5,15 @@ import type { Config } from "../config/schema";
 import { databaseProblem } from "../db/reachable";
 import { type Command, type Env, parseFlags } from "./command";
 
-/** One line per check: `ok`, `FAILED` (stops the start) or `off` (switches one flow off on its network). */
+/**
+ * One line per check: `ok`, `FAILED` (stops the start), `off` (switches one flow off on its network) or `note`
+ * (how the service works there because of what it found).
+ */
 export function formatChecks(checks: readonly StartCheck[]): string {
   const lines = checks.map((check) => {
     if (check.problem) return `FAILED  ${check.check}: ${check.problem}`;
     if (check.off) return `off     ${check.check}: ${check.off}`;
+    if (check.note) return `note    ${check.check}: ${check.note}`;
     return `ok      ${check.check}`;
   });
   const failed = checks.filter((check) => check.problem).length;

@@ -4,7 +4,8 @@ import { ApiError } from "../errors";
  * Who a revert is held against, and which flows its count refuses: "payer" (an EOA payer) and "owner" (the owner
  * of a paying smart wallet) count the reverts the subject controls and refuse every flow; "swap_payer" and
  * "swap_owner" count swaps the market made revert (a price moved below the signed minimum, as a front-runner can
- * make it) and refuse only new swaps, so that nobody can get a victim's payments refused by moving a pool.
+ * make it) or whose cause could not be read (src/swap/revert-cause.ts), and refuse only new swaps, so that nobody
+ * can get a victim's payments refused by moving a pool.
  */
 export type DenyKind = "payer" | "owner" | "swap_payer" | "swap_owner";
 

@@ -35,7 +35,7 @@ const health = {
       privacyPool: PRIVACY_POOL,
       executors: [{ address: EXECUTOR, balance: "99.98" }],
       paymasterDeposit: "10.0",
-      swap: { status: "ok" },
+      swap: { status: "ok", revertCauses: "untraced" },
       keyLeases: null,
     },
   },

@@ -74,12 +74,18 @@ function keyLeaseHealth({ executor }: NetworkRuntime) {
   return { status: "none_held" as const, held, keys, reason };
 }
 
-/** null: swaps are not configured here; unavailable: configured, but the start's wiring check found why not. */
+/**
+ * null: swaps are not configured here; unavailable: configured, but the start's wiring check found why not.
+ * `revertCauses`: whether the start found the node tracing mined transactions ("traced"), or not ("untraced": a
+ * swap reverted by a same-block front-run cannot be told from the payer's doing, and counts only against swaps).
+ */
 function swapHealth(network: NetworkRuntime) {
   if (!network.config.swap) return null;
+  const revertCauses =
+    network.traces === undefined ? {} : { revertCauses: network.traces ? ("traced" as const) : ("untraced" as const) };
   const reason = network.unavailable.swaps;
-  if (reason) return { status: "unavailable" as const, reason };
-  return { status: "ok" as const };
+  if (reason) return { status: "unavailable" as const, reason, ...revertCauses };
+  return { status: "ok" as const, ...revertCauses };
 }
 
 /**

@@ -160,6 +160,12 @@ export const HealthSchema = t.Object({
           t.Object({
             status: t.Union([t.Literal("ok"), t.Literal("unavailable")]),
             reason: t.Optional(t.String({ description: "why swaps are off although configured (then degraded)" })),
+            revertCauses: t.Optional(
+              t.Union([t.Literal("traced"), t.Literal("untraced")], {
+                description:
+                  "whether the node traces mined transactions, as the start found: untraced, a swap reverted by a same-block front-run cannot be told from the payer's doing and refuses only its swaps",
+              }),
+            ),
           }),
           t.Null(),
         ],

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import { encodeErrorResult, parseAbi } from "viem";
-import { swapRevertCause } from "./revert-cause";
+import { swapRevertCause, swapRevertCount } from "./revert-cause";
 
 const errorString = (message: string) =>
   encodeErrorResult({ abi: parseAbi(["error Error(string)"]), errorName: "Error", args: [message] });
@@ -41,8 +41,12 @@ describe("swapRevertCause", () => {
     expect(swapRevertCause("0xdeadbeef")).toBe("payer");
   });
 
-  test("a revert whose data could not be read stays the payer's", () => {
-    expect(swapRevertCause(undefined)).toBe("payer");
-    expect(swapRevertCause("0x")).toBe("payer");
+  test("a revert whose data could not be read is unread, and counts only against swaps", () => {
+    expect(swapRevertCause(undefined)).toBe("unread");
+    expect(swapRevertCause("0x")).toBe("unread");
+    const kinds = { allFlows: "payer", swapsOnly: "swap_payer" } as const;
+    expect(swapRevertCount("unread", kinds)).toEqual({ kind: "swap_payer", reason: "swap reverted: cause unread" });
+    expect(swapRevertCount("market", kinds)).toEqual({ kind: "swap_payer", reason: "swap reverted: price moved" });
+    expect(swapRevertCount("payer", kinds)).toEqual({ kind: "payer", reason: "swap reverted" });
   });
 });

@@ -8,7 +8,7 @@ import { type ChainLog, revertReasonIn } from "../userops/outcome";
 import { createUserOpSettler, type SettleDeps, type SettlingUserOp } from "../userops/settle-user-op";
 import { assertBalanceStillCovers } from "../userops/wallet-state";
 import { transfersIn } from "../wallets/transfers";
-import { swapRevertCause } from "./revert-cause";
+import { swapRevertCause, swapRevertCount } from "./revert-cause";
 import { swapRefusalOf, type WalletSwapContext } from "./verify-wallet-swap";
 
 export type WalletSwapSettleResponse = Static<typeof WalletSwapSettleResponseSchema>;
@@ -52,13 +52,14 @@ export const createWalletSwapSettler = (deps: SettleDeps) =>
     kind: "swap",
     issuedBy: "/wallet/swap/verify",
     beforeSend: stillPays,
-    // A price moved below the minimum between our check and the bundle refuses only the owner's swaps, for a while.
+    // A price moved below the minimum between our check and the bundle, or a revert without data, refuses only the
+    // owner's swaps, for a while; a cause read as the owner's falls to the kernel's count (every flow).
     countRevert:
       ({ network }) =>
-      (outcome) =>
-        swapRevertCause(revertReasonIn(outcome, network.entryPoint)) === "market"
-          ? { kind: "swap_owner", reason: "swap UserOp reverted: price moved" }
-          : null,
+      (outcome) => {
+        const cause = swapRevertCause(revertReasonIn(outcome, network.entryPoint));
+        return cause === "payer" ? null : swapRevertCount(cause, { allFlows: "owner", swapsOnly: "swap_owner" });
+      },
     refuseRevert: (revert, { record }) => {
       const refusal = swapRefusalOf(revert);
       return new ApiError(refusal.code, refusal.message, { userOpHash: record.userOpHash });

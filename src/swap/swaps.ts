@@ -9,7 +9,7 @@ import { userOpKernel } from "../userops/flow-deps";
 import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
 import { quoteSwap, swapNetwork } from "./quote-swap";
-import { minedRevertData, swapRevertCause } from "./revert-cause";
+import { minedRevertData, swapRevertCause, swapRevertCount } from "./revert-cause";
 import { createSwapSettler } from "./settle-swap";
 import { createWalletSwapSettler } from "./settle-wallet-swap";
 import { parseSwapAuthorization, type SwapBody } from "./swap-authorization";
@@ -33,12 +33,12 @@ export function createSwaps(deps: {
   const settler = createSwapSettler({
     store: deps.store,
     logger: deps.logger,
-    // A price moved below the signed minimum (anyone can move a pool) refuses only this payer's swaps, for a while.
+    // A price moved below the signed minimum (anyone can move a pool), or a cause nobody could read, refuses only
+    // this payer's swaps, for a while.
     onPayerRevert: async (network, payer, reverted) => {
       const cause = swapRevertCause(await minedRevertData(network.client, reverted));
-      if (cause === "market")
-        await deps.deny.recordRevert(network.name, "swap_payer", payer, "swap reverted: price moved");
-      else await deps.deny.recordRevert(network.name, "payer", payer, "swap reverted");
+      const { kind, reason } = swapRevertCount(cause, { allFlows: "payer", swapsOnly: "swap_payer" });
+      await deps.deny.recordRevert(network.name, kind, payer, reason);
     },
   });
   const kernel = userOpKernel({ ...deps, store: deps.issued, now: () => Number(deps.now()) });

@@ -77,6 +77,9 @@ describe("the relay402 command line", () => {
       expect(lines).toContain("ok      networks.bsc.rpcUrls.0 answers chain id 56");
       expect(lines).toContain("ok      networks.base.bundlerUrl answers chain id 8453");
       expect(lines).toContain("ok      networks.base.contracts.paymaster verifies networks.base.paymasterSignerKey");
+      expect(lines).toContain(
+        "ok      networks.bsc.rpcUrls trace mined transactions (debug_traceTransaction), to read why a swap reverted",
+      );
       expect(lines.filter((line) => line.startsWith("FAILED"))).toEqual([]);
       expect(lines.at(-1)).toMatch(/^\d+ checks: the service would start$/);
       expect(result.stdout).not.toContain('"event":"started"');

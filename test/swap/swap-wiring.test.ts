@@ -103,11 +103,13 @@ describe("swap wiring, checked at start", () => {
       expect(health.status).toBe(200);
       expect(health.body.status).toBe("degraded");
       expect(health.body.networks.bsc.rpc).toBe("ok");
+      // The devnet's anvil traces mined transactions: a swap's revert cause is read in its block.
       expect(health.body.networks.bsc.swap).toEqual({
         status: "unavailable",
         reason: `networks.bsc.swap.routers.0 (${stranger}, v2) is not whitelisted on the relayer: its owner calls setRouter(${stranger}, 1)`,
+        revertCauses: "traced",
       });
-      expect(health.body.networks.base.swap).toEqual({ status: "ok" });
+      expect(health.body.networks.base.swap).toEqual({ status: "ok", revertCauses: "traced" });
 
       const quote = (network: NetworkName) =>
         call("POST", "/swap/quote", {
