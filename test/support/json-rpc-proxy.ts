@@ -50,3 +50,15 @@ export function jsonRpcProxy(target: string, hooks: JsonRpcProxyHooks = {}) {
   });
   return { url: `http://127.0.0.1:${server.port}`, counts, requests, state, stop: () => server.stop(true) };
 }
+
+/**
+ * A node in front of `target` that serves every method but tracing (`debug_trace*` answer "method not found"), as
+ * most public BSC and Base endpoints do.
+ */
+export const nodeWithoutTracing = (target: string) =>
+  jsonRpcProxy(target, {
+    answer: (call) =>
+      call.method.startsWith("debug_trace")
+        ? { error: { code: -32601, message: `the method ${call.method} does not exist/is not available` } }
+        : undefined,
+  });

@@ -146,14 +146,12 @@ describe("a relayer deployed before route binding", () => {
       // An EOA payment through that relayer: verified, settled, and the tokens moved on-chain.
       const unit = 10n ** BigInt(c.token.decimals);
       const payer = await freshPayer(network, { tokens: 10n * unit });
-      const approved = await c
-        .walletFor(payer.key)
-        .writeContract({
-          address: c.token.address,
-          abi: erc20Abi,
-          functionName: "approve",
-          args: [relayers[network], unit],
-        });
+      const approved = await c.walletFor(payer.key).writeContract({
+        address: c.token.address,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [relayers[network], unit],
+      });
       await c.public.waitForTransactionReceipt({ hash: approved, pollingInterval: 50 });
       const to = randomAddress();
       const payment = await signedPayment({ network, key: payer.key, to, value: unit, relayer: relayers[network] });

@@ -37,18 +37,12 @@ import {
 } from "../support/chain";
 import { getTestDevnet } from "../support/devnet";
 import { swapTokensOf, v3Whale } from "../support/dex";
-import { jsonRpcProxy } from "../support/json-rpc-proxy";
+import { nodeWithoutTracing } from "../support/json-rpc-proxy";
 import { requestsTo } from "../support/service-of";
 import { approvePermit2, baseRequirements, bscRequirements } from "../x402/support";
 
 /** A node in front of the same anvil that serves everything but tracing, as most public endpoints do. */
-const untracedNode = (network: (typeof NETWORK_NAMES)[number]) =>
-  jsonRpcProxy(chainOf(network).info.rpcUrl, {
-    answer: (call) =>
-      call.method.startsWith("debug_trace")
-        ? { error: { code: -32601, message: `the method ${call.method} does not exist/is not available` } }
-        : undefined,
-  });
+const untracedNode = (network: (typeof NETWORK_NAMES)[number]) => nodeWithoutTracing(chainOf(network).info.rpcUrl);
 const nodes = Object.fromEntries(NETWORK_NAMES.map((network) => [network, untracedNode(network)]));
 
 /** The service as `relay402 start` runs it (its start checks and log included), its RPC URLs those untraced nodes. */
