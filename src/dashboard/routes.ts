@@ -32,12 +32,13 @@ const pageHeaders = (type: string) => ({
 // Bun types an .html import as a bundle; imported as text it is the file's text.
 const page = pageFile as unknown as string;
 
-const ASSETS: Record<string, { body: string; type: string }> = {
-  "dashboard.js": { body: script, type: "text/javascript; charset=utf-8" },
-  "dashboard.css": { body: style, type: "text/css; charset=utf-8" },
-  "uPlot.iife.min.js": { body: uplotScript, type: "text/javascript; charset=utf-8" },
-  "uPlot.min.css": { body: uplotStyle, type: "text/css; charset=utf-8" },
-};
+// A Map, not an object literal: a file name is the client's, and `__proto__` or `constructor` is a property of every object.
+const ASSETS = new Map<string, { body: string; type: string }>([
+  ["dashboard.js", { body: script, type: "text/javascript; charset=utf-8" }],
+  ["dashboard.css", { body: style, type: "text/css; charset=utf-8" }],
+  ["uPlot.iife.min.js", { body: uplotScript, type: "text/javascript; charset=utf-8" }],
+  ["uPlot.min.css", { body: uplotStyle, type: "text/css; charset=utf-8" }],
+]);
 
 const tags = ["Dashboard"];
 const security = [{ dashboardApiKey: [] }];
@@ -86,7 +87,7 @@ export function dashboardRoutes(dashboard: Dashboard, context: RouteContext) {
     .get(
       "/dashboard/assets/:file",
       ({ params }) => {
-        const asset = ASSETS[params.file];
+        const asset = ASSETS.get(params.file);
         if (!asset) throw new ApiError("not_found", "no such file");
         return new Response(asset.body, { headers: pageHeaders(asset.type) });
       },

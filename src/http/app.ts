@@ -33,6 +33,20 @@ type RequestMeta = {
  */
 const RATE_LIMIT_EXEMPT_PATHS = new Set(["/supported", "/api/v1/supported", "/metrics", "/api/v1/metrics"]);
 
+/** Public routes whose answer to a request carrying a key may hold what only that key shows (the admin's figures). */
+const KEYED_STATUS_ROUTES = new Set(["/health", "/metrics"]);
+
+/**
+ * What an answer that depends on a key says, its refusals included: no cache or browser keeps it (a shared cache
+ * would serve the admin's figures, or a dashboard page of records, to the next client), a cache that does keep
+ * such a URL tells answers apart by the key headers, and a browser never reads the JSON as another type.
+ */
+const keyedAnswerHeaders = (keyHeaders: readonly string[]) => ({
+  "cache-control": "no-store",
+  vary: keyHeaders.join(", "),
+  "x-content-type-options": "nosniff",
+});
+
 /**
  * What a wrong admin key (or a flow's own key, Flow.key) costs a client's budget, on every route (the exempt ones too): ten requests' worth, so a
  * client guessing keys at the default 120 requests a minute gets 12 guesses a minute, and a request with a wrong
@@ -162,6 +176,9 @@ export function createApp(services: Services) {
     keyGuard: (key) => flowKeyGuard(key.header, key.keys(config)),
   };
   const flowKeys = services.flows.flatMap(({ flow }) => (flow.key ? [flow.key] : []));
+  const keyHeaders = [...new Set(["x-admin-api-key", "authorization", ...flowKeys.map((key) => key.header), "x-api-key"])];
+  const carriesKey = (request: Request) => keyHeaders.some((header) => request.headers.has(header));
+  const keyedHeaders = keyedAnswerHeaders(keyHeaders);
   const api = (prefix: string) => {
     let routes = new Elysia({ prefix, seed: prefix })
       .use(statusRoutes(services.status, config.adminApiKey))
@@ -179,22 +196,27 @@ export function createApp(services: Services) {
       const info: RequestMeta = { id, start: performance.now(), ip, ...sending };
       meta.set(request, info);
       set.headers["x-request-id"] = id;
+      const path = new URL(request.url).pathname;
+      const route = path.replace(/^\/api\/v1(?=\/)/, "");
+      const flowKey = flowKeyOf(flowKeys, route);
+      // Set first, so that every refusal below (413, 429) carries them too.
+      if (flowKey || (KEYED_STATUS_ROUTES.has(route) && carriesKey(request))) Object.assign(set.headers, keyedHeaders);
 
       if (await bodyTooLarge(request)) {
         throw new ApiError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`, {
           limit: MAX_BODY_BYTES,
         });
       }
-      const path = new URL(request.url).pathname;
       const adminKey = adminKeyAttempt(request, config.adminApiKey, path);
-      const flowKey = flowKeyOf(flowKeys, path.replace(/^\/api\/v1(?=\/)/, ""));
       const wrongKey =
         adminKey === "wrong" ||
         (flowKey !== undefined && keyAttempt(request, flowKey.header, true, flowKey.keys(config)) === "wrong");
+      // A wrong key of any kind is a guess and always costs, whatever other key (a merchant's, the admin's) rides along.
       const unlimited =
-        adminKey === "right" ||
-        (adminKey === "none" &&
-          (isMerchantRequest(request, config.merchantApiKeys ?? []) || RATE_LIMIT_EXEMPT_PATHS.has(path)));
+        !wrongKey &&
+        (adminKey === "right" ||
+          isMerchantRequest(request, config.merchantApiKeys ?? []) ||
+          RATE_LIMIT_EXEMPT_PATHS.has(path));
       if (!unlimited) {
         const wait = limiter.take(rateLimitKey(ip), wrongKey ? WRONG_ADMIN_KEY_COST : 1);
         if (wait > 0) {

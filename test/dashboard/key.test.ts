@@ -10,8 +10,15 @@ import { trackServices } from "../support/service";
 const logs: string[] = [];
 const services = trackServices();
 afterAll(() => services.stopAll());
+const MERCHANT_KEY = "a-merchant-key-for-tests-0001";
 const service = services.start(
-  { dashboardApiKey: DASHBOARD_KEY, rateLimitPerMinute: 10, trustProxy: true, logRequests: true },
+  {
+    dashboardApiKey: DASHBOARD_KEY,
+    merchantApiKeys: [MERCHANT_KEY],
+    rateLimitPerMinute: 10,
+    trustProxy: true,
+    logRequests: true,
+  },
   undefined,
   (line) => logs.push(line),
 );
@@ -51,6 +58,22 @@ describe("the dashboard key", () => {
     for (let i = 0; i < 5; i++) expect((await from("10.9.3.3", ROUTES[1] as string)).status).toBe(401);
   });
 
+  test("a merchant key does not make wrong dashboard keys free: each still costs the budget", async () => {
+    const merchant = { "x-api-key": MERCHANT_KEY };
+    // The merchant key alone lifts the limit (its buyers share its address)...
+    for (let i = 0; i < 12; i++) expect((await from("10.9.6.1", "/config", merchant)).status).toBe(200);
+    // ...but a guess at the dashboard key beside it is a guess: the second one finds the budget spent.
+    const guess = { ...merchant, "x-dashboard-api-key": "a-guess-beside-a-merchant-key" };
+    expect((await from("10.9.6.2", ROUTES[0] as string, guess)).status).toBe(401);
+    const second = await from("10.9.6.2", ROUTES[0] as string, guess);
+    expect(second.status).toBe(429);
+    expect(second.body.code).toBe("rate_limit_exceeded");
+    // The same with the guess as a Bearer token, and with a right admin key beside a wrong dashboard key.
+    const bearer = { ...merchant, authorization: "Bearer a-guess-beside-a-merchant-key" };
+    expect((await from("10.9.6.3", ROUTES[1] as string, bearer)).status).toBe(401);
+    expect((await from("10.9.6.3", ROUTES[1] as string, bearer)).status).toBe(429);
+  });
+
   test("the dashboard key does not open the admin routes", async () => {
     const answer = await service.post(
       "/deploy/verify",
@@ -70,6 +93,14 @@ describe("the dashboard key", () => {
       expect(csp).not.toContain("unsafe-inline");
     }
     expect((await from("10.9.5.2", "/dashboard/assets/other.js")).status).toBe(404);
+  });
+
+  test("an asset name that is a property of every object is no file: 404", async () => {
+    for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]) {
+      const answer = await from(`10.9.7.${name.length}`, `/dashboard/assets/${name}`);
+      expect(answer.status).toBe(404);
+      expect(answer.body.code).toBe("not_found");
+    }
   });
 
   test("no log line holds a key", () => {
