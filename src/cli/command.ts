@@ -45,8 +45,10 @@ export function parseFlags<B extends string, S extends string>(
       if (value === undefined || value === "") throw new UsageError(`--${flag} needs a value`);
       strings[flag as S] = value;
     } else {
-      // A stray value is not echoed: it may be a key pasted in the wrong place.
-      throw new UsageError(arg.startsWith("--") ? `unknown option --${flag}` : `unexpected argument ${i + 1}`);
+      // A stray value is not echoed: it may be a key pasted in the wrong place (also as `--<key>`, so only a name
+      // shaped like an option's is named).
+      const named = arg.startsWith("--") && /^[a-z][a-z0-9-]{0,39}$/.test(flag);
+      throw new UsageError(named ? `unknown option --${flag}` : `unexpected argument ${i + 1}`);
     }
   }
   return { booleans, strings };

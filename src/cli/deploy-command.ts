@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { type Address, createPublicClient, erc20Abi, type Hex, http, isAddress, isHex, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { isPublicTestAddress, publicTestKeys } from "../config/public-keys";
 import { MissingArtifactError } from "../operator/deploy/artifacts";
 import { secretEnvironment, writeConfig } from "../operator/deploy/config-out";
 import { deploy } from "../operator/deploy/deploy";
@@ -15,7 +15,7 @@ import {
   parseFeatures,
 } from "../operator/deploy/network";
 import { DeployRefusal } from "../operator/deploy/plan";
-import type { Command } from "./command";
+import { type Command, parseFlags, UsageError } from "./command";
 
 const usage = `Usage: relay402 deploy --network <${DEPLOY_NETWORK_NAMES.join("|")}> --rpc-url <url> [options]
 
@@ -33,6 +33,8 @@ Options:
   --owner <address>           proposed as owner of the relayer and the paymaster (two-step: it must call
                               acceptOwnership()); must have code (a multisig) unless --owner-eoa
   --owner-eoa                 accept an --owner without code
+  --keep-deploy-key-owner     on a mainnet without --owner: keep the deploy key as the owner of every contract
+                              (required there, so that a forgotten --owner is not a hot key owning the relayer)
   --fee-recipient <address>   the config's feeRecipient and the relayer's swap fee recipient (default: --owner,
                               else the deploy key's address)
   --paymaster-signer <addr>   the paymaster's signer (default: the address of <NETWORK>_PAYMASTER_SIGNER_KEY)
@@ -49,28 +51,28 @@ Options:
   --help                      this text
 
 Environment: DEPLOYER_KEY (required), <NETWORK>_RPC_URLS, <NETWORK>_PAYMASTER_SIGNER_KEY.
+On bsc and base, a deploy key or paymaster signer of the public test mnemonic (test test … junk) is refused.
+No message repeats an argument's value: a key pasted in the wrong place never reaches a terminal or a log.
 Exit status: 0 done, 1 refused or failed (the reason is printed), 2 bad arguments.`;
 
-class UsageError extends Error {}
-
-const options = {
-  network: { type: "string" },
-  "rpc-url": { type: "string" },
-  features: { type: "string" },
-  tokens: { type: "string" },
-  owner: { type: "string" },
-  "owner-eoa": { type: "boolean" },
-  "fee-recipient": { type: "string" },
-  "paymaster-signer": { type: "string" },
-  "paymaster-deposit": { type: "string" },
-  "paymaster-stake": { type: "string" },
-  "unstake-delay": { type: "string" },
-  verifier: { type: "string" },
-  "domain-name": { type: "string" },
-  "allow-untrusted-setup": { type: "boolean" },
-  "dry-run": { type: "boolean" },
-  "config-out": { type: "string" },
-  help: { type: "boolean" },
+/** What parseFlags takes; its refusals name the flag, never the value (a key pasted in the wrong place). */
+const FLAGS = {
+  booleans: ["owner-eoa", "keep-deploy-key-owner", "allow-untrusted-setup", "dry-run", "help"],
+  strings: [
+    "network",
+    "rpc-url",
+    "features",
+    "tokens",
+    "owner",
+    "fee-recipient",
+    "paymaster-signer",
+    "paymaster-deposit",
+    "paymaster-stake",
+    "unstake-delay",
+    "verifier",
+    "domain-name",
+    "config-out",
+  ],
 } as const;
 
 const address = (value: string | undefined, flag: string): Address | undefined => {
@@ -115,6 +117,26 @@ async function tokensFrom(list: string, rpcUrl: string, preset: PresetToken[]): 
   return tokens;
 }
 
+/**
+ * On a mainnet, the deploy key owns every contract until the owner accepts, and the paymaster signer decides what the
+ * paymaster's deposit pays for: a key of the public test mnemonic there is anyone's. Names the source, never the key.
+ */
+function refusePublicKeys(
+  network: string,
+  keys: { deployerKey: Hex; paymasterSigner: Address | undefined; signerField: string },
+) {
+  const fields = [
+    publicTestKeys().has(keys.deployerKey.toLowerCase()) ? "DEPLOYER_KEY" : undefined,
+    keys.paymasterSigner && isPublicTestAddress(keys.paymasterSigner) ? keys.signerField : undefined,
+  ].filter((field): field is string => field !== undefined);
+  if (fields.length > 0) {
+    throw new DeployRefusal(
+      `${fields.join(" and ")}: a key of the public test mnemonic (test test … junk), which anyone can sign with; ` +
+        `use keys of your own on ${network}`,
+    );
+  }
+}
+
 /** An error's message without the RPC URL (it may hold an API key). */
 const redacted = (error: unknown, rpcUrl: string | undefined) => {
   const message = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message ?? String(error);
@@ -124,15 +146,14 @@ const redacted = (error: unknown, rpcUrl: string | undefined) => {
 async function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
   let rpcUrl: string | undefined;
   try {
-    const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
-    if (values.help) {
+    const { booleans, strings: values } = parseFlags(argv, FLAGS);
+    if (booleans.help) {
       console.log(usage);
       return 0;
     }
     if (!values.network) throw new UsageError("--network is required");
     const network = deployNetwork(values.network);
-    if (!network)
-      throw new UsageError(`--network: unknown network ${values.network} (${DEPLOY_NETWORK_NAMES.join(", ")})`);
+    if (!network) throw new UsageError(`--network: not a known network (${DEPLOY_NETWORK_NAMES.join(", ")})`);
     const prefix = envPrefix(network.name);
     rpcUrl = values["rpc-url"] ?? env[`${prefix}_RPC_URLS`]?.split(",")[0]?.trim();
     if (!rpcUrl || !/^https?:\/\//.test(rpcUrl)) {
@@ -141,8 +162,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     const deployerKey = privateKey(env.DEPLOYER_KEY, "DEPLOYER_KEY");
     if (!deployerKey) throw new UsageError("DEPLOYER_KEY is required in the environment (the deploy key)");
     const parsed = parseFeatures(values.features ?? DEFAULT_FEATURES.join(","));
-    if ("unknown" in parsed)
-      throw new UsageError(`--features: unknown feature ${parsed.unknown} (${FEATURES.join(", ")})`);
+    if ("unknown" in parsed) throw new UsageError(`--features: a feature is not known (${FEATURES.join(", ")})`);
     const { features } = parsed;
     const owner = address(values.owner, "--owner");
     const signerKey = privateKey(env[`${prefix}_PAYMASTER_SIGNER_KEY`], `${prefix}_PAYMASTER_SIGNER_KEY`);
@@ -151,6 +171,22 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
       (signerKey ? privateKeyToAccount(signerKey).address : undefined);
     if (features.includes("smart-wallets") && !paymasterSigner) {
       throw new UsageError(`smart-wallets needs --paymaster-signer (or ${prefix}_PAYMASTER_SIGNER_KEY)`);
+    }
+    if (owner && booleans["keep-deploy-key-owner"]) {
+      throw new UsageError("--owner and --keep-deploy-key-owner: give one of them");
+    }
+    if (!network.testnet) {
+      if (!owner && !booleans["keep-deploy-key-owner"]) {
+        throw new UsageError(
+          `--owner is required on ${network.name} (a multisig, proposed as owner of the relayer and the paymaster), ` +
+            "or --keep-deploy-key-owner to keep the deploy key as their owner",
+        );
+      }
+      refusePublicKeys(network.name, {
+        deployerKey,
+        paymasterSigner,
+        signerField: values["paymaster-signer"] ? "--paymaster-signer" : `${prefix}_PAYMASTER_SIGNER_KEY`,
+      });
     }
     const deployer = privateKeyToAccount(deployerKey).address;
     const unstakeDelay = Number(values["unstake-delay"] ?? "86400");
@@ -164,7 +200,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
         try {
           return readFileSync(file, "utf8").trim();
         } catch {
-          throw new UsageError(`--verifier: cannot read ${file}`);
+          throw new UsageError("--verifier: cannot read the file");
         }
       })();
       if (!isHex(code) || code.length < 4) throw new UsageError("--verifier: the file must hold hex creation code");
@@ -184,7 +220,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
         tokens,
         feeRecipient,
         owner,
-        ownerIsEoa: values["owner-eoa"] ?? false,
+        ownerIsEoa: booleans["owner-eoa"],
         paymasterDeposit: nativeAmount(values["paymaster-deposit"] ?? "0.1", "--paymaster-deposit"),
         paymasterStake: {
           amount: nativeAmount(values["paymaster-stake"] ?? "1", "--paymaster-stake"),
@@ -192,30 +228,30 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
         },
         verifierCreationCode,
         domainName: domainName(values["domain-name"]),
-        allowUntrustedSetup: values["allow-untrusted-setup"] ?? false,
-        dryRun: values["dry-run"] ?? false,
+        allowUntrustedSetup: booleans["allow-untrusted-setup"],
+        dryRun: booleans["dry-run"],
       },
       (line) => console.log(line),
     );
     const configOut = values["config-out"];
-    if (configOut && !values["dry-run"]) {
+    if (configOut && !booleans["dry-run"]) {
       writeConfig(configOut, {
         network,
         features,
         addresses: result.addresses,
         tokens,
         feeRecipient,
-        allowUntrustedSetup: values["allow-untrusted-setup"] ?? false,
+        allowUntrustedSetup: booleans["allow-untrusted-setup"],
         // The pool's leaf indexer starts at the block before this run when the pool was deployed by it.
         privacyPoolStartBlock: result.deployedNow.includes("PrivacyPool") ? startBlock : undefined,
       });
       console.log(
-        `Config written to ${configOut}; set its secrets in ${secretEnvironment(network, features).join(", ")}.`,
+        `Config written (--config-out); set its secrets in ${secretEnvironment(network, features).join(", ")}.`,
       );
     }
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    if (error instanceof UsageError) {
       console.error(`relay402 deploy: ${(error as Error).message}\nSee relay402 deploy --help.`);
       return 2;
     }

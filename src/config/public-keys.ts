@@ -1,5 +1,5 @@
-import { type Hex, toHex } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
+import { type Address, type Hex, toHex } from "viem";
+import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 
 /** The mnemonic every Ethereum test tool (anvil, Hardhat, Foundry) funds by default: its keys are public. */
 export const PUBLIC_TEST_MNEMONIC = "test test test test test test test test test test test junk";
@@ -29,4 +29,14 @@ export function publicTestKeys(): ReadonlySet<string> {
 export function fieldsWithPublicKeys(keys: { field: string; key: Hex }[]): string[] {
   const known = publicTestKeys();
   return keys.filter(({ key }) => known.has(key.toLowerCase())).map(({ field }) => field);
+}
+
+let publicAddresses: Set<string> | undefined;
+
+/** True when `address` is one of the public test keys' accounts (a signer given by address, not by key). */
+export function isPublicTestAddress(address: Address): boolean {
+  publicAddresses ??= new Set(
+    [...publicTestKeys()].map((key) => privateKeyToAccount(key as Hex).address.toLowerCase()),
+  );
+  return publicAddresses.has(address.toLowerCase());
 }

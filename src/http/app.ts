@@ -176,7 +176,9 @@ export function createApp(services: Services) {
     keyGuard: (key) => flowKeyGuard(key.header, key.keys(config)),
   };
   const flowKeys = services.flows.flatMap(({ flow }) => (flow.key ? [flow.key] : []));
-  const keyHeaders = [...new Set(["x-admin-api-key", "authorization", ...flowKeys.map((key) => key.header), "x-api-key"])];
+  const keyHeaders = [
+    ...new Set(["x-admin-api-key", "authorization", ...flowKeys.map((key) => key.header), "x-api-key"]),
+  ];
   const carriesKey = (request: Request) => keyHeaders.some((header) => request.headers.has(header));
   const keyedHeaders = keyedAnswerHeaders(keyHeaders);
   const api = (prefix: string) => {

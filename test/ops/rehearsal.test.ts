@@ -181,7 +181,7 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
 
     test("deploy --dry-run prints the plan with its gas and cost and sends nothing", async () => {
       const before = await nonceOf(deployer);
-      const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--dry-run"]);
+      const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--keep-deploy-key-owner", "--dry-run"]);
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`EntryPoint v0.7 ${CANONICAL.entryPointV07.address}: present`);
@@ -200,7 +200,14 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
     });
 
     test("incognito with the repository's devnet verifier is refused unless --allow-untrusted-setup", async () => {
-      const refused = await runDeploy(["--rpc-url", chain.rpcUrl, "--features", "payments,incognito", "--dry-run"]);
+      const refused = await runDeploy([
+        "--rpc-url",
+        chain.rpcUrl,
+        "--features",
+        "payments,incognito",
+        "--keep-deploy-key-owner",
+        "--dry-run",
+      ]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain("--allow-untrusted-setup");
       const allowed = await runDeploy([
@@ -209,6 +216,7 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
         "--features",
         "payments,incognito",
         "--allow-untrusted-setup",
+        "--keep-deploy-key-owner",
         "--dry-run",
       ]);
       expect(allowed.code).toBe(0);
@@ -379,7 +387,7 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
       const replaced = network === "bsc" ? CANONICAL.multicall3 : CANONICAL.permit2;
       await chain.test.setCode({ address: replaced.address, bytecode: "0x60006000f3" as Hex });
       const before = await nonceOf(deployer);
-      const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--dry-run"]);
+      const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--keep-deploy-key-owner", "--dry-run"]);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(`${replaced.name} at ${replaced.address} holds other code`);
       expect(await nonceOf(deployer)).toBe(before);

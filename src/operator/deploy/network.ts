@@ -13,6 +13,8 @@ export type PresetToken = { symbol: string; address: Address; decimals: number; 
 export type DeployNetwork = {
   name: NetworkName;
   chainId: number;
+  /** A testnet's coins are worth nothing; a mainnet's contracts hold real funds (deploy asks more there). */
+  testnet: boolean;
   tokens: PresetToken[];
   swapRouters: { address: Address; kind: "v2" | "v3" }[];
 };
@@ -27,6 +29,7 @@ export function deployNetwork(name: string): DeployNetwork | undefined {
   return {
     name: preset.name,
     chainId: preset.chainId,
+    testnet: preset.testnet,
     tokens: preset.stablecoins.map(({ symbol, address, decimals, eip3009, eip2612 }) => ({
       symbol,
       address,
