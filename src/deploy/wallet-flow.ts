@@ -2,8 +2,8 @@ import type { WalletSettleBodySchema, WalletVerifyBodySchema } from "@relay402/c
 import { payBatchCalls } from "@relay402/client/wire/pay-batch";
 import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import type { Static } from "@sinclair/typebox";
-import { getAddress, type Hex } from "viem";
-import { refuse } from "../userops/invalid";
+import { getAddress, type Hex, maxUint256 } from "viem";
+import { invalid, refuse } from "../userops/invalid";
 import { issueUserOp } from "../userops/issue-user-op";
 import { assertSignedByOwner, locateIssuedUserOp } from "../userops/locate-issued-user-op";
 import { userOpNetworkOf } from "../userops/user-op-network";
@@ -28,12 +28,25 @@ type IssuedDeployment = {
   fundingAmounts: string[];
 };
 
+/**
+ * The fundings, one per salt. The schema allows 78 digits, more than a uint256: an amount above it, or a fee plus
+ * fundings above it (the UserOp approves and pays that total), is refused here, naming the field, before any encoding.
+ */
 function fundingAmountsOf(plan: DeploymentPlan, deployment: Deployment): bigint[] {
+  const field = `${FIELD}.fundingAmounts`;
   if (!deployment.fundingAmounts) return plan.salts.map(() => 0n);
   if (deployment.fundingAmounts.length !== plan.salts.length) {
-    throw refuse(`${FIELD}.fundingAmounts`, `fundingAmounts must have one amount per salt (${plan.salts.length})`);
+    throw refuse(field, `fundingAmounts must have one amount per salt (${plan.salts.length})`);
   }
-  return deployment.fundingAmounts.map((amount) => BigInt(amount));
+  const amounts = deployment.fundingAmounts.map((text, i) => {
+    const amount = BigInt(text);
+    if (amount > maxUint256) throw invalid(`${field}.${i}`, "exceeds uint256");
+    return amount;
+  });
+  if (amounts.reduce((sum, amount) => sum + amount, plan.deploymentFee) > maxUint256) {
+    throw invalid(field, "the deployment fee plus the fundings exceeds uint256");
+  }
+  return amounts;
 }
 
 const normalized = (deployment: Deployment, amounts: bigint[]): IssuedDeployment => ({

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { type Hex, toHex } from "viem";
+import { type Hex, maxUint256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
@@ -115,6 +115,46 @@ describe("smart-wallet deployment flow", () => {
         [payer.wallet, false],
         [payer.wallet, true],
       ]);
+    }, 60_000);
+  }
+
+  for (const network of NETWORK_NAMES) {
+    test(`${network}: a funding above uint256, or a fee plus fundings above it, is a 400 naming the field; nothing moves`, async () => {
+      const c = chainOf(network);
+      const payer = await payingWallet(network, 10n ** BigInt(c.token.decimals));
+      const verifyWith = (fundingAmounts: string[]) =>
+        service.post(
+          "/deploy/wallet/verify",
+          {
+            paymentRequirements: {
+              network,
+              deployment: {
+                ownerAddress: randomOwner(),
+                salts: fundingAmounts.map(randomSalt),
+                token: c.token.address,
+                payerAddress: payer.wallet,
+                fundingAmounts,
+              },
+            },
+          },
+          adminHeaders(service),
+        );
+      const before = await tokenBalance(network, c.token.address, payer.wallet);
+      const field = "paymentRequirements.deployment.fundingAmounts";
+      const cases: [string[], string][] = [
+        [["1", (2n ** 256n).toString()], `${field}.1`],
+        [["9".repeat(78)], `${field}.0`],
+        // Each fits; the deployment fee plus the fundings does not.
+        [[maxUint256.toString()], field],
+        [[(2n ** 255n).toString(), (2n ** 255n).toString()], field],
+      ];
+      for (const [amounts, named] of cases) {
+        const answer = await verifyWith(amounts);
+        expect(answer.status, amounts.join(",")).toBe(400);
+        expect(answer.body).toMatchObject({ code: "validation_error", details: { field: named } });
+        expect(answer.body.message).toContain("uint256");
+      }
+      expect(await tokenBalance(network, c.token.address, payer.wallet)).toBe(before);
     }, 60_000);
   }
 
