@@ -25,25 +25,32 @@ export type PaymentPayloadBody = {
 const MAX_SIGNATURE_BYTES = 4096;
 
 /**
- * Turns a schema-checked payload into typed values. The schema already vetted shapes; what is left is
- * what a pattern cannot say: uint256 range and a well-formed signature (a 400 `signature_error`).
+ * A signature of a signed body (a payment's, a swap's) as the chain can take it: 0x-prefixed hex, whole bytes, 1 to
+ * MAX_SIGNATURE_BYTES of them. Anything else cannot be evaluated: 400 `signature_error` naming `field`.
  */
-export function parseAuthorization(body: PaymentPayloadBody, field = "paymentPayload"): Authorization {
-  const { authorization, signature } = body.payload;
-  const value = BigInt(authorization.value);
-  if (value > maxUint256) {
-    throw new ApiError("validation_error", "value exceeds uint256", { field: `${field}.payload.authorization.value` });
-  }
+export function wellFormedSignature(signature: string, field: string): Hex {
   if (
     !isHex(signature, { strict: true }) ||
     signature.length % 2 !== 0 ||
     signature.length < 4 ||
     (signature.length - 2) / 2 > MAX_SIGNATURE_BYTES
   ) {
-    throw new ApiError("signature_error", "signature is not a well-formed hex signature", {
-      field: `${field}.payload.signature`,
-    });
+    throw new ApiError("signature_error", "signature is not a well-formed hex signature", { field });
   }
+  return signature;
+}
+
+/**
+ * Turns a schema-checked payload into typed values. The schema already vetted shapes; what is left is
+ * what a pattern cannot say: uint256 range and a well-formed signature (a 400 `signature_error`).
+ */
+export function parseAuthorization(body: PaymentPayloadBody, field = "paymentPayload"): Authorization {
+  const { authorization } = body.payload;
+  const value = BigInt(authorization.value);
+  if (value > maxUint256) {
+    throw new ApiError("validation_error", "value exceeds uint256", { field: `${field}.payload.authorization.value` });
+  }
+  const signature = wellFormedSignature(body.payload.signature, `${field}.payload.signature`);
   return {
     token: getAddress(body.token),
     from: getAddress(authorization.from),

@@ -2,6 +2,7 @@ import type { SwapBodySchema } from "@relay402/client/wire/swap/schemas";
 import type { SwapAuthorizationMessage, SwapOrder } from "@relay402/client/wire/swap/typed-data";
 import type { Static } from "@sinclair/typebox";
 import { type Address, getAddress, type Hex, keccak256, maxUint256 } from "viem";
+import { wellFormedSignature } from "../settlement/authorization";
 import { invalid } from "../userops/invalid";
 
 export type { SwapOrder };
@@ -31,6 +32,8 @@ export function parseSwapAuthorization(payload: SwapBody["swapPayload"]): {
   route: SwapRoute;
 } {
   const a = payload.authorization;
+  // Before anything reads the chain: a signature that is not hex would reach the simulation's encoding (a 500).
+  const signature = wellFormedSignature(payload.signature, "swapPayload.signature");
   const path = payload.path.toLowerCase() as Hex;
   const routeHash = a.routeHash.toLowerCase() as Hex;
   if (keccak256(path) !== routeHash) {
@@ -51,7 +54,7 @@ export function parseSwapAuthorization(payload: SwapBody["swapPayload"]): {
       validBefore: BigInt(a.validBefore),
       nonce: a.nonce.toLowerCase() as Hex,
     },
-    signature: payload.signature as Hex,
+    signature,
     route: { router: getAddress(a.router), path },
   };
 }

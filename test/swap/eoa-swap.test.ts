@@ -311,6 +311,34 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
       });
     }
 
+    for (const network of NETWORK_NAMES)
+      test(`${network}: a signature that is not well-formed hex: 400 signature_error at verify and settle, as at /verify`, async () => {
+        const t = swapTokensOf(network);
+        const payer = await freshPayer(network);
+        const { body, signature } = await signedSwap(network, payer, { buyToken: t.dai, sellAmount: 10n * t.unit });
+        const malformed = [
+          `0x${"zz".repeat(65)}`,
+          signature.slice(2),
+          `${signature}0`,
+          "0x",
+          "",
+          `0x${"ab".repeat(4097)}`,
+          `0x${"ab".repeat(64)}-1`,
+        ];
+        for (const bad of malformed) {
+          const sent = { ...body, swapPayload: { ...body.swapPayload, signature: bad } };
+          for (const path of ["/swap/verify", "/swap/settle", "/api/v1/swap/settle"]) {
+            const answer = await service.post(path, sent);
+            expect([answer.status, answer.body.code], `${path} ${bad.slice(0, 12)}`).toEqual([400, "signature_error"]);
+            expect(answer.body.details).toMatchObject({ field: "swapPayload.signature" });
+          }
+        }
+        expect(
+          service.swapStore.find({ network, payer: payer.address, nonce: body.swapPayload.authorization.nonce }),
+        ).toBeUndefined();
+        expect(await tokenBalance(network, t.m, payer.address)).toBe(1000n * t.unit);
+      });
+
     test("a sell token that is not whitelisted and a wrong relayer are refused", async () => {
       const t = swapTokensOf(network);
       const payer = await freshPayer(network);
