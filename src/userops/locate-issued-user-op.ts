@@ -1,5 +1,5 @@
 import { fromRpcUserOp, type RpcUserOp, userOpHash } from "@relay402/client/wire/user-operation";
-import type { Hex } from "viem";
+import { type Hex, isAddress } from "viem";
 import type { IssuedUserOp } from "../db/schema";
 import { refuse } from "./invalid";
 import type { AsyncIssuedUserOpStore } from "./issued-user-op-store";
@@ -21,6 +21,13 @@ export async function locateIssuedUserOp(
   op: RpcUserOp,
   issuedBy: string,
 ): Promise<LocatedUserOp> {
+  // The schema takes any case; hashing (ABI encoding) refuses a mixed-case address whose EIP-55 checksum is wrong.
+  for (const field of ["sender", "paymaster", "factory"] as const) {
+    const value = op[field];
+    if (value !== undefined && !isAddress(value)) {
+      throw refuse(`userOp.${field}`, `userOp.${field} is not an address: its mixed case is not its EIP-55 checksum`);
+    }
+  }
   const unpacked = fromRpcUserOp(op);
   for (const network of networks) {
     const hash = userOpHash(unpacked, network.runtime.config.chainId, network.entryPoint);

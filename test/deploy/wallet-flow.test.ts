@@ -222,5 +222,25 @@ describe("smart-wallet deployment flow", () => {
     );
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ code: "validation_error", details: { field: "userOp.nonce" } });
+    // So is a sender whose mixed case is not its EIP-55 checksum (hashing the UserOp refused it: a 500).
+    const flipped = `0x${[...verify.body.userOp.sender.slice(2)]
+      .map((c: string) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()))
+      .join("")}`;
+    const unchecksummed = await service.post(
+      "/deploy/wallet/settle",
+      {
+        userOp: { ...verify.body.userOp, sender: flipped },
+        signature,
+        paymentRequirements,
+        wallets: verify.body.wallets,
+      },
+      adminHeaders(service),
+    );
+    expect(unchecksummed.status).toBe(400);
+    expect(unchecksummed.body).toMatchObject({ code: "validation_error", details: { field: "userOp.sender" } });
+    for (const path of ["/wallet/settle", "/wallet/swap/settle", "/wallet/incognito/settle"]) {
+      const answer = await service.post(path, { userOp: { ...verify.body.userOp, sender: flipped }, signature });
+      expect([answer.status, answer.body.details?.field], path).toEqual([400, "userOp.sender"]);
+    }
   });
 });
