@@ -137,6 +137,21 @@ function refusePublicKeys(
   }
 }
 
+/**
+ * writeConfig, whose file errors (a path, a line of a file that is not JSON) are told without quoting either: the
+ * path is an argument. Everything is on the chain by then, so a run again with a writable file sends nothing.
+ */
+function writeConfigQuietly(file: string, out: Parameters<typeof writeConfig>[1]) {
+  try {
+    writeConfig(file, out);
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? "it holds no JSON" : ((error as { code?: string }).code ?? "error");
+    throw new DeployRefusal(
+      `--config-out: cannot write the file (${reason}); the contracts are in place: run again with a writable file`,
+    );
+  }
+}
+
 /** An error's message without the RPC URL (it may hold an API key). */
 const redacted = (error: unknown, rpcUrl: string | undefined) => {
   const message = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message ?? String(error);
@@ -235,7 +250,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     );
     const configOut = values["config-out"];
     if (configOut && !booleans["dry-run"]) {
-      writeConfig(configOut, {
+      writeConfigQuietly(configOut, {
         network,
         features,
         addresses: result.addresses,

@@ -289,6 +289,17 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
       expect(await nonceOf(deployer)).toBe(before);
     });
 
+    test("a --config-out that cannot be written is refused without quoting it (it may be a key pasted there)", async () => {
+      const pasted = generatePrivateKey().slice(2);
+      for (const file of [join(dir, "no-such-folder", pasted), configFile().replace("relay402.json", pasted)]) {
+        if (!file.includes("no-such-folder")) await Bun.write(file, `not json ${pasted}`);
+        const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--owner", owner, "--owner-eoa", "--config-out", file]);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain("--config-out: cannot write the file");
+        expect(`${run.stdout}${run.stderr}`).not.toContain(pasted);
+      }
+    });
+
     test(`the service (${binary ? "compiled binary" : "bun src/main.ts"}) starts in production from the written config and settles an EOA, an x402 and a smart-wallet payment`, async () => {
       const adminApiKey = `rehearsal-admin-${generatePrivateKey().slice(2, 18)}`;
       const command = binary ? [binaryPath()] : [process.execPath, "src/main.ts"];
