@@ -33,7 +33,7 @@ type RequestMeta = {
  */
 const RATE_LIMIT_EXEMPT_PATHS = new Set(["/supported", "/api/v1/supported", "/metrics", "/api/v1/metrics"]);
 
-/** Public routes whose answer to a request carrying a key may hold what only that key shows (the admin's figures). */
+/** Status routes whose answer to a request carrying a key may hold what only that key shows (the operator's figures). */
 const KEYED_STATUS_ROUTES = new Set(["/health", "/metrics"]);
 
 /**
