@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { generatePrivateKey } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { devnetKeys } from "../../scripts/devnet/keys";
-import { fieldsWithPublicKeys, publicTestKeys } from "./public-keys";
+import { fieldsWithPublicKeys, isPublicTestAddress, publicTestKeys } from "./public-keys";
 
 // anvil's account 0 key, as every tutorial prints it.
 const ANVIL_ZERO = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -30,5 +30,13 @@ describe("public test keys", () => {
       { field: "networks.bsc.paymasterSignerKey", key: devnetKeys.paymasterSigner },
     ]);
     expect(fields).toEqual(["networks.bsc.executorKeys[1]", "networks.bsc.paymasterSignerKey"]);
+  });
+
+  test("knows the public keys' accounts by address, in any case (a signer given by address)", () => {
+    const anvilZero = privateKeyToAccount(ANVIL_ZERO).address;
+    expect(isPublicTestAddress(anvilZero)).toBe(true);
+    expect(isPublicTestAddress(anvilZero.toLowerCase() as `0x${string}`)).toBe(true);
+    expect(isPublicTestAddress(privateKeyToAccount(devnetKeys.paymasterSigner).address)).toBe(true);
+    expect(isPublicTestAddress(privateKeyToAccount(generatePrivateKey()).address)).toBe(false);
   });
 });
