@@ -213,6 +213,12 @@ describe("relay402-mcp", () => {
       expect(bought.body).toMatchObject({ status: 200, body: "the item", payment: { amountBaseUnits: `${price}` } });
       expect(bought.body.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/);
       expect(await tokenBalance("base", base.token.address, shopPayTo)).toBe(before + price);
+      // The ledger counts what was signed and moved, not what the offer said.
+      const ledger = readFileSync(join(dir, "spent.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(ledger.at(-1)).toMatchObject({ key: "x402:item-1", state: "paid", amount: `${price}` });
       const again = await mcp.call("relay402_buy", { url: itemUrl, idempotencyKey: "item-1" });
       expect(again.body.payment.repeated).toBe(true);
       const otherHost = await mcp.call("relay402_buy", { url: itemUrl.replace("127.0.0.1", "localhost") });
@@ -222,7 +228,7 @@ describe("relay402-mcp", () => {
       await mcp.stop();
     }
     // Over the per-payment limit: refused before signing.
-    const strict = await startMcp(payer.key, configDir({ perPayment: "1" }));
+    const strict = await startMcp(payer.key, configDir({ perPayment: "1" }, { allowedHosts: [new URL(itemUrl).host] }));
     try {
       const refused = await strict.call("relay402_buy", { url: itemUrl });
       expect(refused).toMatchObject({ isError: true, body: { code: "limit_exceeded", limit: "perPayment" } });

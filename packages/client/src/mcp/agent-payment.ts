@@ -14,6 +14,7 @@ import { onboardPayer } from "../onboarding.js";
 import { settlePayment, verifyPayment } from "../pay.js";
 import { defaultValidBefore, signTransferAuthorization } from "../sign-authorization.js";
 import type { NetworkName, SignerClient } from "../types.js";
+import type { ChainFacts } from "./chain-facts.js";
 import type { McpSettings } from "./settings.js";
 import type { SpendLedger } from "./spend-ledger.js";
 import { logPayment, type Refusal, refuse, reserveSpend, safeMessage, spendRules } from "./spend-policy.js";
@@ -56,6 +57,8 @@ export type PaymentContext = {
   settings: McpSettings;
   relay402: Relay402Client;
   ledger: SpendLedger;
+  /** Chain ids and token decimals as the agent's own RPCs answer them (never the service's /config). */
+  chain: ChainFacts;
   clientsFor(network: NetworkName): Promise<{ signer: SignerClient; publicClient: PublicClient }>;
   /** The operator's log file (JSON lines): one line per payment asked for, whatever its result. */
   logFile: string;
@@ -86,8 +89,16 @@ export async function payWithinLimits(
 async function attempt(context: PaymentContext, request: PaymentRequest): Promise<PaymentOutcome> {
   const { settings, relay402, ledger } = context;
   const config = await getNetworkConfig(relay402, request.network);
-  const rules = spendRules(settings, config, request.network, request.token, request.to);
+  const rules = await spendRules(settings, context.chain, config, request.network, request.token, request.to);
   if ("status" in rules) return rules;
+  const chainId = await context.chain.chainIdOf(request.network);
+  if (config.chainId !== chainId || config.eip712Domain.chainId !== chainId) {
+    // What is signed names the service's chain: a service on another chain than the agent's RPC is not paid.
+    return refuse(
+      "validation_error",
+      `the service's ${request.network} is not the chain ${chainId} of this agent's RPC`,
+    );
+  }
   const { token, caps } = rules;
   let value: bigint;
   try {

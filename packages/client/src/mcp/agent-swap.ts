@@ -4,6 +4,7 @@ import { getNetworkConfig, type NetworkConfig, type TokenConfig } from "../get-c
 import { quoteSwap, swap } from "../swap.js";
 import type { NetworkName } from "../types.js";
 import { idempotentNonce, type PaymentContext } from "./agent-payment.js";
+import { withChainDecimals } from "./chain-facts.js";
 import { logPayment, type Refusal, refuse, reserveSpend, safeMessage, spendRules } from "./spend-policy.js";
 
 export type SwapRequest = {
@@ -26,9 +27,14 @@ type Resolved = { config: NetworkConfig; sell: TokenConfig; buy: TokenConfig; se
 async function resolve(context: PaymentContext, request: SwapRequest): Promise<Refusal | Resolved> {
   const config = await getNetworkConfig(context.relay402, request.network);
   if (!config.swap) return refuse("validation_error", `swaps are off on ${request.network}`);
-  const sell = tokenIn(config, request.sellToken);
-  const buy = tokenIn(config, request.buyToken);
-  if (!sell || !buy) return refuse("validation_error", `both tokens must be offered on ${request.network}`);
+  if (config.chainId !== (await context.chain.chainIdOf(request.network))) {
+    return refuse("validation_error", `the service's ${request.network} is not the chain of this agent's RPC`);
+  }
+  const listedSell = tokenIn(config, request.sellToken);
+  const listedBuy = tokenIn(config, request.buyToken);
+  if (!listedSell || !listedBuy) return refuse("validation_error", `both tokens must be offered on ${request.network}`);
+  const sell = await withChainDecimals(context.chain, request.network, listedSell);
+  const buy = await withChainDecimals(context.chain, request.network, listedBuy);
   const fraction = request.sellAmount.split(".")[1] ?? "";
   const sellAmount = fraction.length > sell.decimals ? 0n : parseUnits(request.sellAmount, sell.decimals);
   if (sellAmount <= 0n) {
@@ -94,7 +100,7 @@ async function attempt(
   if ("status" in resolved) return resolved;
   const { config, sell, buy, sellAmount } = resolved;
   const self: Address = context.settings.account.address;
-  const rules = spendRules(context.settings, config, request.network, sell.address, self);
+  const rules = await spendRules(context.settings, context.chain, config, request.network, sell.address, self);
   if ("status" in rules) return rules;
   const entry = {
     key: `swap:${request.network}:${request.idempotencyKey}`,

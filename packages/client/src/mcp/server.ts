@@ -18,11 +18,12 @@ import type { NetworkName, SignerClient } from "../types.js";
 import { erc20Abi } from "../wire/abis.js";
 import { NETWORKS } from "../wire/networks.js";
 import { type PaymentContext, payWithinLimits } from "./agent-payment.js";
+import { chainFactsFrom, withChainDecimals } from "./chain-facts.js";
 import { quoteAgentSwap, swapWithinLimits } from "./agent-swap.js";
 import type { McpSettings } from "./settings.js";
 import { SpendLedger } from "./spend-ledger.js";
 import { refuse, safeMessage } from "./spend-policy.js";
-import { buyWithinLimits } from "./x402-purchase.js";
+import { buyWithinLimits, type PurchaseOptions } from "./x402-purchase.js";
 
 /** Tool answers are JSON text (bigints as decimal strings); a refusal is an error result the agent can read. */
 function answer(value: unknown, isError = false): CallToolResult {
@@ -45,9 +46,14 @@ function guarded<A extends unknown[]>(handler: (...args: A) => Promise<CallToolR
  * The relay402 MCP server: an agent's tools to see what it may pay with and pay within the operator's limits.
  * Its key, the service URL and the limits come from `settings` (the server's environment and config file).
  */
-export function createRelay402McpServer(settings: McpSettings, version: string): McpServer {
+export function createRelay402McpServer(
+  settings: McpSettings,
+  version: string,
+  options: PurchaseOptions = {},
+): McpServer {
   const relay402 = createRelay402Client({ url: settings.url });
   const ledger = new SpendLedger(join(settings.dataDir, "spent.jsonl"));
+  const chainFacts = chainFactsFrom(settings.rpcUrls);
   const clients = new Map<NetworkName, { signer: SignerClient; publicClient: PublicClient }>();
 
   async function clientsFor(network: NetworkName) {
@@ -59,7 +65,7 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
       throw new Relay402ClientError("validation_error", `${network} is not configured here or on the service`);
     }
     const chain = defineChain({
-      id: config.chainId,
+      id: await chainFacts.chainIdOf(network),
       name: network,
       nativeCurrency: { name: "native", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [rpc] } },
@@ -77,6 +83,7 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
     settings,
     relay402,
     ledger,
+    chain: chainFacts,
     clientsFor,
     logFile: join(settings.dataDir, "payments.log"),
   };
@@ -117,28 +124,36 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
           },
         };
       };
-      const networks = Object.entries(config.networks)
-        .filter(([name]) => settings.rpcUrls[name as NetworkName])
-        .map(([name, network]) => ({
-          network: name,
-          chainId: network?.chainId,
-          tokens: network?.tokens.map((token) => ({
-            symbol: token.symbol,
-            address: token.address,
-            decimals: token.decimals,
-            fees: token.fees,
-            minPaymentValue: token.minPaymentValue,
-            ...limitsOf(name, token),
+      // Decimals as each token's contract answers on the agent's RPC: the limits are counted in them.
+      const networks = await Promise.all(
+        Object.entries(config.networks)
+          .filter(([name]) => settings.rpcUrls[name as NetworkName])
+          .map(async ([name, network]) => ({
+            network: name,
+            chainId: await chainFacts.chainIdOf(name as NetworkName),
+            tokens: await Promise.all(
+              (network?.tokens ?? []).map(async (listed) => {
+                const token = await withChainDecimals(chainFacts, name as NetworkName, listed);
+                return {
+                  symbol: token.symbol,
+                  address: token.address,
+                  decimals: token.decimals,
+                  fees: token.fees,
+                  minPaymentValue: token.minPaymentValue,
+                  ...limitsOf(name, token),
+                };
+              }),
+            ),
+            swaps: Boolean(network?.swap),
+            incognito: Boolean(network?.incognito),
           })),
-          swaps: Boolean(network?.swap),
-          incognito: Boolean(network?.incognito),
-        }));
+      );
       return answer({
         address: settings.account.address,
         networks,
         note: "EOA payments are free of relay402 fees: the payee receives the amount paid; the payer pays gas only for a token approval.",
         allowedRecipients: settings.allowedRecipients ?? "any",
-        allowedHosts: settings.allowedHosts ?? "any",
+        allowedHosts: settings.allowedHosts ?? "none: relay402_buy is off until allowedHosts is configured",
       });
     }),
   );
@@ -158,7 +173,8 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
         const address = settings.account.address;
         const native = await publicClient.getBalance({ address });
         const tokens = await Promise.all(
-          network.tokens.map(async (token) => {
+          network.tokens.map(async (listed) => {
+            const token = await withChainDecimals(chainFacts, name as NetworkName, listed);
             const balance = await publicClient.readContract({
               address: token.address,
               abi: erc20Abi,
@@ -229,7 +245,11 @@ export function createRelay402McpServer(settings: McpSettings, version: string):
       if (!/^https?:$/.test(new URL(args.url).protocol))
         return answer(refuse("validation_error", "url must be http(s)"), true);
       const result = await oneAtATime(() =>
-        buyWithinLimits(paymentContext, { url: args.url, method: args.method, body: args.body, idempotencyKey }),
+        buyWithinLimits(
+          paymentContext,
+          { url: args.url, method: args.method, body: args.body, idempotencyKey },
+          options,
+        ),
       );
       return answer({ ...result, idempotencyKey }, "status" in result && result.status === "refused");
     }),

@@ -26,7 +26,7 @@ export type McpSettings = {
   limits: TokenLimits[];
   /** When set, payments go only to these addresses. */
   allowedRecipients?: Address[];
-  /** When set, x402 resources are bought only from these hosts. */
+  /** The hosts (`host[:port]`) x402 resources are bought from; without them relay402_buy buys nothing. */
   allowedHosts?: string[];
   /** spent.jsonl (the spend ledger) and payments.log (the operator's log) live here. */
   dataDir: string;
@@ -55,6 +55,9 @@ const configFileSchema = z
   })
   .strict();
 
+/** The hostnames of this machine itself, as a URL spells them. */
+const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
+
 export class SettingsError extends Error {
   override name = "SettingsError";
 }
@@ -66,6 +69,12 @@ export class SettingsError extends Error {
 export function loadMcpSettings(env: Record<string, string | undefined>): McpSettings {
   const url = env.RELAY402_URL;
   if (!url || !URL.canParse(url)) throw new SettingsError("RELAY402_URL must be the service's URL");
+  const service = new URL(url);
+  // The service's answers choose what is signed (its contracts, its tokens): they travel encrypted, unless the
+  // service runs on this machine.
+  if (service.protocol !== "https:" && !(service.protocol === "http:" && LOOPBACK.includes(service.hostname))) {
+    throw new SettingsError("RELAY402_URL must be https: (http: only for localhost, 127.0.0.1 or [::1])");
+  }
   const key = env.RELAY402_PRIVATE_KEY;
   if (!key || !/^0x[0-9a-fA-F]{64}$/.test(key)) {
     throw new SettingsError("RELAY402_PRIVATE_KEY must be a 0x-prefixed 32-byte hex private key");

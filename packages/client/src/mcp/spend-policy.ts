@@ -3,6 +3,7 @@ import { type Address, formatUnits, parseUnits } from "viem";
 import { Relay402ClientError } from "../errors.js";
 import type { NetworkConfig, TokenConfig } from "../get-config.js";
 import type { NetworkName } from "../types.js";
+import { type ChainFacts, withChainDecimals } from "./chain-facts.js";
 import type { McpSettings } from "./settings.js";
 import type { Caps, LedgerEntry, SpendLedger } from "./spend-ledger.js";
 
@@ -19,15 +20,16 @@ export const refuse = (code: string, message: string, limit?: string): Refusal =
 /**
  * The operator's rules for paying `to` in `tokenText` (an address or a symbol of /config) on `network`: the
  * network must have an RPC here, the recipient be allowed, the token have a limit entry (none: refused). Answers
- * the token and its caps in base units.
+ * the token, with the decimals its contract answers on the agent's RPC, and its caps in base units.
  */
-export function spendRules(
+export async function spendRules(
   settings: McpSettings,
+  facts: ChainFacts,
   config: NetworkConfig,
   network: NetworkName,
   tokenText: string,
   to: Address,
-): Refusal | { token: TokenConfig; caps: Caps } {
+): Promise<Refusal | { token: TokenConfig; caps: Caps }> {
   if (!settings.rpcUrls[network]) return refuse("network_not_configured", `no RPC URL is configured for ${network}`);
   const allowed = settings.allowedRecipients;
   // A swap pays the agent itself: the recipient list is about paying others.
@@ -36,14 +38,15 @@ export function spendRules(
     return refuse("limit_exceeded", `${to} is not an allowed recipient`, "allowedRecipients");
   }
   const wanted = tokenText.toLowerCase();
-  const token = config.tokens.find((t) => t.address.toLowerCase() === wanted || t.symbol.toLowerCase() === wanted);
-  if (!token) return refuse("validation_error", `token ${tokenText} is not offered on ${network}`);
+  const listed = config.tokens.find((t) => t.address.toLowerCase() === wanted || t.symbol.toLowerCase() === wanted);
+  if (!listed) return refuse("validation_error", `token ${tokenText} is not offered on ${network}`);
   const limits = settings.limits.find(
-    (l) => l.network === network && l.token.toLowerCase() === token.address.toLowerCase(),
+    (l) => l.network === network && l.token.toLowerCase() === listed.address.toLowerCase(),
   );
   if (!limits) {
-    return refuse("limit_exceeded", `no spending limit is configured for ${token.symbol} on ${network}`, "token");
+    return refuse("limit_exceeded", `no spending limit is configured for ${listed.symbol} on ${network}`, "token");
   }
+  const token = await withChainDecimals(facts, network, listed);
   const unitsOf = (text: string | undefined) => (text === undefined ? undefined : parseUnits(text, token.decimals));
   return {
     token,
