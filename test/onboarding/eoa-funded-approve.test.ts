@@ -16,6 +16,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { type PaymentContext, payWithinLimits } from "../../packages/client/src/mcp/agent-payment";
+import { chainFactsFrom } from "../../packages/client/src/mcp/chain-facts";
 import { SpendLedger } from "../../packages/client/src/mcp/spend-ledger";
 import { PERMIT2 } from "../../src/x402/permit2";
 import { signedPayment } from "../support/authorization";
@@ -269,6 +270,7 @@ describe("an MCP agent's key holding only USDT", () => {
       },
       relay402: served.client,
       ledger: new SpendLedger(join(dataDir, "spent.jsonl")),
+      chain: chainFactsFrom({ bsc: c.info.rpcUrl }),
       clientsFor: async () => ({ signer: c.walletFor(payer.key), publicClient: c.public as PublicClient }),
       logFile: join(dataDir, "payments.log"),
     };

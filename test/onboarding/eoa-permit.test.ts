@@ -17,6 +17,7 @@ import { eip2612Abi } from "@relay402/client/wire/eip2612-permit";
 import { decodeFunctionData, getAddress, type Hex, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type PaymentContext, payWithinLimits } from "../../packages/client/src/mcp/agent-payment";
+import { chainFactsFrom } from "../../packages/client/src/mcp/chain-facts";
 import { SpendLedger } from "../../packages/client/src/mcp/spend-ledger";
 import { chainOf, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
@@ -248,6 +249,7 @@ describe("an MCP agent's key holding only the permit token", () => {
       },
       relay402,
       ledger: new SpendLedger(join(dataDir, "spent.jsonl")),
+      chain: chainFactsFrom({ [network]: c.info.rpcUrl }),
       clientsFor: async () => ({ signer: c.walletFor(payer.key), publicClient: c.public as PublicClient }),
       logFile: join(dataDir, "payments.log"),
     };

@@ -8,6 +8,7 @@ import type { PaymentPayload } from "@x402/core/types";
 import { decodeFunctionData, getAddress, type Hex, maxUint256, type PublicClient, parseAbi } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { PaymentContext } from "../../packages/client/src/mcp/agent-payment";
+import { chainFactsFrom } from "../../packages/client/src/mcp/chain-facts";
 import { SpendLedger } from "../../packages/client/src/mcp/spend-ledger";
 import { buyWithinLimits } from "../../packages/client/src/mcp/x402-purchase";
 import { PERMIT2, X402_EXACT_PERMIT2_PROXY, x402ExactPermit2ProxyAbi } from "../../src/x402/permit2";
@@ -305,10 +306,12 @@ describe("an MCP agent's key holding only the permit token buys an x402 resource
         account: privateKeyToAccount(payer.key),
         rpcUrls: { [network]: c.info.rpcUrl },
         limits: [{ network, token, perPayment: "1" }],
+        allowedHosts: [new URL(shop.itemUrl).host],
         dataDir,
       },
       relay402: createRelay402Client({ url: relay.url }),
       ledger: new SpendLedger(join(dataDir, "spent.jsonl")),
+      chain: chainFactsFrom({ [network]: c.info.rpcUrl }),
       clientsFor: async () => ({ signer: c.walletFor(payer.key), publicClient: c.public as PublicClient }),
       logFile: join(dataDir, "payments.log"),
     };

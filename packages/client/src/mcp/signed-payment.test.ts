@@ -90,7 +90,7 @@ describe("a Permit2 payload", () => {
     const signed = await exact().createPaymentPayload(2, permit2Offer);
     const inner = signed.payload as { permit2Authorization: Record<string, unknown> };
     const permit = { ...inner.permit2Authorization, spender: stranger.address };
-    const { permitted, nonce, deadline, witness } = permit as {
+    const { permitted, nonce, deadline, witness } = permit as unknown as {
       permitted: { token: `0x${string}`; amount: string };
       nonce: string;
       deadline: string;
