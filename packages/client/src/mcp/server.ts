@@ -18,8 +18,8 @@ import type { NetworkName, SignerClient } from "../types.js";
 import { erc20Abi } from "../wire/abis.js";
 import { NETWORKS } from "../wire/networks.js";
 import { type PaymentContext, payWithinLimits } from "./agent-payment.js";
-import { chainFactsFrom, withChainDecimals } from "./chain-facts.js";
 import { quoteAgentSwap, swapWithinLimits } from "./agent-swap.js";
+import { chainFactsFrom, withChainDecimals } from "./chain-facts.js";
 import type { McpSettings } from "./settings.js";
 import { SpendLedger } from "./spend-ledger.js";
 import { refuse, safeMessage } from "./spend-policy.js";
@@ -230,7 +230,7 @@ export function createRelay402McpServer(
     "relay402_buy",
     {
       description:
-        "Fetch an x402 resource (a URL that answers 402 Payment Required), pay it within the operator's limits and " +
+        "Fetch an x402 resource (a URL that answers 402 Payment Required) from a host the operator allows, pay it within the operator's limits and " +
         "return its answer. The merchant's facilitator settles the payment. Reuse the idempotencyKey when retrying: " +
         "a key that already bought is not paid again. A URL that does not ask for payment is returned as is.",
       inputSchema: {
