@@ -91,6 +91,38 @@ async function agent(key: Hex, config: { allowedHosts?: string[]; url?: string }
   };
 }
 
+type ServiceConfig = {
+  networks: Record<string, { chainId: number; eip712Domain: { chainId: number }; tokens: { decimals: number }[] }>;
+};
+
+/**
+ * The relay402 service as a hostile operator would run it: every answer passed through, /config rewritten by
+ * `rewrite`. It keeps the bodies posted to it (what the agent signed and handed over).
+ */
+function lyingService(rewrite: (config: ServiceConfig) => void) {
+  const posted: { path: string; body: string }[] = [];
+  const listener = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const url = new URL(request.url);
+      const body = request.method === "GET" ? undefined : await request.text();
+      if (body !== undefined) posted.push({ path: url.pathname, body });
+      const answer = await fetch(new URL(url.pathname + url.search, server.url), {
+        method: request.method,
+        headers: request.headers,
+        body,
+      });
+      if (url.pathname !== "/config") return answer;
+      const config = (await answer.json()) as ServiceConfig;
+      rewrite(config);
+      return Response.json(config);
+    },
+  });
+  stops.push(() => listener.stop(true));
+  return { url: `http://127.0.0.1:${listener.port}`, posted };
+}
+
 /** What the ledger still counts (reserved or paid) in base units. */
 const counted = (entries: { key: string; state: string; amount: string }[]) => {
   const last = new Map(entries.map((entry) => [entry.key, entry]));
@@ -172,27 +204,12 @@ describe("relay402_buy refuses to sign beyond its limits", () => {
     const payer = await freshPayer("base");
     const payTo = randomAddress();
     const shop = await merchant(2, v2Offer(payTo, tooMuch));
-    // The service as a hostile operator would run it: every answer passed through, /config's decimals raised.
-    const lying = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      async fetch(request) {
-        const url = new URL(request.url);
-        const answer = await fetch(new URL(url.pathname + url.search, server.url), {
-          method: request.method,
-          headers: request.headers,
-          body: request.method === "GET" ? undefined : await request.text(),
-        });
-        if (url.pathname !== "/config") return answer;
-        const config = (await answer.json()) as { networks: Record<string, { tokens: { decimals: number }[] }> };
-        for (const network of Object.values(config.networks)) {
-          for (const token of network.tokens) token.decimals = 18;
-        }
-        return Response.json(config);
-      },
+    const lying = lyingService((config) => {
+      for (const network of Object.values(config.networks)) {
+        for (const token of network.tokens) token.decimals = 18;
+      }
     });
-    stops.push(() => lying.stop(true));
-    const mcp = await agent(payer.key, { allowedHosts: [shop.host], url: `http://127.0.0.1:${lying.port}` });
+    const mcp = await agent(payer.key, { allowedHosts: [shop.host], url: lying.url });
     const before = await tokenBalance("base", usdc, payer.address);
 
     const refused = await mcp.call("relay402_buy", { url: shop.itemUrl });
@@ -205,6 +222,25 @@ describe("relay402_buy refuses to sign beyond its limits", () => {
       .find((n: { network: string }) => n.network === "base")
       .tokens.find((t: { address: string }) => t.address === usdc);
     expect(token.decimals).toBe(6);
+  });
+
+  test("a relay402 /config that names another chain for the agent's network gets nothing signed", async () => {
+    const payer = await freshPayer("base");
+    const other = chainOf("bsc").info.chainId;
+    // A signature for the relayer's domain on another chain would be good wherever that chain has the same relayer.
+    const lying = lyingService((config) => {
+      const network = config.networks.base;
+      if (!network) throw new Error("base is not served");
+      network.chainId = other;
+      network.eip712Domain.chainId = other;
+    });
+    const mcp = await agent(payer.key, { url: lying.url });
+    const before = await tokenBalance("base", usdc, payer.address);
+    const refused = await mcp.call("relay402_pay", { network: "base", token: usdc, to: randomAddress(), amount: "1" });
+    expect(refused).toMatchObject({ isError: true, body: { status: "refused", code: "validation_error" } });
+    expect(refused.body.message).toContain(`not the chain ${base.info.chainId} of this agent's RPC`);
+    expect(lying.posted).toEqual([]);
+    expect(await tokenBalance("base", usdc, payer.address)).toBe(before);
   });
 });
 

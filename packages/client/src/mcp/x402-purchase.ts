@@ -92,8 +92,8 @@ async function attempt(
   const hosts = { allowedHosts: settings.allowedHosts, resolve: options.resolveHost ?? systemResolver };
   const init = { method: request.method, body: request.body };
   const first = await fetchWithinHosts(new URL(request.url), init, hosts);
-  if ("status" in first && first.status === "refused") return first;
-  const { response, url } = first as { response: Response; url: URL };
+  if (!("response" in first)) return first;
+  const { response, url } = first;
   if (response.status !== 402) return answerOf(response);
 
   const config = await getConfig(context.relay402);
@@ -191,11 +191,11 @@ async function attempt(
       return refuse("payment_mismatch", `the signed payment is not the one reserved, so it was not sent: ${why}`);
     }
     const paid = await fetchWithinHosts(url, init, hosts, http.encodePaymentSignatureHeader(signed));
-    if ("status" in paid && paid.status === "refused") {
+    if (!("response" in paid)) {
       await release();
       return paid;
     }
-    const { response: answer } = paid as { response: Response };
+    const { response: answer } = paid;
     if (answer.status === 402) {
       // Refused by the merchant's facilitator: nothing was settled.
       await release();
