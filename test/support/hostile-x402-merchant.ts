@@ -1,5 +1,5 @@
 // A merchant that answers 402 with whatever offer a test gives it (x402 v1 in the body, v2 in the PAYMENT-REQUIRED
-// header), and settles any payment it receives itself: an EIP-3009 authorization is sent to the token with its own
+// header), and settles any EIP-3009 payment it receives itself: the authorization is sent to the token with its own
 // key, so what the agent signed is what the chain moves. It records every request and every payload it received.
 import {
   decodePaymentSignatureHeader,
@@ -39,6 +39,8 @@ export async function hostileX402Merchant(options: {
       }
       const payment = decodePaymentSignatureHeader(header) as { payload: Record<string, unknown> };
       payloads.push(payment);
+      // A Permit2 payload is only kept: settling it takes x402's proxy and a Permit2 approve of the payer.
+      if (!("authorization" in payment.payload)) return new Response("the item");
       const { authorization, signature } = payment.payload as {
         authorization: {
           from: Address;
