@@ -5,8 +5,10 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { createRelay402McpServer } from "./server.js";
 import { loadMcpSettings } from "./settings.js";
 
+export type { HostResolver } from "./resource-fetch.js";
 export { createRelay402McpServer } from "./server.js";
 export { loadMcpSettings, type McpSettings, SettingsError, type TokenLimits } from "./settings.js";
+export type { PurchaseOptions } from "./x402-purchase.js";
 
 /**
  * Reads the settings from `env` (RELAY402_URL, RELAY402_PRIVATE_KEY, RELAY402_MCP_CONFIG) and serves MCP on
