@@ -24,6 +24,12 @@ export const fundedApprovals = sqliteTable(
     fundingWei: text("funding_wei").notNull(),
     fundingTxHash: text("funding_tx_hash"),
     fundingRawTx: text("funding_raw_tx"),
+    /** What the mined funding's own gas cost us (gas used × effective price); null until it is mined. */
+    fundingFeeWei: text("funding_fee_wei"),
+    /** What the mined approve burnt (gas used × effective price); null until its outcome, "0" when diverted. */
+    approveCostWei: text("approve_cost_wei"),
+    /** What of the funding stayed with the payer (funding − approve cost, at least 0); null until the outcome. */
+    keptWei: text("kept_wei"),
     /** pending · funding_sent · approve_sent · approved · used (its allowance paid) · diverted (nonce used elsewhere) · reverted. */
     status: text("status", {
       enum: ["pending", "funding_sent", "approve_sent", "approved", "used", "diverted", "reverted"],

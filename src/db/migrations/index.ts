@@ -17,6 +17,7 @@ import m0013 from "./0013_receipt_figures.sql" with { type: "text" };
 import m0014 from "./0014_dashboard_indexes.sql" with { type: "text" };
 import m0015 from "./0015_funded_approvals.sql" with { type: "text" };
 import m0016 from "./0016_dashboard_rollups.sql" with { type: "text" };
+import m0017 from "./0017_funding_costs.sql" with { type: "text" };
 
 export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_eoa_settlements", sql: m0000 },
@@ -36,4 +37,5 @@ export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0014_dashboard_indexes", sql: m0014 },
   { name: "0015_funded_approvals", sql: m0015 },
   { name: "0016_dashboard_rollups", sql: m0016 },
+  { name: "0017_funding_costs", sql: m0017 },
 ];

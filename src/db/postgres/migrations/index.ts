@@ -8,6 +8,7 @@ import m0004 from "./0004_receipt_figures.sql" with { type: "text" };
 import m0005 from "./0005_dashboard_indexes.sql" with { type: "text" };
 import m0006 from "./0006_funded_approvals.sql" with { type: "text" };
 import m0007 from "./0007_dashboard_rollups.sql" with { type: "text" };
+import m0008 from "./0008_funding_costs.sql" with { type: "text" };
 
 export const POSTGRES_MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_initial", sql: m0000 },
@@ -18,4 +19,5 @@ export const POSTGRES_MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0005_dashboard_indexes", sql: m0005 },
   { name: "0006_funded_approvals", sql: m0006 },
   { name: "0007_dashboard_rollups", sql: m0007 },
+  { name: "0008_funding_costs", sql: m0008 },
 ];
