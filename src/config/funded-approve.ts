@@ -16,7 +16,19 @@ export const FUNDED_APPROVE_DEFAULTS = {
   /** Total native coins (wei) all fundings of one network may use per window: 0.01 BNB or ETH. */
   budgetWei: 10n ** 16n,
   budgetWindowSeconds: 3_600,
+  /** k: the largest max fee accepted is max(k × the live fee, the floor); viem's estimate is base × 1.2 + tip. */
+  feeMultiplier: 2,
+  /** The floor of that bound, in gwei: what x402's client signs when its signer cannot estimate fees. */
+  feeFloorGwei: 1,
+  /** m: the largest gas limit accepted is max(m × the approve's eth_estimateGas, 70,000). */
+  gasMultiplier: 1.5,
+  /** What one payer may keep of its fundings per window (funding less what its approve burnt, plus the funding's gas). */
+  payerCapWei: 3n * 10n ** 14n,
+  payerCapWindowSeconds: 86_400,
 } as const;
+
+/** The gas limit a funded approve may always carry when the other caps allow it: x402's client signs 70,000. */
+export const APPROVE_GAS_FLOOR = 70_000n;
 
 /** A network's `fundedApprove` setting as the file spells it; every field has a default. */
 export const FundedApproveSchema = T.Object({
@@ -27,6 +39,12 @@ export const FundedApproveSchema = T.Object({
   /** Wei, as a decimal string. */
   budgetWei: T.Optional(T.String({ pattern: "^[0-9]{1,78}$" })),
   budgetWindowSeconds: T.Optional(T.Integer({ minimum: 1 })),
+  feeMultiplier: T.Optional(T.Number({ minimum: 1 })),
+  feeFloorGwei: T.Optional(T.Number({ minimum: 0 })),
+  gasMultiplier: T.Optional(T.Number({ minimum: 1 })),
+  /** Wei, as a decimal string. */
+  payerCapWei: T.Optional(T.String({ pattern: "^[0-9]{1,78}$" })),
+  payerCapWindowSeconds: T.Optional(T.Integer({ minimum: 1 })),
 });
 
 export type FundedApproveConfig = {
@@ -36,6 +54,12 @@ export type FundedApproveConfig = {
   maxFeePerGas: bigint;
   budgetWei: bigint;
   budgetWindowSeconds: number;
+  /** The price bounds (approve-price-bounds.ts): k and m in thousandths, the floor in wei per gas. */
+  feeMultiplierMilli: bigint;
+  feeFloor: bigint;
+  gasMultiplierMilli: bigint;
+  payerCapWei: bigint;
+  payerCapWindowSeconds: number;
 };
 
 const GWEI = 1_000_000_000;
@@ -47,6 +71,11 @@ export function fundedApproveConfig(input: {
   maxFeePerGasGwei?: number;
   budgetWei?: string;
   budgetWindowSeconds?: number;
+  feeMultiplier?: number;
+  feeFloorGwei?: number;
+  gasMultiplier?: number;
+  payerCapWei?: string;
+  payerCapWindowSeconds?: number;
 }): FundedApproveConfig {
   const d = FUNDED_APPROVE_DEFAULTS;
   return {
@@ -55,6 +84,11 @@ export function fundedApproveConfig(input: {
     maxFeePerGas: BigInt(Math.round((input.maxFeePerGasGwei ?? d.maxFeePerGasGwei) * GWEI)),
     budgetWei: input.budgetWei === undefined ? d.budgetWei : BigInt(input.budgetWei),
     budgetWindowSeconds: input.budgetWindowSeconds ?? d.budgetWindowSeconds,
+    feeMultiplierMilli: BigInt(Math.round((input.feeMultiplier ?? d.feeMultiplier) * 1000)),
+    feeFloor: BigInt(Math.round((input.feeFloorGwei ?? d.feeFloorGwei) * GWEI)),
+    gasMultiplierMilli: BigInt(Math.round((input.gasMultiplier ?? d.gasMultiplier) * 1000)),
+    payerCapWei: input.payerCapWei === undefined ? d.payerCapWei : BigInt(input.payerCapWei),
+    payerCapWindowSeconds: input.payerCapWindowSeconds ?? d.payerCapWindowSeconds,
   };
 }
 

@@ -7,6 +7,8 @@ import { createSingleFlight } from "../concurrency/single-flight";
 import type { DenyCounters } from "../deny/deny-counters";
 import type { RecordFilter } from "../lifecycle/orphans";
 import { type Logger, shortReason } from "../logger";
+import { approvePriceRefusal } from "./approve-price-bounds";
+import { approveCosts, feeOf } from "./funding-costs";
 import type { FundedApproval, FundingStore } from "./funding-store";
 import { type ApproveRefusal, approveCost, approveMismatch, refuseApprove, type SignedApprove } from "./signed-approve";
 
@@ -88,6 +90,10 @@ export function createFundedApprovals(deps: {
       return refuseApprove("payer_denied", "this payer is refused after repeated failed settlements");
     const cost = approveCost(approve);
     const funding = balance >= cost ? 0n : cost - balance;
+    if (funding > 0n) {
+      const priced = await approvePriceRefusal(network, approve, baseFee);
+      if (!priced.ok) return priced;
+    }
     if (funding > 0n && need.amount < token.fundedApproveMinPayment)
       return refuseApprove(
         "min_payment",
@@ -115,6 +121,7 @@ export function createFundedApprovals(deps: {
     }
     switch (outcome.status) {
       case "mined":
+        await deps.store.recordCosts(record.id, { fundingFeeWei: feeOf(outcome.receipt) });
         if (outcome.receipt.status === "success") return null;
         await deps.store.setStatus(record.id, "reverted", "the funding reverted");
         return refuseApprove("unreadable", "the funding transaction reverted");
@@ -160,6 +167,24 @@ export function createFundedApprovals(deps: {
     return "pending";
   }
 
+  /**
+   * What the funding really cost once its approve's outcome is known: the approve's burn and what the payer kept
+   * (counted against its cap), and the funding's own gas if a restart left it unrecorded.
+   */
+  async function recordOutcomeCosts(
+    network: NetworkRuntime,
+    record: FundedApproval,
+    outcome: TransactionReceipt | "diverted",
+  ) {
+    const costs = approveCosts(BigInt(record.fundingWei), outcome);
+    const current = await deps.store.find(record.network, record.payer, record.nonce);
+    if (current?.fundingFeeWei === null && current.fundingTxHash) {
+      const funded = await fetchReceipt(network.client, current.fundingTxHash as `0x${string}`).catch(() => null);
+      if (funded) costs.fundingFeeWei = feeOf(funded);
+    }
+    await deps.store.recordCosts(record.id, costs);
+  }
+
   /** Drives a record from wherever it stands to its approve's outcome. */
   async function drive(network: NetworkRuntime, record: FundedApproval): Promise<ApproveReady | ApproveRefusal> {
     const funding = BigInt(record.fundingWei);
@@ -187,6 +212,7 @@ export function createFundedApprovals(deps: {
     }
     const outcome = await approveOutcome(network, record);
     if (outcome === "pending") return refuseApprove("pending", "the approve is not mined yet; settle again");
+    if (funding > 0n) await recordOutcomeCosts(network, record, outcome);
     if (outcome === "diverted") {
       await deps.store.setStatus(record.id, "diverted", DIVERTED_REASON);
       if (funding > 0n) await deps.deny.recordRevert(network.name, "payer", record.payer, DIVERTED_REASON);
@@ -217,7 +243,7 @@ export function createFundedApprovals(deps: {
     const assessed = await assess(network, approve, need);
     if (!assessed.ok || assessed.allowanceReady) return assessed;
     const caps = network.config.fundedApprove;
-    const since = new Date(Date.now() - caps.budgetWindowSeconds * 1000).toISOString();
+    const ago = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
     const claim = await deps.store.claim(
       {
         network: network.name,
@@ -229,10 +255,13 @@ export function createFundedApprovals(deps: {
         approveHash: approve.hash,
         fundingWei: assessed.funding.toString(),
       },
-      { wei: caps.budgetWei, since },
+      { wei: caps.budgetWei, since: ago(caps.budgetWindowSeconds) },
+      { wei: caps.payerCapWei, since: ago(caps.payerCapWindowSeconds) },
     );
     if (claim.kind === "over_budget")
       return refuseApprove("budget", `the funding budget of ${network.name} is spent for now; try again later`);
+    if (claim.kind === "payer_capped")
+      return refuseApprove("payer_cap", `this payer's fundings on ${network.name} reached its cap for now; try later`);
     if (claim.kind === "exists" && claim.record.approveHash !== approve.hash)
       return refuseApprove("nonce", "another approve of this payer nonce is already being funded");
     return drive(network, claim.record);

@@ -1,11 +1,15 @@
 import type { PgDb } from "../db/postgres/open";
 import {
+  COST_COLUMNS,
+  type CostRow,
   claimValues,
+  costValues,
   type FundedApproval,
   type FundingClaim,
   type FundingStore,
+  keptOf,
   overBudget,
-  sumWei,
+  spentOf,
 } from "./funding-store";
 
 /**
@@ -16,7 +20,8 @@ import {
 const BUDGET_LOCK = 0x66617076;
 
 const COLUMNS = `id, network, payer, nonce, token, spender, approve_raw AS "approveRaw", approve_hash AS "approveHash",
-  funding_wei AS "fundingWei", funding_tx_hash AS "fundingTxHash", funding_raw_tx AS "fundingRawTx", status, error,
+  funding_wei AS "fundingWei", funding_tx_hash AS "fundingTxHash", funding_raw_tx AS "fundingRawTx",
+  funding_fee_wei AS "fundingFeeWei", approve_cost_wei AS "approveCostWei", kept_wei AS "keptWei", status, error,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 type Row = Omit<FundedApproval, "id" | "nonce"> & { id: number | string; nonce: number | string };
@@ -45,7 +50,7 @@ export function createFundingStorePostgres(db: PgDb): FundingStore {
       )) as Row[];
       return rowOf(row);
     },
-    claim: (record, budget) =>
+    claim: (record, budget, payerCap) =>
       client.begin(async (tx): Promise<FundingClaim> => {
         await tx`SELECT pg_advisory_xact_lock(${BUDGET_LOCK})`;
         const [existing] = (await tx.unsafe(
@@ -53,13 +58,23 @@ export function createFundingStorePostgres(db: PgDb): FundingStore {
           [record.network, lower(record.payer), record.nonce],
         )) as Row[];
         if (existing) return { kind: "exists", record: rowOf(existing) as FundedApproval };
-        const spent = sumWei(
-          (await tx`SELECT funding_wei AS "fundingWei" FROM funded_approvals
-            WHERE network = ${record.network} AND created_at >= ${budget.since} AND funding_wei != '0'`) as {
-            fundingWei: string;
-          }[],
+        const spent = spentOf(
+          (await tx.unsafe(
+            `SELECT ${COST_COLUMNS} FROM funded_approvals WHERE network = $1 AND created_at >= $2 AND funding_wei != '0'`,
+            [record.network, budget.since],
+          )) as CostRow[],
         );
         if (overBudget(record, spent, budget)) return { kind: "over_budget", spent };
+        if (payerCap) {
+          const counted = keptOf(
+            (await tx.unsafe(
+              `SELECT ${COST_COLUMNS} FROM funded_approvals WHERE network = $1 AND payer = $2 AND created_at >= $3
+                AND funding_wei != '0'`,
+              [record.network, lower(record.payer), payerCap.since],
+            )) as CostRow[],
+          );
+          if (overBudget(record, counted, payerCap)) return { kind: "payer_capped", counted };
+        }
         const [created] = (await tx.unsafe(
           `INSERT INTO funded_approvals (network, payer, nonce, token, spender, approve_raw, approve_hash, funding_wei,
             status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $9)
@@ -72,6 +87,12 @@ export function createFundingStorePostgres(db: PgDb): FundingStore {
       const updated = await client`UPDATE funded_approvals SET status = 'funding_sent', funding_tx_hash = ${txHash},
         funding_raw_tx = ${rawTx}, updated_at = ${now()} WHERE id = ${id} AND status = 'pending' RETURNING id`;
       if (updated.length !== 1) throw new Error(`funded approval ${id} is no longer pending; its funding is not sent`);
+    },
+    async recordCosts(id, costs) {
+      const [fee, approveCost, kept] = costValues(costs);
+      await client`UPDATE funded_approvals SET funding_fee_wei = COALESCE(${fee}, funding_fee_wei),
+        approve_cost_wei = COALESCE(${approveCost}, approve_cost_wei), kept_wei = COALESCE(${kept}, kept_wei),
+        updated_at = ${now()} WHERE id = ${id}`;
     },
     async setStatus(id, status, error) {
       await client`UPDATE funded_approvals SET status = ${status}, error = ${error ?? null}, updated_at = ${now()}

@@ -47,6 +47,7 @@ export type ApproveRefusalCode =
   | "min_payment"
   | "already_funded"
   | "budget"
+  | "payer_cap"
   | "payer_denied"
   | "disabled"
   | "diverted"

@@ -34,6 +34,7 @@ const REASONS: Record<ApproveRefusalCode, string> = {
   min_payment: "erc20_approval_payment_too_small",
   already_funded: "erc20_approval_already_funded",
   budget: "erc20_approval_budget_spent",
+  payer_cap: "erc20_approval_payer_cap_reached",
   payer_denied: X402_REASONS.payerDenied,
   disabled: "erc20_approval_not_supported",
   diverted: "erc20_approval_broadcast_failed",

@@ -3,6 +3,7 @@
 // CREATE2 address, one of base's tokens too (the devnet whitelists every test token on both networks).
 import { x402Client } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { type Address, encodeFunctionData, type Hex, maxUint256, parseAbi } from "viem";
@@ -74,14 +75,31 @@ export function x402ClientOf(key: Hex) {
   return client;
 }
 
-/** @x402/fetch with the payer's client; `sent` keeps every request's headers. */
-export function fetchPayer(key: Hex) {
+/**
+ * The payer's x402 client whose signer reads allowances and nonces from `network` but cannot estimate fees (no
+ * `estimateFeesPerGas`, no `rpcUrl` to fill it in): @x402/evm then signs its approve at its defaults, 1 gwei.
+ */
+export function x402ClientWithoutFeeEstimates(key: Hex, network: Net) {
+  const chain = chainOf(network).public;
+  const reader = {
+    readContract: (args: Parameters<typeof chain.readContract>[0]) => chain.readContract(args),
+    getTransactionCount: (args: { address: Address }) => chain.getTransactionCount(args),
+  };
+  const signer = toClientEvmSigner(privateKeyToAccount(key), reader as never);
+  if (signer.estimateFeesPerGas) throw new Error("the signer can estimate fees");
+  const client = registerExactEvmScheme(new x402Client(), { signer });
+  client.setSpendControls({ allowedAssets: true });
+  return client;
+}
+
+/** @x402/fetch with the payer's client (x402ClientOf's unless given); `sent` keeps every request's headers. */
+export function fetchPayer(key: Hex, client: x402Client = x402ClientOf(key)) {
   const sent: Headers[] = [];
   const recording = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
     sent.push(new Headers(input instanceof Request ? input.headers : init?.headers));
     return fetch(input, init);
   }) as typeof fetch;
-  return { pay: wrapFetchWithPayment(recording, x402ClientOf(key)), sent };
+  return { pay: wrapFetchWithPayment(recording, client), sent };
 }
 
 /** The x402 v2 payload in a PAYMENT-SIGNATURE header. */

@@ -51,6 +51,36 @@ export function fundingStoreSuite(connect: () => Promise<Connected>) {
     expect(race.filter((claim) => claim.kind === "exists")).toHaveLength(2);
   });
 
+  test("what a payer kept counts against its cap (the whole funding until known) and its fundings' gas against the budget, under racing claims", async () => {
+    const stores = await connectMany(3);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const budget = { wei: 10n ** 18n, since };
+    const cap = { wei: 250n, since };
+    // A network of its own: the budget's sum is this test's fundings only.
+    const funding = (payer: string, nonce: number, wei: string) => ({ ...record(payer, nonce, wei), network: "farm" });
+    const payer = randomAddress();
+    const [store] = stores as [FundingStore];
+    const first = await store.claim(funding(payer, 0, "100"), budget, cap);
+    if (first.kind !== "created") throw new Error("not created");
+    await store.recordCosts(first.record.id, { fundingFeeWei: 20n });
+    await store.recordCosts(first.record.id, { approveCostWei: 60n, keptWei: 40n });
+    expect(await store.find("farm", payer, 0)).toMatchObject({
+      fundingFeeWei: "20",
+      approveCostWei: "60",
+      keptWei: "40",
+    });
+    // Counted: 40 kept + 20 of gas. Three racing claims of 100: one fits under 250 (its outcome unknown, all 100
+    // counted), the others are capped.
+    const race = await Promise.all(stores.map((each, i) => each.claim(funding(payer, i + 1, "100"), budget, cap)));
+    expect(race.filter((claim) => claim.kind === "created")).toHaveLength(1);
+    expect(race.filter((claim) => claim.kind === "payer_capped")).toHaveLength(2);
+    // Another payer is not counted against this one.
+    expect((await store.claim(funding(randomAddress(), 0, "100"), budget, cap)).kind).toBe("created");
+    // The budget counts each funding with its own gas: 100 + 20 + 100 + 100 = 320.
+    expect((await store.claim(funding(randomAddress(), 0, "1"), { wei: 320n, since })).kind).toBe("over_budget");
+    expect((await store.claim(funding(randomAddress(), 0, "1"), { wei: 321n, since })).kind).toBe("created");
+  });
+
   test("the journal: the funding sent once, the payer's open funding until its allowance paid, release only of the unsent", async () => {
     const [store] = (await connectMany(1)) as [FundingStore];
     const payer = randomAddress();

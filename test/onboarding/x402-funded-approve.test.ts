@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { type Hex, keccak256, parseTransaction } from "viem";
+import { type Hex, keccak256, parseGwei, parseTransaction } from "viem";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { x402ExpressShop } from "../support/x402-shop-express";
 import { listeningService, MERCHANT_API_KEY } from "../x402/support";
@@ -13,6 +13,7 @@ import {
   SPONSORING_DECLARATION,
   signedApproveOf,
   tokenOnlyPayer,
+  x402ClientWithoutFeeEstimates,
 } from "./funded-approve-support";
 
 const price = 3n * 10n ** 17n; // 0.3 TestUSDT
@@ -77,6 +78,28 @@ describe("x402 erc20ApprovalGasSponsoring: a payer with only TestUSDT and no nat
       expect(JSON.stringify(payloadOfHeaders(again.sent.at(-1) as Headers))).not.toContain("signedTransaction");
       expect(await tokenBalance(network, plainToken(), shop.payTo)).toBe(2n * price);
       expect(await nativeBalance(network, payer.address)).toBe(left);
+    });
+
+    test(`${network}: a signer that cannot estimate fees signs x402's defaults (70,000 gas at 1 gwei), which the price bounds accept`, async () => {
+      const shop = shops.find((candidate) => candidate.network === network);
+      if (!shop) throw new Error("no shop");
+      const c = chainOf(network);
+      const payer = await tokenOnlyPayer(network);
+      const paidBefore = await tokenBalance(network, plainToken(), shop.payTo);
+      const { pay, sent } = fetchPayer(payer.key, x402ClientWithoutFeeEstimates(payer.key, network));
+
+      expect((await pay(shop.itemUrl)).status).toBe(200);
+      const raw = signedApproveOf(payloadOfHeaders(sent.at(-1) as Headers));
+      const approve = parseTransaction(raw);
+      expect({ gas: approve.gas, maxFeePerGas: approve.maxFeePerGas }).toEqual({
+        gas: 70_000n,
+        maxFeePerGas: parseGwei("1"),
+      });
+      expect(await tokenBalance(network, plainToken(), shop.payTo)).toBe(paidBefore + price);
+      const receipt = await c.public.getTransactionReceipt({ hash: keccak256(raw) });
+      expect(await nativeBalance(network, payer.address)).toBe(
+        70_000n * parseGwei("1") - receipt.gasUsed * receipt.effectiveGasPrice,
+      );
     });
   }
 });
