@@ -68,7 +68,8 @@ const DENIED =
   "ORDER BY reverts DESC, last_revert_at DESC LIMIT ?";
 
 const FUNDINGS =
-  "SELECT network, payer, status, funding_wei, created_at FROM funded_approvals WHERE network = ? AND created_at >= ? " +
+  "SELECT network, payer, status, funding_wei, funding_fee_wei, approve_cost_wei, kept_wei, created_at " +
+  "FROM funded_approvals WHERE network = ? AND created_at >= ? " +
   "AND funding_wei != '0'";
 
 const fundingOf = (raw: Record<string, unknown>): FundingRow => ({
@@ -76,6 +77,9 @@ const fundingOf = (raw: Record<string, unknown>): FundingRow => ({
   payer: String(raw.payer),
   status: raw.status as FundingRow["status"],
   fundingWei: String(raw.funding_wei),
+  fundingFeeWei: raw.funding_fee_wei == null ? null : String(raw.funding_fee_wei),
+  approveCostWei: raw.approve_cost_wei == null ? null : String(raw.approve_cost_wei),
+  keptWei: raw.kept_wei == null ? null : String(raw.kept_wei),
   createdAt: String(raw.created_at),
 });
 

@@ -26,13 +26,24 @@ const OnboardingSchema = t.Object({
     { count: t.Integer(), wei: Decimal },
     { description: "fundings whose payer used the approve's nonce for another transaction: lost" },
   ),
+  fundingGas: t.Object(KnownSum.properties, { description: "what the fundings' own transactions cost in gas" }),
+  approveGas: t.Object(KnownSum.properties, { description: "what the funded approves burnt (gas used × price)" }),
+  kept: t.Object(KnownSum.properties, {
+    description: "what the payers kept of their fundings (funding − approve burnt; all of it when diverted)",
+  }),
+  payersKept: t.Array(t.Object({ payer: t.String(), fundings: t.Integer(), keptWei: Decimal }), {
+    description: "the payers who kept most of their fundings in the range, most first (at most 10)",
+  }),
   budget: t.Object(
     {
       wei: Decimal,
       windowSeconds: t.Integer(),
       spentWei: Decimal,
     },
-    { description: "fundedApprove.budgetWei per budgetWindowSeconds, and the fundings of the window ending now" },
+    {
+      description:
+        "fundedApprove.budgetWei per budgetWindowSeconds, and the fundings (with their own gas) of the window ending now",
+    },
   ),
 });
 

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import { MERCHANT, PAYER, TOKEN } from "../../src/examples";
 import { presetOf } from "../../src/networks";
-import { divertedFundedApprove, paidWithFundedApprove } from "../onboarding/funded-payments";
+import { nativeBalance } from "../onboarding/funded-approve-support";
+import { costOf, divertedFundedApprove, paidWithFundedApprove } from "../onboarding/funded-payments";
 import {
   DASHBOARD_KEY,
   type Expected,
@@ -109,8 +110,16 @@ function checks(label: string, service: () => Service, explain: Explain) {
   });
 
   test(`${label}: onboarding shows what the funded approves sent and what walked away, as the payers received it`, async () => {
-    const paid = await paidWithFundedApprove(service().post, "bsc");
-    const { received: diverted } = await divertedFundedApprove(service().post, "bsc");
+    const paidWith = await paidWithFundedApprove(service().post, "bsc");
+    const divertedBy = await divertedFundedApprove(service().post, "bsc");
+    const [paid, diverted] = [paidWith.received, divertedBy.received];
+    // What each funding's own transaction cost, and what the paid payer kept (it held nothing before), per the chain.
+    const store = (service() as any).services.stores.fundedApprovals;
+    const fundingGasOf = async (payer: string) =>
+      costOf("bsc", (await store.find("bsc", payer, 0)).fundingTxHash as `0x${string}`);
+    const fundingGas = (await fundingGasOf(paidWith.payer.address)) + (await fundingGasOf(divertedBy.payer.address));
+    const paidKept = await nativeBalance("bsc", paidWith.payer.address);
+    const kept = paidKept + diverted;
     const { networks } = (await service().get("/config")).body;
     for (const range of ["hour", "day", "month"]) {
       const summary = (await service().get(`/dashboard/api/summary?range=${range}&network=bsc`, keyed)).body;
@@ -122,8 +131,19 @@ function checks(label: string, service: () => Service, explain: Explain) {
           fundings: 2,
           fundingWei: (paid + diverted).toString(),
           diverted: { count: 1, wei: diverted.toString() },
-          // The default budget (the devnet's config sets none): every funding of this test is in its window.
-          budget: { wei: (10n ** 16n).toString(), windowSeconds: 3_600, spentWei: (paid + diverted).toString() },
+          fundingGas: { wei: fundingGas.toString(), known: 2, unknown: 0 },
+          approveGas: { wei: (paid - paidKept).toString(), known: 2, unknown: 0 },
+          kept: { wei: kept.toString(), known: 2, unknown: 0 },
+          payersKept: [
+            { payer: divertedBy.payer.address, fundings: 1, keptWei: diverted.toString() },
+            { payer: paidWith.payer.address, fundings: 1, keptWei: paidKept.toString() },
+          ],
+          // The default budget (the devnet's config sets none): every funding of this test is in its window, with its gas.
+          budget: {
+            wei: (10n ** 16n).toString(),
+            windowSeconds: 3_600,
+            spentWei: (paid + diverted + fundingGas).toString(),
+          },
         },
       ]);
     }

@@ -20,19 +20,23 @@ const price = 10n ** 18n;
 export const TRANSFER_GAS_COST = 21_000n * parseGwei("4");
 
 /** What a transaction cost its sender, from its receipt. */
-async function costOf(network: Net, hash: Hex) {
+export async function costOf(network: Net, hash: Hex) {
   const receipt = await chainOf(network).public.getTransactionReceipt({ hash });
   return receipt.gasUsed * receipt.effectiveGasPrice;
 }
 
-/** A token-only payer pays with a funded approve: answers the native coins it received (what it holds + its approve's cost). */
+/**
+ * A token-only payer pays with a funded approve: answers the native coins it received (`received`: what it holds +
+ * its approve's cost), the payer and its approve.
+ */
 export async function paidWithFundedApprove(post: Post, network: Net) {
   const payer = await tokenOnlyPayer(network);
   const requirements = plainRequirements(network, price);
   const raw = await signApprove(payer.key, network);
   const answer = await post("/settle", sponsoredBody(await permit2Payment(payer.key, requirements), requirements, raw));
   if (answer.body?.success !== true) throw new Error(`the funded payment failed: ${JSON.stringify(answer.body)}`);
-  return (await nativeBalance(network, payer.address)) + (await costOf(network, keccak256(raw)));
+  const received = (await nativeBalance(network, payer.address)) + (await costOf(network, keccak256(raw)));
+  return { received, payer, raw };
 }
 
 /**

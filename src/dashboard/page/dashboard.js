@@ -124,8 +124,10 @@
       cell(tr, f.sponsored.unknown > 0 ? `${f.sponsored.wei} (+${f.sponsored.unknown} unknown)` : f.sponsored.wei);
       cell(tr, f.latencyMs ? `${f.latencyMs.p50} / ${f.latencyMs.p95}` : null);
     });
-    // Zero-gas onboarding: what the funded approves sent, what walked away, and how near the budget window is to its
-    // bound (a row at 80% or more is flagged like a low executor).
+    // Zero-gas onboarding: what the funded approves sent, what they really cost (the fundings' gas, what the approves
+    // burnt, what the payers kept), what walked away, and how near the budget window is to its bound (a row at 80%
+    // or more is flagged like a low executor); then the payers who kept most.
+    const known = (sum) => (sum.unknown > 0 ? `${sum.wei} (+${sum.unknown} unknown)` : sum.wei);
     rows("onboarding", summary.onboarding, (tr, o) => {
       const bound = BigInt(o.budget.wei);
       const used = bound === 0n ? null : Number((BigInt(o.budget.spentWei) * 1000n) / bound) / 10;
@@ -133,10 +135,20 @@
       cell(tr, o.enabled ? o.network : `${o.network} (off)`);
       cell(tr, o.payersFunded);
       cell(tr, o.fundingWei);
+      cell(tr, known(o.fundingGas));
+      cell(tr, known(o.approveGas));
+      cell(tr, known(o.kept));
       cell(tr, o.diverted.count);
       cell(tr, o.diverted.wei);
       cell(tr, `${o.budget.spentWei} / ${o.budget.wei}${used === null ? "" : ` (${used.toFixed(1)}%)`}`);
       cell(tr, `${o.budget.windowSeconds} s`);
+    });
+    const kept = summary.onboarding.flatMap((o) => o.payersKept.map((p) => ({ network: o.network, ...p })));
+    rows("payers-kept", kept, (tr, p) => {
+      cell(tr, p.network);
+      cell(tr, p.payer, "mono");
+      cell(tr, p.fundings);
+      cell(tr, p.keptWei);
     });
   }
 
