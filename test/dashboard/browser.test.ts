@@ -11,6 +11,8 @@ import { type Address, encodeAbiParameters, erc20Abi, keccak256, toHex } from "v
 import { forgeArtifact } from "../../scripts/devnet/artifacts";
 import { DASHBOARD_CSP } from "../../src/dashboard/routes";
 import { presetOf } from "../../src/networks";
+import { nativeBalance } from "../onboarding/funded-approve-support";
+import { paidWithFundedApprove } from "../onboarding/funded-payments";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress } from "../support/chain";
 import { DASHBOARD_KEY } from "../support/dashboard";
@@ -71,6 +73,9 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
     .run(payer.address, `0x${"77".repeat(32)}`, c.token.address, randomAddress(), MARKUP, now, now);
   // Swaps sell any token: one whose contract names itself in markup, sold once and reverted once with a reason
   // in markup, as the swap journal records them (the dashboard reads the symbol from the token's contract).
+  // A token-only payer onboarded on base with a funded approve: what it kept of the funding is listed.
+  const funded = await paidWithFundedApprove(service.post, "base");
+  const kept = await nativeBalance("base", funded.payer.address);
   const hostile = await tokenWithSymbol(SYMBOL);
   expect(await c.public.readContract({ address: hostile, abi: erc20Abi, functionName: "symbol" })).toBe(SYMBOL);
   const swap = service.db.$client.query(
@@ -125,9 +130,12 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
     await page.waitForSelector("#executors tbody tr");
     expect(await page.textContent("#totals")).toContain("settlements");
     expect(await page.textContent("#flows tbody")).toContain("eoa");
-    // Onboarding: each network that funds approves, with its budget window's spend against the bound (none funded here).
+    // Onboarding: each network that funds approves, with its budget window's spend against the bound (bsc funded none).
     expect(await page.locator("#onboarding tbody tr").count()).toBe(2);
     expect(await page.textContent("#onboarding tbody")).toContain(`0 / ${10n ** 16n} (0.0%)`);
+    const keptRows = page.locator("#payers-kept tbody tr");
+    expect(await keptRows.count()).toBe(1);
+    expect(await keptRows.first().textContent()).toBe(`base${funded.payer.address}1${kept}`);
     expect(await page.locator("#executors tbody tr.low").count()).toBeGreaterThan(0);
     const link = page.locator(
       `#settlements a[href="${presetOf("bsc").explorer.tx.replace("{hash}", settled.body.transaction)}"]`,
@@ -177,7 +185,8 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
     await page.selectOption("#filter select[name=flow]", "x402");
     await page.click("#filter button[type=submit]");
     await page.waitForFunction(
-      () => (globalThis as any).document.querySelectorAll("#settlements tbody tr").length === 0,
+      // Only the funded approve's x402 payment.
+      () => (globalThis as any).document.querySelectorAll("#settlements tbody tr").length === 1,
     );
     for (const view of ["login", "figures", "attention", "recent"])
       expect(statSync(join(screenshots, `dashboard-${view}.png`)).size).toBeGreaterThan(5_000);
