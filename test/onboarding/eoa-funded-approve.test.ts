@@ -12,6 +12,7 @@ import {
   isAddressEqual,
   keccak256,
   type PublicClient,
+  parseGwei,
   parseTransaction,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -58,11 +59,12 @@ const paidCost = async (raw: Hex) => {
 };
 
 /** A relay402 EOA payment of a token-only payer on bsc, with its signed approve of the relayer. */
-async function fundedPayment(options: { spender?: Address } = {}) {
+async function fundedPayment(options: { spender?: Address; gas?: bigint; maxFeePerGas?: bigint } = {}) {
   const payer = await tokenOnlyPayer("bsc");
   const payTo = randomAddress();
   const body = await signedPayment({ network: "bsc", key: payer.key, to: payTo, value: price });
-  const raw = await signApprove(payer.key, "bsc", { spender: options.spender ?? relayer });
+  const { gas, maxFeePerGas } = options;
+  const raw = await signApprove(payer.key, "bsc", { spender: options.spender ?? relayer, gas, maxFeePerGas });
   const withApproval = { ...body, paymentPayload: { ...body.paymentPayload, approval: { signedTransaction: raw } } };
   return { payer, payTo, body, raw, withApproval };
 }
@@ -110,6 +112,29 @@ describe("relay402's EOA flow with a funded approve(relayer): a payer with only 
     });
     expect(await nativeBalance("bsc", payer.address)).toBe(0n);
     expect(await tokenBalance("bsc", plainToken(), payTo)).toBe(0n);
+  });
+
+  test("an approve at the caps /config publishes, far above what it costs, is refused with the field to fix, nobody funded", async () => {
+    const caps = (await relay.get("/config")).body.networks.bsc.fundedApprove;
+    const cases = [
+      { reason: "fee", gas: BigInt(caps.maxGas), maxFeePerGas: BigInt(caps.maxFeePerGas) },
+      { reason: "gas_limit", gas: BigInt(caps.maxGas), maxFeePerGas: parseGwei("1") },
+    ];
+    for (const { reason, ...approvePrice } of cases) {
+      const { payer, payTo, withApproval } = await fundedPayment(approvePrice);
+      expect((await relay.post("/verify", withApproval)).body).toMatchObject({ isValid: false });
+      const settled = await relay.post("/settle", withApproval);
+      expect({ reason, status: settled.status, body: settled.body }).toMatchObject({
+        reason,
+        status: 400,
+        body: {
+          code: "payment_verification_error",
+          details: { field: "paymentPayload.approval.signedTransaction", reason },
+        },
+      });
+      expect(await nativeBalance("bsc", payer.address)).toBe(0n);
+      expect(await tokenBalance("bsc", plainToken(), payTo)).toBe(0n);
+    }
   });
 });
 
