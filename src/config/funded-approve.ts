@@ -22,8 +22,11 @@ export const FUNDED_APPROVE_DEFAULTS = {
   feeFloorGwei: 1,
   /** m: the largest gas limit accepted is max(m × the approve's eth_estimateGas, 70,000). */
   gasMultiplier: 1.5,
-  /** What one payer may keep of its fundings per window (funding less what its approve burnt, plus the funding's gas). */
-  payerCapWei: 3n * 10n ** 14n,
+  /**
+   * What one payer may keep of its fundings per window (funding less what its approve burnt, plus the funding's gas):
+   * 0.001 BNB or ETH, twice the largest funding the caps allow (100,000 × 5 gwei), so an honest payer's funding always fits.
+   */
+  payerCapWei: 10n ** 15n,
   payerCapWindowSeconds: 86_400,
 } as const;
 

@@ -25,6 +25,8 @@ test("the budget counts each funding and its gas; a payer's cap counts what it k
 test("the default price bounds: k × the live fee above the floor, the 1 gwei floor and 70,000 gas x402's client signs below", () => {
   const caps = fundedApproveConfig({});
   const gwei = 10n ** 9n;
+  // The default per-payer cap holds the largest funding the published caps allow, so an honest payer's fits.
+  expect(caps.payerCapWei).toBeGreaterThanOrEqual(caps.maxGas * caps.maxFeePerGas);
   // Base or BSC today: a live fee far under 1 gwei, an approve estimated at 46k gas.
   expect(priceBounds(caps, { liveFee: gwei / 20n, estimatedGas: 46_000n })).toEqual({
     maxFeePerGas: gwei,

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { type Address, type Hex, keccak256, parseGwei } from "viem";
 import { configFromManifest } from "../../scripts/devnet/service-config";
-import { FUNDED_APPROVE_DEFAULTS } from "../../src/config/funded-approve";
+import type { Config } from "../../src/config/schema";
 import type { FundingStore } from "../../src/onboarding/funding-store";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { DASHBOARD_KEY, postgresService } from "../support/dashboard";
@@ -34,6 +34,14 @@ const price = 10n ** 18n;
 const FARM_FEE = parseGwei("1.9");
 const FARM_GAS = 70_000n;
 const keyed = { "x-dashboard-api-key": DASHBOARD_KEY };
+/**
+ * The payers' cap of these services, under the default (0.001): two cycles at the farmer's price fit (each funding
+ * ~1.33e14, of which it keeps ~0.87e14, plus ~0.21e14 of funding gas), a third would pass it.
+ */
+const PAYER_CAP = 3n * 10n ** 14n;
+const withPayerCap = (config: Config) => {
+  for (const network of Object.values(config.networks)) if (network) network.fundedApprove.payerCapWei = PAYER_CAP;
+};
 
 /** The live fee as the bound reads it: base fee plus the node's priority fee, or the gas price where there is no base fee. */
 async function liveFee(network: Net) {
@@ -77,7 +85,6 @@ async function farm(service: Service, network: Net) {
   expect(FARM_FEE).toBeLessThan(2n * live);
   const payer = await tokenOnlyPayer(network);
   const store = service.services.stores.fundedApprovals;
-  const cap = FUNDED_APPROVE_DEFAULTS.payerCapWei;
   const totals = { kept: 0n, fundingGas: 0n, approveGas: 0n, spent: 0n, fundings: 0 };
   let counted = 0n;
   let nonce = 0;
@@ -100,7 +107,7 @@ async function farm(service: Service, network: Net) {
 
     const funding = FARM_GAS * FARM_FEE - before;
     const bounded = await settle(FARM_GAS, FARM_FEE);
-    if (counted + funding > cap) {
+    if (counted + funding > PAYER_CAP) {
       // What it kept so far and this whole funding would pass its cap: refused, nothing sent.
       expect(bounded.body).toMatchObject({ success: false, errorReason: "erc20_approval_payer_cap_reached" });
       expect(await nativeBalance(network, payer.address)).toBe(before);
@@ -160,7 +167,7 @@ function checks(label: string, service: () => Service) {
 describe("SQLite", () => {
   const services = trackServices();
   afterAll(() => services.stopAll());
-  const service = services.start({ dashboardApiKey: DASHBOARD_KEY });
+  const service = services.start({ dashboardApiKey: DASHBOARD_KEY }, withPayerCap);
   checks("SQLite", () => service as unknown as Service);
 });
 
@@ -174,6 +181,7 @@ describe("PostgreSQL", () => {
       logRequests: false,
       databasePath: ":memory:",
     });
+    withPayerCap(config);
     service = await postgresService(config, await createTestDatabase("funded_approve_farming"));
   });
   checks("PostgreSQL", () => service as unknown as Service);
