@@ -66,3 +66,4 @@ export {
   type WalletSwapSettleResult,
   type WalletSwapVerifyResult,
 } from "./wallet-swap.js";
+export { type PaymentNonceSpace, paymentIdOf } from "./wire/payment-id.js";
