@@ -2,6 +2,11 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: ["./src/db/schema.ts", "./src/db/onboarding-schema.ts", "./src/db/dashboard-schema.ts"],
+  schema: [
+    "./src/db/schema.ts",
+    "./src/db/onboarding-schema.ts",
+    "./src/db/dashboard-schema.ts",
+    "./src/db/x402-schema.ts",
+  ],
   out: "./src/db/migrations",
 });

@@ -9,6 +9,7 @@ import m0005 from "./0005_dashboard_indexes.sql" with { type: "text" };
 import m0006 from "./0006_funded_approvals.sql" with { type: "text" };
 import m0007 from "./0007_dashboard_rollups.sql" with { type: "text" };
 import m0008 from "./0008_funding_costs.sql" with { type: "text" };
+import m0009 from "./0009_x402_payment_identifiers.sql" with { type: "text" };
 
 export const POSTGRES_MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_initial", sql: m0000 },
@@ -20,4 +21,5 @@ export const POSTGRES_MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0006_funded_approvals", sql: m0006 },
   { name: "0007_dashboard_rollups", sql: m0007 },
   { name: "0008_funding_costs", sql: m0008 },
+  { name: "0009_x402_payment_identifiers", sql: m0009 },
 ];
