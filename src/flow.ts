@@ -69,6 +69,8 @@ export type BodyReader = {
   matches(body: unknown): boolean;
   verify(body: unknown): Promise<unknown>;
   settle(body: unknown): Promise<unknown>;
+  /** The HTTP status of one of its answers, when not 200 (x402's payment-identifier conflict is 409). */
+  statusOf?(answer: unknown): number;
 };
 
 /** What the routes of a flow are given besides its own service. */

@@ -10,7 +10,8 @@ import type { Payments } from "./payments";
 
 /**
  * A body another flow reads (x402's, with a top-level numeric x402Version) is answered by that flow before the
- * interface's schema sees it, in its shapes and always 200 (x402 clients throw on any other status).
+ * interface's schema sees it, in its shapes and 200 (x402 clients throw on any other status), unless the reader
+ * says otherwise (x402's payment-identifier conflict is 409, as that extension asks).
  */
 export function paymentRoutes(payments: Payments, readers: readonly BodyReader[]) {
   const readerOf = (path: string, body: unknown) =>
@@ -21,7 +22,9 @@ export function paymentRoutes(payments: Payments, readers: readonly BodyReader[]
       transform: async ({ body, status }) => {
         // Elysia ends the request with a status() a transform returns (its types only allow void).
         const reader = readerOf("/verify", body);
-        if (reader) return status(200, (await reader.verify(body)) as never) as never;
+        if (!reader) return;
+        const answer = await reader.verify(body);
+        return status((reader.statusOf?.(answer) ?? 200) as 200, answer as never) as never;
       },
       response: { 200: PaymentVerifyResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
       detail: {
@@ -35,7 +38,9 @@ export function paymentRoutes(payments: Payments, readers: readonly BodyReader[]
       body: PaymentBodySchema,
       transform: async ({ body, status }) => {
         const reader = readerOf("/settle", body);
-        if (reader) return status(200, (await reader.settle(body)) as never) as never;
+        if (!reader) return;
+        const answer = await reader.settle(body);
+        return status((reader.statusOf?.(answer) ?? 200) as 200, answer as never) as never;
       },
       response: { 200: PaymentSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
       detail: {

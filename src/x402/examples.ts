@@ -126,7 +126,7 @@ export const X402_EXAMPLES: Record<string, Examples> = {
           { x402Version: 2, scheme: "exact", network: "eip155:8453", extra: SUPPORTED_EXTRA },
           { x402Version: 1, scheme: "exact", network: "base", extra: SUPPORTED_EXTRA },
         ],
-        extensions: ["erc20ApprovalGasSponsoring"],
+        extensions: ["erc20ApprovalGasSponsoring", "payment-identifier"],
         signers: { "eip155:*": [EXECUTOR] },
       },
     },

@@ -5,6 +5,8 @@ import type { NetworkRuntime } from "../chain/networks";
 export const EIP2612_GAS_SPONSORING = "eip2612GasSponsoring";
 /** x402's extension of a signed approve the facilitator funds and broadcasts (src/x402/erc20-approval.ts). */
 export const ERC20_APPROVAL_GAS_SPONSORING = "erc20ApprovalGasSponsoring";
+/** x402's idempotency key of a payment, bound to its payer and exact body (src/x402/payment-identifier.ts). */
+export const PAYMENT_IDENTIFIER = "payment-identifier";
 
 /** A JSON object of an x402 body, read field by field (bodies and their extensions are untrusted input). */
 export type Json = Record<string, unknown>;
@@ -13,7 +15,7 @@ export const isObject = (value: unknown): value is Json => typeof value === "obj
 /**
  * GET /supported's `extensions`: eip2612GasSponsoring where a token paid through Permit2 (`served`: the networks
  * with the assets they take) has EIP-2612 permit; erc20ApprovalGasSponsoring where one of the x402 networks funds
- * approves.
+ * approves; payment-identifier wherever x402 settles.
  */
 export function supportedExtensions(
   x402Networks: readonly NetworkRuntime[],
@@ -26,5 +28,6 @@ export function supportedExtensions(
   return [
     ...(permitSponsored ? [EIP2612_GAS_SPONSORING] : []),
     ...(approvesFunded ? [ERC20_APPROVAL_GAS_SPONSORING] : []),
+    ...(served.length > 0 ? [PAYMENT_IDENTIFIER] : []),
   ];
 }

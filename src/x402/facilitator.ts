@@ -1,4 +1,4 @@
-import { type Address, encodeFunctionData, type Hex, isAddressEqual, parseEventLogs } from "viem";
+import type { Address } from "viem";
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import type { TransactionRequest } from "../chain/types";
 import { createSingleFlight } from "../concurrency/single-flight";
@@ -10,12 +10,19 @@ import { createAuthorizationSettlement, type SettlementVerdict } from "../settle
 import type { PaymentRules } from "../settlement/payment-rules";
 import { reconcileUnfinished } from "../settlement/reconcile-unfinished";
 import { checkX402Payment, passesLocalChecks } from "./check-payment";
-import { eip3009TokenAbi } from "./eip3009";
+import { eip3009AuthorizationUsed, judgeEip3009 } from "./eip3009-judge";
 import { x402AssetsOf, x402NetworkOf } from "./networks";
-import { nonceKey, PERMIT2 } from "./permit2";
-import { checkPermit2Payment, judgePermit2, permit2NonceUsed, permit2SettleRequest } from "./permit2-payment";
+import {
+  IDENTIFIER_CONFLICT,
+  type PaymentIdentifier,
+  paymentIdentifierOf,
+  paymentIdentifiers,
+} from "./payment-identifier";
+import { PERMIT2 } from "./permit2";
+import { checkPermit2Payment, judgePermit2, permit2NonceUsed } from "./permit2-payment";
 import { X402_REASONS, type X402Refusal } from "./reasons";
 import type { X402SettlementStore } from "./settlement-store";
+import { settlementOf } from "./settlement-terms";
 import { parseX402Body, payerOf, type X402Body, type X402Payment } from "./wire";
 
 export type X402VerifyResponse = { isValid: boolean; invalidReason?: string; invalidMessage?: string; payer?: string };
@@ -29,12 +36,10 @@ export type X402SettleResponse = {
   amount?: string;
 };
 
-/** How far back a foreign execution of an authorization is looked for. */
-const LOOKBACK_BLOCKS = 10_000n;
-
 type Outcome =
   | { kind: "success"; record: X402Settlement }
-  | { kind: "refused"; refusal: X402Refusal; message: string; transaction?: string };
+  | { kind: "refused"; refusal: X402Refusal; message: string; transaction?: string; inFlight?: true }
+  | { kind: "conflict" };
 
 const refused = (refusal: X402Refusal, message: string, transaction?: string): Outcome => ({
   kind: "refused",
@@ -42,55 +47,20 @@ const refused = (refusal: X402Refusal, message: string, transaction?: string): O
   message,
   ...(transaction ? { transaction } : {}),
 });
+/** The payment is claimed by another settle, here or on another instance, and not concluded yet. */
+const inFlight = (): Outcome => ({
+  kind: "refused",
+  refusal: "nonceUsed",
+  message: "this payment is being settled for another request",
+  inFlight: true,
+});
+/** How often a settle under a payment identifier looks again at the same payment settled by another request. */
+const IN_FLIGHT_POLL_MS = 100;
 
 type Method = X402Payment["method"];
 
 /** A record of a Permit2 payment: its nonce space is Permit2's. */
 const isPermit2Record = (record: X402Settlement) => record.contract === PERMIT2.toLowerCase();
-
-/**
- * What a payment settles, the same for both methods: the record's key (the contract whose nonce space it
- * uses: the token for EIP-3009, Permit2 for Permit2), its terms, and the transaction that executes it.
- */
-function settlementOf(network: NetworkRuntime, payment: X402Payment) {
-  if (payment.method === "eip3009") {
-    const auth = payment.authorization;
-    return {
-      key: { network: network.name, contract: auth.token, payer: auth.from, nonce: auth.nonce },
-      terms: {
-        token: auth.token,
-        recipient: auth.to,
-        amount: auth.value.toString(),
-        validAfter: Number(auth.validAfter),
-        validBefore: Number(auth.validBefore),
-        signature: auth.signature,
-      },
-      request: () => ({
-        to: auth.token,
-        data: encodeFunctionData({
-          abi: eip3009TokenAbi,
-          functionName: "transferWithAuthorization",
-          args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, auth.signature],
-        }),
-        gas: BigInt(network.config.settleGasLimit),
-      }),
-    };
-  }
-  const permit = payment.permit;
-  return {
-    key: { network: network.name, contract: PERMIT2, payer: permit.from, nonce: nonceKey(permit.nonce) },
-    terms: {
-      token: permit.token,
-      recipient: permit.to,
-      amount: permit.amount.toString(),
-      validAfter: Number(permit.validAfter),
-      validBefore: Number(permit.deadline),
-      signature: permit.signature,
-    },
-    /** With the payment's EIP-2612 permit (`settleWithPermit`) unless `plain`. */
-    request: (plain?: boolean) => permit2SettleRequest(network, permit, plain ? undefined : payment.eip2612),
-  };
-}
 
 /** The method's refusal for a nonce the chain shows used (the one-success rule answers nonceUsed for both). */
 const nonceGone = (method: Method): X402Refusal => (method === "permit2" ? "permit2Nonce" : "nonceUsed");
@@ -99,16 +69,9 @@ const nonceGone = (method: Method): X402Refusal => (method === "permit2" ? "perm
  * The x402 facilitator: /verify and /settle for x402 bodies, scheme `exact` with EIP-3009 on the token or
  * Permit2 through x402's exact proxy. Settlement goes through the durable sender with simulation; records are
  * keyed by (network, token or Permit2, payer, nonce). One payment, one success: only the first settle that
- * sees it settled answers success (the database's conditional update decides, across requests and processes).
+ * sees it settled answers success (the database's conditional update decides, across requests and processes),
+ * besides the settles under x402's payment identifier bound to that body (src/x402/payment-identifier.ts).
  */
-const authorizationUsed = (network: NetworkRuntime, record: X402Settlement) =>
-  network.client.readContract({
-    address: record.contract as Address,
-    abi: eip3009TokenAbi,
-    functionName: "authorizationState",
-    args: [record.payer as Address, record.nonce as Hex],
-  });
-
 export function createX402Facilitator(deps: {
   networks: Networks;
   /** SQLite's store through asAsync, or PostgreSQL's: every call awaited, the claim one statement. */
@@ -119,6 +82,7 @@ export function createX402Facilitator(deps: {
   onPayerRevert?(network: NetworkRuntime, payer: Address, reason: string): Promise<void> | void;
 }) {
   const once = createSingleFlight();
+  const identifiers = paymentIdentifiers(deps.store);
 
   const machine = createAuthorizationSettlement<X402Settlement>({
     store: deps.store,
@@ -127,37 +91,10 @@ export function createX402Facilitator(deps: {
     onPayerRevert: (network, payer) => deps.onPayerRevert?.(network, payer as Address, "x402 settlement reverted"),
     chain: {
       nonceUsed: (network, record) =>
-        isPermit2Record(record) ? permit2NonceUsed(network, record) : authorizationUsed(network, record),
-      /**
-       * Anyone may submit a signed authorization: another transaction counts only if it moved exactly this
-       * payment, Transfer(from, to, value) on the token.
-       */
-      async judge(network, record, reverted) {
-        if (isPermit2Record(record)) return judgePermit2(network, record, reverted);
-        if (!(await authorizationUsed(network, record))) return {};
-        const token = record.contract as Address;
-        const toBlock = reverted?.blockNumber ?? (await network.client.getBlockNumber());
-        const [log] = await network.client.getContractEvents({
-          address: token,
-          abi: eip3009TokenAbi,
-          eventName: "AuthorizationUsed",
-          args: { authorizer: record.payer as Address, nonce: record.nonce as Hex },
-          fromBlock: toBlock > LOOKBACK_BLOCKS ? toBlock - LOOKBACK_BLOCKS : 0n,
-          toBlock,
-        });
-        const foreign = log ? await network.client.getTransactionReceipt({ hash: log.transactionHash }) : null;
-        const paid = foreign
-          ? parseEventLogs({ abi: eip3009TokenAbi, eventName: "Transfer", logs: foreign.logs }).some(
-              (transfer) =>
-                isAddressEqual(transfer.address, token) &&
-                isAddressEqual(transfer.args.from, record.payer as Address) &&
-                isAddressEqual(transfer.args.to, record.recipient as Address) &&
-                transfer.args.value === BigInt(record.amount),
-            )
-          : false;
-        if (foreign && paid) return { paid: foreign };
-        return { usedBy: "the nonce was used or canceled without this transfer" };
-      },
+        isPermit2Record(record) ? permit2NonceUsed(network, record) : eip3009AuthorizationUsed(network, record),
+      /** Anyone may submit a signed authorization: another transaction counts only if it moved exactly this payment. */
+      judge: (network, record, reverted) =>
+        isPermit2Record(record) ? judgePermit2(network, record, reverted) : judgeEip3009(network, record, reverted),
     },
   });
 
@@ -182,6 +119,13 @@ export function createX402Facilitator(deps: {
   async function verify(body: X402Body): Promise<X402VerifyResponse> {
     const read = await checked(body);
     if (!read.ok) return invalid(read.refusal, read.message, read.payer);
+    const named = paymentIdentifierOf(body);
+    if (!named.ok) return invalid("malformed", named.message, read.payer);
+    const bound = named.identifier ? await identifiers.boundTo(read.payer, named.identifier) : "nothing";
+    if (bound !== "nothing")
+      return bound === "this"
+        ? { isValid: true, payer: read.payer }
+        : invalid("paymentIdentifierConflict", IDENTIFIER_CONFLICT, read.payer);
     const check = await checkPayment(read.network, read.payment);
     if (!check.ok) return invalid(check.refusal, check.message, read.payer);
     return { isValid: true, payer: read.payer };
@@ -207,13 +151,32 @@ export function createX402Facilitator(deps: {
         : "";
     if (!read.ok) return failure(wireNetwork, read.refusal, read.message, read.payer);
     const { payment, network, payer } = read;
+    const named = paymentIdentifierOf(body);
+    if (!named.ok) return failure(payment.wireNetwork, "malformed", named.message, payer);
+    const { identifier } = named;
+    if (identifier && (await identifiers.boundTo(payer, identifier)) === "another")
+      return conflict(payment.wireNetwork, payer);
     const { key, terms } = settlementOf(network, payment);
-    const flight = `${key.network}:${key.contract}:${key.payer}:${key.nonce}:${terms.signature}`.toLowerCase();
-    const outcome = await once(flight, () => run(network, payment));
+    const flight = `${key.network}:${key.contract}:${key.payer}:${key.nonce}:${terms.signature}:${identifier?.id ?? ""}`;
+    const settleOnce = () => once(flight.toLowerCase(), () => run(network, payment, identifier));
+    let outcome = await settleOnce();
+    // Under an identifier, a duplicate waits for the settle in flight (on any instance) and answers its result.
+    const deadline = Date.now() + network.config.receiptTimeoutMs;
+    while (identifier && outcome.kind === "refused" && outcome.inFlight && Date.now() < deadline) {
+      await Bun.sleep(IN_FLIGHT_POLL_MS);
+      outcome = await settleOnce();
+    }
+    if (outcome.kind === "conflict") return conflict(payment.wireNetwork, payer);
+    if (outcome.kind === "refused" && identifier && outcome.inFlight)
+      return failure(payment.wireNetwork, "settlementPending", "being settled by another request; settle again", payer);
     if (outcome.kind === "refused")
       return failure(payment.wireNetwork, outcome.refusal, outcome.message, payer, outcome.transaction);
-    // Concurrent callers share the outcome; the database lets exactly one of them answer success.
-    if (!(await deps.store.takeSuccessAnswer(outcome.record.id)))
+    // Concurrent callers share the outcome; the database lets exactly one of them answer success, besides the
+    // requests under the payment identifier bound to this body and settlement.
+    const answers =
+      (await deps.store.takeSuccessAnswer(outcome.record.id)) ||
+      (identifier !== null && (await identifiers.answersFor(identifier, outcome.record)));
+    if (!answers)
       return failure(
         payment.wireNetwork,
         "nonceUsed",
@@ -229,6 +192,9 @@ export function createX402Facilitator(deps: {
       amount: terms.amount,
     };
   }
+
+  const conflict = (network: string, payer: string) =>
+    failure(network, "paymentIdentifierConflict", IDENTIFIER_CONFLICT, payer);
 
   const failure = (
     network: string,
@@ -282,7 +248,11 @@ export function createX402Facilitator(deps: {
     record.recipient === terms.recipient.toLowerCase() &&
     record.amount === terms.amount;
 
-  async function run(network: NetworkRuntime, payment: X402Payment): Promise<Outcome> {
+  async function run(
+    network: NetworkRuntime,
+    payment: X402Payment,
+    identifier: PaymentIdentifier | null,
+  ): Promise<Outcome> {
     const { key, terms, request } = settlementOf(network, payment);
     const known = await deps.store.find(key);
     if (known) {
@@ -299,7 +269,12 @@ export function createX402Facilitator(deps: {
     const transaction = request(plain);
 
     const { record, created } = await deps.store.claim({ ...key, ...terms });
-    if (!created) return refused("nonceUsed", "this payment is being settled for another request");
+    if (!created) return inFlight();
+    // The claim proves the body (checked, simulated): only now may its payer's id be bound to it.
+    if (identifier && !(await identifiers.bind(identifier, record))) {
+      await deps.store.release(record.id);
+      return { kind: "conflict" };
+    }
 
     const verdict = await machine.send(network, record, transaction, { simulated: !plain });
     return (
@@ -349,7 +324,7 @@ export function createX402Facilitator(deps: {
         return refused("transactionFailed", "the node refused the settlement transaction");
       case "pending":
         return verdict.why === "in_progress"
-          ? refused("nonceUsed", "this payment is being settled for another request")
+          ? inFlight()
           : refused(
               "settlementPending",
               verdict.why === "unreadable"

@@ -3,6 +3,7 @@ import type { Flow } from "../flow";
 import { withErc20ApprovalSponsoring } from "./erc20-approval";
 import { X402_ALTERNATIVES, X402_EXAMPLES } from "./examples";
 import { createX402Facilitator, type X402Facilitator } from "./facilitator";
+import { isIdentifierConflict } from "./payment-identifier";
 import { x402Routes } from "./routes";
 import { createX402SettlementStore } from "./settlement-store";
 import type { AsyncX402SettlementStore } from "./settlement-store-postgres";
@@ -33,7 +34,7 @@ export const x402Flow: Flow<"x402", X402Facilitator, AsyncX402SettlementStore> =
       {
         name: "x402",
         order: 50,
-        description: `relay402 is also an x402 facilitator: \`POST /verify\` and \`POST /settle\` take x402 v1 and v2 bodies next to the interface's own, told apart by the top-level \`x402Version\`, and answer in x402's shapes (always 200; 413 and 429 keep the error envelope). Point x402's \`HTTPFacilitatorClient\` at this service.
+        description: `relay402 is also an x402 facilitator: \`POST /verify\` and \`POST /settle\` take x402 v1 and v2 bodies next to the interface's own, told apart by the top-level \`x402Version\`, and answer in x402's shapes (200; 413 and 429 keep the error envelope; a payment identifier bound to another body is 409 with an x402 body). Point x402's \`HTTPFacilitatorClient\` at this service.
 \`GET /supported\` lists exactly the kinds served (scheme \`exact\` on the networks with x402 enabled) and the executors that send the transactions. A merchant calling for all its buyers from one address sends its key as \`x-api-key\` (configured \`merchantApiKeys\`), which lifts the per-IP rate limit.`,
       },
     ],
@@ -47,6 +48,7 @@ export const x402Flow: Flow<"x402", X402Facilitator, AsyncX402SettlementStore> =
       matches: isX402Body,
       verify: (body) => x402.verify(body as never),
       settle: (body) => x402.settle(body as never),
+      statusOf: (answer) => (isIdentifierConflict(answer) ? 409 : 200),
     },
   ],
   reconcile: (x402, which) => x402.reconcile(which),

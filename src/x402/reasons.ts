@@ -34,6 +34,8 @@ export const X402_REASONS = {
   simulationFailed: "invalid_exact_evm_transaction_simulation_failed",
   transactionFailed: "invalid_exact_evm_transaction_failed",
   settlementPending: "settlement_pending",
+  /** relay402's code (x402 has none): the payer's payment-identifier is bound to another body; answered with 409. */
+  paymentIdentifierConflict: "payment_identifier_conflict",
   malformed: "invalid_payload",
   version: "invalid_x402_version",
   // Permit2 through x402's exact proxy (tokens without EIP-3009), in @x402/evm's permit2 codes.

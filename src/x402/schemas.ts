@@ -36,7 +36,7 @@ export const X402SupportedResponseSchema = t.Object({
   ),
   extensions: t.Array(t.String(), {
     description:
-      "x402 extensions performed: eip2612GasSponsoring where a token paid through Permit2 has EIP-2612 permit (the payer's permit to Permit2 is submitted with the settlement), erc20ApprovalGasSponsoring where a network funds approves (the payer's signed approve is funded and broadcast before the settlement)",
+      "x402 extensions performed: eip2612GasSponsoring where a token paid through Permit2 has EIP-2612 permit (the payer's permit to Permit2 is submitted with the settlement), erc20ApprovalGasSponsoring where a network funds approves (the payer's signed approve is funded and broadcast before the settlement), payment-identifier wherever x402 settles (a settle retried under the same id and body answers its first result; the same id with another body of its payer is 409)",
   }),
   signers: t.Record(t.String(), t.Array(t.String()), {
     description: "per CAIP-2 family, the addresses that send settlement transactions (the executors)",

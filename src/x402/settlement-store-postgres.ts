@@ -4,6 +4,7 @@ import type { PgDb } from "../db/postgres/open";
 import { x402Settlements } from "../db/postgres/schema";
 import type { X402Settlement } from "../db/schema";
 import { claimRecordAsync, createSettlementJournalPostgres } from "../settlement/settlement-journal-postgres";
+import { createPaymentIdentifierStorePostgres } from "./payment-identifier-store-postgres";
 import type { NewX402Settlement, X402SettlementKey, X402SettlementStore } from "./settlement-store";
 
 /** The x402 settlement store on PostgreSQL: the port of settlement-store.ts with promises, the same rows. */
@@ -60,6 +61,7 @@ export function createX402SettlementStorePostgres(db: PgDb): AsyncX402Settlement
         () => find(settlement),
       ),
     ...journal,
+    ...createPaymentIdentifierStorePostgres(db),
     /** Drops a record never sent (or never mined) so that the payment can be settled again. */
     release: (id: number) => journal.release(id, true),
     /** True for exactly one caller per settled payment, across instances: the row's conditional update decides. */

@@ -3,6 +3,7 @@ import type { Db } from "../db/open";
 import { type X402Settlement, x402Settlements } from "../db/schema";
 import { createClaimStore } from "../settlement/claim-store";
 import { groupCommit } from "../settlement/settlement-journal";
+import { createPaymentIdentifierStore } from "./payment-identifier-store";
 
 export type X402SettlementKey = { network: string; contract: string; payer: string; nonce: string };
 export type NewX402Settlement = X402SettlementKey &
@@ -20,7 +21,10 @@ const keyOf = <K extends X402SettlementKey>(key: K): K => ({
 
 const p = (name: string) => sql.placeholder(name);
 
-/** x402 settlements in SQLite, one per (network, contract, payer, nonce); each state change is one statement. */
+/**
+ * x402 settlements in SQLite, one per (network, contract, payer, nonce); each state change is one statement. The
+ * payment identifiers bound to them (x402's payment-identifier) are kept beside them.
+ */
 export function createX402SettlementStore(db: Db) {
   const now = () => new Date().toISOString();
   const t = x402Settlements;
@@ -48,6 +52,7 @@ export function createX402SettlementStore(db: Db) {
   const commit = groupCommit(db);
   return {
     ...store,
+    ...createPaymentIdentifierStore(db),
     /** Drops a record never sent (or never mined) so that the payment can be settled again. */
     release: (id: number) => store.release(id, true),
     /**

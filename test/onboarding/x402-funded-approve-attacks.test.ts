@@ -186,7 +186,7 @@ describe("funded approves on x402 (bsc): what is refused costs nothing, what is 
         if (network) network.fundedApprove = { ...network.fundedApprove, enabled: false };
     });
     // Only the permit's extension stays (PUSD has EIP-2612); funded approves are no longer offered.
-    expect((await off.get("/supported")).body.extensions).toEqual(["eip2612GasSponsoring"]);
+    expect((await off.get("/supported")).body.extensions).toEqual(["eip2612GasSponsoring", "payment-identifier"]);
     const { payer, requirements, payment } = await sponsoredPayment();
     const body = sponsoredBody(payment, requirements, await signApprove(payer.key, "bsc"));
     expect((await off.post("/settle", body)).body).toMatchObject({

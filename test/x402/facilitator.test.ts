@@ -144,7 +144,7 @@ describe("GET /supported and the network switch", () => {
     expect(methods[2]).toEqual(methods[1] as string[]);
     // PUSD, paid through Permit2, has EIP-2612 permit: its payer's permit goes on-chain with the settlement; and the
     // network funds a payer's signed approve where a token has no permit.
-    expect(supported.extensions).toEqual(["eip2612GasSponsoring", "erc20ApprovalGasSponsoring"]);
+    expect(supported.extensions).toEqual(["eip2612GasSponsoring", "erc20ApprovalGasSponsoring", "payment-identifier"]);
     const executors = service.services.networks.get("base").executor.addresses;
     expect(supported.signers["eip155:*"]).toEqual(expect.arrayContaining([...executors]));
   });
