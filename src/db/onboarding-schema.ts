@@ -30,9 +30,22 @@ export const fundedApprovals = sqliteTable(
     approveCostWei: text("approve_cost_wei"),
     /** What of the funding stayed with the payer (funding − approve cost, at least 0); null until the outcome. */
     keptWei: text("kept_wei"),
-    /** pending · funding_sent · approve_sent · approved · used (its allowance paid) · diverted (nonce used elsewhere) · reverted. */
+    /**
+     * pending · funding_sent · approve_sent · approved · used (its allowance paid) · diverted (nonce used elsewhere) ·
+     * reverted · refused (the node would not take the funded approve) · abandoned (approve_sent past its deadline).
+     */
     status: text("status", {
-      enum: ["pending", "funding_sent", "approve_sent", "approved", "used", "diverted", "reverted"],
+      enum: [
+        "pending",
+        "funding_sent",
+        "approve_sent",
+        "approved",
+        "used",
+        "diverted",
+        "reverted",
+        "refused",
+        "abandoned",
+      ],
     }).notNull(),
     error: text("error"),
     createdAt: text("created_at").notNull(),

@@ -1,3 +1,4 @@
+import type { SQL } from "bun";
 import type { PgDb } from "../db/postgres/open";
 import {
   COST_COLUMNS,
@@ -24,6 +25,9 @@ const COLUMNS = `id, network, payer, nonce, token, spender, approve_raw AS "appr
   funding_fee_wei AS "fundingFeeWei", approve_cost_wei AS "approveCostWei", kept_wei AS "keptWei", status, error,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
+/** The pool, or the claim's transaction on it. */
+type Sql = Pick<SQL, "unsafe">;
+
 type Row = Omit<FundedApproval, "id" | "nonce"> & { id: number | string; nonce: number | string };
 const rowOf = (row: Row | undefined): FundedApproval | undefined =>
   row && ({ ...row, id: Number(row.id), nonce: Number(row.nonce) } as FundedApproval);
@@ -40,16 +44,17 @@ export function createFundingStorePostgres(db: PgDb): FundingStore {
     )) as Row[];
     return rowOf(row);
   };
+  const openFunding = async (sql: Sql, network: string, payer: string, token: string) => {
+    const [row] = (await sql.unsafe(
+      `SELECT ${COLUMNS} FROM funded_approvals WHERE network = $1 AND payer = $2 AND token = $3
+        AND funding_wei != '0' AND status != 'used' LIMIT 1`,
+      [network, lower(payer), lower(token)],
+    )) as Row[];
+    return rowOf(row);
+  };
   return {
     find,
-    async openFunding(network, payer, token) {
-      const [row] = (await client.unsafe(
-        `SELECT ${COLUMNS} FROM funded_approvals WHERE network = $1 AND payer = $2 AND token = $3
-          AND funding_wei != '0' AND status != 'used' LIMIT 1`,
-        [network, lower(payer), lower(token)],
-      )) as Row[];
-      return rowOf(row);
-    },
+    openFunding: (network, payer, token) => openFunding(client, network, payer, token),
     claim: (record, budget, payerCap) =>
       client.begin(async (tx): Promise<FundingClaim> => {
         await tx`SELECT pg_advisory_xact_lock(${BUDGET_LOCK})`;
@@ -58,6 +63,12 @@ export function createFundingStorePostgres(db: PgDb): FundingStore {
           [record.network, lower(record.payer), record.nonce],
         )) as Row[];
         if (existing) return { kind: "exists", record: rowOf(existing) as FundedApproval };
+        // Under the lock too: two claims of one payer at other nonces would otherwise both find no open funding.
+        const funded =
+          BigInt(record.fundingWei) > 0n
+            ? await openFunding(tx, record.network, record.payer, record.token)
+            : undefined;
+        if (funded) return { kind: "already_funded", record: funded };
         const spent = spentOf(
           (await tx.unsafe(
             `SELECT ${COST_COLUMNS} FROM funded_approvals WHERE network = $1 AND created_at >= $2 AND funding_wei != '0'`,
@@ -93,6 +104,10 @@ export function createFundingStorePostgres(db: PgDb): FundingStore {
       await client`UPDATE funded_approvals SET funding_fee_wei = COALESCE(${fee}, funding_fee_wei),
         approve_cost_wei = COALESCE(${approveCost}, approve_cost_wei), kept_wei = COALESCE(${kept}, kept_wei),
         updated_at = ${now()} WHERE id = ${id}`;
+    },
+    async fundingReplaced(id, txHash) {
+      await client`UPDATE funded_approvals SET funding_tx_hash = ${txHash}, updated_at = ${now()}
+        WHERE id = ${id} AND status = 'funding_sent'`;
     },
     async setStatus(id, status, error) {
       await client`UPDATE funded_approvals SET status = ${status}, error = ${error ?? null}, updated_at = ${now()}

@@ -17,7 +17,9 @@ export type FundingClaim =
   /** The network's fundings of the window plus this one would pass the budget: nothing was written. */
   | { kind: "over_budget"; spent: bigint }
   /** What the payer kept in its window plus this whole funding would pass its cap: nothing was written. */
-  | { kind: "payer_capped"; counted: bigint };
+  | { kind: "payer_capped"; counted: bigint }
+  /** A funding record needs funding while the payer has an open one of the token (`openFunding`): nothing written. */
+  | { kind: "already_funded"; record: FundedApproval };
 
 /** A bound on the sum of some fundings created since `since`. */
 export type FundingLimit = { wei: bigint; since: string };
@@ -38,14 +40,17 @@ export type FundingStore = {
    */
   openFunding(network: string, payer: string, token: string): Promise<FundedApproval | undefined>;
   /**
-   * Inserts a pending record when the payer's nonce has none, the budget allows its funding and (when given) so does
-   * the payer's cap on what it kept.
+   * Inserts a pending record when the payer's nonce has none, the payer has no open funding of the token (when this
+   * one needs funding), the budget allows its funding and (when given) so does the payer's cap on what it kept: all
+   * read in the transaction that inserts, so racing claims of one payer cannot both fund it.
    */
   claim(record: NewFundedApproval, budget: FundingLimit, payerCap?: FundingLimit): Promise<FundingClaim>;
   /** Writes the costs known so far (a field left out keeps its value). */
   recordCosts(id: number, costs: FundingCosts): Promise<void>;
   /** The journal write before the funding's broadcast; throws when the record is no longer pending. */
   fundingSent(id: number, txHash: string, rawTx: string): Promise<void>;
+  /** A fee-bumped replacement of the funding, journaled before its broadcast: the hash a restart looks for. */
+  fundingReplaced(id: number, txHash: string): Promise<void>;
   setStatus(id: number, status: FundedApprovalStatus, error?: string): Promise<void>;
   /** The payer's approved records of the token are marked used (its allowance paid a payment). */
   markUsed(network: string, payer: string, token: string): Promise<void>;
@@ -144,6 +149,9 @@ export function createFundingStoreSqlite(db: Db): FundingStore {
     `UPDATE funded_approvals SET status = 'funding_sent', funding_tx_hash = ?, funding_raw_tx = ?, updated_at = ?
       WHERE id = ? AND status = 'pending' RETURNING id`,
   );
+  const setReplaced = client.query<unknown, [string, string, number]>(
+    "UPDATE funded_approvals SET funding_tx_hash = ?, updated_at = ? WHERE id = ? AND status = 'funding_sent'",
+  );
   const setStatus = client.query<unknown, [string, string | null, string, number]>(
     "UPDATE funded_approvals SET status = ?, error = ?, updated_at = ? WHERE id = ?",
   );
@@ -159,6 +167,9 @@ export function createFundingStoreSqlite(db: Db): FundingStore {
   const claim = client.transaction((record: NewFundedApproval, budget: FundingLimit, payerCap?: FundingLimit) => {
     const existing = byNonce.get(record.network, lower(record.payer), record.nonce);
     if (existing) return { kind: "exists", record: existing } as FundingClaim;
+    const funded =
+      BigInt(record.fundingWei) > 0n ? open.get(record.network, lower(record.payer), lower(record.token)) : null;
+    if (funded) return { kind: "already_funded", record: funded } as FundingClaim;
     const spent = spentOf(spentSince.all(record.network, budget.since));
     if (overBudget(record, spent, budget)) return { kind: "over_budget", spent } as FundingClaim;
     if (payerCap) {
@@ -178,6 +189,7 @@ export function createFundingStoreSqlite(db: Db): FundingStore {
       if (setSent.all(txHash, rawTx, now(), id).length !== 1)
         throw new Error(`funded approval ${id} is no longer pending; its funding is not sent`);
     },
+    fundingReplaced: async (id, txHash) => void setReplaced.run(txHash, now(), id),
     setStatus: async (id, status, error) => void setStatus.run(status, error ?? null, now(), id),
     markUsed: async (network, payer, token) => void setUsed.run(now(), network, lower(payer), lower(token)),
     release: async (id) => void remove.run(id),

@@ -107,4 +107,30 @@ export function fundingStoreSuite(connect: () => Promise<Connected>) {
     await store.release(unsent.record.id);
     expect(await store.find("bsc", payer, 8)).toBeUndefined();
   });
+
+  test("a payer funded once per token: claims of its other nonces racing from three connections, one created", async () => {
+    const stores = await connectMany(3);
+    const budget = { wei: 10n ** 18n, since: new Date(0).toISOString() };
+    const payer = randomAddress();
+    const race = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((nonce) => (stores[nonce % 3] as FundingStore).claim(record(payer, nonce), budget)),
+    );
+    expect(race.filter((claim) => claim.kind === "created")).toHaveLength(1);
+    expect(race.filter((claim) => claim.kind === "already_funded")).toHaveLength(5);
+    // An approve the payer pays itself (funding 0) is no second funding.
+    expect((await (stores[0] as FundingStore).claim(record(payer, 9, "0"), budget)).kind).toBe("created");
+  });
+
+  test("a fee-bumped funding's replacement is journaled as the hash to look for", async () => {
+    const [store] = (await connectMany(1)) as [FundingStore];
+    const payer = randomAddress();
+    const claim = await store.claim(record(payer, 2), { wei: 10n ** 18n, since: new Date(0).toISOString() });
+    if (claim.kind !== "created") throw new Error("not created");
+    await store.fundingSent(claim.record.id, "0xaa", "0xbb");
+    await store.fundingReplaced(claim.record.id, "0xcc");
+    expect(await store.find("bsc", payer, 2)).toMatchObject({ fundingTxHash: "0xcc", fundingRawTx: "0xbb" });
+    await store.setStatus(claim.record.id, "abandoned", "never mined");
+    expect((await store.unfinished()).map((row) => row.id)).not.toContain(claim.record.id);
+    expect(await store.openFunding("bsc", payer, record(payer).token)).toMatchObject({ status: "abandoned" });
+  });
 }
