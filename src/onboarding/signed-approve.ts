@@ -41,6 +41,8 @@ export type ApproveRefusalCode =
   | "spender"
   | "amount"
   | "gas_limit"
+  | "gas_too_low"
+  | "signature"
   | "fee"
   | "fee_too_low"
   | "nonce"
@@ -52,6 +54,8 @@ export type ApproveRefusalCode =
   | "disabled"
   | "diverted"
   | "reverted"
+  | "node_refused"
+  | "abandoned"
   | "pending"
   | "unreadable";
 

@@ -28,6 +28,8 @@ const REASONS: Record<ApproveRefusalCode, string> = {
   spender: "erc20_approval_tx_wrong_spender",
   amount: "erc20_approval_amount_too_low",
   gas_limit: "erc20_approval_gas_limit_too_high",
+  gas_too_low: "erc20_approval_gas_limit_too_low",
+  signature: "erc20_approval_tx_invalid_signature",
   fee: "erc20_approval_fee_too_high",
   fee_too_low: "erc20_approval_fee_too_low",
   nonce: "erc20_approval_tx_wrong_nonce",
@@ -39,6 +41,8 @@ const REASONS: Record<ApproveRefusalCode, string> = {
   disabled: "erc20_approval_not_supported",
   diverted: "erc20_approval_broadcast_failed",
   reverted: "erc20_approval_tx_failed",
+  node_refused: "erc20_approval_broadcast_failed",
+  abandoned: "erc20_approval_broadcast_failed",
   pending: X402_REASONS.settlementPending,
   unreadable: X402_REASONS.unexpectedSettle,
 };
