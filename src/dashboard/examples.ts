@@ -61,6 +61,7 @@ export const DASHBOARD_EXAMPLES: Record<string, Examples> = {
             fundings: 3,
             fundingWei: "1050000000000000",
             diverted: { count: 1, wei: "350000000000000" },
+            lost: { count: 1, wei: "350000000000000" },
             fundingGas: { wei: "63000000000000", known: 3, unknown: 0 },
             approveGas: { wei: "92000000000000", known: 3, unknown: 0 },
             kept: { wei: "958000000000000", known: 3, unknown: 0 },

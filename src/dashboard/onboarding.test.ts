@@ -21,7 +21,7 @@ const row = (
   createdAt: at(minutesAgo),
 });
 
-test("the range counts sent fundings only; the budget window counts every funding of the window, as the claim does", () => {
+test("the range counts sent fundings only (diverted, refused and abandoned ones as lost); the budget window counts every funding of the window, as the claim does", () => {
   const budget = { enabled: true, budgetWei: 1000n, budgetWindowSeconds: 2 * 3600 };
   const rows = [
     row("0xA", "used", "100", 10, ["2", "46", "54"]),
@@ -30,25 +30,30 @@ test("the range counts sent fundings only; the budget window counts every fundin
     row("0xC", "pending", "5", 1), // never signed: nobody got it, yet the window's next claim counts it
     row("0xD", "used", "400", 90, ["3", "46", "354"]), // before the hour's range, inside the two-hour window
     row("0xE", "approve_sent", "9", 5, ["1"]), // funded, its approve's outcome not known yet
+    row("0xF", "refused", "11", 40, ["1", "0", "11"]), // the node refused the funded approve: the payer kept it
+    row("0xG", "abandoned", "13", 50, ["1", "0", "13"]), // never mined by its deadline
   ];
   const figures = onboardingFigures("bsc", budget, rows, at(60), now);
   expect(figures).toEqual({
     network: "bsc",
     enabled: true,
-    payersFunded: 3,
-    fundings: 4,
-    fundingWei: "146",
+    payersFunded: 5,
+    fundings: 6,
+    fundingWei: "170",
     diverted: { count: 1, wei: "30" },
-    fundingGas: { wei: "7", known: 4, unknown: 0 },
-    approveGas: { wei: "53", known: 3, unknown: 1 },
-    kept: { wei: "84", known: 3, unknown: 1 },
+    lost: { count: 3, wei: "54" },
+    fundingGas: { wei: "9", known: 6, unknown: 0 },
+    approveGas: { wei: "53", known: 5, unknown: 1 },
+    kept: { wei: "108", known: 5, unknown: 1 },
     payersKept: [
       { payer: "0xa", fundings: 2, keptWei: "54" },
       { payer: "0xb", fundings: 1, keptWei: "30" },
+      { payer: "0xg", fundings: 1, keptWei: "13" },
+      { payer: "0xf", fundings: 1, keptWei: "11" },
       { payer: "0xe", fundings: 1, keptWei: "0" },
     ],
     // Every funding of the window with its own gas, as the claim counts it.
-    budget: { wei: "1000", windowSeconds: 7200, spentWei: "561" },
+    budget: { wei: "1000", windowSeconds: 7200, spentWei: "587" },
   });
   // The rows read start at the earlier of the range and the window.
   expect(fundingsSince(at(60), budget, now)).toBe(at(120));

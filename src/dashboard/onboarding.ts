@@ -43,13 +43,19 @@ function payersKept(rows: readonly FundingRow[]) {
     .map(({ payer, fundings, kept }) => ({ payer, fundings, keptWei: kept.toString() }));
 }
 
+/**
+ * The fundings whose approve will never be mined, so the payer kept them: `diverted` (its nonce used elsewhere),
+ * `refused` (the node would not take the funded approve), `abandoned` (not mined by its deadline).
+ */
+const LOST: readonly FundedApprovalStatus[] = ["diverted", "refused", "abandoned"];
+
 /** A network's funded-approve setting, as the config parsed it. */
 export type FundingBudget = { enabled: boolean; budgetWei: bigint; budgetWindowSeconds: number };
 
 /**
  * What zero-gas onboarding cost one network: fundings created in [from, now] that were sent (a `pending` record was
  * never signed, so nobody got it), those whose payer used the approve's nonce elsewhere (`diverted`: the funding walked
- * away), what they really cost (each funding's own gas, what its approve burnt, what its payer kept, and the payers
+ * away), every funding lost (LOST, diverted included), what they really cost (each funding's own gas, what its approve burnt, what its payer kept, and the payers
  * who kept most), and the budget window's spend counted as the claim counts it (src/onboarding/funding-store.ts:
  * every record of the window, sent or about to be, with its funding's gas), so the figure is what the next claim is
  * checked against.
@@ -64,6 +70,7 @@ export function onboardingFigures(
   const inRange = rows.filter((row) => row.createdAt >= from);
   const sent = inRange.filter((row) => row.status !== "pending");
   const diverted = sent.filter((row) => row.status === "diverted");
+  const lost = sent.filter((row) => LOST.includes(row.status));
   const windowStart = new Date(now - budget.budgetWindowSeconds * 1000).toISOString();
   return {
     network,
@@ -72,6 +79,7 @@ export function onboardingFigures(
     fundings: sent.length,
     fundingWei: sumWei(sent).toString(),
     diverted: { count: diverted.length, wei: sumWei(diverted).toString() },
+    lost: { count: lost.length, wei: sumWei(lost).toString() },
     fundingGas: knownSum(sent, "fundingFeeWei"),
     approveGas: knownSum(sent, "approveCostWei"),
     kept: knownSum(sent, "keptWei"),

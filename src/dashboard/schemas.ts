@@ -26,6 +26,13 @@ const OnboardingSchema = t.Object({
     { count: t.Integer(), wei: Decimal },
     { description: "fundings whose payer used the approve's nonce for another transaction: lost" },
   ),
+  lost: t.Object(
+    { count: t.Integer(), wei: Decimal },
+    {
+      description:
+        "fundings whose approve will never be mined: diverted, refused by the node after funding, or abandoned (not mined within 30 minutes)",
+    },
+  ),
   fundingGas: t.Object(KnownSum.properties, { description: "what the fundings' own transactions cost in gas" }),
   approveGas: t.Object(KnownSum.properties, { description: "what the funded approves burnt (gas used × price)" }),
   kept: t.Object(KnownSum.properties, {

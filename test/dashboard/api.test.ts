@@ -131,6 +131,7 @@ function checks(label: string, service: () => Service, explain: Explain) {
           fundings: 2,
           fundingWei: (paid + diverted).toString(),
           diverted: { count: 1, wei: diverted.toString() },
+          lost: { count: 1, wei: diverted.toString() },
           fundingGas: { wei: fundingGas.toString(), known: 2, unknown: 0 },
           approveGas: { wei: (paid - paidKept).toString(), known: 2, unknown: 0 },
           kept: { wei: kept.toString(), known: 2, unknown: 0 },

@@ -5,6 +5,7 @@ import { afterAll, expect, test } from "bun:test";
 import { type Address, keccak256, parseTransaction } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { chainOf } from "../support/chain";
+import { DASHBOARD_KEY } from "../support/dashboard";
 import { trackServices } from "../support/service";
 import { plainToken, signApprove } from "./funded-approve-support";
 
@@ -18,7 +19,7 @@ const DEADLINE_MS = 30 * 60_000;
 
 test(`a sweep over ${STUCK} funded approves that are never mined ends within ${SWEEP_BOUND_MS / 1000} s; past the deadline they are abandoned and counted`, async () => {
   const c = chainOf("bsc");
-  const relay = services.start({}, (config) => {
+  const relay = services.start({ dashboardApiKey: DASHBOARD_KEY }, (config) => {
     const bsc = config.networks.bsc;
     if (!bsc) throw new Error("bsc not configured");
     bsc.blockTimeMs = 1_000;
@@ -83,4 +84,8 @@ test(`a sweep over ${STUCK} funded approves that are never mined ends within ${S
   expect(counted.map((row) => row.address).sort()).toEqual(late.map((payer) => payer.address.toLowerCase()).sort());
   expect(counted.every((row) => row.reverts === 1)).toBe(true);
   expect((await store.unfinished()).length).toBe(STUCK - 10);
+  const summary = await relay.get("/dashboard/api/summary?range=hour&network=bsc", {
+    "x-dashboard-api-key": DASHBOARD_KEY,
+  });
+  expect(summary.body.onboarding).toMatchObject([{ network: "bsc", fundings: STUCK, lost: { count: 10, wei: "10" } }]);
 }, 120_000);

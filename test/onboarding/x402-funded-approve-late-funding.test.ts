@@ -83,7 +83,10 @@ describe("a fee-bumped funding mined late", () => {
     const funded = await fundedWhileNothingMined();
     relay.db.$client
       .query("UPDATE funded_approvals SET funding_tx_hash = ? WHERE payer = ?")
-      .run(keccak256(rowsOf(funded.payer.address)[0]?.funding_raw_tx as `0x${string}`), funded.payer.address.toLowerCase());
+      .run(
+        keccak256(rowsOf(funded.payer.address)[0]?.funding_raw_tx as `0x${string}`),
+        funded.payer.address.toLowerCase(),
+      );
     await paidOnce(funded);
   });
 });

@@ -3,6 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { type Address, type Hex, parseGwei, parseTransaction, serializeTransaction } from "viem";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
+import { DASHBOARD_KEY } from "../support/dashboard";
 import { type JsonRpcCall, jsonRpcProxy } from "../support/json-rpc-proxy";
 import { trackServices } from "../support/service";
 import {
@@ -45,7 +46,7 @@ function serviceBehindNode(network: Net, refuse: (raw: string, calls: number) =>
     },
   });
   proxies.push(proxy);
-  const service = services.start({}, (config) => {
+  const service = services.start({ dashboardApiKey: DASHBOARD_KEY }, (config) => {
     const settings = config.networks[network];
     if (!settings) throw new Error(`${network} not configured`);
     settings.rpcUrls = [proxy.url];
@@ -167,6 +168,16 @@ for (const network of ["bsc", "base"] as const) {
         .get(payer.address.toLowerCase());
       expect(counted?.reverts).toBe(1);
       expect(await service.services.stores.fundedApprovals.unfinished()).toEqual([]);
+      const summary = await service.get(`/dashboard/api/summary?range=hour&network=${network}`, {
+        "x-dashboard-api-key": DASHBOARD_KEY,
+      });
+      expect(summary.body.onboarding).toMatchObject([
+        {
+          network,
+          diverted: { count: 0 },
+          lost: { count: 1, wei: ((gas as bigint) * (maxFeePerGas as bigint)).toString() },
+        },
+      ]);
 
       // The same payload again: the terminal answer, nothing sent; the payer's next approve is not funded.
       expect((await service.post("/settle", body)).body).toMatchObject({

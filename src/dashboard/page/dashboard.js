@@ -139,7 +139,8 @@
       cell(tr, known(o.approveGas));
       cell(tr, known(o.kept));
       cell(tr, o.diverted.count);
-      cell(tr, o.diverted.wei);
+      cell(tr, o.lost.count);
+      cell(tr, o.lost.wei);
       cell(tr, `${o.budget.spentWei} / ${o.budget.wei}${used === null ? "" : ` (${used.toFixed(1)}%)`}`);
       cell(tr, `${o.budget.windowSeconds} s`);
     });
