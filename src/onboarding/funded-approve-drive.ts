@@ -5,6 +5,7 @@ import type { NetworkRuntime } from "../chain/networks";
 import { fetchReceipt } from "../chain/receipt-poller";
 import type { DenyCounters } from "../deny/deny-counters";
 import { type Logger, shortReason } from "../logger";
+import { approveCosts, feeOf } from "./funding-costs";
 import { minedAtFundingNonce } from "./funding-search";
 import type { FundedApproval, FundingStore } from "./funding-store";
 import { type ApproveRefusal, refuseApprove } from "./signed-approve";
@@ -67,6 +68,7 @@ export function createApproveDriver(deps: { store: FundingStore; deny: DenyCount
     }
     switch (outcome.status) {
       case "mined":
+        await deps.store.recordCosts(record.id, { fundingFeeWei: feeOf(outcome.receipt) });
         if (outcome.receipt.status === "success") return null;
         await deps.store.setStatus(record.id, "reverted", "the funding reverted");
         return refuseApprove("unreadable", "the funding transaction reverted");
@@ -96,7 +98,11 @@ export function createApproveDriver(deps: { store: FundingStore; deny: DenyCount
   /** A funded approve that will not be mined: terminal, counted against its payer when it was funded, logged. */
   async function lose(network: NetworkRuntime, record: FundedApproval, status: "refused" | "abandoned", why: string) {
     await deps.store.setStatus(record.id, status, why);
-    if (record.fundingWei !== "0") await deps.deny.recordRevert(network.name, "payer", record.payer, LOST_REASON);
+    if (record.fundingWei !== "0") {
+      // Its approve burnt nothing: the payer kept the whole funding, as a diverted one does.
+      await recordOutcomeCosts(network, record, "diverted");
+      await deps.deny.recordRevert(network.name, "payer", record.payer, LOST_REASON);
+    }
     deps.logger.warn({
       event: `funded_approve_${status}`,
       network: network.name,
@@ -126,6 +132,24 @@ export function createApproveDriver(deps: { store: FundingStore; deny: DenyCount
       }
     } while (Date.now() < deadline);
     return "pending";
+  }
+
+  /**
+   * What the funding really cost once its approve's outcome is known: the approve's burn and what the payer kept
+   * (counted against its cap), and the funding's own gas if a restart left it unrecorded.
+   */
+  async function recordOutcomeCosts(
+    network: NetworkRuntime,
+    record: FundedApproval,
+    outcome: TransactionReceipt | "diverted",
+  ) {
+    const costs = approveCosts(BigInt(record.fundingWei), outcome);
+    const current = await deps.store.find(record.network, record.payer, record.nonce);
+    if (current?.fundingFeeWei === null && current.fundingTxHash) {
+      const funded = await fetchReceipt(network.client, current.fundingTxHash as `0x${string}`).catch(() => null);
+      if (funded) costs.fundingFeeWei = feeOf(funded);
+    }
+    await deps.store.recordCosts(record.id, costs);
   }
 
   /**
@@ -179,6 +203,7 @@ export function createApproveDriver(deps: { store: FundingStore; deny: DenyCount
       await lose(network, record, "abandoned", `not mined within ${APPROVE_DEADLINE_MS / 60_000} minutes`);
       return refuseApprove("abandoned", "the funded approve was never mined and was given up");
     }
+    if (funding > 0n) await recordOutcomeCosts(network, record, outcome);
     if (outcome === "diverted") {
       await deps.store.setStatus(record.id, "diverted", DIVERTED_REASON);
       if (funding > 0n) await deps.deny.recordRevert(network.name, "payer", record.payer, DIVERTED_REASON);
