@@ -22,6 +22,23 @@ export const LOST_REASON = "took funding for an approve that was never mined";
 const FUNDING_GAS = 21_000n;
 
 /**
+ * The funding's gas for a payer with code (an EIP-7702 delegation): a transfer to it runs its delegate's code, which
+ * 21,000 gas leaves no gas for, so the funding would revert. It gets room for a delegate's receive, and is simulated
+ * first, so a delegate that refuses it costs nothing (docs/security.md).
+ */
+export const DELEGATED_FUNDING_GAS = 50_000n;
+
+/** The funding transfer for a payer: plain, or (code, or code unreadable) with room for its code, simulated first. */
+async function fundingTransfer(network: NetworkRuntime, payer: Address, value: bigint) {
+  const code = await network.client.getCode({ address: payer }).catch(() => "unreadable");
+  const plain = code === undefined || code === "0x";
+  return {
+    request: { to: payer, value, data: "0x" as const, gas: plain ? FUNDING_GAS : DELEGATED_FUNDING_GAS },
+    options: { simulate: !plain },
+  };
+}
+
+/**
  * How long a funded approve may stay broadcast and unmined (`approve_sent`) before it is given up: `abandoned`,
  * counted against its payer and shown as lost. An approve the node holds at a fee the chain has passed can still
  * be mined later; its allowance then serves a next payment, unfunded.
@@ -41,13 +58,15 @@ export function createApproveDriver(deps: { store: FundingStore; deny: DenyCount
   async function fund(network: NetworkRuntime, record: FundedApproval, waitMs: number): Promise<ApproveRefusal | null> {
     let outcome: SendOutcome;
     if (record.status === "pending") {
+      const transfer = await fundingTransfer(network, record.payer as Address, BigInt(record.fundingWei));
       outcome = await sendDurably(
         network,
-        { to: record.payer as Address, value: BigInt(record.fundingWei), data: "0x", gas: FUNDING_GAS },
+        transfer.request,
         {
           signed: (hash, raw) => deps.store.fundingSent(record.id, hash, raw),
           replaced: (hash) => deps.store.fundingReplaced(record.id, hash),
         },
+        transfer.options,
       );
     } else {
       outcome = await resumeSend(network, { txHash: record.fundingTxHash, rawTx: record.fundingRawTx }, waitMs);
@@ -73,6 +92,9 @@ export function createApproveDriver(deps: { store: FundingStore; deny: DenyCount
         await deps.store.setStatus(record.id, "reverted", "the funding reverted");
         return refuseApprove("unreadable", "the funding transaction reverted");
       case "would_revert":
+        // Only a payer with code is simulated: its delegate refuses the coins, and nothing was signed.
+        await deps.store.release(record.id);
+        return refuseApprove("payer_code", `the payer's code refuses the funding transfer: ${outcome.reason}`);
       case "not_sent": {
         // Not journaled because another request (another instance) sent the funding first: that one goes on.
         const current = await deps.store.find(record.network, record.payer, record.nonce);

@@ -51,6 +51,7 @@ export type ApproveRefusalCode =
   | "budget"
   | "payer_cap"
   | "payer_denied"
+  | "payer_code"
   | "disabled"
   | "diverted"
   | "reverted"

@@ -38,6 +38,7 @@ const REASONS: Record<ApproveRefusalCode, string> = {
   budget: "erc20_approval_budget_spent",
   payer_cap: "erc20_approval_payer_cap_reached",
   payer_denied: X402_REASONS.payerDenied,
+  payer_code: "erc20_approval_tx_failed",
   disabled: "erc20_approval_not_supported",
   diverted: "erc20_approval_broadcast_failed",
   reverted: "erc20_approval_tx_failed",
