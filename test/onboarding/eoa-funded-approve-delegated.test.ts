@@ -14,8 +14,11 @@ afterAll(() => services.stopAll());
 const relay = services.start();
 const price = 10n ** 18n;
 
-/** Runtime code of the delegates: accept anything (STOP); revert anything; forward every coin received to `to`. */
-const ACCEPTS = "00";
+/**
+ * Runtime code of the delegates: accept coins and log them, as a wallet's receive() does (LOG1 of the value, topic the
+ * sender: about 1,000 gas); revert anything; forward every coin received to `to`.
+ */
+const ACCEPTS = "345f523360205fa100";
 const REFUSES = "5f5ffd";
 const forwardsTo = (to: Address) => `5f5f5f5f4773${to.slice(2).toLowerCase()}5af100`;
 
