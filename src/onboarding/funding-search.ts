@@ -34,7 +34,8 @@ export async function minedAtFundingNonce(
     if (nonce === undefined) return { kind: "unknown" };
     const client = network.client;
     const countAt = (blockNumber: bigint) => client.getTransactionCount({ address: executor, blockNumber });
-    const latest = await client.getBlockNumber();
+    // Not viem's cached block number: the block that mined the funding may be seconds old.
+    const latest = await client.getBlockNumber({ cacheTime: 0 });
     if ((await countAt(latest)) <= nonce) return { kind: "unknown" };
     const elapsed = BigInt(Math.max(0, Date.now() - Date.parse(funding.createdAt)));
     const blocks = (2n * elapsed) / BigInt(Math.max(1, network.config.blockTimeMs)) + SLACK_BLOCKS;

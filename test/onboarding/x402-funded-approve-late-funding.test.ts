@@ -6,6 +6,7 @@ import { type Address, keccak256, parseTransaction } from "viem";
 import { chainOf, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
 import {
+  type Net,
   nativeBalance,
   permit2Payment,
   plainRequirements,
@@ -17,14 +18,15 @@ import {
 
 const services = trackServices();
 afterAll(() => services.stopAll());
-const c = chainOf("bsc");
 const price = 10n ** 18n;
 
 const relay = services.start({}, (config) => {
-  const bsc = config.networks.bsc;
-  if (!bsc) throw new Error("bsc not configured");
-  bsc.replaceAfterMs = 100;
-  bsc.receiptTimeoutMs = 1_500;
+  for (const network of ["bsc", "base"] as const) {
+    const settings = config.networks[network];
+    if (!settings) throw new Error(`${network} not configured`);
+    settings.replaceAfterMs = 100;
+    settings.receiptTimeoutMs = 1_500;
+  }
 });
 
 type Row = { status: string; funding_wei: string; funding_tx_hash: string; funding_raw_tx: string };
@@ -36,10 +38,11 @@ const rowsOf = (payer: Address) =>
     .all(payer.toLowerCase());
 
 /** A sponsored payment settled while nothing is mined: the funding is sent, replaced, and still in the pool. */
-async function fundedWhileNothingMined() {
-  const payer = await tokenOnlyPayer("bsc");
-  const requirements = plainRequirements("bsc", price);
-  const raw = await signApprove(payer.key, "bsc");
+async function fundedWhileNothingMined(network: Net) {
+  const c = chainOf(network);
+  const payer = await tokenOnlyPayer(network);
+  const requirements = plainRequirements(network, price);
+  const raw = await signApprove(payer.key, network);
   const body = sponsoredBody(await permit2Payment(payer.key, requirements), requirements, raw);
   await c.test.setAutomine(false);
   try {
@@ -55,38 +58,39 @@ async function fundedWhileNothingMined() {
   } finally {
     await c.test.setAutomine(true);
   }
-  return { payer, requirements, raw, body };
+  return { network, payer, requirements, raw, body };
 }
 
 /** The settle after the late mine pays, and the payer was funded exactly once, as the chain's balances say. */
 async function paidOnce(funded: Awaited<ReturnType<typeof fundedWhileNothingMined>>) {
-  const { payer, requirements, raw, body } = funded;
+  const { network, payer, requirements, raw, body } = funded;
   const [row] = rowsOf(payer.address);
   const fundingWei = BigInt(row?.funding_wei ?? "0");
   expect(fundingWei).toBeGreaterThan(0n);
-  expect(await nativeBalance("bsc", payer.address)).toBe(fundingWei);
+  expect(await nativeBalance(network, payer.address)).toBe(fundingWei);
   expect((await relay.post("/settle", body)).body).toMatchObject({ success: true });
-  expect(await tokenBalance("bsc", plainToken(), requirements.payTo as Address)).toBe(price);
-  const receipt = await c.public.getTransactionReceipt({ hash: keccak256(raw) });
-  expect(await nativeBalance("bsc", payer.address)).toBe(fundingWei - receipt.gasUsed * receipt.effectiveGasPrice);
+  expect(await tokenBalance(network, plainToken(), requirements.payTo as Address)).toBe(price);
+  const receipt = await chainOf(network).public.getTransactionReceipt({ hash: keccak256(raw) });
+  expect(await nativeBalance(network, payer.address)).toBe(fundingWei - receipt.gasUsed * receipt.effectiveGasPrice);
   expect(rowsOf(payer.address).map((each) => each.status)).toEqual(["used"]);
   const tx = parseTransaction(raw);
   expect(fundingWei).toBe((tx.gas as bigint) * (tx.maxFeePerGas as bigint));
 }
 
-describe("a fee-bumped funding mined late", () => {
-  test("the replacement's hash is journaled: the next settle finds it mined, the funding counted once", async () => {
-    await paidOnce(await fundedWhileNothingMined());
-  });
+for (const network of ["bsc", "base"] as const)
+  describe(`a fee-bumped funding mined late, on ${network}`, () => {
+    test("the replacement's hash is journaled: the next settle finds it mined, the funding counted once", async () => {
+      await paidOnce(await fundedWhileNothingMined(network));
+    });
 
-  test("with only the original hash kept, the executor's nonce on the chain shows the funding the payer received", async () => {
-    const funded = await fundedWhileNothingMined();
-    relay.db.$client
-      .query("UPDATE funded_approvals SET funding_tx_hash = ? WHERE payer = ?")
-      .run(
-        keccak256(rowsOf(funded.payer.address)[0]?.funding_raw_tx as `0x${string}`),
-        funded.payer.address.toLowerCase(),
-      );
-    await paidOnce(funded);
+    test("with only the original hash kept, the executor's nonce on the chain shows the funding the payer received", async () => {
+      const funded = await fundedWhileNothingMined(network);
+      relay.db.$client
+        .query("UPDATE funded_approvals SET funding_tx_hash = ? WHERE payer = ?")
+        .run(
+          keccak256(rowsOf(funded.payer.address)[0]?.funding_raw_tx as `0x${string}`),
+          funded.payer.address.toLowerCase(),
+        );
+      await paidOnce(funded);
+    });
   });
-});
