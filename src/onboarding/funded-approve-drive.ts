@@ -1,4 +1,4 @@
-import type { Address, TransactionReceipt } from "viem";
+import { type Address, type Hex, parseTransaction, type TransactionReceipt } from "viem";
 import { resumeSend, type SendOutcome, sendDurably } from "../chain/durable-send";
 import { BroadcastRejectedError } from "../chain/errors";
 import type { NetworkRuntime } from "../chain/networks";
@@ -47,6 +47,23 @@ export const APPROVE_DEADLINE_MS = 30 * 60_000;
 
 /** A node's refusal that says nothing about the transaction: its pool is full, or it limits us. */
 const TRANSIENT_REFUSAL = /pool is full|txpool is full|rate limit|too many requests/i;
+
+/**
+ * The node's words when its refusal of a funded approve is final, else null: a transport failure, a full pool or a
+ * rate limit say nothing of the approve, nor does "insufficient funds" while the payer still holds the approve's cost
+ * (a node behind the one that mined the funding, as a load-balanced RPC may be). Funds gone (a delegate moved them)
+ * or any other refusal is final.
+ */
+async function finalRefusal(network: NetworkRuntime, record: FundedApproval, error: unknown): Promise<string | null> {
+  if (!(error instanceof BroadcastRejectedError)) return null;
+  const words = shortReason(error.details ?? error.message);
+  if (TRANSIENT_REFUSAL.test(words)) return null;
+  if (!/insufficient funds/i.test(words)) return words;
+  const approve = parseTransaction(record.approveRaw as Hex);
+  const cost = (approve.gas ?? 0n) * (approve.maxFeePerGas ?? approve.gasPrice ?? 0n);
+  const balance = await network.client.getBalance({ address: record.payer as Address }).catch(() => null);
+  return balance !== null && balance < cost ? words : null;
+}
 
 /**
  * A funded approve's record driven from wherever it stands to its approve's outcome: the funding sent or resumed
@@ -209,13 +226,13 @@ export function createApproveDriver(deps: { store: FundingStore; deny: DenyCount
     try {
       await network.executor.rebroadcast(record.approveRaw as `0x${string}`);
     } catch (error) {
-      const words = error instanceof BroadcastRejectedError ? (error.details ?? error.message) : null;
-      if (words !== null && !TRANSIENT_REFUSAL.test(words)) {
+      const words = await finalRefusal(network, record, error);
+      if (words !== null) {
         // Funded, yet refused: the payer holds the funding and the approve can never be mined as signed.
         const late = await fetchReceipt(network.client, record.approveHash as `0x${string}`).catch(() => null);
         if (!late) {
-          await lose(network, record, "refused", shortReason(words));
-          return refuseApprove("node_refused", `the node refused the approve: ${shortReason(words)}`);
+          await lose(network, record, "refused", words);
+          return refuseApprove("node_refused", `the node refused the approve: ${words}`);
         }
       } else deps.logger.warn({ event: "funded_approve_broadcast", network: network.name, reason: shortReason(error) });
     }

@@ -193,5 +193,25 @@ for (const network of ["bsc", "base"] as const) {
       expect(await nativeBalance(network, payer.address)).toBe((gas as bigint) * (maxFeePerGas as bigint));
       expect(await tokenBalance(network, plainToken(), requirements.payTo as Address)).toBe(0n);
     });
+
+    test("a node behind the one that mined the funding answers the funded approve 'insufficient funds' while the payer holds it: not refused, the next settle pays", async () => {
+      const payer = await tokenOnlyPayer(network);
+      const requirements = plainRequirements(network, price);
+      const raw = await signApprove(payer.key, network);
+      const lagging = { error: { code: -32000, message: "insufficient funds for gas * price + value" } };
+      // The check before the funding is the real one; the first broadcast after it meets the lagging node.
+      const service = serviceBehindNode(network, (sent, calls) =>
+        sent === raw.toLowerCase() && calls === 1 ? lagging : undefined,
+      );
+      const body = sponsoredBody(await permit2Payment(payer.key, requirements), requirements, raw);
+      expect((await service.post("/settle", body)).body).toMatchObject({
+        success: false,
+        errorReason: "settlement_pending",
+      });
+      expect(rowsOf(service, payer.address).map((row) => row.status)).toEqual(["approve_sent"]);
+      expect((await service.post("/settle", body)).body).toMatchObject({ success: true });
+      expect(await tokenBalance(network, plainToken(), requirements.payTo as Address)).toBe(price);
+      expect(rowsOf(service, payer.address).map((row) => row.status)).toEqual(["used"]);
+    });
   });
 }
