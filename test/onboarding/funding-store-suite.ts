@@ -56,8 +56,13 @@ export function fundingStoreSuite(connect: () => Promise<Connected>) {
     const since = new Date(Date.now() - 60_000).toISOString();
     const budget = { wei: 10n ** 18n, since };
     const cap = { wei: 250n, since };
-    // A network of its own: the budget's sum is this test's fundings only.
-    const funding = (payer: string, nonce: number, wei: string) => ({ ...record(payer, nonce, wei), network: "farm" });
+    // A network of its own: the budget's sum is this test's fundings only. A token per nonce: the cap counts across
+    // tokens, while one open funding per payer and token is the claim's other rule (tested below).
+    const funding = (payer: string, nonce: number, wei: string) => ({
+      ...record(payer, nonce, wei),
+      network: "farm",
+      token: `0x${String(nonce + 1).padStart(40, "0")}`,
+    });
     const payer = randomAddress();
     const [store] = stores as [FundingStore];
     const first = await store.claim(funding(payer, 0, "100"), budget, cap);
