@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { encodeFunctionData, maxUint256, parseGwei, parseTransaction, serializeTransaction } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { intrinsicGas, unacceptableApprove } from "./approve-preflight";
+import { INSUFFICIENT_FUNDS, intrinsicGas, unacceptableApprove } from "./approve-preflight";
 import { approveAbi, readSignedApprove } from "./signed-approve";
 
 const account = privateKeyToAccount(generatePrivateKey());
@@ -51,4 +51,15 @@ describe("what a node refuses whatever the sender holds, read from the signed by
     expect(unacceptableApprove(await read(raw))).toBeNull();
     expect(unacceptableApprove(approve)).toMatchObject({ ok: false, code: "signature" });
   });
+});
+
+test("the nodes' words for a sender short of coins, and only those, read as insufficient funds", () => {
+  for (const words of [
+    "insufficient funds for gas * price + value: balance 0, tx cost 350000000000000, overshot 350000000000000",
+    "Insufficient funds for gas * price + value",
+    "InsufficientFunds, Account balance: 0, cumulative cost: 350000000000000",
+  ])
+    expect(INSUFFICIENT_FUNDS.test(words)).toBe(true);
+  for (const words of ["transaction underpriced", "intrinsic gas too low", "nonce too high", "invalid sender"])
+    expect(INSUFFICIENT_FUNDS.test(words)).toBe(false);
 });

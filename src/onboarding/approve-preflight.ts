@@ -66,8 +66,11 @@ export async function queuedBehind(
   );
 }
 
-/** The node's words for a transaction that only lacks its sender's coins: what an unfunded approve must get. */
-const INSUFFICIENT_FUNDS = /insufficient funds/i;
+/**
+ * The node's words for a transaction that only lacks its sender's coins: what an unfunded approve must get (geth and
+ * its forks, reth, erigon: "insufficient funds for gas * price + value"; Nethermind: "InsufficientFunds").
+ */
+export const INSUFFICIENT_FUNDS = /insufficient[ _]?funds/i;
 
 /**
  * The node's own verdict on the approve before it is funded: a node validates a raw transaction's fields first

@@ -5,6 +5,7 @@ import type { NetworkRuntime } from "../chain/networks";
 import { fetchReceipt } from "../chain/receipt-poller";
 import type { DenyCounters } from "../deny/deny-counters";
 import { type Logger, shortReason } from "../logger";
+import { INSUFFICIENT_FUNDS } from "./approve-preflight";
 import { approveCosts, feeOf } from "./funding-costs";
 import { minedAtFundingNonce } from "./funding-search";
 import type { FundedApproval, FundingStore } from "./funding-store";
@@ -58,7 +59,7 @@ async function finalRefusal(network: NetworkRuntime, record: FundedApproval, err
   if (!(error instanceof BroadcastRejectedError)) return null;
   const words = shortReason(error.details ?? error.message);
   if (TRANSIENT_REFUSAL.test(words)) return null;
-  if (!/insufficient funds/i.test(words)) return words;
+  if (!INSUFFICIENT_FUNDS.test(words)) return words;
   const approve = parseTransaction(record.approveRaw as Hex);
   const cost = (approve.gas ?? 0n) * (approve.maxFeePerGas ?? approve.gasPrice ?? 0n);
   const balance = await network.client.getBalance({ address: record.payer as Address }).catch(() => null);
