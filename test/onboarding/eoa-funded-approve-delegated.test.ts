@@ -7,6 +7,7 @@ import type { Address, Hex } from "viem";
 import { signedPayment } from "../support/authorization";
 import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
+import { until } from "../support/until";
 import { type Net, nativeBalance, plainToken, signApprove, tokenOnlyPayer } from "./funded-approve-support";
 
 const services = trackServices();
@@ -47,6 +48,11 @@ async function delegatedPayer(network: Net, delegate: Address) {
   const hash = await wallet.sendTransaction({ to: payer.address, authorizationList: [authorization], gas: 100_000n });
   await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   await c.test.setBalance({ address: payer.address, value: 0n });
+  // The approve is signed at the pending nonce, which anvil may still count from its pool for a moment after the receipt.
+  await until(
+    "the payer's pending nonce to be 2",
+    async () => (await c.public.getTransactionCount({ address: payer.address, blockTag: "pending" })) === 2,
+  );
   expect(await c.public.getCode({ address: payer.address })).toBe(`0xef0100${delegate.slice(2).toLowerCase()}`);
   return payer;
 }

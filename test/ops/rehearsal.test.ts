@@ -86,6 +86,9 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
   }
 
   const nonceOf = (address: Address) => chain.public.getTransactionCount({ address });
+  /** A dry run with these flags; the deploy key stays the owner, which a mainnet's deploy wants said. */
+  const dryRun = (...flags: string[]) =>
+    runDeploy(["--rpc-url", chain.rpcUrl, ...flags, "--keep-deploy-key-owner", "--dry-run"]);
   const balanceOf = (holder: Address) =>
     chain.public.readContract({
       address: chain.token.address,
@@ -181,7 +184,7 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
 
     test("deploy --dry-run prints the plan with its gas and cost and sends nothing", async () => {
       const before = await nonceOf(deployer);
-      const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--keep-deploy-key-owner", "--dry-run"]);
+      const run = await dryRun();
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`EntryPoint v0.7 ${CANONICAL.entryPointV07.address}: present`);
@@ -200,25 +203,10 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
     });
 
     test("incognito with the repository's devnet verifier is refused unless --allow-untrusted-setup", async () => {
-      const refused = await runDeploy([
-        "--rpc-url",
-        chain.rpcUrl,
-        "--features",
-        "payments,incognito",
-        "--keep-deploy-key-owner",
-        "--dry-run",
-      ]);
+      const refused = await dryRun("--features", "payments,incognito");
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain("--allow-untrusted-setup");
-      const allowed = await runDeploy([
-        "--rpc-url",
-        chain.rpcUrl,
-        "--features",
-        "payments,incognito",
-        "--allow-untrusted-setup",
-        "--keep-deploy-key-owner",
-        "--dry-run",
-      ]);
+      const allowed = await dryRun("--features", "payments,incognito", "--allow-untrusted-setup");
       expect(allowed.code).toBe(0);
       expect(allowed.stdout).toMatch(/PrivacyPool 0x[0-9a-fA-F]{40}: to deploy/);
       expect(allowed.stdout).toContain(`PoseidonT3 ${CANONICAL.poseidonT3.address}: missing`);
@@ -398,7 +386,7 @@ for (const { network, chainId, x402Extra, binary } of REHEARSALS) {
       const replaced = network === "bsc" ? CANONICAL.multicall3 : CANONICAL.permit2;
       await chain.test.setCode({ address: replaced.address, bytecode: "0x60006000f3" as Hex });
       const before = await nonceOf(deployer);
-      const run = await runDeploy(["--rpc-url", chain.rpcUrl, "--keep-deploy-key-owner", "--dry-run"]);
+      const run = await dryRun();
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(`${replaced.name} at ${replaced.address} holds other code`);
       expect(await nonceOf(deployer)).toBe(before);

@@ -19,6 +19,7 @@ import { startServer } from "../../src/server";
 import { signedPayment } from "../support/authorization";
 import { chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { getTestDevnet } from "../support/devnet";
+import { jsonCaller } from "../support/json-call";
 
 /** The type relayers signed before route binding (no router, no routeHash). */
 const TYPE_BEFORE_ROUTE_BINDING =
@@ -107,14 +108,7 @@ describe("a relayer deployed before route binding", () => {
     const lines: string[] = [];
     const service = await startServer(config, { logSink: (line) => lines.push(line) });
     stops.push(() => service.stop());
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${service.url}${path}`, {
-        method,
-        headers: body === undefined ? {} : { "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.status, body: (await response.json()) as any };
-    };
+    const call = jsonCaller(service.url);
 
     const health = await call("GET", "/health");
     expect(health.status).toBe(200);

@@ -11,6 +11,7 @@ import { startServer } from "../../src/server";
 import { swapWiringProblem } from "../../src/swap/swap-wiring";
 import { chainOf, NETWORK_NAMES, randomAddress } from "../support/chain";
 import { getTestDevnet } from "../support/devnet";
+import { jsonCaller } from "../support/json-call";
 
 // The start checks that every configured swap router is whitelisted on the relayer with its kind and that the
 // factory and init-code hash compute real pools. A mistake switches swaps off on that network (degraded in
@@ -91,14 +92,7 @@ describe("swap wiring, checked at start", () => {
     });
     const service = await startServer(config, { silent: true });
     try {
-      const call = async (method: string, path: string, body?: unknown) => {
-        const response = await fetch(`${service.url}${path}`, {
-          method,
-          headers: body === undefined ? {} : { "content-type": "application/json" },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        return { status: response.status, body: (await response.json()) as any };
-      };
+      const call = jsonCaller(service.url);
       const health = await call("GET", "/health");
       expect(health.status).toBe(200);
       expect(health.body.status).toBe("degraded");
