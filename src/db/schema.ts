@@ -39,6 +39,11 @@ export const eoaSettlements = sqliteTable(
     effectiveGasPrice: text("effective_gas_price"),
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
+    /**
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
+     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     */
+    paymentId: text("payment_id"),
   },
   (table) => [
     uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce),
@@ -48,6 +53,9 @@ export const eoaSettlements = sqliteTable(
     index("eoa_settlements_updated").on(table.updatedAt),
     // Records not concluded (the dashboard's stuck list and gauge), a few among many.
     index("eoa_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
+    // The payment lookup (src/lookup): by id, and every payment of one transaction.
+    index("eoa_settlements_payment_id").on(table.paymentId),
+    index("eoa_settlements_tx_hash").on(table.txHash),
   ],
 );
 
@@ -90,6 +98,8 @@ export const issuedUserOps = sqliteTable(
     actualGasUsed: text("actual_gas_used"),
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
+    /** The bundle transaction's block, from its receipt; null when it did not execute or before this column. */
+    blockNumber: integer("block_number"),
   },
   (table) => [
     // A sender's newest unexpired issues (to name a changed field) without reading the rest of its rows.
@@ -102,6 +112,8 @@ export const issuedUserOps = sqliteTable(
     index("issued_user_ops_updated").on(table.updatedAt),
     // Records not concluded (the dashboard's stuck list and gauge), a few among many.
     index("issued_user_ops_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('sending')`),
+    // The payment lookup (src/lookup): by id, and every payment of one transaction.
+    index("issued_user_ops_tx_hash").on(table.txHash),
     // An incognito spend's pending UserOps by nullifier (src/userops/issued-user-op-store.ts).
     index("issued_user_ops_nullifier")
       .on(sql`json_extract(${table.context}, '$.nullifierHash')`)
@@ -270,6 +282,11 @@ export const x402Settlements = sqliteTable(
     effectiveGasPrice: text("effective_gas_price"),
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
+    /**
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
+     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     */
+    paymentId: text("payment_id"),
   },
   (table) => [
     uniqueIndex("x402_settlements_authorization").on(table.network, table.contract, table.payer, table.nonce),
@@ -279,6 +296,9 @@ export const x402Settlements = sqliteTable(
     index("x402_settlements_updated").on(table.updatedAt),
     // Records not concluded (the dashboard's stuck list and gauge), a few among many.
     index("x402_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
+    // The payment lookup (src/lookup): by id, and every payment of one transaction.
+    index("x402_settlements_payment_id").on(table.paymentId),
+    index("x402_settlements_tx_hash").on(table.txHash),
   ],
 );
 
@@ -356,6 +376,11 @@ export const swapSettlements = sqliteTable(
     effectiveGasPrice: text("effective_gas_price"),
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
+    /**
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
+     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     */
+    paymentId: text("payment_id"),
   },
   (table) => [
     uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce),
@@ -365,6 +390,9 @@ export const swapSettlements = sqliteTable(
     index("swap_settlements_updated").on(table.updatedAt),
     // Records not concluded (the dashboard's stuck list and gauge), a few among many.
     index("swap_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
+    // The payment lookup (src/lookup): by id, and every payment of one transaction.
+    index("swap_settlements_payment_id").on(table.paymentId),
+    index("swap_settlements_tx_hash").on(table.txHash),
   ],
 );
 

@@ -12,7 +12,10 @@ export type SettlementOutcome = {
   mined?: MinedFigures;
 };
 
-/** The columns the journal writes (the claim never does): what a new record of any settlement kind leaves out. */
+/**
+ * The columns a claim never writes, what a new record of any settlement kind leaves out: the journal's, and the
+ * payment id the payment lookup fills after the claim (src/lookup/payment-ids.ts).
+ */
 export const JOURNAL_COLUMNS = [
   "id",
   "status",
@@ -26,6 +29,7 @@ export const JOURNAL_COLUMNS = [
   "effectiveGasPrice",
   "sentAt",
   "minedAt",
+  "paymentId",
 ] as const;
 export type JournalColumns = (typeof JOURNAL_COLUMNS)[number];
 

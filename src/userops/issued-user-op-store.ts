@@ -75,6 +75,7 @@ export const finishedFigures = (mined: UserOpFigures | undefined) => ({
   actualGasCost: mined?.actualGasCost ?? null,
   actualGasUsed: mined?.actualGasUsed ?? null,
   minedAt: mined?.minedAt ?? null,
+  blockNumber: mined?.blockNumber ?? null,
 });
 
 /** The port the flows take: every method answers a promise. */

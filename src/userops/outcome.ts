@@ -80,7 +80,7 @@ export function outcomeInReceipt(receipt: Receipt, entryPoint: Address, userOpHa
 }
 
 /** What an executed UserOp's record keeps of it (issued_user_ops): the bundle's receipt and the paymaster's cost. */
-export type UserOpFigures = MinedFigures & { actualGasCost: string; actualGasUsed: string };
+export type UserOpFigures = MinedFigures & { actualGasCost: string; actualGasUsed: string; blockNumber: number };
 
 export function userOpFigures(outcome: UserOpOutcome): UserOpFigures {
   const receipt =
@@ -91,6 +91,7 @@ export function userOpFigures(outcome: UserOpOutcome): UserOpFigures {
     ...receipt,
     actualGasCost: outcome.actualGasCost.toString(),
     actualGasUsed: outcome.actualGasUsed.toString(),
+    blockNumber: Number(outcome.blockNumber),
   };
 }
 

@@ -112,6 +112,7 @@ export function issuedUserOpStoreSuite(database: IssuedStoreDatabase) {
       actualGasCost: "98765432109876543210",
       actualGasUsed: "150000",
       minedAt: new Date().toISOString(),
+      blockNumber: 4_000_000_001,
     };
     await a.finish(hash, { status: "success", txHash: "0x0f", result: { ok: true }, mined });
     expect(await b.find(hash)).toMatchObject({ status: "success", txHash: "0x0f", sentAt, ...mined });

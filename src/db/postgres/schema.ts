@@ -40,6 +40,11 @@ export const eoaSettlements = pgTable(
     effectiveGasPrice: amount("effective_gas_price"),
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
+    /**
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
+     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     */
+    paymentId: text("payment_id"),
   },
   (table) => [
     uniqueIndex("eoa_settlements_authorization").on(table.network, table.payer, table.nonce),
@@ -49,6 +54,9 @@ export const eoaSettlements = pgTable(
     index("eoa_settlements_updated").on(table.updatedAt),
     // Records not concluded (the dashboard's stuck list and gauge), a few among many.
     index("eoa_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
+    // The payment lookup (src/lookup): by id, and every payment of one transaction.
+    index("eoa_settlements_payment_id").on(table.paymentId),
+    index("eoa_settlements_tx_hash").on(table.txHash),
   ],
 );
 
@@ -76,6 +84,8 @@ export const issuedUserOps = pgTable(
     actualGasUsed: amount("actual_gas_used"),
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
+    /** The bundle transaction's block, from its receipt; null when it did not execute or before this column. */
+    blockNumber: int("block_number"),
   },
   (table) => [
     index("issued_user_ops_recent").on(table.network, table.sender, table.status, table.kind, table.expiresAt),
@@ -86,6 +96,8 @@ export const issuedUserOps = pgTable(
     index("issued_user_ops_updated").on(table.updatedAt),
     // Records not concluded (the dashboard's stuck list and gauge), a few among many.
     index("issued_user_ops_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('sending')`),
+    // The payment lookup (src/lookup): by id, and every payment of one transaction.
+    index("issued_user_ops_tx_hash").on(table.txHash),
     // An incognito spend's pending UserOps by nullifier (src/userops/issued-user-op-store.ts; SQLite's json_extract).
     index("issued_user_ops_nullifier")
       .on(sql`(${table.context}::jsonb ->> 'nullifierHash')`)
@@ -206,6 +218,11 @@ export const x402Settlements = pgTable(
     effectiveGasPrice: amount("effective_gas_price"),
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
+    /**
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
+     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     */
+    paymentId: text("payment_id"),
     token: text("token"),
   },
   (table) => [
@@ -216,6 +233,9 @@ export const x402Settlements = pgTable(
     index("x402_settlements_updated").on(table.updatedAt),
     // Records not concluded (the dashboard's stuck list and gauge), a few among many.
     index("x402_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
+    // The payment lookup (src/lookup): by id, and every payment of one transaction.
+    index("x402_settlements_payment_id").on(table.paymentId),
+    index("x402_settlements_tx_hash").on(table.txHash),
   ],
 );
 
@@ -275,6 +295,11 @@ export const swapSettlements = pgTable(
     effectiveGasPrice: amount("effective_gas_price"),
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
+    /**
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
+     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     */
+    paymentId: text("payment_id"),
   },
   (table) => [
     uniqueIndex("swap_settlements_authorization").on(table.network, table.payer, table.nonce),
@@ -284,6 +309,9 @@ export const swapSettlements = pgTable(
     index("swap_settlements_updated").on(table.updatedAt),
     // Records not concluded (the dashboard's stuck list and gauge), a few among many.
     index("swap_settlements_unconcluded").on(table.createdAt).where(sql`${table.status} IN ('pending', 'sent')`),
+    // The payment lookup (src/lookup): by id, and every payment of one transaction.
+    index("swap_settlements_payment_id").on(table.paymentId),
+    index("swap_settlements_tx_hash").on(table.txHash),
   ],
 );
 

@@ -1,0 +1,11 @@
+ALTER TABLE `eoa_settlements` ADD `payment_id` text;--> statement-breakpoint
+CREATE INDEX `eoa_settlements_payment_id` ON `eoa_settlements` (`payment_id`);--> statement-breakpoint
+CREATE INDEX `eoa_settlements_tx_hash` ON `eoa_settlements` (`tx_hash`);--> statement-breakpoint
+ALTER TABLE `issued_user_ops` ADD `block_number` integer;--> statement-breakpoint
+CREATE INDEX `issued_user_ops_tx_hash` ON `issued_user_ops` (`tx_hash`);--> statement-breakpoint
+ALTER TABLE `swap_settlements` ADD `payment_id` text;--> statement-breakpoint
+CREATE INDEX `swap_settlements_payment_id` ON `swap_settlements` (`payment_id`);--> statement-breakpoint
+CREATE INDEX `swap_settlements_tx_hash` ON `swap_settlements` (`tx_hash`);--> statement-breakpoint
+ALTER TABLE `x402_settlements` ADD `payment_id` text;--> statement-breakpoint
+CREATE INDEX `x402_settlements_payment_id` ON `x402_settlements` (`payment_id`);--> statement-breakpoint
+CREATE INDEX `x402_settlements_tx_hash` ON `x402_settlements` (`tx_hash`);
