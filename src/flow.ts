@@ -1,6 +1,7 @@
 import type { AnyElysia } from "elysia";
 import type { NetworkRuntime, Networks } from "./chain/networks";
 import { type Capability, hasCapability } from "./config/capabilities";
+import type { MerchantKey } from "./config/merchant-keys";
 import type { Config, NetworkConfig, NetworkName } from "./config/schema";
 import type { Db } from "./db/open";
 import type { PgDb } from "./db/postgres/open";
@@ -83,6 +84,8 @@ export type RouteContext = {
   readers: readonly BodyReader[];
   /** The guard of the flow's own key (Flow.key): routes declared `keyed: true` need it. */
   keyGuard(key: FlowKey<Config>): FlowKeyGuard;
+  /** Who a request's key says it is: the admin (`x-admin-api-key`), a merchant (`x-api-key`), or nobody known. */
+  keyHolder(request: Request): "admin" | MerchantKey | undefined;
 };
 
 /**

@@ -1,4 +1,5 @@
 import { envPrefix } from "../networks";
+import { parseMerchantKeys } from "./merchant-keys";
 import { CHAIN_IDS, NETWORKS } from "./schema";
 
 export type Env = Record<string, string | undefined>;
@@ -25,8 +26,9 @@ const ROOT_ENV: Record<string, [variable: string, parse: (value: string | undefi
   shutdownTimeoutMs: ["SHUTDOWN_TIMEOUT_MS", number],
   keyLeaseMs: ["KEY_LEASE_MS", number],
   keyLeasesPerInstance: ["KEY_LEASES_PER_INSTANCE", (value) => (value ? Number(value) : undefined)],
-  // Comma-separated; replaces the file's list (like the executor keys), so a key can be rotated without the file.
-  merchantApiKeys: ["MERCHANT_API_KEYS", list],
+  // Comma-separated `key[:0xPayTo…]`; replaces the file's list (like the executor keys), so a key can be rotated
+  // without the file.
+  merchantApiKeys: ["MERCHANT_API_KEYS", parseMerchantKeys],
 };
 
 /** The settings of `networks.<name>` the environment may set, as `<NAME>_<suffix>` (decisions.md). */

@@ -3,6 +3,7 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { NETWORK_PRESETS, NETWORKS, type NetworkName } from "../networks";
 import { defaultFundedApproveMinPayment, FundedApproveSchema, fundedApproveConfig } from "./funded-approve";
+import { MerchantKeySchema } from "./merchant-keys";
 
 // The config is parsed once, here, into the types the service works with: the file and the environment spell
 // addresses, keys and amounts as strings; `Config` (decoded by validateConfig) holds viem `Address`es, `Hex`
@@ -268,8 +269,11 @@ export const ConfigSchema = T.Object({
       allowUntrustedSetup: T.Boolean({ default: false }),
     }),
   ),
-  /** Keys merchants send as `x-api-key`: a request carrying one is not held to the per-IP rate limit. */
-  merchantApiKeys: T.Optional(T.Array(T.String({ minLength: 16 }))),
+  /**
+   * Keys merchants send as `x-api-key`: a request carrying one is not held to the per-IP rate limit. A key given
+   * as `{ key, payTo }` also lists the payments to its payTo addresses (GET /payments); a bare key does not.
+   */
+  merchantApiKeys: T.Optional(T.Array(MerchantKeySchema)),
   /**
    * The read-only key of /dashboard and /dashboard/api/* (docs/dashboard.md); the admin key also opens them.
    * Absent: only the admin key does. Production refuses it equal to the admin key or to the devnet's.

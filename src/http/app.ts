@@ -1,5 +1,6 @@
 import { Elysia, ValidationError } from "elysia";
 import { NoKeyLeaseError } from "../chain/errors";
+import { merchantKeysOf } from "../config/merchant-keys";
 import { ApiError } from "../errors";
 import type { BodyReader, RouteContext } from "../flow";
 import { DRAIN_RETRY_AFTER_SECONDS } from "../lifecycle/drain";
@@ -13,7 +14,7 @@ import { envelope } from "./errors";
 import { isJsonContentType, nestedDeeperThan } from "./limits";
 import { metricsRoutes } from "./metrics";
 import { apiDocs } from "./openapi";
-import { createRateLimiter, isMerchantRequest, rateLimitKey } from "./rate-limit";
+import { createRateLimiter, isMerchantRequest, merchantKeyOf, rateLimitKey } from "./rate-limit";
 
 type RequestMeta = {
   id: string;
@@ -168,12 +169,17 @@ export function createApp(services: Services) {
 
   const sendingRoute = sendingRoutes(services);
   const readers: BodyReader[] = services.flows.flatMap(({ flow, service }) => flow.readers?.(service) ?? []);
+  const merchantKeys = merchantKeysOf(config);
   const routeContext: RouteContext = {
     config,
     networks: services.networks,
     adminGuard: adminGuard(config.adminApiKey),
     readers,
     keyGuard: (key) => flowKeyGuard(key.header, key.keys(config)),
+    keyHolder: (request) =>
+      adminKeyAttempt(request, config.adminApiKey, new URL(request.url).pathname) === "right"
+        ? "admin"
+        : merchantKeyOf(request, merchantKeys),
   };
   const flowKeys = services.flows.flatMap(({ flow }) => (flow.key ? [flow.key] : []));
   const keyHeaders = [
@@ -216,9 +222,7 @@ export function createApp(services: Services) {
       // A wrong key of any kind is a guess and always costs, whatever other key (a merchant's, the admin's) rides along.
       const unlimited =
         !wrongKey &&
-        (adminKey === "right" ||
-          isMerchantRequest(request, config.merchantApiKeys ?? []) ||
-          RATE_LIMIT_EXEMPT_PATHS.has(path));
+        (adminKey === "right" || isMerchantRequest(request, merchantKeys) || RATE_LIMIT_EXEMPT_PATHS.has(path));
       if (!unlimited) {
         const wait = limiter.take(rateLimitKey(ip), wrongKey ? WRONG_ADMIN_KEY_COST : 1);
         if (wait > 0) {

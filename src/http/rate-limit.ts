@@ -1,3 +1,4 @@
+import type { MerchantKey } from "../config/merchant-keys";
 import { timingSafeEqualString } from "./admin-guard";
 
 const WINDOW_MS = 60_000;
@@ -108,11 +109,15 @@ export function createRateLimiter(limitPerMinute: number, options: { now?: () =>
   };
 }
 
-/** True when the request carries one of the configured merchant keys (`x-api-key`, compared in constant time). */
-export function isMerchantRequest(request: Request, merchantApiKeys: readonly string[]): boolean {
+/** The configured merchant key the request carries as `x-api-key`, if any (each compared in constant time). */
+export function merchantKeyOf(request: Request, merchantKeys: readonly MerchantKey[]): MerchantKey | undefined {
   const key = request.headers.get("x-api-key");
-  if (key === null) return false;
-  let found = false;
-  for (const merchantKey of merchantApiKeys) found = timingSafeEqualString(key, merchantKey) || found;
+  if (key === null) return undefined;
+  let found: MerchantKey | undefined;
+  for (const merchantKey of merchantKeys) if (timingSafeEqualString(key, merchantKey.key)) found ??= merchantKey;
   return found;
 }
+
+/** True when the request carries one of the configured merchant keys. */
+export const isMerchantRequest = (request: Request, merchantKeys: readonly MerchantKey[]) =>
+  merchantKeyOf(request, merchantKeys) !== undefined;
