@@ -1,6 +1,7 @@
 import { dashboardFlow } from "./dashboard/flow";
 import { deploymentsFlow } from "./deploy/flow";
 import { incognitoFlow } from "./incognito/flow";
+import { lookupFlow } from "./lookup/flow";
 import { paymentsFlow } from "./payments/flow";
 import { swapsFlow } from "./swap/flow";
 import { walletsFlow } from "./wallets/flow";
@@ -18,6 +19,7 @@ export const FLOWS = [
   swapsFlow,
   deploymentsFlow,
   dashboardFlow,
+  lookupFlow,
 ] as const;
 
 type Flows = (typeof FLOWS)[number];

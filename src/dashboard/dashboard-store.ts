@@ -199,7 +199,7 @@ const SET_MARK =
   "INSERT INTO dashboard_rollup_state (name, value) VALUES ('refreshed_at', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value";
 
 /** `?` placeholders as PostgreSQL's `$1, $2, …` (no query text here holds a literal `?`). */
-const numbered = (text: string) => {
+export const numbered = (text: string) => {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
 };

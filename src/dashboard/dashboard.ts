@@ -59,6 +59,7 @@ const UNKNOWN = "unknown" as const;
 export function settlementView(context: Pick<FlowContext, "config">, row: SettlementRow, symbol: string | null = null) {
   const gas = gasCostOf(row);
   return {
+    paymentId: row.paymentId,
     network: row.network,
     flow: row.flow,
     status: row.status,
@@ -69,6 +70,7 @@ export function settlementView(context: Pick<FlowContext, "config">, row: Settle
     payer: row.payer,
     payee: row.payee,
     txHash: row.txHash,
+    block: row.block,
     explorerUrl: explorerTxUrl(context, row.network, row.txHash),
     gasWei: row.source === "issued_user_ops" ? null : row.status === "pending" ? null : (gas?.toString() ?? UNKNOWN),
     sponsoredWei:

@@ -4,6 +4,7 @@ import { EXECUTOR, type Examples, MERCHANT, PAYER, TOKEN } from "../examples";
 const TX = `0x${"5c".repeat(32)}`;
 
 const settlement = {
+  paymentId: `0x${"9a".repeat(32)}`,
   network: "bsc",
   flow: "eoa",
   status: "success",
@@ -14,6 +15,7 @@ const settlement = {
   payer: PAYER,
   payee: MERCHANT,
   txHash: TX,
+  block: 45123456,
   explorerUrl: `https://bscscan.com/tx/${TX}`,
   gasWei: "86520000000000",
   sponsoredWei: null,

@@ -27,6 +27,9 @@ const row = (overrides: Partial<SettlementRow>): SettlementRow => ({
   minedAt: "2026-01-01T00:00:00.400Z",
   createdAt: "2026-01-01T00:00:00.000Z",
   error: null,
+  paymentId: null,
+  block: 1,
+  payees: ["0xpayee"],
   ...overrides,
 });
 

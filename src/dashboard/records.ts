@@ -32,6 +32,14 @@ export type SettlementRow = {
   minedAt: string | null;
   createdAt: string;
   error: string | null;
+  /**
+   * The payment's id (a UserOp's hash; a journal's is filled after its claim by src/lookup/payment-ids.ts, null
+   * until then) and the block of its transaction.
+   */
+  paymentId: string | null;
+  block: number | null;
+  /** Every recipient: a wallet batch's transfers, else the payee alone (none when the record names none). */
+  payees: string[];
 };
 
 /** What differs between the two databases in the queries below. */
@@ -40,16 +48,26 @@ export type Dialect = {
   json(path: string, column?: string): string;
   /** A numeric column as a decimal string. */
   text(column: string): string;
+  /** A field of the first item of a JSON array in issued_user_ops.context (a wallet batch's first transfer). */
+  first(array: string, field: string): string;
+  /** True when an item of a JSON array in issued_user_ops.context has `field` (lower-cased) in a list of `?`s. */
+  anyIn(array: string, field: string, list: string): string;
 };
 
 export const SQLITE_DIALECT: Dialect = {
   json: (path, column = "context") => `json_extract(${column}, '$.${path}')`,
   text: (column) => column,
+  first: (array, field) => `json_extract(context, '$.${array}[0].${field}')`,
+  anyIn: (array, field, list) =>
+    `EXISTS (SELECT 1 FROM json_each(context, '$.${array}') WHERE lower(json_extract(value, '$.${field}')) IN (${list}))`,
 };
 
 export const POSTGRES_DIALECT: Dialect = {
   json: (path, column = "context") => `(${column}::jsonb ->> '${path}')`,
   text: (column) => `${column}::text`,
+  first: (array, field) => `(context::jsonb -> '${array}' -> 0 ->> '${field}')`,
+  anyIn: (array, field, list) =>
+    `EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(context::jsonb -> '${array}') = 'array' THEN context::jsonb -> '${array}' ELSE '[]'::jsonb END) AS item WHERE lower(item ->> '${field}') IN (${list}))`,
 };
 
 const STATUS_OF = `CASE WHEN status = 'success' THEN 'success' WHEN status IN ('pending', 'sent', 'sending') THEN 'pending' ELSE 'failed' END`;
@@ -57,13 +75,16 @@ const STATUS_OF = `CASE WHEN status = 'success' THEN 'success' WHEN status IN ('
 /** A table's statuses STATUS_OF calls pending, exactly as the partial indexes *_unconcluded name them. */
 const UNCONCLUDED = { journal: "status IN ('pending', 'sent')", userOps: "status IN ('sending')" };
 
+/** A UserOp's payee: its context's recipient, else the first transfer of a wallet batch (all of them: `payees`). */
+const PAYEE = (d: Dialect) => `coalesce(${d.json("recipient")}, ${d.first("transfers", "to")})`;
+
 /** The columns of each source, in SettlementRow's order. */
 function branches(d: Dialect): Record<SettlementRow["source"], { flows: DashboardFlow[]; select: string }> {
   const journal = (source: string, flow: string, token: string, amount: string, fee: string) =>
     `SELECT '${source}' AS source, CAST(id AS TEXT) AS id, network, '${flow}' AS flow, ${token} AS token,
       ${amount} AS amount, ${fee} AS fee, ${STATUS_OF} AS status, payer, recipient AS payee, tx_hash,
       ${d.text("gas_used")} AS gas_used, ${d.text("effective_gas_price")} AS effective_gas_price, NULL AS sponsored,
-      sent_at, mined_at, created_at, error FROM ${source}`;
+      sent_at, mined_at, created_at, error, payment_id, block_number, NULL AS transfers FROM ${source}`;
   return {
     eoa_settlements: { flows: ["eoa"], select: journal("eoa_settlements", "eoa", "token", "amount", "NULL") },
     x402_settlements: {
@@ -81,10 +102,11 @@ function branches(d: Dialect): Record<SettlementRow["source"], { flows: Dashboar
         coalesce(${d.json("token")}, ${d.json("sellToken")}, ${d.json("feeToken")}) AS token,
         coalesce(${d.json("totalAmount")}, ${d.json("sellAmount")}, ${d.json("withdrawAmount")}, ${d.json("totalFees")}) AS amount,
         coalesce(${d.json("feeAmount")}, ${d.json("fee")}, ${d.json("totalFees")}) AS fee,
-        ${STATUS_OF} AS status, sender AS payer, ${d.json("recipient")} AS payee, tx_hash,
+        ${STATUS_OF} AS status, sender AS payer, ${PAYEE(d)} AS payee, tx_hash,
         ${d.text("gas_used")} AS gas_used, ${d.text("effective_gas_price")} AS effective_gas_price,
         ${d.text("actual_gas_cost")} AS sponsored, sent_at, mined_at, created_at,
-        CASE WHEN status = 'failed' THEN coalesce(${d.json("code", "result")}, 'failed') END AS error
+        CASE WHEN status = 'failed' THEN coalesce(${d.json("code", "result")}, 'failed') END AS error,
+        user_op_hash AS payment_id, block_number, ${d.json("transfers")} AS transfers
         FROM issued_user_ops`,
     },
   };
@@ -99,6 +121,12 @@ export type RowFilter = {
   status?: DashboardStatus;
   payer?: string;
   payee?: string;
+  /** Rows paid to one of these (a merchant key's payTo addresses); an empty list selects nothing. */
+  payees?: readonly string[];
+  /** The payment's id: a journal's payment_id, a UserOp's hash. */
+  paymentId?: string;
+  /** The payments of one transaction. */
+  txHash?: string;
   /** Only these tables (attention reads the executors' transactions or the sponsored UserOps alone). */
   sources?: readonly SettlementRow["source"][];
 };
@@ -131,11 +159,22 @@ export function rowsQuery(d: Dialect, filter: RowFilter, limit?: number): { text
     // A UserOp's payer is its wallet (sender): columns by their own names, as PostgreSQL reads no alias in WHERE.
     if (filter.payer)
       bind(`lower(${source === "issued_user_ops" ? "sender" : "payer"}) = ?`, filter.payer.toLowerCase());
-    if (filter.payee)
-      bind(
-        `lower(${source === "issued_user_ops" ? d.json("recipient") : "recipient"}) = ?`,
-        filter.payee.toLowerCase(),
+    // A wallet batch is paid to every transfer's recipient: any of them selects it.
+    const payees = filter.payees ?? (filter.payee === undefined ? undefined : [filter.payee]);
+    if (payees?.length === 0) where.push("1 = 0");
+    else if (payees) {
+      const list = payees.map(() => "?").join(", ");
+      where.push(
+        source === "issued_user_ops"
+          ? `(lower(${d.json("recipient")}) IN (${list}) OR ${d.anyIn("transfers", "to", list)})`
+          : `lower(recipient) IN (${list})`,
       );
+      const lower = payees.map((address) => address.toLowerCase());
+      params.push(...lower, ...(source === "issued_user_ops" ? lower : []));
+    }
+    if (filter.paymentId)
+      bind(`${source === "issued_user_ops" ? "user_op_hash" : "payment_id"} = ?`, filter.paymentId.toLowerCase());
+    if (filter.txHash) bind("tx_hash = ?", filter.txHash.toLowerCase());
     if (filter.flow && source === "issued_user_ops") {
       bind("kind = ?", filter.flow === "smart-wallet" ? "payment" : filter.flow);
     }
@@ -171,5 +210,17 @@ export function rowOf(raw: Record<string, unknown>): SettlementRow {
     minedAt: text("mined_at"),
     createdAt: String(raw.created_at),
     error: text("error"),
+    paymentId: text("payment_id"),
+    block: raw.block_number === null || raw.block_number === undefined ? null : Number(raw.block_number),
+    payees: payeesOf(raw.transfers, text("payee")),
   };
+}
+
+/** A batch's recipients from its stored transfers (JSON text), else the one payee. */
+function payeesOf(transfers: unknown, payee: string | null): string[] {
+  if (typeof transfers === "string") {
+    const list = JSON.parse(transfers) as { to?: unknown }[];
+    if (Array.isArray(list)) return list.flatMap((each) => (typeof each?.to === "string" ? [each.to] : []));
+  }
+  return payee === null ? [] : [payee];
 }

@@ -90,6 +90,9 @@ export const SummarySchema = t.Object({
 const Unknowable = Nullable(t.Union([Decimal, t.Literal("unknown")]));
 
 export const SettlementViewSchema = t.Object({
+  paymentId: Nullable(
+    t.String({ description: "the payment's id (GET /payments/{paymentId}); null for a moment after its claim" }),
+  ),
   network: t.String(),
   flow: t.UnionEnum(DASHBOARD_FLOWS),
   status: t.UnionEnum(DASHBOARD_STATUSES),
@@ -100,6 +103,7 @@ export const SettlementViewSchema = t.Object({
   payer: t.String(),
   payee: Nullable(t.String()),
   txHash: Nullable(t.String()),
+  block: Nullable(t.Integer({ description: "the block of its transaction" })),
   explorerUrl: Nullable(t.String()),
   gasWei: Unknowable,
   sponsoredWei: Unknowable,

@@ -1,0 +1,78 @@
+import { numbered } from "../dashboard/dashboard-store";
+import {
+  type Dialect,
+  POSTGRES_DIALECT,
+  type RowFilter,
+  rowOf,
+  rowsQuery,
+  type SettlementRow,
+  SQLITE_DIALECT,
+} from "../dashboard/records";
+import type { Db } from "../db/open";
+import type { PgDb } from "../db/postgres/open";
+import type { FlowStore } from "../flow";
+import { fillStatement, type ID_SOURCES, type UnfilledRow, unfilledQuery } from "./payment-ids";
+
+/**
+ * What the payment lookup reads: the dashboard's rows (src/dashboard/records.ts, the same SQL), so the lookup and
+ * the dashboard never disagree; and the journal rows still without a payment id, which it fills.
+ */
+export type LookupStore = {
+  rows(filter: RowFilter, limit: number): Promise<SettlementRow[]>;
+  unfilled(source: (typeof ID_SOURCES)[number], networks: readonly string[]): Promise<UnfilledRow[]>;
+  /** Writes the ids in one transaction; a row another instance filled meanwhile is left as it is (the same id). */
+  fill(table: string, ids: readonly { id: number; paymentId: string }[]): Promise<void>;
+};
+
+type Statement = { text: string; params: unknown[] };
+
+const unfilledOf = (raw: Record<string, unknown>): UnfilledRow => ({
+  id: Number(raw.id),
+  network: String(raw.network),
+  payer: String(raw.payer),
+  nonce: String(raw.nonce),
+  ...(raw.contract != null && { contract: String(raw.contract) }),
+});
+
+function storeOver(
+  dialect: Dialect,
+  run: (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>,
+  atomically: (statements: readonly Statement[]) => Promise<void>,
+): LookupStore {
+  return {
+    async rows(filter, limit) {
+      const query = rowsQuery(dialect, filter, limit);
+      return (await run(query.text, query.params)).map(rowOf);
+    },
+    async unfilled(source, networks) {
+      if (networks.length === 0) return [];
+      const query = unfilledQuery(source, networks);
+      return (await run(query.text, query.params)).map(unfilledOf);
+    },
+    fill: (table, ids) =>
+      atomically(ids.map(({ id, paymentId }) => ({ text: fillStatement(table), params: [paymentId, id] }))),
+  };
+}
+
+export const lookupStore: FlowStore<LookupStore> = {
+  sqlite: (db: Db) =>
+    storeOver(
+      SQLITE_DIALECT,
+      async (text, params) => db.$client.query(text).all(...(params as string[])) as Record<string, unknown>[],
+      async (statements) =>
+        db.$client.transaction(() => {
+          for (const { text, params } of statements) db.$client.query(text).run(...(params as string[]));
+        })(),
+    ),
+  // Plain SQL on the driver's client: nothing of PostgreSQL's to load.
+  postgres: async () => (db: PgDb) =>
+    storeOver(
+      POSTGRES_DIALECT,
+      async (text, params) => (await db.$client.unsafe(numbered(text), params)) as Record<string, unknown>[],
+      async (statements) => {
+        await db.$client.begin(async (tx) => {
+          for (const { text, params } of statements) await tx.unsafe(numbered(text), params as never[]);
+        });
+      },
+    ),
+};
