@@ -34,8 +34,11 @@ type RequestMeta = {
  */
 const RATE_LIMIT_EXEMPT_PATHS = new Set(["/supported", "/api/v1/supported", "/metrics", "/api/v1/metrics"]);
 
-/** Status routes whose answer to a request carrying a key may hold what only that key shows (the operator's figures). */
-const KEYED_STATUS_ROUTES = new Set(["/health", "/metrics"]);
+/**
+ * Routes whose answer to a request carrying a key may hold what only that key shows: the operator's figures, and a
+ * listing of payments (the admin's, or one merchant's).
+ */
+const KEYED_STATUS_ROUTES = new Set(["/health", "/metrics", "/payments"]);
 
 /**
  * What an answer that depends on a key says, its refusals included: no cache or browser keeps it (a shared cache

@@ -8,6 +8,9 @@ import { PaymentIdParams, PaymentListSchema, PaymentRecordSchema, PaymentsQuery,
 const tags = ["Payments lookup"];
 const LISTING_KEYS: Record<string, string[]>[] = [{ adminApiKey: [] }, { merchantApiKey: [] }];
 
+/** A payment's status changes until it concludes: no cache keeps an answer (a listing's also depends on the key). */
+const NOT_KEPT = "no-store";
+
 /** The fields that name one payment by its nonce space, as a client's signed body holds them. */
 const NONCE_SPACE = ["network", "contract", "payer", "nonce"] as const;
 
@@ -20,7 +23,10 @@ export function lookupRoutes(lookup: PaymentLookup, context: RouteContext) {
   return new Elysia({ name: "payment-lookup", seed: Math.random() })
     .get(
       "/payments/by-transaction/:hash",
-      async ({ params }) => ({ payments: await lookup.byTransaction(params.hash), next: null }),
+      async ({ params, set }) => {
+        set.headers["cache-control"] = NOT_KEPT;
+        return { payments: await lookup.byTransaction(params.hash), next: null };
+      },
       {
         params: TransactionParams,
         response: { 200: PaymentListSchema, 400: ErrorResponse, 429: ErrorResponse },
@@ -34,7 +40,8 @@ export function lookupRoutes(lookup: PaymentLookup, context: RouteContext) {
     )
     .get(
       "/payments/:paymentId",
-      async ({ params }) => {
+      async ({ params, set }) => {
+        set.headers["cache-control"] = NOT_KEPT;
         const record = await lookup.byId(params.paymentId);
         if (!record)
           throw new ApiError(
@@ -60,7 +67,8 @@ export function lookupRoutes(lookup: PaymentLookup, context: RouteContext) {
     )
     .get(
       "/payments",
-      async ({ query, request }) => {
+      async ({ query, request, set }) => {
+        set.headers["cache-control"] = NOT_KEPT;
         if (query.contract !== undefined || query.nonce !== undefined) {
           for (const field of NONCE_SPACE)
             if (query[field] === undefined)

@@ -20,31 +20,37 @@ export const PaymentFlowField = t.Union([
   t.Literal("swap"),
 ]);
 
-export const PaymentRecordSchema = t.Object({
-  paymentId: Nullable(
-    t.String({
-      description:
-        "paymentIdOf(chain id, contract, payer, nonce) for relayer, EIP-3009 and Permit2 payments; the userOpHash for UserOps",
-    }),
-  ),
-  status: PaymentStatusField,
-  flow: PaymentFlowField,
-  network: t.String(),
-  payer: t.String({ description: "the signer, or the smart wallet of a UserOp" }),
-  payee: Nullable(t.String({ description: "who was paid (a wallet batch: its first transfer's recipient)" })),
-  payees: t.Array(t.String(), { description: "every recipient (a wallet batch pays several)" }),
-  token: Nullable(t.String()),
-  amount: Nullable(t.String({ description: "smallest units of the token (a swap: what it sold)" })),
-  fee: Nullable(t.String({ description: "the service's fee, smallest units of the token" })),
-  transaction: Nullable(t.String({ description: "the transaction hash (a UserOp: its bundle's)" })),
-  block: Nullable(t.Integer({ description: "the block of the transaction, from its receipt" })),
-  gasUsed: Nullable(Decimal),
-  effectiveGasPrice: Nullable(Decimal),
-  createdAt: t.String({ description: "when the service first recorded it (ISO 8601 UTC)" }),
-  sentAt: Nullable(t.String()),
-  minedAt: Nullable(t.String({ description: "when the service read its outcome (its clock, not the block's)" })),
-  failureReason: Nullable(t.String({ description: "the stored reason of a failure (an error code or revert reason)" })),
-});
+export const PaymentRecordSchema = t.Object(
+  {
+    paymentId: Nullable(
+      t.String({
+        description:
+          "paymentIdOf(chain id, contract, payer, nonce) for relayer, EIP-3009 and Permit2 payments; the userOpHash for UserOps",
+      }),
+    ),
+    status: PaymentStatusField,
+    flow: PaymentFlowField,
+    network: t.String(),
+    payer: t.String({ description: "the signer, or the smart wallet of a UserOp" }),
+    payee: Nullable(t.String({ description: "who was paid (a wallet batch: its first transfer's recipient)" })),
+    payees: t.Array(t.String(), { description: "every recipient (a wallet batch pays several)" }),
+    token: Nullable(t.String()),
+    amount: Nullable(t.String({ description: "smallest units of the token (a swap: what it sold)" })),
+    fee: Nullable(t.String({ description: "the service's fee, smallest units of the token" })),
+    transaction: Nullable(t.String({ description: "the transaction hash (a UserOp: its bundle's)" })),
+    block: Nullable(t.Integer({ description: "the block of the transaction, from its receipt" })),
+    gasUsed: Nullable(Decimal),
+    effectiveGasPrice: Nullable(Decimal),
+    createdAt: t.String({ description: "when the service first recorded it (ISO 8601 UTC)" }),
+    sentAt: Nullable(t.String()),
+    minedAt: Nullable(t.String({ description: "when the service read its outcome (its clock, not the block's)" })),
+    failureReason: Nullable(
+      t.String({ description: "the stored reason of a failure (an error code or revert reason)" }),
+    ),
+  },
+  // Written out: Elysia sets it on a route's top-level response object, which this one also is.
+  { additionalProperties: false },
+);
 
 export const PaymentListSchema = t.Object({
   payments: t.Array(PaymentRecordSchema),

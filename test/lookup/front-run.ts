@@ -4,7 +4,6 @@
 import { expect } from "bun:test";
 import { paymentIdOf } from "@relay402/client";
 import type { Hex } from "viem";
-import type { NetworkName } from "../../src/networks";
 import { signedPayment, submitAhead } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress } from "../support/chain";
 import { until } from "../support/until";

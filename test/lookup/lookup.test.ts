@@ -28,7 +28,7 @@ const overrides: Partial<ConfigInput> = {
 type Service = {
   config: { adminApiKey: string };
   post: (path: string, body: unknown) => Promise<{ status: number; body: any }>;
-  get: (path: string, headers?: Record<string, string>) => Promise<{ status: number; body: any }>;
+  get: (path: string, headers?: Record<string, string>) => Promise<{ status: number; body: any; headers: Headers }>;
 };
 
 const nonceQuery = (payment: Settled) => {
@@ -53,6 +53,7 @@ function checks(label: string, service: () => Service) {
       const expected = await expectedRecord(payment);
       const byId = await service().get(`/payments/${payment.paymentId}`);
       expect(byId.status, payment.label).toBe(200);
+      expect(byId.headers.get("cache-control")).toBe("no-store");
       expect(byId.body, payment.label).toMatchObject(expected);
       expect(byId.body.minedAt, payment.label).toEqual(expect.any(String));
       // The /api/v1 prefix answers the same, and the id in any case.
@@ -124,6 +125,9 @@ function checks(label: string, service: () => Service) {
     expect(theirs.length).toBeGreaterThan(0);
     const merchant = await service().get("/payments?limit=200", { "x-api-key": MERCHANT_KEY });
     expect(merchant.status).toBe(200);
+    // One merchant's listing is never kept by a cache, nor served to another key.
+    expect(merchant.headers.get("cache-control")).toBe("no-store");
+    expect(merchant.headers.get("vary")).toContain("x-api-key");
     const listed = merchant.body.payments.map((each: any) => each.paymentId);
     expect([...listed].sort()).toEqual([...ours].sort());
     // Another merchant's payee selects nothing: its rows are not shown.
