@@ -96,18 +96,17 @@ export function createPaymentLookup(context: FlowContext, store: LookupStore) {
       });
     return filling;
   };
+  const fillQuietly = () =>
+    fillIds().catch((error) => context.logger.warn({ event: "payment_ids_fill_failed", reason: shortReason(error) }));
+  // A failed fill is logged and the read goes on: rows claimed since the last fill are then found by transaction only.
   const rows = async (filter: RowFilter, limit: number) => {
-    await fillIds();
+    await fillQuietly();
     return (await store.rows(filter, limit)).map(paymentRecordOf);
   };
 
   return {
     fillIds,
     start() {
-      const fillQuietly = () =>
-        fillIds().catch((error) =>
-          context.logger.warn({ event: "payment_ids_fill_failed", reason: shortReason(error) }),
-        );
       void fillQuietly();
       filler = setInterval(fillQuietly, FILL_EVERY_MS);
       filler.unref?.();
