@@ -4,9 +4,13 @@
 // front-run payment reads failed with its reason. Listings need the admin key or a merchant key, which sees only
 // the payments to its own payTo addresses.
 import { afterAll, describe, expect, test } from "bun:test";
+import { paymentIdOf } from "@relay402/client";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { ConfigInput } from "../../src/config/schema";
-import { randomAddress } from "../support/chain";
+import { parseAuthorization } from "../../src/settlement/authorization";
+import { settlementOf } from "../../src/settlement/settlement-store";
+import { signedPayment } from "../support/authorization";
+import { chainOf, freshPayer, randomAddress } from "../support/chain";
 import { DASHBOARD_KEY, postgresService } from "../support/dashboard";
 import { getTestDevnet } from "../support/devnet";
 import { createTestDatabase } from "../support/postgres";
@@ -158,15 +162,53 @@ describe("SQLite", () => {
 
 describe("PostgreSQL", () => {
   let service: Awaited<ReturnType<typeof postgresService>> & { config: { adminApiKey: string } };
+  let config: ReturnType<typeof configFromManifest>;
+  let url = "";
   afterAll(() => service?.stop());
   test("starts on its own database", async () => {
-    const config = configFromManifest(getTestDevnet().devnet.manifest, {
+    config = configFromManifest(getTestDevnet().devnet.manifest, {
       ...overrides,
       rateLimitPerMinute: 1_000_000,
       logRequests: false,
       databasePath: ":memory:",
     });
-    service = Object.assign(await postgresService(config, await createTestDatabase("lookup")), { config });
+    url = await createTestDatabase("lookup");
+    service = Object.assign(await postgresService(config, url), { config });
   });
   checks("PostgreSQL", () => service);
+
+  test("another instance on the same database answers the same records", async () => {
+    const other = await postgresService(config, url);
+    try {
+      const admin = { "x-admin-api-key": config.adminApiKey };
+      const mine = await service.get("/payments?limit=200", admin);
+      expect(mine.body.payments.length).toBeGreaterThan(0);
+      expect((await other.get("/payments?limit=200", admin)).body).toEqual(mine.body);
+      for (const payment of mine.body.payments)
+        expect((await other.get(`/payments/${payment.paymentId}`)).body).toEqual(payment);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe("SQLite: a released record", () => {
+  const service = startTestService();
+  afterAll(() => service.stop());
+
+  test("is pending while claimed, then 404 once released: the same body may be settled again", async () => {
+    const c = chainOf("bsc");
+    const payer = await freshPayer("bsc");
+    const body = await signedPayment({ network: "bsc", key: payer.key, to: OURS, value: 5n });
+    const { nonce } = body.paymentPayload.payload.authorization;
+    const paymentId = paymentIdOf({ chainId: c.info.chainId, contract: c.info.relayer, payer: payer.address, nonce });
+    const { record } = service.store.claim(settlementOf("bsc", parseAuthorization(body.paymentPayload)));
+    const claimed = await service.get(`/payments/${paymentId}`);
+    expect(claimed.status).toBe(200);
+    expect(claimed.body).toMatchObject({ paymentId, status: "pending", transaction: null, block: null });
+    service.store.release(record.id);
+    const released = await service.get(`/payments/${paymentId}`);
+    expect(released.status).toBe(404);
+    expect(released.body.code).toBe("not_found");
+  });
 });
