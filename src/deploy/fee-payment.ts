@@ -1,12 +1,13 @@
 import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import type { Address, Hex } from "viem";
+import type { NetworkRuntime } from "../chain/networks";
 import type { Async } from "../db/async-port";
 import type { DeploymentBatch } from "../db/schema";
 import type { DenyCounters } from "../deny/deny-counters";
-import { ApiError } from "../errors";
+import { ApiError, PaymentPendingError } from "../errors";
 import { type Logger, shortReason } from "../logger";
 import { type Authorization, authorizationFromJson } from "../settlement/authorization";
-import type { PaymentSettler } from "../settlement/settle-payment";
+import { eoaPaymentId, type PaymentSettler } from "../settlement/settle-payment";
 import type { SettlementStore } from "../settlement/settlement-store";
 import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import { type UserOpOutcome, userOpFigures } from "../userops/outcome";
@@ -27,6 +28,13 @@ export type FeePaymentDeps = {
 
 const feeAuthorizationOf = (batch: DeploymentBatch): Authorization =>
   authorizationFromJson(batch.feeAuthorization ?? "null");
+
+/** A deployment's payment id: its EOA fee payment's (relayer, payer, nonce), or its fee UserOp's hash. */
+export function feePaymentId(runtime: NetworkRuntime, batch: DeploymentBatch): Hex {
+  if (batch.flow !== "eoa") return batch.userOpHash as Hex;
+  const fee = feeAuthorizationOf(batch);
+  return eoaPaymentId(runtime, fee.from, fee.nonce);
+}
 
 const pending = (message: string, details: Record<string, unknown>) =>
   new ApiError("blockchain_error", message, { ...details, status: "pending" });
@@ -73,7 +81,13 @@ export async function payFeeByAuthorization(
     if (apiError.code === "blockchain_error") {
       // Outcome unknown: the batch stays `sending`; a later settle, claim or restart resolves it.
       if (txHash) await deps.store.setPayment(batch.id, { status: "sending", txHash: txHash.toLowerCase() });
-      throw pending(apiError.message, { paymentTxHash: txHash, reason: apiError.details?.reason });
+      // In flight is pending; a node that could not be read or refused the send is an error (5xx), retried later.
+      if (apiError instanceof PaymentPendingError)
+        throw pending(apiError.message, { paymentTxHash: txHash, reason: apiError.details?.reason });
+      throw new ApiError("blockchain_error", apiError.message, {
+        paymentTxHash: txHash,
+        reason: apiError.details?.reason,
+      });
     }
     await paymentFailed(deps, batch, apiError, txHash);
   }

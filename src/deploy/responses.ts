@@ -9,8 +9,13 @@ export type DeploySettleResponse = Static<typeof DeploySettleResponseSchema>;
 const funded = (row: DeploymentWallet) => row.fundingStatus === "success";
 const deployed = (row: DeploymentWallet) => row.deploymentStatus === "success";
 
-export function settleResponse(batch: DeploymentBatch, rows: DeploymentWallet[]): DeploySettleResponse {
+export function settleResponse(
+  batch: DeploymentBatch,
+  rows: DeploymentWallet[],
+  paymentId: string,
+): DeploySettleResponse {
   return {
+    paymentId,
     paymentSuccess: batch.paymentStatus === "success",
     deploymentSuccess: rows.every(deployed),
     fundingSuccess: rows.filter((row) => row.fundingRequested).every(funded),

@@ -15,7 +15,7 @@ import {
   WalletVerifyBodySchema,
   WalletVerifyResponseSchema,
 } from "@relay402/client/wire/deploy-schemas";
-import { ErrorResponse } from "@relay402/client/wire/fields";
+import { ErrorResponse, PaymentPendingResponse } from "@relay402/client/wire/fields";
 import { Elysia } from "elysia";
 import type { AdminGuard } from "../http/admin-guard";
 import type { Deployments } from "./deployments";
@@ -23,6 +23,8 @@ import type { Deployments } from "./deployments";
 const errors = { 400: ErrorResponse, 404: ErrorResponse, 500: ErrorResponse };
 /** Only the admin routes can answer 401. */
 const adminErrors = { ...errors, 401: ErrorResponse };
+/** A settle whose payment is in flight answers 202. */
+const settleErrors = { ...adminErrors, 202: PaymentPendingResponse };
 const tags = ["Wallet deployment"];
 
 /** The OpenAPI security requirement of the admin endpoints (scheme declared in http/app.ts). */
@@ -56,7 +58,7 @@ export function deployRoutes(deployments: Deployments, guard: AdminGuard) {
     .post("/deploy/settle", ({ body }) => deployments.settle(body), {
       admin: true,
       body: EoaSettleBodySchema,
-      response: { 200: DeploySettleResponseSchema, ...adminErrors },
+      response: { 200: DeploySettleResponseSchema, ...settleErrors },
       detail: {
         tags,
         summary: "Settle an EOA-paid deployment",
@@ -79,7 +81,7 @@ export function deployRoutes(deployments: Deployments, guard: AdminGuard) {
     .post("/deploy/wallet/settle", ({ body }) => deployments.settleWallet(body), {
       admin: true,
       body: WalletSettleBodySchema,
-      response: { 200: DeploySettleResponseSchema, ...adminErrors },
+      response: { 200: DeploySettleResponseSchema, ...settleErrors },
       detail: {
         tags,
         summary: "Settle a smart-wallet-paid deployment",

@@ -1,7 +1,8 @@
 import type { DeploymentBatch } from "../db/schema";
-import { ApiError, type StoredApiError } from "../errors";
+import { ApiError, PaymentPendingError, type StoredApiError, withPaymentId } from "../errors";
 import { advanceBatch } from "./batch-progress";
 import type { DeployContext } from "./context";
+import { feePaymentId } from "./fee-payment";
 import { type DeploySettleResponse, settleOutcome, settleResponse } from "./responses";
 
 type StoredResult = { response: DeploySettleResponse } | { error: StoredApiError };
@@ -28,24 +29,37 @@ export function createBatchSettler(ctx: DeployContext, ready: Promise<void>) {
           status: "pending",
         });
       }
-      if (batch.result) return replay(JSON.parse(batch.result) as StoredResult);
-      await ctx.pay(batch);
       const runtime = ctx.networks.get(batch.network);
-      await advanceBatch(ctx.stepDeps(runtime), batch, runtime.config.receiptTimeoutMs);
-      const rows = await ctx.store.walletsOf(batchId);
-      const response = settleResponse((await ctx.store.batch(batchId)) as DeploymentBatch, rows);
-      const outcome = settleOutcome(response, rows);
-      if (outcome.ok) {
-        await ctx.store.saveResult(batchId, { response });
-        return response;
+      const paymentId = feePaymentId(runtime, batch);
+      try {
+        if (batch.result) return replay(JSON.parse(batch.result) as StoredResult, paymentId);
+        await ctx.pay(batch);
+        await advanceBatch(ctx.stepDeps(runtime), batch, runtime.config.receiptTimeoutMs);
+        const rows = await ctx.store.walletsOf(batchId);
+        const paid = (await ctx.store.batch(batchId)) as DeploymentBatch;
+        const response = settleResponse(paid, rows, paymentId);
+        const outcome = settleOutcome(response, rows);
+        if (outcome.ok) {
+          await ctx.store.saveResult(batchId, { response });
+          return response;
+        }
+        // An unconfirmed step is no outcome yet: answered, not stored, so a later settle reports the real one.
+        if (outcome.final) await ctx.store.saveResult(batchId, { error: outcome.error.toStored() });
+        throw outcome.error;
+      } catch (error) {
+        throw asDeploymentAnswer(error, batch, paymentId);
       }
-      // An unconfirmed step is no outcome yet: answered, not stored, so a later settle reports the real one.
-      if (outcome.final) await ctx.store.saveResult(batchId, { error: outcome.error.toStored() });
-      throw outcome.error;
     });
 }
 
-function replay(stored: StoredResult): DeploySettleResponse {
-  if ("response" in stored) return stored.response;
+/** Every answer names the deployment's payment; one still in flight is the 202 pending answer. */
+function asDeploymentAnswer(error: unknown, batch: DeploymentBatch, paymentId: string): unknown {
+  if (!(error instanceof ApiError) || error.details?.status !== "pending") return withPaymentId(error, paymentId);
+  const transaction = (error.details.paymentTxHash as string | null | undefined) ?? batch.paymentTxHash;
+  return new PaymentPendingError({ paymentId, network: batch.network, payer: batch.payer, transaction }, error.message);
+}
+
+function replay(stored: StoredResult, paymentId: string): DeploySettleResponse {
+  if ("response" in stored) return { ...stored.response, paymentId };
   throw ApiError.fromStored(stored.error);
 }

@@ -1,7 +1,7 @@
 import { Elysia, ValidationError } from "elysia";
 import { NoKeyLeaseError } from "../chain/errors";
 import { merchantKeysOf } from "../config/merchant-keys";
-import { ApiError } from "../errors";
+import { ApiError, PaymentPendingError } from "../errors";
 import type { BodyReader, RouteContext } from "../flow";
 import { DRAIN_RETRY_AFTER_SECONDS } from "../lifecycle/drain";
 import { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "../limits";
@@ -304,6 +304,7 @@ export function createApp(services: Services) {
       }
       set.status = apiError.status;
       for (const [name, value] of Object.entries(apiError.headers ?? {})) set.headers[name] = value;
+      if (apiError instanceof PaymentPendingError) return checksumAddresses(apiError.body());
       return envelope(apiError, config.docsBaseUrl);
     })
     .onAfterResponse(({ request, set, route, body }) => {

@@ -1,21 +1,25 @@
 import type { NetworkRuntime } from "../chain/networks";
 import { relayerOf } from "../config/capabilities";
-import { ApiError } from "../errors";
+import { ApiError, PaymentPendingError, type PendingPayment } from "../errors";
 import type { ApproveNeed, FundedApprovals } from "../onboarding/funded-approvals";
 import { type ApproveRefusal, readSignedApprove, type SignedApprove } from "../onboarding/signed-approve";
 import type { Authorization } from "../settlement/authorization";
 import { brokenPaymentRule, type PaymentRules } from "../settlement/payment-rules";
+import { eoaPaymentId } from "../settlement/settle-payment";
 import type { VerifyResult } from "../settlement/verify-payment";
 
 const FIELD = "paymentPayload.approval.signedTransaction";
 
-/** A refusal of the approve in the error envelope: what to fix in the approve, or when to come back. */
-function approveError(refusal: ApproveRefusal): ApiError {
+/**
+ * A refusal of the approve in the error envelope: what to fix in the approve, or when to come back (an approve in
+ * flight is the payment's pending answer, under the id of the payment it funds).
+ */
+function approveError(refusal: ApproveRefusal, payment: PendingPayment): ApiError {
   switch (refusal.code) {
     case "budget":
       return new ApiError("service_unavailable", refusal.message, { field: FIELD, reason: refusal.code });
     case "pending":
-      return new ApiError("blockchain_error", refusal.message, { status: "pending", reason: refusal.code });
+      return new PaymentPendingError(payment, refusal.message);
     case "unreadable":
       return new ApiError("blockchain_error", refusal.message, { reason: refusal.code });
     default:
@@ -81,10 +85,15 @@ export function fundedApproveOf(deps: {
       if (!onlyAllowanceMissing(verdict)) return null;
       const broken = await brokenRule(network, authorization);
       if (broken) throw new ApiError("payment_verification_error", broken);
+      const payment = {
+        paymentId: eoaPaymentId(network, authorization.from, authorization.nonce),
+        network: network.name,
+        payer: authorization.from,
+      };
       const signed = await read(network, authorization, raw);
-      if (!signed.ok) throw approveError(signed);
+      if (!signed.ok) throw approveError(signed, payment);
       const approved = await deps.onboarding.perform(network, signed.approve, signed.need);
-      if (!approved.ok) throw approveError(approved);
+      if (!approved.ok) throw approveError(approved, payment);
       return signed;
     },
 

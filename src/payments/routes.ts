@@ -1,4 +1,4 @@
-import { ErrorResponse } from "@relay402/client/wire/fields";
+import { ErrorResponse, PaymentPendingResponse } from "@relay402/client/wire/fields";
 import {
   PaymentBodySchema,
   PaymentSettleResponseSchema,
@@ -42,7 +42,12 @@ export function paymentRoutes(payments: Payments, readers: readonly BodyReader[]
         const answer = await reader.settle(body);
         return status((reader.statusOf?.(answer) ?? 200) as 200, answer as never) as never;
       },
-      response: { 200: PaymentSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
+      response: {
+        200: PaymentSettleResponseSchema,
+        202: PaymentPendingResponse,
+        400: ErrorResponse,
+        500: ErrorResponse,
+      },
       detail: {
         tags: ["EOA payments"],
         summary: "Settle a signed TransferWithAuthorization on-chain",

@@ -1,10 +1,11 @@
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import type { Address, Hex } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
 import { relayerOf } from "../config/capabilities";
 import type { Async } from "../db/async-port";
 import type { EoaSettlement } from "../db/schema";
-import { ApiError } from "../errors";
+import { ApiError, PaymentPendingError, withPaymentId } from "../errors";
 import type { Logger } from "../logger";
 import type { Authorization } from "../settlement/authorization";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../settlement/authorization-settlement";
@@ -16,6 +17,8 @@ import { verifyPayment } from "./verify-payment";
 
 export type SettleResponse = {
   success: true;
+  /** keccak256(abi.encode(chainId, relayer, payer, nonce)): the payment's handle (wire/payment-id.ts). */
+  paymentId: Hex;
   transaction: Hex;
   network: string;
   payer: string;
@@ -34,8 +37,30 @@ export type SettleDeps = {
   onPayerRevert?(network: NetworkRuntime, payer: Address, reason: string): Promise<void> | void;
 };
 
-const pendingError = (transaction: string | null, message: string) =>
-  new ApiError("blockchain_error", message, { ...(transaction ? { transaction } : {}), status: "pending" });
+/** The id of an EOA payment: its nonce lives in the relayer's nonce space. */
+export const eoaPaymentId = (network: NetworkRuntime, payer: string, nonce: string): Hex =>
+  paymentIdOf({
+    chainId: network.config.chainId,
+    contract: relayerOf(network),
+    payer: payer as Address,
+    nonce: nonce as Hex,
+  });
+
+const pendingError = (
+  network: NetworkRuntime,
+  record: { payer: string; nonce: string },
+  transaction: string | null,
+  message: string,
+) =>
+  new PaymentPendingError(
+    {
+      paymentId: eoaPaymentId(network, record.payer, record.nonce),
+      network: network.name,
+      payer: record.payer,
+      transaction,
+    },
+    message,
+  );
 
 const revertedError = (transaction: string) =>
   new ApiError("payment_settlement_error", "the settlement transaction reverted on-chain", { transaction });
@@ -89,12 +114,27 @@ export function createPaymentSettler(deps: SettleDeps) {
     },
   });
 
-  /** The interface's answer to a verdict; null when the authorization may be settled again. */
+  /** The interface's answer to a verdict (its errors carry the recorded payment's id); null: settle it again. */
   function answer(network: NetworkRuntime, record: EoaSettlement, verdict: SettlementVerdict): SettleResponse | null {
+    const paymentId = eoaPaymentId(network, record.payer, record.nonce);
+    try {
+      return answerOf(network, record, verdict, paymentId);
+    } catch (error) {
+      throw withPaymentId(error, paymentId);
+    }
+  }
+
+  function answerOf(
+    network: NetworkRuntime,
+    record: EoaSettlement,
+    verdict: SettlementVerdict,
+    paymentId: Hex,
+  ): SettleResponse | null {
     switch (verdict.kind) {
       case "settled":
         return {
           success: true,
+          paymentId,
           transaction: verdict.txHash as Hex,
           network: network.name,
           payer: record.payer,
@@ -115,7 +155,7 @@ export function createPaymentSettler(deps: SettleDeps) {
           reason: verdict.reason,
         });
       case "pending":
-        throw pendingError(verdict.hash, verdict.message);
+        throw pendingError(network, record, verdict.hash, verdict.message);
     }
   }
 
@@ -130,7 +170,7 @@ export function createPaymentSettler(deps: SettleDeps) {
       record.recipient === authorization.to.toLowerCase() &&
       record.amount === authorization.value.toString() &&
       record.token === authorization.token.toLowerCase();
-    if (!same) throw nonceTakenError();
+    if (!same) throw withPaymentId(nonceTakenError(), eoaPaymentId(network, record.payer, record.nonce));
     return answer(network, record, await machine.replay(network, record));
   }
 
@@ -192,12 +232,15 @@ export function createPaymentSettler(deps: SettleDeps) {
     if (!created) {
       const replayed = await replay(network, record, authorization);
       if (replayed) return replayed;
-      throw pendingError(null, "this authorization is being settled; retry shortly");
+      throw pendingError(network, record, null, "this authorization is being settled; retry shortly");
     }
 
     const sent = await machine.send(network, record, plain ? request(undefined) : transaction, { simulated: !plain });
     const settled = answer(network, record, sent);
-    if (!settled) throw new ApiError("blockchain_error", "the settlement transaction was dropped; settle again");
+    if (!settled)
+      throw new ApiError("blockchain_error", "the settlement transaction was dropped; settle again", {
+        paymentId: eoaPaymentId(network, record.payer, record.nonce),
+      });
     return settled;
   }
 

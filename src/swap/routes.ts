@@ -1,4 +1,4 @@
-import { ErrorResponse } from "@relay402/client/wire/fields";
+import { ErrorResponse, PaymentPendingResponse } from "@relay402/client/wire/fields";
 import {
   SwapBodySchema,
   SwapQuoteBodySchema,
@@ -41,7 +41,7 @@ export function swapRoutes(swaps: Swaps) {
     })
     .post("/swap/settle", ({ body }) => swaps.settle(body), {
       body: SwapBodySchema,
-      response: { 200: SwapSettleResponseSchema, 400: ErrorResponse, 500: ErrorResponse },
+      response: { 200: SwapSettleResponseSchema, 202: PaymentPendingResponse, 400: ErrorResponse, 500: ErrorResponse },
       detail: {
         tags: ["Swaps"],
         summary: "Settle a signed SwapWithAuthorization on-chain",

@@ -1,3 +1,4 @@
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import type { Address, Hex, TransactionReceipt } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
@@ -5,7 +6,7 @@ import { createSingleFlight } from "../concurrency/single-flight";
 import { relayerOf } from "../config/capabilities";
 import type { Async } from "../db/async-port";
 import type { SwapSettlement } from "../db/schema";
-import { ApiError } from "../errors";
+import { ApiError, PaymentPendingError, withPaymentId } from "../errors";
 import { everyRecord, type RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";
 import { createAuthorizationSettlement, type SettlementVerdict } from "../settlement/authorization-settlement";
@@ -16,12 +17,34 @@ import { explainRevert, type SwapVerifyContext, swapCallData, verifySwap } from 
 
 export type SwapSettleResponse = {
   success: true;
+  /** keccak256(abi.encode(chainId, swap relayer, payer, nonce)) (wire/payment-id.ts). */
+  paymentId: Hex;
   transaction: Hex;
   network: string;
   payer: string;
   blockNumber: number;
   swap: { sellToken: string; buyToken: string; sellAmount: string; fee: string; buyAmount: string; recipient: string };
 };
+
+/** A swap's id: its nonce lives in the swap relayer's nonce space. */
+const swapPaymentId = (network: NetworkRuntime, payer: string, nonce: string): Hex =>
+  paymentIdOf({
+    chainId: network.config.chainId,
+    contract: relayerOf(network, "swaps"),
+    payer: payer as Address,
+    nonce: nonce as Hex,
+  });
+
+const swapPending = (network: NetworkRuntime, record: SwapSettlement, transaction: string | null, message: string) =>
+  new PaymentPendingError(
+    {
+      paymentId: swapPaymentId(network, record.payer, record.nonce),
+      network: network.name,
+      payer: record.payer,
+      transaction,
+    },
+    message,
+  );
 
 /** Gas limit of one swapWithAuthorization (a two-hop V3 swap uses about 300k; unused gas is not paid). */
 export const SWAP_GAS_LIMIT = 700_000n;
@@ -101,10 +124,25 @@ export function createSwapSettler(deps: {
       args: [record.payer as Address, record.nonce as Hex],
     });
 
+  /** The interface's answer to a verdict (its errors carry the recorded swap's id); null: settle it again. */
   async function answer(
     network: NetworkRuntime,
     record: SwapSettlement,
     verdict: SettlementVerdict,
+  ): Promise<SwapSettleResponse | null> {
+    const paymentId = swapPaymentId(network, record.payer, record.nonce);
+    try {
+      return await answerOf(network, record, verdict, paymentId);
+    } catch (error) {
+      throw withPaymentId(error, paymentId);
+    }
+  }
+
+  async function answerOf(
+    network: NetworkRuntime,
+    record: SwapSettlement,
+    verdict: SettlementVerdict,
+    paymentId: Hex,
   ): Promise<SwapSettleResponse | null> {
     switch (verdict.kind) {
       case "settled": {
@@ -112,6 +150,7 @@ export function createSwapSettler(deps: {
         const executed = await findSwap(network, record.payer, record.nonce, block, block).catch(() => null);
         return {
           success: true,
+          paymentId,
           transaction: verdict.txHash as Hex,
           network: network.name,
           payer: record.payer,
@@ -145,17 +184,17 @@ export function createSwapSettler(deps: {
       case "refused":
         throw new ApiError("blockchain_error", "the node refused the swap transaction", { reason: verdict.reason });
       case "pending":
-        throw new ApiError("blockchain_error", verdict.message, {
-          ...(verdict.hash ? { transaction: verdict.hash } : {}),
-          status: "pending",
-        });
+        throw swapPending(network, record, verdict.hash, verdict.message);
     }
   }
 
   async function replay(network: NetworkRuntime, record: SwapSettlement, auth: SwapAuthorization, signature: Hex) {
     const expected = swapSettlementOf(network.name, auth, signature);
     const same = record.signature === signature && record.authorizationHash === expected.authorizationHash;
-    if (!same) throw new ApiError("nonce_error", "nonce already used by a different authorization");
+    if (!same)
+      throw new ApiError("nonce_error", "nonce already used by a different authorization", {
+        paymentId: swapPaymentId(network, record.payer, record.nonce),
+      });
     return answer(network, record, await machine.replay(network, record));
   }
 
@@ -193,7 +232,7 @@ export function createSwapSettler(deps: {
     if (!created) {
       const replayed = await replay(network, record, auth, signature);
       if (replayed) return replayed;
-      throw new ApiError("blockchain_error", "this swap is being settled; retry shortly", { status: "pending" });
+      throw swapPending(network, record, null, "this swap is being settled; retry shortly");
     }
     const sent = await machine.send(network, record, {
       to: relayerOf(network, "swaps"),
@@ -201,7 +240,10 @@ export function createSwapSettler(deps: {
       gas: SWAP_GAS_LIMIT,
     });
     const settled = await answer(network, record, sent);
-    if (!settled) throw new ApiError("blockchain_error", "the swap transaction was dropped; settle again");
+    if (!settled)
+      throw new ApiError("blockchain_error", "the swap transaction was dropped; settle again", {
+        paymentId: swapPaymentId(network, record.payer, record.nonce),
+      });
     return settled;
   }
 

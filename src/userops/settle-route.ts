@@ -1,4 +1,4 @@
-import { ErrorResponse } from "@relay402/client/wire/fields";
+import { ErrorResponse, PaymentPendingResponse } from "@relay402/client/wire/fields";
 import { SignatureField, UserOpSchema } from "@relay402/client/wire/user-op-schema";
 import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import { Elysia, type TSchema, t } from "elysia";
@@ -22,7 +22,7 @@ export function userOpSettleRoute<const Path extends string, const Response exte
     ({ body }) => settle({ userOp: body.userOp as RpcUserOp, signature: body.signature as Hex }),
     {
       body: UserOpSettleBodySchema,
-      response: { 200: doc.response, 400: ErrorResponse, 500: ErrorResponse },
+      response: { 200: doc.response, 202: PaymentPendingResponse, 400: ErrorResponse, 500: ErrorResponse },
       detail: { tags: [doc.tag], summary: doc.summary, description: doc.description },
     },
   );

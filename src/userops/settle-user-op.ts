@@ -2,7 +2,7 @@ import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import type { Hex } from "viem";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { IssuedUserOp } from "../db/schema";
-import { ApiError, type StoredApiError } from "../errors";
+import { ApiError, type StoredApiError, withPaymentId } from "../errors";
 import { refuse } from "./invalid";
 import { assertSignedByOwner, type LocatedUserOp, locateIssuedUserOp } from "./locate-issued-user-op";
 import { type UserOpOutcome, userOpFigures } from "./outcome";
@@ -27,8 +27,11 @@ export type SettleFlow<Response, Context> = {
   beforeSend?: (settling: SettlingUserOp<Context>) => Promise<void>;
   /** The flow's answer to calls whose simulation just before the send reverts; default revertRefusal. */
   refuseRevert?: (revert: SimulatedRevertError, settling: SettlingUserOp<Context>) => ApiError;
-  /** The answer to a UserOp that executed successfully, read from its own logs; stored and replayed. */
-  respond: (settling: SettlingUserOp<Context>, outcome: UserOpOutcome) => Response;
+  /**
+   * The answer to a UserOp that executed successfully, read from its own logs; stored and replayed, with the
+   * kernel's `paymentId` (the userOpHash).
+   */
+  respond: (settling: SettlingUserOp<Context>, outcome: UserOpOutcome) => Omit<Response, "paymentId">;
   /** Which count a reverted UserOp of this flow goes to (the owner's all-flows count unless told otherwise). */
   countRevert?: (settling: SettlingUserOp<Context>) => RevertCount;
 };
@@ -45,12 +48,23 @@ export type SettleDeps = SubmitDeps & {
  * one promise; a settled UserOp answers from the store. The body carries no network: the UserOp's hash (chain
  * id in it) finds the issue.
  */
-export function createUserOpSettler<Response, Context>(deps: SettleDeps, flow: SettleFlow<Response, Context>) {
+export function createUserOpSettler<Response extends { paymentId: string }, Context>(
+  deps: SettleDeps,
+  flow: SettleFlow<Response, Context>,
+) {
   const once = createSingleFlight();
 
   async function send(located: LocatedUserOp, signature: Hex): Promise<Response> {
+    try {
+      return await sendOnce(located, signature);
+    } catch (error) {
+      throw withPaymentId(error, located.hash);
+    }
+  }
+
+  async function sendOnce(located: LocatedUserOp, signature: Hex): Promise<Response> {
     const record = (await deps.store.find(located.hash)) ?? located.record;
-    if (record.status === "success") return JSON.parse(record.result ?? "null") as Response;
+    if (record.status === "success") return { ...JSON.parse(record.result ?? "null"), paymentId: located.hash };
     if (record.status === "failed") throw ApiError.fromStored(JSON.parse(record.result ?? "null") as StoredApiError);
     const current = { ...located, record, context: JSON.parse(record.context) as Context };
     const { refuseRevert } = flow;
@@ -68,7 +82,7 @@ export function createUserOpSettler<Response, Context>(deps: SettleDeps, flow: S
       flow.countRevert?.(current),
       refuseRevert && ((revert) => refuseRevert(revert, current)),
     );
-    const response = flow.respond(current, outcome);
+    const response = { ...flow.respond(current, outcome), paymentId: located.hash } as Response;
     await deps.store.finish(located.hash, {
       status: "success",
       txHash: outcome.transactionHash,

@@ -2,7 +2,7 @@ import { entryPointAbi } from "@relay402/client/wire/abis";
 import type { RpcUserOp } from "@relay402/client/wire/user-operation";
 import type { Address, Hex } from "viem";
 import type { DenyCounters, DenyKind } from "../deny/deny-counters";
-import { ApiError } from "../errors";
+import { ApiError, PaymentPendingError } from "../errors";
 import { shortReason } from "../logger";
 import { observeUserOpReceiptLag } from "../metrics/metrics";
 import { BundlerRejectedError, BundlerTimeoutError, UserOpAlreadyKnownError } from "./bundler";
@@ -36,7 +36,8 @@ export type RevertCount = (outcome: UserOpOutcome) => { kind: DenyKind; reason: 
  * sent; a `sending` one may have been sent before (a lost answer, a restart), so its execution is looked for first
  * and then the same UserOp is sent again: with the same sender and nonce it can execute only once. A final record
  * is the flow's to replay. Anything else is thrown as the answer settle gives, and recorded when it is final:
- * - not mined yet, or the bundler out of reach: `blockchain_error` with `status: "pending"`, the claim stays;
+ * - not mined yet, or the bundler's answer lost: the 202 pending answer under the userOpHash, the claim stays;
+ * - the bundler out of reach: `blockchain_error` (5xx), the claim stays and a later settle resumes;
  * - calls that revert when simulated just before the send: `refuseRevert`'s answer (default 400 `userop_error`
  *   naming the reason), the claim released, nothing sent;
  * - refused by the bundler, or its nonce used by another UserOp: `userop_error`, nothing was paid;
@@ -69,7 +70,10 @@ export async function sendIssuedUserOp(
   };
   // In flight, unknown or never delivered: the claim stays, and a later settle resumes.
   const pending = (reason: string) =>
-    new ApiError("blockchain_error", `${reason}; retry settle shortly`, { userOpHash: hash, status: "pending" });
+    new PaymentPendingError(
+      { paymentId: hash, network: network.runtime.name, payer: op.sender },
+      `${reason}; retry settle shortly`,
+    );
   const executed = async (outcome: UserOpOutcome): Promise<UserOpOutcome> => {
     if (outcome.success) return outcome;
     const count = countRevert?.(outcome) ?? { kind: "owner", reason: `sponsored ${record.kind} UserOp reverted` };
@@ -110,7 +114,15 @@ export async function sendIssuedUserOp(
       );
     }
     // "Already known": the bundler holds this very UserOp (an earlier send whose answer was lost), it is in flight.
-    if (!(error instanceof UserOpAlreadyKnownError)) throw pending(shortReason(error));
+    if (!(error instanceof UserOpAlreadyKnownError))
+      throw new ApiError(
+        "blockchain_error",
+        `the bundler did not take the UserOp (${shortReason(error)}); retry settle`,
+        {
+          userOpHash: hash,
+          paymentId: hash,
+        },
+      );
   }
   const outcome = await waitForUserOpOutcome(source, hash, network.runtime.config.receiptTimeoutMs);
   if (!outcome) throw pending("no receipt for the UserOp in time");

@@ -1,4 +1,4 @@
-import { type Address, getAddress, isAddress, isAddressEqual } from "viem";
+import { type Address, getAddress, type Hex, isAddress, isAddressEqual } from "viem";
 import type { Networks } from "../chain/networks";
 import type { FundedApprovals } from "../onboarding/funded-approvals";
 import { type ApproveRefusal, type ApproveRefusalCode, readSignedApprove } from "../onboarding/signed-approve";
@@ -7,6 +7,7 @@ import type { X402Facilitator, X402SettleResponse, X402VerifyResponse } from "./
 import { x402NetworkOf } from "./networks";
 import { PERMIT2 } from "./permit2";
 import { X402_REASONS } from "./reasons";
+import { x402PaymentId } from "./settlement-terms";
 import { parseX402Body, payerOf, type X402Body } from "./wire";
 
 /**
@@ -78,7 +79,7 @@ export function withErc20ApprovalSponsoring(
     const network = x402NetworkOf(deps.networks, payment.version, payment.wireNetwork);
     if (!network) return null;
     const payer = payerOf(payment);
-    const base = { network, payer, wireNetwork: payment.wireNetwork };
+    const base = { network, payer, wireNetwork: payment.wireNetwork, paymentId: x402PaymentId(network, payment) };
     const refused = (refusal: ApproveRefusal) => ({ ...base, ok: false as const, refusal });
     const { from, asset, spender } = info;
     if (typeof from !== "string" || !isAddress(from) || !isAddressEqual(from, payer))
@@ -104,13 +105,17 @@ export function withErc20ApprovalSponsoring(
     invalidMessage: refusal.message,
     payer,
   });
-  const failure = (refusal: ApproveRefusal, payer: string, network: string): X402SettleResponse => ({
+  const failure = (
+    refusal: ApproveRefusal,
+    sponsored: { payer: string; wireNetwork: string; paymentId: Hex },
+  ): X402SettleResponse => ({
     success: false,
     errorReason: REASONS[refusal.code],
     errorMessage: refusal.message,
-    payer,
+    payer: sponsored.payer,
     transaction: "",
-    network,
+    network: sponsored.wireNetwork,
+    extra: { paymentId: sponsored.paymentId },
   });
   /** The facilitator's verdict leaves only the allowance missing, which the approve brings. */
   const onlyAllowanceMissing = (verdict: X402VerifyResponse) =>
@@ -132,9 +137,9 @@ export function withErc20ApprovalSponsoring(
       if (!sponsored) return x402.settle(body);
       const verdict = await x402.verify(body);
       if (onlyAllowanceMissing(verdict)) {
-        if (!sponsored.ok) return failure(sponsored.refusal, sponsored.payer, sponsored.wireNetwork);
+        if (!sponsored.ok) return failure(sponsored.refusal, sponsored);
         const approved = await deps.onboarding.perform(sponsored.network, sponsored.approve, sponsored.need);
-        if (!approved.ok) return failure(approved, sponsored.payer, sponsored.wireNetwork);
+        if (!approved.ok) return failure(approved, sponsored);
       }
       const settled = await x402.settle(body);
       if (settled.success && sponsored.ok) await deps.onboarding.markUsed(sponsored.network, sponsored.need);

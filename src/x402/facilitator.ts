@@ -1,4 +1,4 @@
-import type { Address } from "viem";
+import type { Address, Hex } from "viem";
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import type { TransactionRequest } from "../chain/types";
 import { createSingleFlight } from "../concurrency/single-flight";
@@ -22,7 +22,7 @@ import { PERMIT2 } from "./permit2";
 import { checkPermit2Payment, judgePermit2, permit2NonceUsed } from "./permit2-payment";
 import { X402_REASONS, type X402Refusal } from "./reasons";
 import type { X402SettlementStore } from "./settlement-store";
-import { settlementOf } from "./settlement-terms";
+import { settlementOf, x402PaymentId } from "./settlement-terms";
 import { parseX402Body, payerOf, type X402Body, type X402Payment } from "./wire";
 
 export type X402VerifyResponse = { isValid: boolean; invalidReason?: string; invalidMessage?: string; payer?: string };
@@ -34,6 +34,8 @@ export type X402SettleResponse = {
   transaction: string;
   network: string;
   amount?: string;
+  /** x402's clients drop unknown top-level fields, so the payment's handle travels in `extra`. */
+  extra?: { paymentId: Hex };
 };
 
 type Outcome =
@@ -150,7 +152,14 @@ export function createX402Facilitator(deps: {
         ? (body.paymentRequirements as { network: string }).network
         : "";
     if (!read.ok) return failure(wireNetwork, read.refusal, read.message, read.payer);
-    const { payment, network, payer } = read;
+    // Every answer to a readable payment names it, whatever its outcome.
+    return { ...(await settleRead(body, read)), extra: { paymentId: x402PaymentId(read.network, read.payment) } };
+  }
+
+  async function settleRead(
+    body: X402Body,
+    { payment, network, payer }: { payment: X402Payment; network: NetworkRuntime; payer: string },
+  ): Promise<X402SettleResponse> {
     const named = paymentIdentifierOf(body);
     if (!named.ok) return failure(payment.wireNetwork, "malformed", named.message, payer);
     const { identifier } = named;

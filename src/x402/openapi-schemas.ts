@@ -1,3 +1,4 @@
+import { PaymentIdField } from "@relay402/client/wire/fields";
 import { Type as t } from "@sinclair/typebox";
 import { NETWORK_PRESETS } from "../networks";
 import { X402_REASONS } from "./reasons";
@@ -125,6 +126,12 @@ export const X402SettleResponseSchema = t.Object(
     transaction: t.String({ description: "the transaction hash; empty when nothing was sent" }),
     network: t.String({ description: "the network as the body named it" }),
     amount: t.Optional(Uint),
+    extra: t.Optional(
+      t.Object(
+        { paymentId: PaymentIdField },
+        { description: "the payment's id (token or Permit2 nonce space), on every answer to a readable payment" },
+      ),
+    ),
   },
   {
     title: "x402 settle answer",

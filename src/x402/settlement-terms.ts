@@ -1,4 +1,5 @@
-import { encodeFunctionData } from "viem";
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
+import { type Address, encodeFunctionData, type Hex } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import { eip3009TokenAbi } from "./eip3009";
 import { nonceKey, PERMIT2 } from "./permit2";
@@ -47,4 +48,15 @@ export function settlementOf(network: NetworkRuntime, payment: X402Payment) {
     /** With the payment's EIP-2612 permit (`settleWithPermit`) unless `plain`. */
     request: (plain?: boolean) => permit2SettleRequest(network, permit, plain ? undefined : payment.eip2612),
   };
+}
+
+/** An x402 payment's id: its nonce lives in the token's nonce space (EIP-3009) or Permit2's (wire/payment-id.ts). */
+export function x402PaymentId(network: NetworkRuntime, payment: X402Payment): Hex {
+  const { key } = settlementOf(network, payment);
+  return paymentIdOf({
+    chainId: network.config.chainId,
+    contract: key.contract as Address,
+    payer: key.payer as Address,
+    nonce: key.nonce as Hex,
+  });
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address, Hex } from "viem";
 import { createDeploymentStorePostgres } from "../../src/deploy/deployment-store-postgres";
 import { createDeployments } from "../../src/deploy/deployments";
-import { ApiError } from "../../src/errors";
+import { ApiError, PaymentPendingError } from "../../src/errors";
 import { createPaymentSettler } from "../../src/settlement/settle-payment";
 import { createSettlementStorePostgres } from "../../src/settlement/settlement-store-postgres";
 import { createIssuedUserOpStorePostgres } from "../../src/userops/issued-user-op-store-postgres";
@@ -154,9 +154,9 @@ describe("wallet deployment on PostgreSQL", () => {
       expect(successes.length).toBeGreaterThanOrEqual(1);
       // A loser is told the batch is on its way (pending), never a refusal.
       for (const failure of failures) {
-        expect(failure).toBeInstanceOf(ApiError);
-        expect((failure as ApiError).code).toBe("blockchain_error");
-        expect((failure as ApiError).details).toMatchObject({ status: "pending" });
+        expect(failure).toBeInstanceOf(PaymentPendingError);
+        expect((failure as PaymentPendingError).status).toBe(202);
+        expect((failure as PaymentPendingError).details).toMatchObject({ status: "pending" });
       }
       // Asked again on every instance: the same full answer.
       for (const instance of instances) {

@@ -219,11 +219,13 @@ describe("deployment faults, injected on the devnet: restarts", () => {
       config.networks[network]!.bundlerUrl = deadBundler;
     });
     const settle = await cut.post("/deploy/wallet/settle", flow.body, adminHeaders(cut));
+    // An unreachable bundler is an error (5xx), not a payment in flight; the payment's id is its UserOp's hash.
     expect(settle.status).toBe(500);
     expect(settle.body).toMatchObject({
       code: "blockchain_error",
-      details: { status: "pending", userOpHash: flow.hash },
+      details: { userOpHash: flow.hash, paymentId: flow.hash },
     });
+    expect(settle.body.details.status).toBeUndefined();
     expect(batchOf(cut, flow.payer)).toMatchObject({ paymentStatus: "sending", paymentTxHash: null, result: null });
     expect(await issuedStatus(cut, flow.hash)).toBe("sending");
     expect(await entryPointNonce(flow.payer)).toBe(before.nonce);

@@ -182,16 +182,14 @@ describe("deployment recovery, on the devnet: what is recorded", () => {
     } finally {
       await c.test.setAutomine(true);
     }
-    expect(deploying.status).toBe(500);
-    expect(deploying.body).toMatchObject({
-      code: "blockchain_error",
-      details: { status: "pending", paymentSuccess: true, deploymentSuccess: false },
-    });
-    expect(funding.status).toBe(500);
-    expect(funding.body).toMatchObject({
-      code: "blockchain_error",
-      details: { status: "pending", paymentSuccess: true, deploymentSuccess: true, fundingSuccess: false },
-    });
+    // Paid, a step in flight: 202 under the fee payment's id, whose transaction it names.
+    const paymentTxHash = batchOf(service, flow.payer.address)?.paymentTxHash;
+    for (const pending of [deploying, funding]) {
+      expect(pending.status).toBe(202);
+      expect(pending.body).toMatchObject({ success: false, status: "pending", network, payer: flow.payer.address });
+      expect(pending.body.transaction?.toLowerCase()).toBe(paymentTxHash);
+    }
+    expect(funding.body.paymentId).toBe(deploying.body.paymentId);
     // Sent but not confirmed: not funded, so no funding hash.
     expect(listed.status).toBe(200);
     for (const info of listed.body.sub) {

@@ -202,8 +202,9 @@ describe("deployment recovery, on the devnet", () => {
     expect(verify.body.isValid).toBe(true);
     const body = { ...flow.body, wallets: verify.body.wallets };
     const refused = await first.post("/deploy/settle", body, adminHeaders(first));
-    expect(refused.status).toBe(500);
-    expect(refused.body).toMatchObject({ code: "blockchain_error", details: { status: "pending" } });
+    expect(refused.status).toBe(202);
+    expect(refused.body).toMatchObject({ success: false, status: "pending", payer: flow.payer.address });
+    expect(refused.headers.get("location")).toBe(`/payments/${refused.body.paymentId}`);
     expect(batchOf(first, flow.payer.address)?.paymentStatus).toBe("sending");
     first.stop();
     await Bun.sleep(5); // the batches were updated strictly before the next process starts

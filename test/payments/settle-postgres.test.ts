@@ -3,9 +3,10 @@
 // settlers, each with its own connection pool, its own executor and its own executor key, as separate service
 // processes on one database would be; only the database is shared. The chain judges: balances and nonces.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { ApiError } from "../../src/errors";
+import { ApiError, PaymentPendingError } from "../../src/errors";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { parseAuthorization } from "../../src/settlement/authorization";
 import { createPaymentSettler } from "../../src/settlement/settle-payment";
@@ -84,6 +85,15 @@ const sentBy = async (chain: "bsc" | "base", addresses: Address[]) =>
       addresses.map((address) => chainOf(chain).public.getTransactionCount({ address, blockTag: "pending" })),
     )
   ).reduce((sum, count) => sum + count, 0);
+
+/** The id a client computes from its signed body (wire/payment-id.ts): the relayer's nonce space. */
+const eoaIdOf = (body: Awaited<ReturnType<typeof signedPayment>>) =>
+  paymentIdOf({
+    chainId: c.info.chainId,
+    contract: c.info.relayer,
+    payer: body.paymentPayload.payload.authorization.from as Address,
+    nonce: body.paymentPayload.payload.authorization.nonce as Hex,
+  });
 
 async function readyPayment(value: bigint) {
   const payer = await freshPayer(network);
@@ -196,12 +206,15 @@ describe("EOA settlement on PostgreSQL", () => {
       const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
       expect(successes.length).toBeGreaterThanOrEqual(1);
       expect(new Set(successes.map((answer) => answer.transaction)).size).toBe(1);
-      // A loser is told the authorization is being settled (pending), never a refusal or a second transaction.
+      // A loser is told the authorization is being settled (202 pending under the payment's id), never a refusal,
+      // a 5xx or a second transaction.
+      const paymentId = eoaIdOf(body);
       for (const failure of failures) {
-        expect(failure).toBeInstanceOf(ApiError);
-        expect((failure as ApiError).code).toBe("blockchain_error");
-        expect((failure as ApiError).details).toMatchObject({ status: "pending" });
+        expect(failure).toBeInstanceOf(PaymentPendingError);
+        expect((failure as PaymentPendingError).status).toBe(202);
+        expect((failure as PaymentPendingError).pending).toMatchObject({ paymentId, network });
       }
+      for (const success of successes) expect(success.paymentId).toBe(paymentId);
       expect(await sentBy(network, executors)).toBe(sentBefore + 1);
       expect(await balance(to)).toBe(value);
       expect(await balance(payer.address)).toBe(payerBefore - value);
@@ -334,8 +347,10 @@ describe("EOA swap settlement on PostgreSQL", () => {
     expect(successes.length).toBeGreaterThanOrEqual(1);
     expect(new Set(successes.map((answer) => answer.transaction)).size).toBe(1);
     for (const result of results) {
-      if (result.status === "rejected")
-        expect((result.reason as ApiError).details).toMatchObject({ status: "pending" });
+      if (result.status === "rejected") {
+        expect(result.reason).toBeInstanceOf(PaymentPendingError);
+        expect((result.reason as PaymentPendingError).status).toBe(202);
+      }
     }
     expect(await sentBy(network, executors)).toBe(sentBefore + 1);
     const settled = successes[0] as (typeof successes)[number];

@@ -39,6 +39,8 @@ export function incognitoClientOf(service: TestService) {
     const settled = await service.post("/wallet/incognito/settle", await settleBody(verified, owner));
     expect(settled.status).toBe(200);
     expect(settled.body.success).toBe(true);
+    // A UserOp flow's payment id is its userOpHash.
+    expect(settled.body.paymentId).toBe(verified.userOpHash);
     return settled.body;
   }
 

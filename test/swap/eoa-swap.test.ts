@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { erc20Abi } from "@relay402/client/wire/abis";
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import { encodePath } from "@relay402/client/wire/swap/path";
 import { type Address, getAddress, type Hex } from "viem";
@@ -207,7 +208,17 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
     const neverSent = await unfinished();
     const executed = await unfinished();
     const blocked = await service.post("/swap/settle", neverSent.body);
-    expect([blocked.status, blocked.body.details?.status]).toEqual([500, "pending"]);
+    // In flight as far as this process knows: 202 under the id of the swap relayer's nonce space, never a 5xx.
+    const swapId = (signed: typeof neverSent) =>
+      paymentIdOf({
+        chainId: t.c.info.chainId,
+        contract: signed.quote.relayerContract as Address,
+        payer: signed.payer.address,
+        nonce: signed.authorization.nonce as Hex,
+      });
+    expect([blocked.status, blocked.body.status, blocked.body.paymentId]).toEqual([202, "pending", swapId(neverSent)]);
+    expect(blocked.headers.get("location")).toBe(`/payments/${swapId(neverSent)}`);
+    expect(blocked.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
     // Anyone may submit a signed swap: here the payer itself, on the route the quote named.
     const route = executed.quote.route as { kind: "v2" | "v3"; tokenIn: Address; tokenOut: Address; fee?: number }[];
     const kind = route[0]?.kind ?? "v2";
@@ -228,9 +239,11 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
 
     const settled = await service.post("/swap/settle", neverSent.body);
     expect(settled.status).toBe(200);
+    expect(settled.body.paymentId).toBe(swapId(neverSent));
     expect(await tokenBalance(network, t.m, neverSent.payer.address)).toBe(990n * t.unit);
     const recognised = await service.post("/swap/settle", executed.body);
     expect(recognised.status).toBe(200);
+    expect(recognised.body.paymentId).toBe(swapId(executed));
     expect(recognised.body.transaction).toBe(direct);
     expect(BigInt(recognised.body.swap.buyAmount)).toBeGreaterThanOrEqual(BigInt(executed.quote.minBuyAmount));
     expect(await tokenBalance(network, t.m, executed.payer.address)).toBe(990n * t.unit);

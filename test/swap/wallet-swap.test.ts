@@ -72,6 +72,7 @@ describe("smart-wallet swaps over HTTP (/wallet/swap/verify, /wallet/swap/settle
         expect(settled).toMatchObject({
           success: true,
           userOpHash: quote.userOpHash,
+          paymentId: quote.userOpHash,
           payments: [{ to: t.c.info.relayer, amount: sellAmount.toString(), token: sellToken }],
           swap: { sellToken, buyToken, sellAmount: sellAmount.toString(), fee: quote.feeAmount, recipient },
         });

@@ -61,7 +61,8 @@ for (const network of NETWORK_NAMES) {
 
         const settled = await service.post("/wallet/settle", await settleBody(v, owner));
         expect(settled.status).toBe(200);
-        expect(settled.body).toMatchObject({ success: true, userOpHash: v.userOpHash });
+        // The payment's id of a UserOp flow is its userOpHash, on the first answer and on replays.
+        expect(settled.body).toMatchObject({ success: true, userOpHash: v.userOpHash, paymentId: v.userOpHash });
         expect(settled.body.txHash).toMatch(/^0x[0-9a-f]{64}$/);
         expect(settled.body.payments).toEqual([
           ...transfers.map((transfer) => ({ to: transfer.to, amount: transfer.amount.toString(), token })),

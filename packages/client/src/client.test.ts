@@ -5,13 +5,13 @@ import { Relay402ClientError } from "./errors.js";
 const pending = { code: "blockchain_error", message: "not mined yet", doc_url: "#", details: { status: "pending" } };
 
 /** A fetch that answers each call with the next of `answers` (a thrown error for "down") and counts calls. */
-function scripted(answers: ({ status: number; body: unknown } | "down")[]) {
+function scripted(answers: ({ status: number; body: unknown; headers?: Record<string, string> } | "down")[]) {
   let calls = 0;
   const fetch = (async () => {
     const answer = answers[Math.min(calls++, answers.length - 1)]!;
     if (answer === "down") throw new TypeError("connection refused");
     const text = typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
-    return new Response(text, { status: answer.status });
+    return new Response(text, { status: answer.status, headers: answer.headers ?? {} });
   }) as unknown as typeof globalThis.fetch;
   return { fetch, calls: () => calls };
 }
@@ -60,5 +60,56 @@ describe("createRelay402Client", () => {
     const error = (await client.post("/settle", {}, { idempotent: true }).catch((e) => e)) as Relay402ClientError;
     expect(error.isPending).toBe(true);
     expect(server.calls()).toBe(3);
+  });
+
+  const inFlight = {
+    success: false,
+    status: "pending",
+    paymentId: `0x${"ab".repeat(32)}`,
+    network: "bsc",
+    payer: "0x00000000000000000000000000000000000000a1",
+    transaction: `0x${"cd".repeat(32)}`,
+    message: "sent but not yet mined",
+  };
+
+  test("a 202 pending answer is not a result: the settle is sent again after its Retry-After", async () => {
+    const server = scripted([
+      { status: 202, body: inFlight, headers: { "retry-after": "1", location: `/payments/${inFlight.paymentId}` } },
+      { status: 200, body: { success: true, paymentId: inFlight.paymentId } },
+    ]);
+    const client = createRelay402Client({ url: "http://relay", fetch: server.fetch, retryDelayMs: 0 });
+    const started = performance.now();
+    expect(await client.post("/settle", {}, { idempotent: true })).toEqual({
+      success: true,
+      paymentId: inFlight.paymentId,
+    });
+    expect(server.calls()).toBe(2);
+    // retryDelayMs is 0: only the answer's Retry-After (1 s) made the client wait.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+  });
+
+  test("a 202 pending answer that outlasts settleAttempts is the pending error, naming the payment", async () => {
+    const server = scripted([{ status: 202, body: inFlight, headers: { "retry-after": "0" } }]);
+    const client = createRelay402Client({ url: "http://relay", fetch: server.fetch, settleAttempts: 2 });
+    const error = (await client.post("/settle", {}, { idempotent: true }).catch((e) => e)) as Relay402ClientError;
+    expect(error).toBeInstanceOf(Relay402ClientError);
+    expect(error.isPending).toBe(true);
+    expect(error.status).toBe(202);
+    expect(error.details).toMatchObject({
+      paymentId: inFlight.paymentId,
+      network: "bsc",
+      payer: inFlight.payer,
+      transaction: inFlight.transaction,
+      retryAfterSeconds: 0,
+    });
+    expect(server.calls()).toBe(2);
+  });
+
+  test("a verify answered 202 pending is raised, not returned as its result", async () => {
+    const server = scripted([{ status: 202, body: inFlight }]);
+    const client = createRelay402Client({ url: "http://relay", fetch: server.fetch });
+    const error = (await client.post("/wallet/claim", {}).catch((e) => e)) as Relay402ClientError;
+    expect(error.isPending).toBe(true);
+    expect(server.calls()).toBe(1);
   });
 });

@@ -7,7 +7,7 @@ export type Relay402ClientOptions = {
   adminApiKey?: string;
   /** Attempts of an idempotent settle (network errors and pending settlements); default 5. */
   settleAttempts?: number;
-  /** Wait between settle attempts in ms; default 1000. */
+  /** Wait between settle attempts in ms when the service names none (a pending answer's Retry-After wins); default 1000. */
   retryDelayMs?: number;
   fetch?: typeof fetch;
 };
@@ -21,6 +21,30 @@ export type Relay402Client = {
   getBytes(path: string): Promise<Uint8Array>;
   post<T>(path: string, body: unknown, options?: RequestOptions): Promise<T>;
 };
+
+/** The longest a Retry-After is followed: a service asking for more is asked again sooner. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * A 202 `{ success: false, status: "pending", paymentId, network, payer, transaction? }`: the payment is in flight.
+ * It is raised as the pending `blockchain_error` the service answered before 202 (`isPending`), with the answer's
+ * fields and `retryAfterSeconds` from its Retry-After header in `details`.
+ */
+function pendingError(json: Record<string, unknown>, response: Response): Relay402ClientError {
+  const { success: _success, message, ...fields } = json;
+  const retryAfter = Number(response.headers.get("retry-after"));
+  return new Relay402ClientError(
+    "blockchain_error",
+    typeof message === "string" ? message : "the payment is in flight; settle again for its result",
+    {
+      ...fields,
+      status: "pending",
+      ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {}),
+      ...(response.headers.get("location") ? { location: response.headers.get("location") } : {}),
+    },
+    response.status,
+  );
+}
 
 /**
  * The HTTP side of every flow: JSON in, the typed answer or a Relay402ClientError out. Only requests marked
@@ -72,6 +96,8 @@ export function createRelay402Client(options: Relay402ClientOptions): Relay402Cl
         response.status,
       );
     }
+    // A payment in flight (202) is not a result: it becomes a pending error, which a settle retries after Retry-After.
+    if (response.status === 202 && json?.status === "pending") throw pendingError(json, response);
     if (response.ok) return json as T;
     if (typeof json?.code === "string" && typeof json?.message === "string") {
       throw new Relay402ClientError(json.code, json.message, json.details, response.status);
@@ -93,7 +119,9 @@ export function createRelay402Client(options: Relay402ClientOptions): Relay402Cl
           error instanceof Relay402ClientError &&
           (error.isPending || (error.code === "network_error" && (error.status === undefined || error.status >= 502)));
         if (!retryable || attempt >= attempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        const retryAfter = error.details?.retryAfterSeconds;
+        const wait = typeof retryAfter === "number" ? Math.min(retryAfter * 1000, MAX_RETRY_AFTER_MS) : delayMs;
+        await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
   }

@@ -30,7 +30,12 @@ export class Relay402ClientError extends Relay402Error {
     super(message, { docsPath: `#${code}`, cause });
   }
 
-  /** A settlement whose transaction is out but not yet mined: settling the same body again is safe. */
+  /**
+   * A settlement in flight (sent but not yet mined, or being settled by another request): settling the same body
+   * again is safe. The service answers it 202 (`details`: `paymentId`, `network`, `payer`, `transaction?`,
+   * `retryAfterSeconds`); the 500 `blockchain_error` with `details.status: "pending"` of earlier releases is read
+   * the same for one release.
+   */
   get isPending(): boolean {
     return this.code === "blockchain_error" && this.details?.status === "pending";
   }

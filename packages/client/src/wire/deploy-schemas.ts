@@ -1,5 +1,5 @@
 import { type TNull, type TOptional, type TUnion, Type as t } from "@sinclair/typebox";
-import { AddressField, Bytes32Field, NetworkField, UintString } from "./fields.js";
+import { AddressField, Bytes32Field, NetworkField, PaymentIdField, UintString } from "./fields.js";
 import { NETWORKS, type NetworkName } from "./networks.js";
 import { PaymentPayloadSchema } from "./payment-schemas.js";
 import { SignatureField, UserOpSchema } from "./user-op-schema.js";
@@ -88,6 +88,8 @@ export const WalletSettleBodySchema = t.Object({
 });
 
 export const DeploySettleResponseSchema = t.Object({
+  /** The fee payment's id (EOA) or the fee UserOp's hash. */
+  paymentId: PaymentIdField,
   paymentSuccess: t.Boolean(),
   deploymentSuccess: t.Boolean(),
   fundingSuccess: t.Boolean(),

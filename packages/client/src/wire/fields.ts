@@ -30,3 +30,29 @@ export const ErrorResponse = t.Object(
   },
   { description: "Error envelope" },
 );
+
+/**
+ * A payment's handle, the same on every instance and retry: `keccak256(abi.encode(uint256 chainId, address contract,
+ * address payer, uint256 nonce))` for a signed authorization (wire/payment-id.ts), the `userOpHash` for a UserOp.
+ */
+export const PaymentIdField = t.String({
+  pattern: "^0x[0-9a-fA-F]{64}$",
+  description: "the payment's id: paymentIdOf(chainId, contract, payer, nonce), or the userOpHash of a UserOp flow",
+});
+
+/**
+ * The 202 answer of a settle whose payment is in flight (sent, no receipt yet, or being settled by another request):
+ * not an error. `Retry-After` says when to settle the same body again; `Location` is `/payments/{paymentId}`.
+ */
+export const PaymentPendingResponse = t.Object(
+  {
+    success: t.Literal(false),
+    status: t.Literal("pending"),
+    paymentId: PaymentIdField,
+    network: t.String(),
+    payer: t.String(),
+    transaction: t.Optional(t.String()),
+    message: t.String(),
+  },
+  { description: "Payment in flight: settle the same body again after Retry-After, or look it up at Location" },
+);

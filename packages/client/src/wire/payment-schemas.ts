@@ -1,5 +1,5 @@
 import { Type as t } from "@sinclair/typebox";
-import { AddressField, Bytes32Field, NetworkField, UintString, UnixTimeField } from "./fields.js";
+import { AddressField, Bytes32Field, NetworkField, PaymentIdField, UintString, UnixTimeField } from "./fields.js";
 
 export const PaymentPayloadSchema = t.Object({
   token: AddressField,
@@ -65,6 +65,7 @@ export const PaymentVerifyResponseSchema = t.Object({
 
 export const PaymentSettleResponseSchema = t.Object({
   success: t.Boolean(),
+  paymentId: PaymentIdField,
   transaction: t.String(),
   network: t.String(),
   payer: t.String(),

@@ -1,5 +1,5 @@
 import { Type as t } from "@sinclair/typebox";
-import { AddressField, Bytes32Field, NetworkField, UintString } from "./fields.js";
+import { AddressField, Bytes32Field, NetworkField, PaymentIdField, UintString } from "./fields.js";
 import { UserOpSchema } from "./user-op-schema.js";
 
 export const MAX_WALLET_TRANSACTIONS = 20;
@@ -24,6 +24,7 @@ export const WalletPaymentVerifyResponseSchema = t.Object({
 
 export const WalletPaymentSettleResponseSchema = t.Object({
   success: t.Boolean(),
+  paymentId: PaymentIdField,
   txHash: Bytes32Field,
   userOpHash: Bytes32Field,
   payments: t.Array(t.Object({ to: t.String(), amount: t.String(), token: t.String() })),

@@ -1,5 +1,5 @@
 import { Type as t } from "@sinclair/typebox";
-import { AddressField, Bytes32Field, NetworkField, UintString } from "../fields.js";
+import { AddressField, Bytes32Field, NetworkField, PaymentIdField, UintString } from "../fields.js";
 import { UserOpSchema } from "../user-op-schema.js";
 
 const FieldElement = (description: string) =>
@@ -52,6 +52,7 @@ export const IncognitoVerifyResponseSchema = t.Object({
 
 export const IncognitoSettleResponseSchema = t.Object({
   success: t.Boolean(),
+  paymentId: PaymentIdField,
   txHash: Bytes32Field,
   userOpHash: Bytes32Field,
   incognito: t.Object(

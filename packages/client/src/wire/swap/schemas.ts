@@ -1,5 +1,13 @@
 import { Type as t } from "@sinclair/typebox";
-import { AddressField, Bytes32Field, JsonInteger, NetworkField, UintString, UnixTimeField } from "../fields.js";
+import {
+  AddressField,
+  Bytes32Field,
+  JsonInteger,
+  NetworkField,
+  PaymentIdField,
+  UintString,
+  UnixTimeField,
+} from "../fields.js";
 import { UserOpSchema } from "../user-op-schema.js";
 
 const Amount = t.String({ description: "decimal integer in the token's smallest unit" });
@@ -125,6 +133,7 @@ export const SwapVerifyResponseSchema = t.Object({
 
 export const SwapSettleResponseSchema = t.Object({
   success: t.Boolean(),
+  paymentId: PaymentIdField,
   transaction: t.String(),
   network: t.String(),
   payer: t.String(),
@@ -186,6 +195,7 @@ export const WalletSwapVerifyResponseSchema = t.Union([
 
 export const WalletSwapSettleResponseSchema = t.Object({
   success: t.Boolean(),
+  paymentId: PaymentIdField,
   txHash: Bytes32Field,
   userOpHash: Bytes32Field,
   payments: t.Array(t.Object({ to: t.String(), amount: t.String(), token: t.String() }), {
