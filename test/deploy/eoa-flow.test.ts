@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { factoryAbi } from "@relay402/client/wire/abis";
-import { type Address, getAddress, keccak256, stringToBytes } from "viem";
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
+import { type Address, getAddress, type Hex, keccak256, stringToBytes } from "viem";
 import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 import { adminHeaders, eoaDeployment, randomSalt } from "./support";
@@ -46,7 +47,16 @@ describe("EOA deployment flow", () => {
           adminHeaders(service),
         );
         expect(settle.status).toBe(200);
+        // A deployment paid by an EOA is named by its fee payment's id (the relayer's nonce space).
+        const fee = flow.body.paymentPayload[0]!.payload.authorization;
+        const paymentId = paymentIdOf({
+          chainId: c.info.chainId,
+          contract: c.info.relayer,
+          payer: fee.from as Address,
+          nonce: fee.nonce as Hex,
+        });
         expect(settle.body).toMatchObject({
+          paymentId,
           paymentSuccess: true,
           deploymentSuccess: true,
           fundingSuccess: true,

@@ -202,9 +202,11 @@ describe("deployment recovery, on the devnet", () => {
     expect(verify.body.isValid).toBe(true);
     const body = { ...flow.body, wallets: verify.body.wallets };
     const refused = await first.post("/deploy/settle", body, adminHeaders(first));
-    expect(refused.status).toBe(202);
-    expect(refused.body).toMatchObject({ success: false, status: "pending", payer: flow.payer.address });
-    expect(refused.headers.get("location")).toBe(`/payments/${refused.body.paymentId}`);
+    // The node refused the fee's transaction: an error (as /settle answers it), not a payment in flight; it names
+    // the deployment's payment, and the batch stays `sending` for a later settle, claim or restart.
+    expect(refused.status).toBe(500);
+    expect(refused.body).toMatchObject({ code: "blockchain_error", details: { paymentId: expect.any(String) } });
+    expect(refused.body.details.status).toBeUndefined();
     expect(batchOf(first, flow.payer.address)?.paymentStatus).toBe("sending");
     first.stop();
     await Bun.sleep(5); // the batches were updated strictly before the next process starts

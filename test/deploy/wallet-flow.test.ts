@@ -88,6 +88,8 @@ describe("smart-wallet deployment flow", () => {
       expect(settle.status).toBe(200);
       expect(concurrent.body).toEqual(settle.body);
       expect(settle.body).toMatchObject({
+        // A deployment paid by a UserOp is named by that UserOp's hash.
+        paymentId: verify.body.userOpHash,
         paymentSuccess: true,
         deploymentSuccess: true,
         fundingSuccess: true,
