@@ -60,6 +60,23 @@ export const WRAPPED_NATIVE = "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c";
 export const SIGNATURE = `0x${"ab".repeat(65)}`;
 export const hash = (digit: string) => `0x${digit.repeat(64)}`;
 export const SALT = hash("0");
+/**
+ * The example payment's id: paymentIdOf(chain id, the contract whose nonce space it is, payer, nonce) of a signed
+ * authorization; a UserOp flow's is its userOpHash.
+ */
+export const PAYMENT_ID = hash("9");
+
+/** The 202 answer of a settle whose payment is in flight. */
+export const pendingExample = (paymentId: string, payer: string, transaction?: string) => ({
+  success: false,
+  status: "pending",
+  paymentId,
+  network: "bsc",
+  payer,
+  ...(transaction ? { transaction } : {}),
+  message: "settlement transaction sent but not yet mined",
+});
+
 /** 2026-01-01T00:00:00Z, the examples' clock (unix seconds). */
 export const NOW = 1_767_225_600;
 

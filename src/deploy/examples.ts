@@ -8,6 +8,8 @@ import {
   FEE_RECIPIENT,
   hash,
   PAYER,
+  PAYMENT_ID,
+  pendingExample,
   RELAYER,
   SALT,
   SIGNATURE,
@@ -44,6 +46,7 @@ const verifyFields = {
   invalidReason: null,
 };
 const deploySettled = {
+  paymentId: PAYMENT_ID,
   paymentSuccess: true,
   deploymentSuccess: true,
   fundingSuccess: true,
@@ -89,7 +92,7 @@ export const DEPLOYMENT_EXAMPLES: Record<string, Examples> = {
       paymentRequirements: eoaDeployment,
       wallets: [walletEntry],
     },
-    responses: { 200: deploySettled },
+    responses: { 200: deploySettled, 202: pendingExample(PAYMENT_ID, PAYER, hash("2")) },
   },
   "POST /deploy/wallet/verify": {
     request: { paymentRequirements: walletDeployment },
@@ -102,7 +105,10 @@ export const DEPLOYMENT_EXAMPLES: Record<string, Examples> = {
       paymentRequirements: walletDeployment,
       wallets: [walletEntry],
     },
-    responses: { 200: { ...deploySettled, paymentTxHash: hash("e") } },
+    responses: {
+      200: { ...deploySettled, paymentId: hash("d"), paymentTxHash: hash("e") },
+      202: pendingExample(hash("d"), WALLET),
+    },
   },
   "POST /wallet/claim": {
     request: { payerAddress: PAYER, network: "bsc" },

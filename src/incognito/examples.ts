@@ -10,6 +10,7 @@ import {
   hash,
   PAYER as OWNER,
   PRIVACY_POOL as POOL,
+  pendingExample,
   MERCHANT as RECIPIENT,
   SIGNATURE,
   TOKEN,
@@ -59,6 +60,7 @@ export const INCOGNITO_EXAMPLES: Record<string, Examples> = {
     responses: {
       200: {
         success: true,
+        paymentId: hash("b"),
         txHash: hash("c"),
         userOpHash: hash("b"),
         incognito: {
@@ -71,6 +73,7 @@ export const INCOGNITO_EXAMPLES: Record<string, Examples> = {
           recipient: RECIPIENT,
         },
       },
+      202: pendingExample(hash("b"), WALLET),
     },
   },
   "GET /incognito/{network}/leaves": {

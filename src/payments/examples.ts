@@ -2,7 +2,17 @@
  * OpenAPI examples of the EOA payment routes (declared in ./flow.ts), of shapes the routes' schemas accept;
  * test/http/openapi.test.ts checks each.
  */
-import { type Examples, exampleAuthorization, hash, MERCHANT, PAYER, RELAYER, TOKEN } from "../examples";
+import {
+  type Examples,
+  exampleAuthorization,
+  hash,
+  MERCHANT,
+  PAYER,
+  PAYMENT_ID,
+  pendingExample,
+  RELAYER,
+  TOKEN,
+} from "../examples";
 
 const body = {
   paymentPayload: exampleAuthorization("1000000000000000000"),
@@ -16,12 +26,14 @@ export const PAYMENT_EXAMPLES: Record<string, Examples> = {
     responses: {
       200: {
         success: true,
+        paymentId: PAYMENT_ID,
         transaction: hash("a").toLowerCase(),
         network: "bsc",
         payer: PAYER.toLowerCase(),
         blockNumber: 1235,
         payment: { to: MERCHANT.toLowerCase(), amount: "1000000000000000000", token: TOKEN.toLowerCase() },
       },
+      202: pendingExample(PAYMENT_ID, PAYER, hash("a").toLowerCase()),
     },
   },
 };

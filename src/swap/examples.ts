@@ -8,6 +8,8 @@ import {
   hash,
   NOW,
   PAYER,
+  PAYMENT_ID,
+  pendingExample,
   RELAYER,
   SIGNATURE,
   SWAP_V3_ROUTER,
@@ -55,6 +57,7 @@ export const WALLET_SWAP_EXAMPLES: Record<string, Examples> = {
     responses: {
       200: {
         success: true,
+        paymentId: hash("e"),
         txHash: hash("f"),
         userOpHash: hash("e"),
         payments: [{ to: RELAYER, amount: "100000000000000000000", token: TOKEN }],
@@ -67,6 +70,7 @@ export const WALLET_SWAP_EXAMPLES: Record<string, Examples> = {
           recipient: WALLET,
         },
       },
+      202: pendingExample(hash("e"), WALLET),
     },
   },
 };
@@ -127,6 +131,7 @@ export const SWAP_EXAMPLES: Record<string, Examples> = {
     responses: {
       200: {
         success: true,
+        paymentId: PAYMENT_ID,
         transaction: hash("b").toLowerCase(),
         network: "bsc",
         payer: PAYER.toLowerCase(),
@@ -140,6 +145,7 @@ export const SWAP_EXAMPLES: Record<string, Examples> = {
           recipient: PAYER.toLowerCase(),
         },
       },
+      202: pendingExample(PAYMENT_ID, PAYER, hash("b").toLowerCase()),
     },
   },
   "POST /swap/quote": {

@@ -2,7 +2,17 @@
  * OpenAPI examples of the smart-wallet payment routes (declared in ./flow.ts), of shapes the routes' schemas
  * accept; test/http/openapi.test.ts checks each.
  */
-import { type Examples, FEE_RECIPIENT, hash, MERCHANT, PAYER, SIGNATURE, TOKEN, WALLET } from "../examples";
+import {
+  type Examples,
+  FEE_RECIPIENT,
+  hash,
+  MERCHANT,
+  PAYER,
+  pendingExample,
+  SIGNATURE,
+  TOKEN,
+  WALLET,
+} from "../examples";
 import { exampleUserOp } from "../userops/examples";
 
 export const WALLET_EXAMPLES: Record<string, Examples> = {
@@ -28,6 +38,7 @@ export const WALLET_EXAMPLES: Record<string, Examples> = {
     responses: {
       200: {
         success: true,
+        paymentId: hash("b"),
         txHash: hash("c"),
         userOpHash: hash("b"),
         payments: [
@@ -35,6 +46,7 @@ export const WALLET_EXAMPLES: Record<string, Examples> = {
           { to: FEE_RECIPIENT, amount: "10000000000000000", token: TOKEN },
         ],
       },
+      202: pendingExample(hash("b"), WALLET),
     },
   },
 };

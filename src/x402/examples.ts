@@ -3,7 +3,18 @@
  * interface's own on /verify and /settle, of shapes x402's schemas accept; test/http/openapi.test.ts checks each and
  * sends each request example to the service.
  */
-import { type Alternatives, EXECUTOR, type Examples, hash, MERCHANT, NOW, PAYER, SIGNATURE, TOKEN } from "../examples";
+import {
+  type Alternatives,
+  EXECUTOR,
+  type Examples,
+  hash,
+  MERCHANT,
+  NOW,
+  PAYER,
+  PAYMENT_ID,
+  SIGNATURE,
+  TOKEN,
+} from "../examples";
 import {
   X402SettleResponseSchema,
   X402V1BodySchema,
@@ -99,7 +110,14 @@ const X402_BODIES = {
     },
   },
   settle: {
-    success: { success: true, payer: PAYER, transaction: hash("a"), network: "eip155:8453", amount: PRICE },
+    success: {
+      success: true,
+      payer: PAYER,
+      transaction: hash("a"),
+      network: "eip155:8453",
+      amount: PRICE,
+      extra: { paymentId: PAYMENT_ID },
+    },
     repeated: {
       success: false,
       errorReason: "invalid_exact_evm_nonce_already_used",
@@ -107,6 +125,7 @@ const X402_BODIES = {
       payer: PAYER,
       transaction: hash("a"),
       network: "eip155:8453",
+      extra: { paymentId: PAYMENT_ID },
     },
   },
 };
