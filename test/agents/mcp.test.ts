@@ -66,13 +66,13 @@ function configDir(limits: Limits, extra: Record<string, unknown> = {}): string 
 }
 
 /** Starts relay402-mcp as a child process and connects to it; `stop` closes it and kills it by PID. */
-async function startMcp(key: Hex, dir: string, entry: keyof typeof ENTRIES = "bin") {
+async function startMcp(key: Hex, dir: string, entry: keyof typeof ENTRIES = "bin", url = server.url.origin) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ENTRIES[entry],
     env: {
       PATH: process.env.PATH ?? "",
-      RELAY402_URL: server.url.origin,
+      RELAY402_URL: url,
       RELAY402_PRIVATE_KEY: key,
       RELAY402_MCP_CONFIG: join(dir, "mcp.json"),
     },
@@ -101,6 +101,41 @@ async function startMcp(key: Hex, dir: string, entry: keyof typeof ENTRIES = "bi
 }
 
 describe("relay402-mcp", () => {
+  test("a settle answered 202 (in flight) is followed after its Retry-After: the agent is told paid, once", async () => {
+    const slow = services.start({}, (config) => {
+      Object.assign(config.networks[network] ?? {}, { receiptTimeoutMs: 1500, replaceAfterMs: 60_000 });
+    });
+    const settles: number[] = [];
+    // Blocks stop while the first /settle is handled, so it answers 202; the chain moves on once it has.
+    const slowServer = Bun.serve({
+      port: 0,
+      async fetch(request) {
+        const settling = new URL(request.url).pathname === "/settle";
+        if (settling && settles.length === 0) await c.test.setAutomine(false);
+        const answer = await slow.app.handle(request);
+        if (settling) settles.push(answer.status);
+        if (settling && answer.status === 202) await c.test.mine({ blocks: 1 }).then(() => c.test.setAutomine(true));
+        return answer;
+      },
+    });
+    const payer = await freshPayer(network);
+    const payee = randomAddress();
+    const mcp = await startMcp(payer.key, configDir({ perPayment: "5" }), "bin", slowServer.url.origin);
+    try {
+      const args = { network, token: c.token.address, to: payee, amount: "1", idempotencyKey: "in-flight-1" };
+      const paid = await mcp.call("relay402_pay", args);
+      expect(settles).toEqual([202, 200]);
+      expect(paid).toMatchObject({ isError: false, body: { status: "paid", repeated: false } });
+      const receipt = await c.public.getTransactionReceipt({ hash: paid.body.transaction });
+      expect(receipt.status).toBe("success");
+      expect(await balance(payee)).toBe(units("1"));
+    } finally {
+      await c.test.setAutomine(true);
+      await mcp.stop();
+      slowServer.stop(true);
+    }
+  }, 60_000);
+
   test("lists what it can use, pays exactly what it reports, logs it, and a repeated idempotency key pays once, also through another ledger", async () => {
     const payer = await freshPayer(network);
     const dir = configDir({ perPayment: "5", perDay: "50", total: "100" });

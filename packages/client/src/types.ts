@@ -42,6 +42,8 @@ export type PaymentBody = {
 export type PaymentVerifyResult = { isValid: boolean; payer?: string; invalidReason?: string; invalidMessage?: string };
 export type PaymentSettleResult = {
   success: boolean;
+  /** The payment's handle: paymentIdOf(chain id, relayer, payer, nonce), computable before the call. */
+  paymentId: Hex;
   transaction: Hex;
   network: string;
   payer: string;

@@ -181,6 +181,13 @@ async function attempt(context: PaymentContext, request: PaymentRequest): Promis
     // unknown, so it stays reserved (counted) and the same idempotency key retries it safely. A used nonce may
     // be this key's own earlier payment: it stays counted too.
     if (!settleSent && code !== "nonce_error" && !previous) await ledger.settle({ ...entry, state: "released" });
+    if (error instanceof Relay402ClientError && error.isPending) {
+      const id = typeof error.details?.paymentId === "string" ? ` (payment ${error.details.paymentId})` : "";
+      return refuse(
+        "settlement_pending",
+        `the payment was sent and is not confirmed yet${id}: call again with the same idempotencyKey for its result`,
+      );
+    }
     if (code === "nonce_error") {
       return refuse(
         code,
