@@ -5,7 +5,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { relayerAbi } from "@relay402/client/wire/abis";
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { devnetKeys } from "../../scripts/devnet/keys";
 import { eoaDeployment, randomSalt } from "../deploy/support";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
@@ -62,8 +65,18 @@ const post = async (instance: ServiceProcess, path: string, body: unknown, heade
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as any };
+  return { status: response.status, body: (await response.json()) as any, headers: response.headers };
 };
+
+/** Every transaction the devnet's executors ever sent on the network (their nonces, pending ones included). */
+const sentByExecutors = async () =>
+  (
+    await Promise.all(
+      devnetKeys.executors.map((key) =>
+        c.public.getTransactionCount({ address: privateKeyToAccount(key as Hex).address, blockTag: "pending" }),
+      ),
+    )
+  ).reduce((sum, count) => sum + count, 0);
 
 type Payment = { body: Awaited<ReturnType<typeof signedPayment>>; to: Address; value: bigint };
 
@@ -147,13 +160,27 @@ describe("three instances on one PostgreSQL", () => {
     try {
       const payer = await fundedPayer(10n * unit);
       const [payment] = (await payments(payer, [3n * unit])) as [Payment];
+      const authorization = payment.body.paymentPayload.payload.authorization;
+      const paymentId = paymentIdOf({
+        chainId: c.info.chainId,
+        contract: c.info.relayer,
+        payer: payer.address,
+        nonce: authorization.nonce as Hex,
+      });
+      const sentBefore = await sentByExecutors();
       const answers = await Promise.all(instances.map((instance) => post(instance, "/settle", payment.body)));
       const settled = answers.filter((answer) => answer.status === 200);
       expect(settled.length).toBeGreaterThanOrEqual(1);
-      // Any other answer is "being settled; retry shortly", never a second transaction.
+      // Any other answer is 202 "being settled; retry shortly" under the same id: never a 5xx, never a second
+      // transaction.
       for (const answer of answers.filter((a) => a.status !== 200)) {
-        expect(answer.body).toMatchObject({ code: "blockchain_error", details: { status: "pending" } });
+        expect(answer.status).toBe(202);
+        expect(answer.body).toMatchObject({ success: false, status: "pending", paymentId, payer: payer.address });
+        expect(answer.headers.get("location")).toBe(`/payments/${paymentId}`);
+        expect(answer.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
       }
+      for (const answer of settled) expect(answer.body.paymentId).toBe(paymentId);
+      expect(await sentByExecutors()).toBe(sentBefore + 1);
       expect(new Set(settled.map((answer) => answer.body.transaction)).size).toBe(1);
       // Asked again, every instance answers the one transaction.
       const again = await Promise.all(instances.map((instance) => post(instance, "/settle", payment.body)));
