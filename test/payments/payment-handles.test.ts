@@ -6,9 +6,11 @@ import { createRelay402Client } from "@relay402/client";
 import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { plainToken, signApprove, tokenOnlyPayer } from "../onboarding/funded-approve-support";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
+import { until } from "../support/until";
 
 type Network = (typeof NETWORK_NAMES)[number];
 type Service = ReturnType<typeof startTestService>;
@@ -176,5 +178,47 @@ describe("the client follows a 202", () => {
     const receipt = await c.public.getTransactionReceipt({ hash: result.transaction as Hex });
     expect(receipt.status).toBe("success");
     expect(await tokenBalance(network, c.token.address, to)).toBe(unit(network));
+  });
+});
+
+describe("a funded approve in flight", () => {
+  test("bsc: the payment's settle answers 202 under the payment's id while its funding or approve is unmined, then settles once", async () => {
+    const network = "bsc";
+    const c = chainOf(network);
+    const slow = impatientService(network);
+    const payer = await tokenOnlyPayer(network);
+    const to = randomAddress();
+    const body = await signedPayment({ network, key: payer.key, to, value: unit(network), token: plainToken() });
+    const raw = await signApprove(payer.key, network, { spender: c.info.relayer });
+    const withApproval = { ...body, paymentPayload: { ...body.paymentPayload, approval: { signedTransaction: raw } } };
+    const paymentId = paymentIdOf({
+      chainId: c.info.chainId,
+      contract: c.info.relayer,
+      payer: payer.address,
+      nonce: body.paymentPayload.payload.authorization.nonce as Hex,
+    });
+    const sentBefore = await sentBy(slow, network);
+    await c.test.setAutomine(false);
+    let pending: Awaited<ReturnType<Service["post"]>>;
+    try {
+      pending = await slow.post("/settle", withApproval);
+      await c.test.mine({ blocks: 1 });
+    } finally {
+      await c.test.setAutomine(true);
+    }
+    expect(pending.status).toBe(202);
+    expect(pending.body).toMatchObject({ success: false, status: "pending", paymentId, network, payer: payer.address });
+    expect(pending.headers.get("location")).toBe(`/payments/${paymentId}`);
+    let settled: Awaited<ReturnType<Service["post"]>> | undefined;
+    await until("the settle to finish", async () => {
+      const answer = await slow.post("/settle", withApproval);
+      expect([200, 202]).toContain(answer.status);
+      if (answer.status === 200) settled = answer;
+      return settled !== undefined;
+    });
+    expect(settled?.body).toMatchObject({ success: true, paymentId });
+    // One funding and one settlement transaction from the executors; the payee paid once.
+    expect(await sentBy(slow, network)).toBe(sentBefore + 2);
+    expect(await tokenBalance(network, plainToken(), to)).toBe(unit(network));
   });
 });
