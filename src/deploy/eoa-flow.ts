@@ -71,7 +71,7 @@ export async function settleEoaDeployment(ctx: SettlingContext, body: Static<typ
         throw new ApiError("validation_error", "this fee authorization already pays for a different deployment", {
           field: "paymentPayload.0",
         });
-      return ctx.settleBatch(known.id);
+      return ctx.settleBatch(known);
     };
     const known = await ctx.store.findBatch(batchKey);
     if (known) return replay(known);
@@ -99,6 +99,6 @@ export async function settleEoaDeployment(ctx: SettlingContext, body: Static<typ
         payments.fundings.map((funding) => ({ amount: funding.value, authorization: authorizationToJson(funding) })),
       ),
     );
-    return ctx.settleBatch(batch.id);
+    return ctx.settleBatch(batch);
   });
 }

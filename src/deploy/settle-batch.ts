@@ -11,7 +11,8 @@ type StoredResult = { response: DeploySettleResponse } | { error: StoredApiError
 export type SettlingContext = DeployContext & {
   /** Resolves when start-up reconciliation is done: batches are touched only after it. */
   ready: Promise<void>;
-  settleBatch(batchId: number): Promise<DeploySettleResponse>;
+  /** `recorded`: the batch as the settle found or created it. */
+  settleBatch(recorded: DeploymentBatch): Promise<DeploySettleResponse>;
 };
 
 /**
@@ -19,18 +20,21 @@ export type SettlingContext = DeployContext & {
  * `ready`; the first finished answer is stored and is every later answer.
  */
 export function createBatchSettler(ctx: DeployContext, ready: Promise<void>) {
-  return (batchId: number): Promise<DeploySettleResponse> =>
-    ctx.withLock(`batch:${batchId}`, async () => {
+  return (recorded: DeploymentBatch): Promise<DeploySettleResponse> =>
+    ctx.withLock(`batch:${recorded.id}`, async () => {
       await ready;
+      const batchId = recorded.id;
+      const runtime = ctx.networks.get(recorded.network);
+      const paymentId = feePaymentId(runtime, recorded);
       const batch = await ctx.store.batch(batchId);
-      // Dropped since it was looked up (start-up reconciliation discards a batch whose fee never left).
+      // Dropped since it was looked up (start-up reconciliation discards a batch whose fee never left): the same
+      // body settled again records it anew.
       if (!batch) {
-        throw new ApiError("blockchain_error", "this deployment was reset meanwhile; settle again", {
-          status: "pending",
-        });
+        throw new PaymentPendingError(
+          { paymentId, network: recorded.network, payer: recorded.payer },
+          "this deployment was reset meanwhile; settle again",
+        );
       }
-      const runtime = ctx.networks.get(batch.network);
-      const paymentId = feePaymentId(runtime, batch);
       try {
         if (batch.result) return replay(JSON.parse(batch.result) as StoredResult, paymentId);
         await ctx.pay(batch);

@@ -128,7 +128,7 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
     // Start-up reconciliation may still drop or resolve this very batch: look it up only once it is done.
     await ctx.ready;
     const known = await ctx.store.findBatch(batchKey);
-    if (known) return ctx.settleBatch(known.id);
+    if (known) return ctx.settleBatch(known);
     let plan: DeploymentPlan;
     let amounts: bigint[];
     try {
@@ -145,7 +145,7 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
       // Another request or instance may have recorded this very batch since the look-up (its reserved wallets and
       // claimed UserOp are what failed the checks): answered from it, as a settle a moment later would be.
       const appeared = await ctx.store.findBatch(batchKey);
-      if (appeared) return ctx.settleBatch(appeared.id);
+      if (appeared) return ctx.settleBatch(appeared);
       throw error;
     }
     const batch = await ctx.createBatch(
@@ -162,6 +162,6 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
         amounts.map((amount) => ({ amount, authorization: null })),
       ),
     );
-    return ctx.settleBatch(batch.id);
+    return ctx.settleBatch(batch);
   });
 }
