@@ -41,7 +41,8 @@ export function settleResponse(
  * outcome yet has not failed: its transaction unconfirmed (sent, no receipt yet), or not attempted yet because another
  * request or instance holds the batch and has not reached it (a loser of concurrent settles reads the rows between the
  * winner's deployment and its funding). That answer is a retryable pending `blockchain_error`, to be replaced by the
- * real outcome on a later settle (`final` false: not to be stored).
+ * real outcome on a later settle (`final` false: not to be stored); the batch settler answers it 202 under the
+ * deployment's payment id (settle-batch.ts).
  */
 const NO_OUTCOME_YET = new Set(["pending", "sending", "sent"]);
 
