@@ -126,6 +126,10 @@ for (const network of NETWORK_NAMES) {
       const done = await slow.post("/settle", body);
       expect(done.status).toBe(200);
       expect(done.body).toMatchObject({ success: true, paymentId, transaction: answers[0]?.body.transaction });
+      // The 202's Location is the payment's record in the lookup, which now says what the chain says.
+      const located = await slow.get(answers[0]?.headers.get("location") as string);
+      expect(located.status).toBe(200);
+      expect(located.body).toMatchObject({ paymentId, status: "settled", transaction: done.body.transaction });
       expect(await sentBy(slow, network)).toBe(sentBefore + 1);
       expect(await tokenBalance(network, c.token.address, to)).toBe(3n * unit(network));
     });
