@@ -228,7 +228,8 @@ export function createPaymentSettler(deps: SettleDeps) {
       if (unsent) throw unsentError(unsent);
     }
 
-    const { record, created } = await deps.store.claim(settlementOf(network.name, authorization));
+    const paymentId = eoaPaymentId(network, authorization.from, authorization.nonce);
+    const { record, created } = await deps.store.claim(settlementOf(network.name, authorization, paymentId));
     if (!created) {
       const replayed = await replay(network, record, authorization);
       if (replayed) return replayed;
@@ -238,9 +239,7 @@ export function createPaymentSettler(deps: SettleDeps) {
     const sent = await machine.send(network, record, plain ? request(undefined) : transaction, { simulated: !plain });
     const settled = answer(network, record, sent);
     if (!settled)
-      throw new ApiError("blockchain_error", "the settlement transaction was dropped; settle again", {
-        paymentId: eoaPaymentId(network, record.payer, record.nonce),
-      });
+      throw new ApiError("blockchain_error", "the settlement transaction was dropped; settle again", { paymentId });
     return settled;
   }
 

@@ -68,6 +68,7 @@ test("the journal write before a broadcast takes only a pending record: one rele
       validAfter: 0,
       validBefore: 4_102_444_800,
       signature: `0x${"ab".repeat(65)}`,
+      paymentId: null,
     }).record;
   const kept = claim();
   await store.journalSent(kept.id, "0x01", "0x02");

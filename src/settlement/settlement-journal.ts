@@ -13,8 +13,8 @@ export type SettlementOutcome = {
 };
 
 /**
- * The columns a claim never writes, what a new record of any settlement kind leaves out: the journal's, and the
- * payment id the payment lookup fills after the claim (src/lookup/payment-ids.ts).
+ * The columns a claim never writes, what a new record of any settlement kind leaves out: the journal's. The payment
+ * id is not one of them: the claim writes the id its settle path computed, so a row is found by it once it exists.
  */
 export const JOURNAL_COLUMNS = [
   "id",
@@ -29,7 +29,6 @@ export const JOURNAL_COLUMNS = [
   "effectiveGasPrice",
   "sentAt",
   "minedAt",
-  "paymentId",
 ] as const;
 export type JournalColumns = (typeof JOURNAL_COLUMNS)[number];
 

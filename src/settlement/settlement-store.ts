@@ -1,3 +1,4 @@
+import type { Hex } from "viem";
 import type { Db } from "../db/open";
 import { type EoaSettlement, eoaSettlements } from "../db/schema";
 import type { Authorization } from "./authorization";
@@ -10,10 +11,11 @@ export type SettlementKey = { network: string; payer: string; nonce: string };
 /** Where EOA settlements are remembered; SQLite here, any store with a unique key would do. */
 export type SettlementStore = SettlementStoreOf<EoaSettlement, NewSettlement, SettlementKey>;
 
-/** The record of an authorization about to be settled on `network`. */
-export function settlementOf(network: string, authorization: Authorization): NewSettlement {
+/** The record of an authorization about to be settled on `network`, under the payment id its settle computed. */
+export function settlementOf(network: string, authorization: Authorization, paymentId: Hex): NewSettlement {
   return {
     network,
+    paymentId,
     payer: authorization.from,
     nonce: authorization.nonce,
     token: authorization.token.toLowerCase(),

@@ -1,5 +1,6 @@
 import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
+import { swapAuthorizationHash } from "@relay402/client/wire/swap/typed-data";
 import type { Address, Hex, TransactionReceipt } from "viem";
 import type { NetworkRuntime } from "../chain/networks";
 import { createSingleFlight } from "../concurrency/single-flight";
@@ -189,8 +190,7 @@ export function createSwapSettler(deps: {
   }
 
   async function replay(network: NetworkRuntime, record: SwapSettlement, auth: SwapAuthorization, signature: Hex) {
-    const expected = swapSettlementOf(network.name, auth, signature);
-    const same = record.signature === signature && record.authorizationHash === expected.authorizationHash;
+    const same = record.signature === signature && record.authorizationHash === swapAuthorizationHash(auth);
     if (!same)
       throw new ApiError("nonce_error", "nonce already used by a different authorization", {
         paymentId: swapPaymentId(network, record.payer, record.nonce),
@@ -228,7 +228,8 @@ export function createSwapSettler(deps: {
 
     // With several instances, one holding no key lease answers 503 here, before a claim it could not send.
     network.executor.requireKey();
-    const { record, created } = await deps.store.claim(swapSettlementOf(network.name, auth, signature));
+    const paymentId = swapPaymentId(network, auth.from, auth.nonce);
+    const { record, created } = await deps.store.claim(swapSettlementOf(network.name, auth, signature, paymentId));
     if (!created) {
       const replayed = await replay(network, record, auth, signature);
       if (replayed) return replayed;
@@ -241,9 +242,7 @@ export function createSwapSettler(deps: {
     });
     const settled = await answer(network, record, sent);
     if (!settled)
-      throw new ApiError("blockchain_error", "the swap transaction was dropped; settle again", {
-        paymentId: swapPaymentId(network, record.payer, record.nonce),
-      });
+      throw new ApiError("blockchain_error", "the swap transaction was dropped; settle again", { paymentId });
     return settled;
   }
 

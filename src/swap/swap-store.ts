@@ -1,4 +1,5 @@
 import { swapAuthorizationHash } from "@relay402/client/wire/swap/typed-data";
+import type { Hex } from "viem";
 import type { Db } from "../db/open";
 import { type SwapSettlement, swapSettlements } from "../db/schema";
 import { createClaimStore } from "../settlement/claim-store";
@@ -11,10 +12,16 @@ export type SwapSettlementKey = { network: string; payer: string; nonce: string 
 /** Where EOA swaps being settled are remembered: the key and the claim; the journal is the shared one. */
 export type SwapSettlementStore = SettlementStoreOf<SwapSettlement, NewSwapSettlement, SwapSettlementKey>;
 
-/** The record of a swap authorization about to be settled on `network` (addresses lower-cased). */
-export function swapSettlementOf(network: string, auth: SwapAuthorization, signature: string): NewSwapSettlement {
+/** The record of a swap authorization about to be settled on `network` (addresses lower-cased), under its payment id. */
+export function swapSettlementOf(
+  network: string,
+  auth: SwapAuthorization,
+  signature: string,
+  paymentId: Hex,
+): NewSwapSettlement {
   return {
     network,
+    paymentId,
     payer: auth.from.toLowerCase(),
     nonce: auth.nonce.toLowerCase(),
     sellToken: auth.sellToken.toLowerCase(),

@@ -152,13 +152,15 @@ export function createX402Facilitator(deps: {
         ? (body.paymentRequirements as { network: string }).network
         : "";
     if (!read.ok) return failure(wireNetwork, read.refusal, read.message, read.payer);
-    // Every answer to a readable payment names it, whatever its outcome.
-    return { ...(await settleRead(body, read)), extra: { paymentId: x402PaymentId(read.network, read.payment) } };
+    // Every answer to a readable payment names it, whatever its outcome; its record is claimed under the same id.
+    const paymentId = x402PaymentId(read.network, read.payment);
+    return { ...(await settleRead(body, read, paymentId)), extra: { paymentId } };
   }
 
   async function settleRead(
     body: X402Body,
     { payment, network, payer }: { payment: X402Payment; network: NetworkRuntime; payer: string },
+    paymentId: Hex,
   ): Promise<X402SettleResponse> {
     const named = paymentIdentifierOf(body);
     if (!named.ok) return failure(payment.wireNetwork, "malformed", named.message, payer);
@@ -167,7 +169,7 @@ export function createX402Facilitator(deps: {
       return conflict(payment.wireNetwork, payer);
     const { key, terms } = settlementOf(network, payment);
     const flight = `${key.network}:${key.contract}:${key.payer}:${key.nonce}:${terms.signature}:${identifier?.id ?? ""}`;
-    const settleOnce = () => once(flight.toLowerCase(), () => run(network, payment, identifier));
+    const settleOnce = () => once(flight.toLowerCase(), () => run(network, payment, identifier, paymentId));
     let outcome = await settleOnce();
     // Under an identifier, a duplicate waits for the settle in flight (on any instance) and answers its result.
     const deadline = Date.now() + network.config.receiptTimeoutMs;
@@ -261,6 +263,7 @@ export function createX402Facilitator(deps: {
     network: NetworkRuntime,
     payment: X402Payment,
     identifier: PaymentIdentifier | null,
+    paymentId: Hex,
   ): Promise<Outcome> {
     const { key, terms, request } = settlementOf(network, payment);
     const known = await deps.store.find(key);
@@ -277,7 +280,7 @@ export function createX402Facilitator(deps: {
     const plain = payment.method === "permit2" && payment.eip2612 !== undefined && !checked?.permitNeeded;
     const transaction = request(plain);
 
-    const { record, created } = await deps.store.claim({ ...key, ...terms });
+    const { record, created } = await deps.store.claim({ ...key, ...terms, paymentId });
     if (!created) return inFlight();
     // The claim proves the body (checked, simulated): only now may its payer's id be bound to it.
     if (identifier && !(await identifiers.bind(identifier, record))) {

@@ -50,6 +50,7 @@ export function createX402SettlementStorePostgres(db: PgDb): AsyncX402Settlement
               validAfter: settlement.validAfter,
               validBefore: settlement.validBefore,
               signature: settlement.signature,
+              paymentId: settlement.paymentId,
               status: "pending",
               createdAt: time,
               updatedAt: time,

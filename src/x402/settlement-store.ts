@@ -7,7 +7,7 @@ import { createPaymentIdentifierStore } from "./payment-identifier-store";
 
 export type X402SettlementKey = { network: string; contract: string; payer: string; nonce: string };
 export type NewX402Settlement = X402SettlementKey &
-  Pick<X402Settlement, "recipient" | "amount" | "validAfter" | "validBefore" | "signature"> & {
+  Pick<X402Settlement, "recipient" | "amount" | "validAfter" | "validBefore" | "signature" | "paymentId"> & {
     /** The token moved; defaults to `contract` (EIP-3009, where the token is the nonce space). */
     token?: string;
   };
@@ -39,6 +39,7 @@ export function createX402SettlementStore(db: Db) {
       validAfter: settlement.validAfter,
       validBefore: settlement.validBefore,
       signature: settlement.signature,
+      paymentId: settlement.paymentId,
     }),
     defaulted: ["successAnswered"],
   });

@@ -202,7 +202,7 @@ describe("SQLite: a released record", () => {
     const body = await signedPayment({ network: "bsc", key: payer.key, to: OURS, value: 5n });
     const { nonce } = body.paymentPayload.payload.authorization;
     const paymentId = paymentIdOf({ chainId: c.info.chainId, contract: c.info.relayer, payer: payer.address, nonce });
-    const { record } = service.store.claim(settlementOf("bsc", parseAuthorization(body.paymentPayload)));
+    const { record } = service.store.claim(settlementOf("bsc", parseAuthorization(body.paymentPayload), paymentId));
     const claimed = await service.get(`/payments/${paymentId}`);
     expect(claimed.status).toBe(200);
     expect(claimed.body).toMatchObject({ paymentId, status: "pending", transaction: null, block: null });

@@ -9,7 +9,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { ApiError, PaymentPendingError } from "../../src/errors";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { parseAuthorization } from "../../src/settlement/authorization";
-import { createPaymentSettler } from "../../src/settlement/settle-payment";
+import { createPaymentSettler, eoaPaymentId } from "../../src/settlement/settle-payment";
 import { settlementOf } from "../../src/settlement/settlement-store";
 import { createSettlementStorePostgres } from "../../src/settlement/settlement-store-postgres";
 import { quoteSwap, swapNetwork } from "../../src/swap/quote-swap";
@@ -235,7 +235,8 @@ describe("EOA settlement on PostgreSQL", () => {
     // process dies before anything reaches the node.
     const authorization = parseAuthorization(body.paymentPayload);
     const runtime = crashed.networks.get(network);
-    const { record, created } = await crashed.store.claim(settlementOf(network, authorization));
+    const paymentId = eoaPaymentId(runtime, authorization.from, authorization.nonce);
+    const { record, created } = await crashed.store.claim(settlementOf(network, authorization, paymentId));
     expect(created).toBe(true);
     const prepared = await runtime.executor.prepare({
       to: runtime.config.contracts.relayer!,

@@ -4,6 +4,7 @@ import { getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { reconcileSettlements } from "../../src/payments/reconcile-settlements";
 import { parseAuthorization } from "../../src/settlement/authorization";
+import { eoaPaymentId } from "../../src/settlement/settle-payment";
 import { settlementOf } from "../../src/settlement/settlement-store";
 import { signedPayment, submitAhead } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
@@ -347,7 +348,9 @@ describe("settlement under load and faults", () => {
     });
     const [a, b] = [await readyPayment(network, unit(network)), await readyPayment(network, 2n * unit(network))];
     // b claims its record first, a signs first: what two concurrent settles do when b's simulation is the slower.
-    const claimedB = first.store.claim(settlementOf(network, parseAuthorization(b.body.paymentPayload))).record;
+    const authorizationB = parseAuthorization(b.body.paymentPayload);
+    const idOfB = eoaPaymentId(first.services.networks.get(network), authorizationB.from, authorizationB.nonce);
+    const claimedB = first.store.claim(settlementOf(network, authorizationB, idOfB)).record;
     const signedA = await signUnsent(first, network, a.body);
     const signedB = await signUnsent(first, network, b.body, claimedB);
     first.stop();
@@ -379,7 +382,8 @@ describe("settlement under load and faults", () => {
     const first = startTestService();
     const { body } = await readyPayment(network, unit(network));
     const authorization = parseAuthorization(body.paymentPayload);
-    first.store.claim(settlementOf(network, authorization));
+    const paymentId = eoaPaymentId(first.services.networks.get(network), authorization.from, authorization.nonce);
+    first.store.claim(settlementOf(network, authorization, paymentId));
     first.stop();
     const restarted = startTestService({ databasePath: first.databasePath });
     try {

@@ -32,6 +32,7 @@ function settlement(overrides: Partial<NewSettlement> = {}): NewSettlement {
     validAfter: 0,
     validBefore: 4_102_444_800, // 2100: past int4's 2038
     signature: `0x${"ab".repeat(65)}`,
+    paymentId: null,
     ...overrides,
   };
 }

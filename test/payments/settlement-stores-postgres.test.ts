@@ -35,6 +35,7 @@ const x402Settlement = (): NewX402Settlement => ({
   validAfter: 0,
   validBefore: 4_102_444_800,
   signature: `0x${"cd".repeat(65)}`,
+  paymentId: null,
 });
 
 const swapSettlement = (): NewSwapSettlement => ({
@@ -51,6 +52,7 @@ const swapSettlement = (): NewSwapSettlement => ({
   validBefore: 4_102_444_800,
   signature: `0x${"ef".repeat(65)}`,
   authorizationHash: `0x${"12".repeat(32)}`,
+  paymentId: null,
 });
 
 const pick = <T>(items: T[], index: number) => items[index % items.length] as T;

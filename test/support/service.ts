@@ -5,6 +5,7 @@ import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { Config, ConfigInput } from "../../src/config/schema";
 import type { AnyFlow } from "../../src/flow";
 import { parseAuthorization } from "../../src/settlement/authorization";
+import { eoaPaymentId } from "../../src/settlement/settle-payment";
 import { settlementOf } from "../../src/settlement/settlement-store";
 import { getTestDevnet } from "./devnet";
 import { type PaymentBody, serviceOf } from "./service-of";
@@ -62,7 +63,8 @@ export async function signUnsent(
 ) {
   const authorization = parseAuthorization(body.paymentPayload);
   const runtime = service.services.networks.get(network);
-  const record = claimed ?? service.store.claim(settlementOf(network, authorization)).record;
+  const paymentId = eoaPaymentId(runtime, authorization.from, authorization.nonce);
+  const record = claimed ?? service.store.claim(settlementOf(network, authorization, paymentId)).record;
   const prepared = await runtime.executor.prepare({
     to: runtime.config.contracts.relayer!,
     data: service.services.relayerFor(runtime).transferCallData(authorization),

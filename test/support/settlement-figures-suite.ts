@@ -39,7 +39,7 @@ const nextNonce = () => {
 const PAYER = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 const TOKEN = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
 const TO = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
-const common = { validAfter: 0, validBefore: 4_102_444_800, signature: `0x${"ab".repeat(65)}` };
+const common = { validAfter: 0, validBefore: 4_102_444_800, signature: `0x${"ab".repeat(65)}`, paymentId: null };
 
 const newOf = {
   eoa: (): NewSettlement => ({

@@ -202,7 +202,13 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
       const signed = await signedSwap(network, payer, { buyToken: t.dai, sellAmount });
       const { authorization, signature } = parseSwapAuthorization(signed.body.swapPayload);
       // What a process that died between its claim and its broadcast leaves behind.
-      service.swapStore.claim(swapSettlementOf(network, authorization, signature));
+      const paymentId = paymentIdOf({
+        chainId: t.c.info.chainId,
+        contract: signed.quote.relayerContract as Address,
+        payer: payer.address,
+        nonce: authorization.nonce as Hex,
+      });
+      service.swapStore.claim(swapSettlementOf(network, authorization, signature, paymentId));
       return { ...signed, authorization, payer };
     };
     const neverSent = await unfinished();

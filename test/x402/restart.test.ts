@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import { encodeFunctionData } from "viem";
 import { eip3009TokenAbi } from "../../src/x402/eip3009";
 import { createX402SettlementStore } from "../../src/x402/settlement-store";
@@ -34,6 +35,7 @@ async function unfinishedSettlement(first: ReturnType<typeof services.start>, se
     validAfter: Number(a.validAfter),
     validBefore: Number(a.validBefore),
     signature: signature.toLowerCase(),
+    paymentId: paymentIdOf({ chainId: c.info.chainId, contract: c.token.address, payer: a.from, nonce: a.nonce }),
   });
   if (sent) {
     const runtime = first.services.networks.get("base");

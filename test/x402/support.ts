@@ -1,3 +1,4 @@
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import { x402Client } from "@x402/core/client";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
@@ -306,5 +307,11 @@ export function claimPermit2Record(
     validAfter: Number(permit.validAfter),
     validBefore: Number(permit.deadline),
     signature: permit.signature,
+    paymentId: paymentIdOf({
+      chainId: chainOf(network).info.chainId,
+      contract: PERMIT2,
+      payer: permit.from,
+      nonce: nonceKey(permit.nonce),
+    }),
   });
 }
