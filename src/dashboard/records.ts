@@ -33,8 +33,8 @@ export type SettlementRow = {
   createdAt: string;
   error: string | null;
   /**
-   * The payment's id (a UserOp's hash; a journal's is filled after its claim by src/lookup/payment-ids.ts, null
-   * until then) and the block of its transaction.
+   * The payment's id (a UserOp's hash; a journal's is written by its claim, null only in a row from before that
+   * which the start's backfill could not fill) and the block of its transaction.
    */
   paymentId: string | null;
   block: number | null;

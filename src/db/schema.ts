@@ -40,8 +40,8 @@ export const eoaSettlements = sqliteTable(
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
     /**
-     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
-     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), written by the claim from the id its
+     * settle computed; NULL only in rows from before that, which the start's backfill fills (src/lookup/).
      */
     paymentId: text("payment_id"),
   },
@@ -283,8 +283,8 @@ export const x402Settlements = sqliteTable(
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
     /**
-     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
-     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), written by the claim from the id its
+     * settle computed; NULL only in rows from before that, which the start's backfill fills (src/lookup/).
      */
     paymentId: text("payment_id"),
   },
@@ -377,8 +377,8 @@ export const swapSettlements = sqliteTable(
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
     /**
-     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
-     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), written by the claim from the id its
+     * settle computed; NULL only in rows from before that, which the start's backfill fills (src/lookup/).
      */
     paymentId: text("payment_id"),
   },

@@ -15,7 +15,8 @@ import { fillStatement, type ID_SOURCES, type UnfilledRow, unfilledQuery } from 
 
 /**
  * What the payment lookup reads: the dashboard's rows (src/dashboard/records.ts, the same SQL), so the lookup and
- * the dashboard never disagree; and the journal rows still without a payment id, which it fills.
+ * the dashboard never disagree; and the journal rows from before the claim wrote their payment id, which the
+ * start's backfill fills.
  */
 export type LookupStore = {
   rows(filter: RowFilter, limit: number): Promise<SettlementRow[]>;

@@ -4,15 +4,11 @@ import type { RowFilter, SettlementRow } from "../dashboard/records";
 import type { FlowContext } from "../flow";
 import { shortReason } from "../logger";
 import type { LookupStore } from "./lookup-store";
-import { FILL_PAGE, ID_SOURCES, idNetworks, paymentIdOfRow } from "./payment-ids";
+import { backfillPaymentIds } from "./payment-id-backfill";
 
 /** Most payments one page of a listing answers. */
 export const MAX_LOOKUP_PAGE = 200;
 const DEFAULT_LOOKUP_PAGE = 50;
-/** How often the ids of new journal rows are filled in the background (a lookup fills them first anyway). */
-const FILL_EVERY_MS = 2_000;
-/** Pages of a backlog filled per call: rows from before the column are filled over a few calls, never all at once. */
-const FILL_PAGES_PER_CALL = 20;
 
 /** pending (not concluded yet) · settled (the transaction or UserOp succeeded) · failed (reverted, refused, never mined). */
 export type PaymentStatus = "pending" | "settled" | "failed";
@@ -72,48 +68,20 @@ const bestOf = (records: PaymentRecord[]) =>
 export type ListingFilter = Omit<RowFilter, "sources" | "paymentId" | "txHash"> & { limit?: number };
 
 export function createPaymentLookup(context: FlowContext, store: LookupStore) {
-  let filling: Promise<void> | undefined;
-  let filler: ReturnType<typeof setInterval> | undefined;
-
-  const fillSource = async (source: (typeof ID_SOURCES)[number]) => {
-    const networks = idNetworks(context.config, source);
-    for (let page = 0; page < FILL_PAGES_PER_CALL; page++) {
-      const rows = await store.unfilled(source, networks);
-      if (rows.length === 0) return;
-      await store.fill(
-        source.table,
-        rows.map((row) => ({ id: row.id, paymentId: paymentIdOfRow(context.config, source, row) })),
-      );
-      if (rows.length < FILL_PAGE) return;
-    }
-  };
-  /** Gives the journal rows claimed since the last call their ids; concurrent callers share one pass. */
-  const fillIds = () => {
-    filling ??= Promise.all(ID_SOURCES.map(fillSource))
-      .then(() => undefined)
-      .finally(() => {
-        filling = undefined;
-      });
-    return filling;
-  };
-  const fillQuietly = () =>
-    fillIds().catch((error) => context.logger.warn({ event: "payment_ids_fill_failed", reason: shortReason(error) }));
-  // A failed fill is logged and the read goes on: rows claimed since the last fill are then found by transaction only.
-  const rows = async (filter: RowFilter, limit: number) => {
-    await fillQuietly();
-    return (await store.rows(filter, limit)).map(paymentRecordOf);
-  };
+  let backfill: Promise<void> | undefined;
+  let stopping = false;
+  const rows = async (filter: RowFilter, limit: number) => (await store.rows(filter, limit)).map(paymentRecordOf);
 
   return {
-    fillIds,
+    /** The one backfill of rows claimed before their id was written by the claim; a failure is logged, not fatal. */
     start() {
-      void fillQuietly();
-      filler = setInterval(fillQuietly, FILL_EVERY_MS);
-      filler.unref?.();
+      backfill = backfillPaymentIds(context, store, () => stopping).catch((error) =>
+        context.logger.warn({ event: "payment_ids_backfill_failed", reason: shortReason(error) }),
+      );
     },
     async stop() {
-      clearInterval(filler);
-      await filling?.catch(() => undefined);
+      stopping = true;
+      await backfill;
     },
 
     /** The payment an id names; undefined when it was never sent, or was released (its body may be settled again). */

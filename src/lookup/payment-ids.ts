@@ -2,9 +2,9 @@ import { paymentIdOf } from "@relay402/client";
 import type { Address, Hex } from "viem";
 import type { Config } from "../config/schema";
 
-// A journal's payment id is filled here, after its claim, rather than by the claim: the settle path computes and
-// writes nothing more, and every reader (the lookup, the dashboard) fills what is missing before it reads. The same
-// row gets the same id from any instance, so two instances filling at once write the same value.
+// A journal row's payment id is written by its claim, from the id its settle computed. These give one to a row from
+// before that (payment_id NULL), from the network's current relayer: the start's backfill (payment-id-backfill.ts).
+// The same row gets the same id from any instance, so two instances filling at once write the same value.
 
 /** The journals whose rows get an id, and where each row's nonce lives: the relayer, or the row's own `contract`. */
 export const ID_SOURCES = [
@@ -13,7 +13,7 @@ export const ID_SOURCES = [
   { table: "x402_settlements", nonceSpace: "contract" },
 ] as const;
 
-/** Rows filled per source and statement: a backlog (rows from before the column) is filled page by page. */
+/** Rows filled per source and statement: a backlog (rows from before the claim wrote the id) is filled page by page. */
 export const FILL_PAGE = 500;
 
 export type UnfilledRow = { id: number; network: string; payer: string; nonce: string; contract?: string };

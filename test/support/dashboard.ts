@@ -119,11 +119,11 @@ export function expectFigures(flows: any[], expected: Expected[]) {
 }
 
 /** The service of `config` on a PostgreSQL database of its own (several instances' stores), driven through app.handle. */
-export async function postgresService(config: Config, url: string) {
+export async function postgresService(config: Config, url: string, logSink?: (line: string) => void) {
   const db = await openPostgres(url);
   const services = createServices(
     config,
-    createLogger({ silent: true }),
+    createLogger(logSink ? { sink: logSink } : { silent: true }),
     undefined,
     await createPostgresStores(db, denyPolicyOf(config)),
   );

@@ -41,8 +41,8 @@ export const eoaSettlements = pgTable(
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
     /**
-     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
-     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), written by the claim from the id its
+     * settle computed; NULL only in rows from before that, which the start's backfill fills (src/lookup/).
      */
     paymentId: text("payment_id"),
   },
@@ -219,8 +219,8 @@ export const x402Settlements = pgTable(
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
     /**
-     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
-     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), written by the claim from the id its
+     * settle computed; NULL only in rows from before that, which the start's backfill fills (src/lookup/).
      */
     paymentId: text("payment_id"),
     token: text("token"),
@@ -296,8 +296,8 @@ export const swapSettlements = pgTable(
     sentAt: text("sent_at"),
     minedAt: text("mined_at"),
     /**
-     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), filled by the payment lookup
-     * (src/lookup/payment-ids.ts) after the claim, so the settle path computes nothing more.
+     * The payment's id (paymentIdOf: chain id, nonce space, payer, nonce), written by the claim from the id its
+     * settle computed; NULL only in rows from before that, which the start's backfill fills (src/lookup/).
      */
     paymentId: text("payment_id"),
   },
