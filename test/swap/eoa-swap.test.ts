@@ -105,6 +105,9 @@ describe("EOA swaps over HTTP (/swap/verify, /swap/settle)", () => {
         ]);
         expect(first.status).toBe(200);
         expect(second.body).toEqual(first.body);
+        // The claim wrote the id the answer names: the row holds it as soon as the settle answers.
+        const key = { network, payer: payer.address, nonce: body.swapPayload.authorization.nonce };
+        expect(service.swapStore.find(key)?.paymentId).toBe(first.body.paymentId);
         const third = await service.post("/swap/settle", body);
         expect(third.body.transaction).toBe(first.body.transaction);
 
