@@ -7,6 +7,7 @@ export default defineConfig({
     "./src/db/onboarding-schema.ts",
     "./src/db/dashboard-schema.ts",
     "./src/db/x402-schema.ts",
+    "./src/db/key-lease-schema.ts",
   ],
   out: "./src/db/migrations",
 });

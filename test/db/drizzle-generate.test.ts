@@ -19,14 +19,20 @@ const dialects = [
   {
     name: "SQLite",
     config: "drizzle.config.ts",
-    schema: ["src/db/schema.ts", "src/db/onboarding-schema.ts", "src/db/dashboard-schema.ts", "src/db/x402-schema.ts"],
+    schema: [
+      "src/db/schema.ts",
+      "src/db/onboarding-schema.ts",
+      "src/db/dashboard-schema.ts",
+      "src/db/x402-schema.ts",
+      "src/db/key-lease-schema.ts",
+    ],
     migrations: "src/db/migrations",
     runtime: MIGRATIONS,
   },
   {
     name: "PostgreSQL",
     config: "drizzle.postgres.config.ts",
-    schema: ["src/db/postgres/schema.ts", "src/db/postgres/x402-schema.ts"],
+    schema: ["src/db/postgres/schema.ts", "src/db/postgres/x402-schema.ts", "src/db/postgres/key-lease-schema.ts"],
     migrations: "src/db/postgres/migrations",
     runtime: POSTGRES_MIGRATIONS,
   },

@@ -8,6 +8,7 @@ import { is } from "drizzle-orm";
 import { PgTable, getTableConfig as pgTableConfig } from "drizzle-orm/pg-core";
 import { SQLiteTable, getTableConfig as sqliteTableConfig } from "drizzle-orm/sqlite-core";
 import { openDatabase } from "../../src/db/open";
+import * as pgKeyLeaseSchema from "../../src/db/postgres/key-lease-schema";
 import { migratePostgres, openPostgres, type PgDb } from "../../src/db/postgres/open";
 import * as pgMainSchema from "../../src/db/postgres/schema";
 import * as pgX402Schema from "../../src/db/postgres/x402-schema";
@@ -15,7 +16,7 @@ import * as sqliteSchema from "../../src/db/schema";
 import { createTestDatabase } from "../support/postgres";
 
 /** Every pg-core schema file drizzle.postgres.config.ts reads. */
-const pgSchema = { ...pgMainSchema, ...pgX402Schema };
+const pgSchema = { ...pgMainSchema, ...pgX402Schema, ...pgKeyLeaseSchema };
 
 type Column = { type: string; notNull: boolean; hasDefault: boolean };
 type Index = { name?: string; columns: string[]; unique: boolean; primary: boolean; predicate?: string[] };

@@ -315,19 +315,6 @@ export const swapSettlements = pgTable(
   ],
 );
 
-export const keyLeases = pgTable(
-  "key_leases",
-  {
-    network: text("network").notNull(),
-    address: text("address").notNull(),
-    holder: text("holder").notNull(),
-    expiresAt: int("expires_at").notNull(),
-    heartbeatAt: int("heartbeat_at").notNull(),
-    takenFrom: text("taken_from"),
-  },
-  (table) => [primaryKey({ columns: [table.network, table.address] })],
-);
-
 export const fundedApprovals = pgTable(
   "funded_approvals",
   {
