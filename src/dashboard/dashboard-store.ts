@@ -1,4 +1,5 @@
 import type { Db } from "../db/open";
+import { type PlainSql, postgresPlainSql, sqlitePlainSql } from "../db/plain-sql";
 import type { PgDb } from "../db/postgres/open";
 import type { FlowStore } from "../flow";
 import type { Group } from "./figures";
@@ -198,21 +199,7 @@ const MARK = "SELECT value FROM dashboard_rollup_state WHERE name = 'refreshed_a
 const SET_MARK =
   "INSERT INTO dashboard_rollup_state (name, value) VALUES ('refreshed_at', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value";
 
-/** `?` placeholders as PostgreSQL's `$1, $2, …` (no query text here holds a literal `?`). */
-export const numbered = (text: string) => {
-  let n = 0;
-  return text.replace(/\?/g, () => `$${++n}`);
-};
-
-type Statement = { text: string; params: unknown[] };
-
-function storeOver(
-  dialect: Dialect,
-  run: (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>,
-  /** Runs the statements in one transaction. */
-  atomically: (statements: readonly Statement[]) => Promise<void>,
-  placeholders: (text: string) => string = (text) => text,
-) {
+function storeOver(dialect: Dialect, { run, atomically, placeholders }: PlainSql) {
   return {
     async rows(filter: RowFilter, limit?: number) {
       const query = rowsQuery(dialect, filter, limit);
@@ -269,26 +256,7 @@ function storeOver(
 }
 
 export const dashboardStore: FlowStore<DashboardStore> = {
-  sqlite: (db: Db) =>
-    storeOver(
-      SQLITE_DIALECT,
-      async (text, params) => db.$client.query(text).all(...(params as string[])) as Record<string, unknown>[],
-      // One synchronous transaction: nothing else runs on the connection in between.
-      async (statements) =>
-        db.$client.transaction(() => {
-          for (const { text, params } of statements) db.$client.query(text).run(...(params as string[]));
-        })(),
-    ),
+  sqlite: (db: Db) => storeOver(SQLITE_DIALECT, sqlitePlainSql(db)),
   // Plain SQL on the driver's client: nothing of PostgreSQL's to load.
-  postgres: async () => (db: PgDb) =>
-    storeOver(
-      POSTGRES_DIALECT,
-      async (text, params) => (await db.$client.unsafe(numbered(text), params)) as Record<string, unknown>[],
-      async (statements) => {
-        await db.$client.begin(async (tx) => {
-          for (const { text, params } of statements) await tx.unsafe(numbered(text), params as never[]);
-        });
-      },
-      numbered,
-    ),
+  postgres: async () => (db: PgDb) => storeOver(POSTGRES_DIALECT, postgresPlainSql(db)),
 };

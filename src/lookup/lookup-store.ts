@@ -1,4 +1,3 @@
-import { numbered } from "../dashboard/dashboard-store";
 import {
   type Dialect,
   POSTGRES_DIALECT,
@@ -9,6 +8,7 @@ import {
   SQLITE_DIALECT,
 } from "../dashboard/records";
 import type { Db } from "../db/open";
+import { type PlainSql, postgresPlainSql, sqlitePlainSql } from "../db/plain-sql";
 import type { PgDb } from "../db/postgres/open";
 import type { FlowStore } from "../flow";
 import { fillStatement, type ID_SOURCES, type UnfilledRow, unfilledQuery } from "./payment-ids";
@@ -25,8 +25,6 @@ export type LookupStore = {
   fill(table: string, ids: readonly { id: number; paymentId: string }[]): Promise<void>;
 };
 
-type Statement = { text: string; params: unknown[] };
-
 const unfilledOf = (raw: Record<string, unknown>): UnfilledRow => ({
   id: Number(raw.id),
   network: String(raw.network),
@@ -35,11 +33,7 @@ const unfilledOf = (raw: Record<string, unknown>): UnfilledRow => ({
   ...(raw.contract != null && { contract: String(raw.contract) }),
 });
 
-function storeOver(
-  dialect: Dialect,
-  run: (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>,
-  atomically: (statements: readonly Statement[]) => Promise<void>,
-): LookupStore {
+function storeOver(dialect: Dialect, { run, atomically }: PlainSql): LookupStore {
   return {
     async rows(filter, limit) {
       const query = rowsQuery(dialect, filter, limit);
@@ -56,24 +50,7 @@ function storeOver(
 }
 
 export const lookupStore: FlowStore<LookupStore> = {
-  sqlite: (db: Db) =>
-    storeOver(
-      SQLITE_DIALECT,
-      async (text, params) => db.$client.query(text).all(...(params as string[])) as Record<string, unknown>[],
-      async (statements) =>
-        db.$client.transaction(() => {
-          for (const { text, params } of statements) db.$client.query(text).run(...(params as string[]));
-        })(),
-    ),
+  sqlite: (db: Db) => storeOver(SQLITE_DIALECT, sqlitePlainSql(db)),
   // Plain SQL on the driver's client: nothing of PostgreSQL's to load.
-  postgres: async () => (db: PgDb) =>
-    storeOver(
-      POSTGRES_DIALECT,
-      async (text, params) => (await db.$client.unsafe(numbered(text), params)) as Record<string, unknown>[],
-      async (statements) => {
-        await db.$client.begin(async (tx) => {
-          for (const { text, params } of statements) await tx.unsafe(numbered(text), params as never[]);
-        });
-      },
-    ),
+  postgres: async () => (db: PgDb) => storeOver(POSTGRES_DIALECT, postgresPlainSql(db)),
 };

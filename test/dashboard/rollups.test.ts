@@ -10,6 +10,7 @@ import { type DashboardStore, dashboardStore } from "../../src/dashboard/dashboa
 import { flowFigures, groupsOf, RANGES, type RangeName, series } from "../../src/dashboard/figures";
 import { HOUR_MS, refreshRollups } from "../../src/dashboard/rollups";
 import { openDatabase } from "../../src/db/open";
+import { postgresPlainSql } from "../../src/db/plain-sql";
 import { openPostgres } from "../../src/db/postgres/open";
 import { createTestDatabase } from "../support/postgres";
 
@@ -173,13 +174,10 @@ describe("SQLite", () => {
 describe("PostgreSQL", () => {
   rollupSuite(async () => {
     const db = await openPostgres(await createTestDatabase("rollups"));
-    const numbered = (text: string) => {
-      let n = 0;
-      return text.replace(/\?/g, () => `$${++n}`);
-    };
+    const sql = postgresPlainSql(db);
     return {
       run: async (text, params) => {
-        await db.$client.unsafe(numbered(text), params as never[]);
+        await sql.run(text, params);
       },
       store: (await dashboardStore.postgres())(db),
       explain: async (query) => {
