@@ -11,7 +11,7 @@ import { DASHBOARD_KEY } from "./key";
 import style from "./page/dashboard.css" with { type: "text" };
 import script from "./page/dashboard.js" with { type: "text" };
 import pageFile from "./page/index.html" with { type: "text" };
-import { AttentionSchema, SettlementsSchema, SummarySchema } from "./schemas";
+import { AttentionSchema, FlowName, SettlementsSchema, SummarySchema } from "./schemas";
 
 /**
  * The page may run only its own script and style, talk only to this origin, and be framed by no one: what a
@@ -50,14 +50,6 @@ const NetworkName = t.String({ pattern: "^[a-z0-9-]{1,32}$", description: "netwo
 // Closed sets as literals, written out: Elysia's UnionEnum would fill a missing optional value with its first one,
 // and a missing filter must stay missing (records.ts's lists are the same values).
 const Range = t.Union([t.Literal("hour"), t.Literal("day"), t.Literal("month")]);
-const FlowName = t.Union([
-  t.Literal("eoa"),
-  t.Literal("x402"),
-  t.Literal("smart-wallet"),
-  t.Literal("deployment"),
-  t.Literal("incognito"),
-  t.Literal("swap"),
-]);
 const Status = t.Union([t.Literal("success"), t.Literal("failed"), t.Literal("pending")]);
 
 const SummaryQuery = t.Object({

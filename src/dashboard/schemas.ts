@@ -1,6 +1,16 @@
 import { t } from "elysia";
 import { DASHBOARD_FLOWS, DASHBOARD_STATUSES } from "./records";
 
+/** A flow's name, as a filter and in a record (a closed set written out: see the note on the routes' filters). */
+export const FlowName = t.Union([
+  t.Literal("eoa"),
+  t.Literal("x402"),
+  t.Literal("smart-wallet"),
+  t.Literal("deployment"),
+  t.Literal("incognito"),
+  t.Literal("swap"),
+]);
+
 // The answers of /dashboard/api/*, as documented in OpenAPI and checked by Elysia: amounts and wei are decimal
 // strings (exact at 256 bits), "unknown" where a record did not keep the figure.
 

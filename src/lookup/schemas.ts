@@ -1,5 +1,6 @@
 import { AddressField, Bytes32Field, NetworkField } from "@relay402/client/wire/fields";
 import { t } from "elysia";
+import { FlowName } from "../dashboard/schemas";
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 const Decimal = t.String({ pattern: "^[0-9]+$", description: "decimal integer (smallest units or wei)" });
@@ -11,14 +12,6 @@ export const IsoTime = t.String({
 
 // Closed sets as literals, written out: Elysia's UnionEnum would fill a missing optional value with its first one.
 export const PaymentStatusField = t.Union([t.Literal("pending"), t.Literal("settled"), t.Literal("failed")]);
-export const PaymentFlowField = t.Union([
-  t.Literal("eoa"),
-  t.Literal("x402"),
-  t.Literal("smart-wallet"),
-  t.Literal("deployment"),
-  t.Literal("incognito"),
-  t.Literal("swap"),
-]);
 
 export const PaymentRecordSchema = t.Object(
   {
@@ -29,7 +22,7 @@ export const PaymentRecordSchema = t.Object(
       }),
     ),
     status: PaymentStatusField,
-    flow: PaymentFlowField,
+    flow: FlowName,
     network: t.String(),
     payer: t.String({ description: "the signer, or the smart wallet of a UserOp" }),
     payee: Nullable(t.String({ description: "who was paid (a wallet batch: its first transfer's recipient)" })),
@@ -71,7 +64,7 @@ export const PaymentsQuery = t.Object({
     }),
   ),
   payee: t.Optional(AddressField),
-  flow: t.Optional(PaymentFlowField),
+  flow: t.Optional(FlowName),
   status: t.Optional(PaymentStatusField),
   since: t.Optional(IsoTime),
   before: t.Optional(IsoTime),
