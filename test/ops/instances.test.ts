@@ -11,13 +11,16 @@ import { privateKeyToAccount } from "viem/accounts";
 import { devnetKeys } from "../../scripts/devnet/keys";
 import { eoaDeployment, randomSalt } from "../deploy/support";
 import { signedPayment } from "../support/authorization";
-import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { createTestDatabase } from "../support/postgres";
 import { type ServiceProcess, startServiceProcess } from "./service-process";
 
+type Network = (typeof NETWORK_NAMES)[number];
+/** The network of the tests that do not loop over both. */
 const network = "bsc" as const;
 const c = chainOf(network);
-const unit = 10n ** BigInt(c.token.decimals);
+const unitOf = (chain: Network) => 10n ** BigInt(chainOf(chain).token.decimals);
+const unit = unitOf(network);
 const dir = mkdtempSync(join(tmpdir(), "relay402-instances-"));
 /** Short leases for the test that kills an instance: its key is free again within seconds. */
 const SHORT_LEASE_MS = 3_000;
@@ -68,29 +71,32 @@ const post = async (instance: ServiceProcess, path: string, body: unknown, heade
   return { status: response.status, body: (await response.json()) as any, headers: response.headers };
 };
 
-/** Every transaction the devnet's executors ever sent on the network (their nonces, pending ones included). */
-const sentByExecutors = async () =>
+/** Every transaction the devnet's executors ever sent on `chain` (their nonces, pending ones included). */
+const sentByExecutors = async (chain: Network) =>
   (
     await Promise.all(
       devnetKeys.executors.map((key) =>
-        c.public.getTransactionCount({ address: privateKeyToAccount(key as Hex).address, blockTag: "pending" }),
+        chainOf(chain).public.getTransactionCount({
+          address: privateKeyToAccount(key as Hex).address,
+          blockTag: "pending",
+        }),
       ),
     )
   ).reduce((sum, count) => sum + count, 0);
 
 type Payment = { body: Awaited<ReturnType<typeof signedPayment>>; to: Address; value: bigint };
 
-async function fundedPayer(total: bigint) {
-  const payer = await freshPayer(network, { tokens: total });
-  await approveRelayer(network, payer.key, total);
+async function fundedPayer(total: bigint, chain: Network = network) {
+  const payer = await freshPayer(chain, { tokens: total });
+  await approveRelayer(chain, payer.key, total);
   return payer;
 }
 
-async function payments(payer: { key: Hex }, values: bigint[]): Promise<Payment[]> {
+async function payments(payer: { key: Hex }, values: bigint[], chain: Network = network): Promise<Payment[]> {
   return Promise.all(
     values.map(async (value) => {
       const to = randomAddress();
-      return { body: await signedPayment({ network, key: payer.key, to, value }), to, value };
+      return { body: await signedPayment({ network: chain, key: payer.key, to, value }), to, value };
     }),
   );
 }
@@ -155,44 +161,50 @@ describe("three instances on one PostgreSQL", () => {
     }
   }, 60_000);
 
-  test("one authorization sent to all three at once: one transaction, the payee paid once", async () => {
-    const instances = await startInstances(3);
-    try {
-      const payer = await fundedPayer(10n * unit);
-      const [payment] = (await payments(payer, [3n * unit])) as [Payment];
-      const authorization = payment.body.paymentPayload.payload.authorization;
-      const paymentId = paymentIdOf({
-        chainId: c.info.chainId,
-        contract: c.info.relayer,
-        payer: payer.address,
-        nonce: authorization.nonce as Hex,
-      });
-      const sentBefore = await sentByExecutors();
-      const answers = await Promise.all(instances.map((instance) => post(instance, "/settle", payment.body)));
-      const settled = answers.filter((answer) => answer.status === 200);
-      expect(settled.length).toBeGreaterThanOrEqual(1);
-      // Any other answer is 202 "being settled; retry shortly" under the same id: never a 5xx, never a second
-      // transaction.
-      for (const answer of answers.filter((a) => a.status !== 200)) {
-        expect(answer.status).toBe(202);
-        expect(answer.body).toMatchObject({ success: false, status: "pending", paymentId, payer: payer.address });
-        expect(answer.headers.get("location")).toBe(`/payments/${paymentId}`);
-        expect(answer.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+  for (const chain of NETWORK_NAMES) {
+    test(`${chain}: one authorization sent to all three at once: one transaction, the payee paid once`, async () => {
+      const c = chainOf(chain);
+      const unit = unitOf(chain);
+      const instances = await startInstances(3);
+      try {
+        const payer = await fundedPayer(10n * unit, chain);
+        const [payment] = (await payments(payer, [3n * unit], chain)) as [Payment];
+        const authorization = payment.body.paymentPayload.payload.authorization;
+        const paymentId = paymentIdOf({
+          chainId: c.info.chainId,
+          contract: c.info.relayer,
+          payer: payer.address,
+          nonce: authorization.nonce as Hex,
+        });
+        const sentBefore = await sentByExecutors(chain);
+        const answers = await Promise.all(instances.map((instance) => post(instance, "/settle", payment.body)));
+        const settled = answers.filter((answer) => answer.status === 200);
+        expect(settled.length).toBeGreaterThanOrEqual(1);
+        // Any other answer is 202 "being settled; retry shortly" under the same id: never a 5xx, never a second
+        // transaction.
+        for (const answer of answers.filter((a) => a.status !== 200)) {
+          expect(answer.status).toBe(202);
+          expect(answer.body).toMatchObject({ success: false, status: "pending", paymentId, payer: payer.address });
+          expect(answer.headers.get("location")).toBe(`/payments/${paymentId}`);
+          expect(answer.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+        }
+        for (const answer of settled) expect(answer.body.paymentId).toBe(paymentId);
+        expect(await sentByExecutors(chain)).toBe(sentBefore + 1);
+        expect(new Set(settled.map((answer) => answer.body.transaction)).size).toBe(1);
+        // Asked again, every instance answers the one transaction.
+        const again = await Promise.all(instances.map((instance) => post(instance, "/settle", payment.body)));
+        expect(again.map((answer) => [answer.status, answer.body.transaction])).toEqual(
+          instances.map(() => [200, settled[0]?.body.transaction]),
+        );
+        const receipt = await c.public.getTransactionReceipt({ hash: settled[0]?.body.transaction as Hex });
+        expect(receipt.status).toBe("success");
+        expect(await tokenBalance(chain, c.token.address, payment.to)).toBe(3n * unit);
+        expect(await tokenBalance(chain, c.token.address, payer.address)).toBe(7n * unit);
+      } finally {
+        await stopInstances(instances);
       }
-      for (const answer of settled) expect(answer.body.paymentId).toBe(paymentId);
-      expect(await sentByExecutors()).toBe(sentBefore + 1);
-      expect(new Set(settled.map((answer) => answer.body.transaction)).size).toBe(1);
-      // Asked again, every instance answers the one transaction.
-      const again = await Promise.all(instances.map((instance) => post(instance, "/settle", payment.body)));
-      expect(again.map((answer) => [answer.status, answer.body.transaction])).toEqual(
-        instances.map(() => [200, settled[0]?.body.transaction]),
-      );
-      expect(await tokenBalance(network, c.token.address, payment.to)).toBe(3n * unit);
-      expect(await tokenBalance(network, c.token.address, payer.address)).toBe(7n * unit);
-    } finally {
-      await stopInstances(instances);
-    }
-  }, 60_000);
+    }, 60_000);
+  }
 
   test("300 distinct settles spread over the three: 300 successes, no nonce error", async () => {
     const instances = await startInstances(3);

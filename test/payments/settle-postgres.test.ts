@@ -20,11 +20,14 @@ import type { SwapVerifyContext } from "../../src/swap/verify-swap";
 import { createX402Facilitator } from "../../src/x402/facilitator";
 import { createX402SettlementStorePostgres } from "../../src/x402/settlement-store-postgres";
 import { signedPayment } from "../support/authorization";
-import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { createTestDatabase } from "../support/postgres";
 import { postgresInstanceBase } from "../support/postgres-instance";
 import { baseRequirements, x402Buyer } from "../x402/support";
 
+type Network = (typeof NETWORK_NAMES)[number];
+type PaymentBody = Awaited<ReturnType<typeof signedPayment>>;
+/** The network of the tests that do not loop over both. */
 const network = "bsc" as const;
 const c = chainOf(network);
 const unit = 10n ** BigInt(c.token.decimals);
@@ -70,8 +73,11 @@ async function startInstance(keyIndex: number) {
     now,
     swapSettler,
     swapContext,
-    settle: (body: Awaited<ReturnType<typeof signedPayment>>) =>
-      settler.settle(networks.get(network), parseAuthorization(body.paymentPayload), c.info.relayer),
+    /** Settles `body` on the network it names, through that network's relayer. */
+    settle: (body: PaymentBody) => {
+      const chain = body.paymentRequirements.network as Network;
+      return settler.settle(networks.get(chain), parseAuthorization(body.paymentPayload), chainOf(chain).info.relayer);
+    },
     stop: base.stop,
   };
   running.push(instance);
@@ -87,22 +93,24 @@ const sentBy = async (chain: "bsc" | "base", addresses: Address[]) =>
   ).reduce((sum, count) => sum + count, 0);
 
 /** The id a client computes from its signed body (wire/payment-id.ts): the relayer's nonce space. */
-const eoaIdOf = (body: Awaited<ReturnType<typeof signedPayment>>) =>
+const eoaIdOf = (body: PaymentBody) =>
   paymentIdOf({
-    chainId: c.info.chainId,
-    contract: c.info.relayer,
+    chainId: chainOf(body.paymentRequirements.network as Network).info.chainId,
+    contract: chainOf(body.paymentRequirements.network as Network).info.relayer,
     payer: body.paymentPayload.payload.authorization.from as Address,
     nonce: body.paymentPayload.payload.authorization.nonce as Hex,
   });
 
-async function readyPayment(value: bigint) {
-  const payer = await freshPayer(network);
-  await approveRelayer(network, payer.key, 1000n * unit);
+async function readyPayment(value: bigint, chain: Network = network) {
+  const payer = await freshPayer(chain);
+  await approveRelayer(chain, payer.key, 1000n * unitOf(chain));
   const to = randomAddress();
-  return { payer, to, body: await signedPayment({ network, key: payer.key, to, value }) };
+  return { payer, to, body: await signedPayment({ network: chain, key: payer.key, to, value }) };
 }
 
-const balance = (holder: Address) => tokenBalance(network, c.token.address, holder);
+const unitOf = (chain: Network) => 10n ** BigInt(chainOf(chain).token.decimals);
+const balance = (holder: Address, chain: Network = network) =>
+  tokenBalance(chain, chainOf(chain).token.address, holder);
 
 beforeAll(async () => {
   url = await createTestDatabase("settle_pg");
@@ -189,42 +197,46 @@ describe("EOA settlement on PostgreSQL", () => {
     expect(await balance(to)).toBe(4n * unit);
   });
 
-  test("the same authorization settled by three instances at once, 5 rounds: one transaction each, judged by the chain", async () => {
-    const instances = await Promise.all([1, 2, 3].map((index) => startInstance(index)));
-    const executors = instances.map((instance) => instance.executor);
-    for (let round = 0; round < 5; round++) {
-      const value = BigInt(round + 1) * unit;
-      const { payer, to, body } = await readyPayment(value);
-      const payerBefore = await balance(payer.address);
-      const sentBefore = await sentBy(network, executors);
-      // Two calls per instance: the second shares the first's promise in its process (the single-flight), so the
-      // race between instances is decided by the database alone.
-      const results = await Promise.allSettled(
-        instances.flatMap((instance) => [instance.settle(body), instance.settle(body)]),
-      );
-      const successes = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
-      const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
-      expect(successes.length).toBeGreaterThanOrEqual(1);
-      expect(new Set(successes.map((answer) => answer.transaction)).size).toBe(1);
-      // A loser is told the authorization is being settled (202 pending under the payment's id), never a refusal,
-      // a 5xx or a second transaction.
-      const paymentId = eoaIdOf(body);
-      for (const failure of failures) {
-        expect(failure).toBeInstanceOf(PaymentPendingError);
-        expect((failure as PaymentPendingError).status).toBe(202);
-        expect((failure as PaymentPendingError).pending).toMatchObject({ paymentId, network });
+  for (const chain of NETWORK_NAMES) {
+    test(`${chain}: the same authorization settled by three instances at once, 5 rounds: one transaction each, judged by the chain`, async () => {
+      const instances = await Promise.all([1, 2, 3].map((index) => startInstance(index)));
+      const executors = instances.map((instance) => instance.executor);
+      for (let round = 0; round < 5; round++) {
+        const value = BigInt(round + 1) * unitOf(chain);
+        const { payer, to, body } = await readyPayment(value, chain);
+        const payerBefore = await balance(payer.address, chain);
+        const sentBefore = await sentBy(chain, executors);
+        // Two calls per instance: the second shares the first's promise in its process (the single-flight), so the
+        // race between instances is decided by the database alone.
+        const results = await Promise.allSettled(
+          instances.flatMap((instance) => [instance.settle(body), instance.settle(body)]),
+        );
+        const successes = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+        const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
+        expect(successes.length).toBeGreaterThanOrEqual(1);
+        expect(new Set(successes.map((answer) => answer.transaction)).size).toBe(1);
+        // A loser is told the authorization is being settled (202 pending under the payment's id), never a refusal,
+        // a 5xx or a second transaction.
+        const paymentId = eoaIdOf(body);
+        for (const failure of failures) {
+          expect(failure).toBeInstanceOf(PaymentPendingError);
+          expect((failure as PaymentPendingError).status).toBe(202);
+          expect((failure as PaymentPendingError).pending).toMatchObject({ paymentId, network: chain });
+        }
+        for (const success of successes) expect(success.paymentId).toBe(paymentId);
+        expect(await sentBy(chain, executors)).toBe(sentBefore + 1);
+        expect(await balance(to, chain)).toBe(value);
+        expect(await balance(payer.address, chain)).toBe(payerBefore - value);
+        // Afterwards every instance answers the one transaction.
+        const again = await Promise.all(instances.map((instance) => instance.settle(body)));
+        expect(new Set(again.map((answer) => answer.transaction))).toEqual(new Set([successes[0]?.transaction as Hex]));
+        expect(await sentBy(chain, executors)).toBe(sentBefore + 1);
+        const receipt = await chainOf(chain).public.getTransactionReceipt({ hash: successes[0]?.transaction as Hex });
+        expect(receipt.status).toBe("success");
       }
-      for (const success of successes) expect(success.paymentId).toBe(paymentId);
-      expect(await sentBy(network, executors)).toBe(sentBefore + 1);
-      expect(await balance(to)).toBe(value);
-      expect(await balance(payer.address)).toBe(payerBefore - value);
-      // Afterwards every instance answers the one transaction.
-      const again = await Promise.all(instances.map((instance) => instance.settle(body)));
-      expect(new Set(again.map((answer) => answer.transaction))).toEqual(new Set([successes[0]?.transaction as Hex]));
-      expect(await sentBy(network, executors)).toBe(sentBefore + 1);
-    }
-    await Promise.all(instances.map((instance) => instance.stop()));
-  });
+      await Promise.all(instances.map((instance) => instance.stop()));
+    });
+  }
 
   test("an instance that crashed after its journal write: two others reconcile at once, the payment is made exactly once", async () => {
     const crashed = await startInstance(4);
