@@ -114,6 +114,11 @@ export type Flow<Name extends string, Service, Store = undefined> = {
    * rate-limit budget what a wrong admin key does.
    */
   key?: FlowKey<Config>;
+  /**
+   * Paths (without the /api/v1 prefix) whose answer to a request carrying a key shows what only that key may see
+   * (a listing of the admin's or one merchant's records): never cached, and varying by the key headers.
+   */
+  keyedPaths?: readonly string[];
   /** Gauges of its own on /metrics, read from its service at scrape time (cached like the balances). */
   gauges?(service: Service): FlowGauge[];
   /** Its readings of shared routes' bodies, given to every flow's routes. */

@@ -35,10 +35,10 @@ type RequestMeta = {
 const RATE_LIMIT_EXEMPT_PATHS = new Set(["/supported", "/api/v1/supported", "/metrics", "/api/v1/metrics"]);
 
 /**
- * Routes whose answer to a request carrying a key may hold what only that key shows: the operator's figures, and a
- * listing of payments (the admin's, or one merchant's).
+ * Routes whose answer to a request carrying a key may hold what only that key shows: the operator's figures. Flows
+ * add theirs (Flow.keyedPaths).
  */
-const KEYED_STATUS_ROUTES = new Set(["/health", "/metrics", "/payments"]);
+const KEYED_STATUS_ROUTES = ["/health", "/metrics"];
 
 /**
  * What an answer that depends on a key says, its refusals included: no cache or browser keeps it (a shared cache
@@ -188,6 +188,7 @@ export function createApp(services: Services) {
   const keyHeaders = [
     ...new Set(["x-admin-api-key", "authorization", ...flowKeys.map((key) => key.header), "x-api-key"]),
   ];
+  const keyedRoutes = new Set([...KEYED_STATUS_ROUTES, ...services.flows.flatMap(({ flow }) => flow.keyedPaths ?? [])]);
   const carriesKey = (request: Request) => keyHeaders.some((header) => request.headers.has(header));
   const keyedHeaders = keyedAnswerHeaders(keyHeaders);
   const api = (prefix: string) => {
@@ -211,7 +212,7 @@ export function createApp(services: Services) {
       const route = path.replace(/^\/api\/v1(?=\/)/, "");
       const flowKey = flowKeyOf(flowKeys, route);
       // Set first, so that every refusal below (413, 429) carries them too.
-      if (flowKey || (KEYED_STATUS_ROUTES.has(route) && carriesKey(request))) Object.assign(set.headers, keyedHeaders);
+      if (flowKey || (keyedRoutes.has(route) && carriesKey(request))) Object.assign(set.headers, keyedHeaders);
 
       if (await bodyTooLarge(request)) {
         throw new ApiError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`, {

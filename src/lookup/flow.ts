@@ -17,6 +17,7 @@ export const lookupFlow: Flow<"lookup", PaymentLookup, LookupStore> = {
   start: (lookup) => lookup.start(),
   stop: (lookup) => lookup.stop(),
   enabledOn: () => false,
+  keyedPaths: ["/payments"],
   openapi: {
     tags: [
       {
