@@ -49,3 +49,17 @@ export async function postJson(url: string, body: string, signal?: AbortSignal) 
   } catch {}
   return { status: response.status, json };
 }
+
+/** A facilitator's `/verify` as a load lane: valid or the reason it gave. */
+export const verifyAt = (baseUrl: string) => async (body: string, signal: AbortSignal) => {
+  const { json } = await postJson(`${baseUrl}/verify`, body, signal);
+  return { ok: json.isValid === true, reason: json.invalidReason ?? json.error };
+};
+
+/** A facilitator's `/settle` as a load lane: the transaction, or the reason (x402's, relay402's code, or the status). */
+export const settleAt = (baseUrl: string) => async (body: string, signal: AbortSignal) => {
+  const { status, json } = await postJson(`${baseUrl}/settle`, body, signal);
+  return json.success === true
+    ? { ok: true, transaction: json.transaction as string }
+    : { ok: false, reason: json.errorReason ?? json.error ?? json.code ?? `HTTP ${status}` };
+};

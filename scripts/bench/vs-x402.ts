@@ -22,7 +22,7 @@ import {
   tokenFunder,
 } from "./burst";
 import { eoaPaymentBody } from "./eoa-payment-body";
-import { drive, type Outcome, postJson } from "./load";
+import { drive, type Outcome, settleAt, verifyAt } from "./load";
 import { cpuMsOf, peakRssMiBOf, pidListeningOn } from "./proc";
 import { relayerGasRows } from "./relayer-gas";
 import { median, percentile, perMethod } from "./stats";
@@ -91,16 +91,8 @@ try {
     extra: { name: "USD Coin", version: "2" },
   });
 
-  const verify = (side: Side) => async (body: string, signal: AbortSignal) => {
-    const { json } = await postJson(`${children[side].url}/verify`, body, signal);
-    return { ok: json.isValid === true, reason: json.invalidReason ?? json.error };
-  };
-  const settle = (side: Side) => async (body: string, signal: AbortSignal) => {
-    const { status, json } = await postJson(`${children[side].url}/settle`, body, signal);
-    return json.success === true
-      ? { ok: true, transaction: json.transaction as string }
-      : { ok: false, reason: json.errorReason ?? json.error ?? json.code ?? `HTTP ${status}` };
-  };
+  const verify = (side: Side) => verifyAt(children[side].url);
+  const settle = (side: Side) => settleAt(children[side].url);
 
   const gasOf = async (outcomes: Outcome[], count = 10) => {
     const hashes = outcomes.flatMap((o) => (o.ok && o.transaction ? [o.transaction as Hex] : [])).slice(0, count);
