@@ -4,21 +4,13 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { generatePrivateKey } from "viem/accounts";
 import { databaseOf } from "../../src/config/database";
 import { ConfigError, loadConfig } from "../../src/config/load";
 import { DatabaseUnavailableError } from "../../src/db/database-unavailable";
 import { openStores } from "../../src/db/stores";
+import { bscProductionConfig } from "../support/production-config";
 
-const key = generatePrivateKey();
-const baseEnv = {
-  ADMIN_API_KEY: "a-production-admin-key-000",
-  BSC_RPC_URLS: "http://127.0.0.1:1",
-  BSC_BUNDLER_URL: "http://127.0.0.1:3",
-  BSC_EXECUTOR_KEYS: key,
-  BSC_PAYMASTER_SIGNER_KEY: key,
-};
-const file = join(import.meta.dir, "fixtures", "bsc.json");
+const { env: baseEnv, file } = bscProductionConfig();
 const password = "s3cret-db-password";
 
 function refusal(env: Record<string, string>, overrides?: Record<string, unknown>): string {

@@ -2,20 +2,11 @@
 // before still loads (it lifts the rate limit and lists nothing); a bad entry is refused at start naming the field,
 // never quoting the key.
 import { expect, test } from "bun:test";
-import { join } from "node:path";
-import { generatePrivateKey } from "viem/accounts";
 import { loadConfig } from "../../src/config/load";
 import { merchantKeysOf } from "../../src/config/merchant-keys";
+import { bscProductionConfig } from "../support/production-config";
 
-const key = generatePrivateKey();
-const env = {
-  ADMIN_API_KEY: "a-production-admin-key-000",
-  BSC_RPC_URLS: "http://127.0.0.1:1",
-  BSC_BUNDLER_URL: "http://127.0.0.1:3",
-  BSC_EXECUTOR_KEYS: key,
-  BSC_PAYMASTER_SIGNER_KEY: key,
-};
-const file = join(import.meta.dir, "fixtures", "bsc.json");
+const { env, file } = bscProductionConfig();
 const SHOP = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const OTHER_SHOP = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 

@@ -1,17 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { generatePrivateKey } from "viem/accounts";
 import { ConfigError, loadConfig } from "../../src/config/load";
+import { bscProductionConfig } from "../support/production-config";
 
-const key = generatePrivateKey();
-const env = {
-  ADMIN_API_KEY: "a-production-admin-key-000",
-  BSC_RPC_URLS: "http://127.0.0.1:1",
-  BSC_BUNDLER_URL: "http://127.0.0.1:3",
-  BSC_EXECUTOR_KEYS: key,
-  BSC_PAYMASTER_SIGNER_KEY: key,
-};
-const file = join(import.meta.dir, "fixtures", "bsc.json");
+const { env, file } = bscProductionConfig();
 
 describe("networks.*.wsUrl", () => {
   test("absent by default (receipts are polled); BSC_WS_URL sets it", () => {

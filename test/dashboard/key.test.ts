@@ -2,9 +2,9 @@
 // rate-limit budget what a wrong admin key does), opens with it or with the admin key (header or Bearer), and the
 // key never comes back in an answer or a log line. The page and its files need no key: they hold no figure.
 import { afterAll, describe, expect, test } from "bun:test";
-import { generatePrivateKey } from "viem/accounts";
 import { DEVNET_DASHBOARD_API_KEY, loadConfig } from "../../src/config/load";
 import { DASHBOARD_KEY } from "../support/dashboard";
+import { bscProductionConfig } from "../support/production-config";
 import { trackServices } from "../support/service";
 
 const logs: string[] = [];
@@ -114,15 +114,7 @@ describe("the dashboard key", () => {
 });
 
 describe("dashboardApiKey in config", () => {
-  const key = generatePrivateKey();
-  const env = {
-    ADMIN_API_KEY: "a-production-admin-key-000",
-    BSC_RPC_URLS: "http://127.0.0.1:1",
-    BSC_BUNDLER_URL: "http://127.0.0.1:3",
-    BSC_EXECUTOR_KEYS: key,
-    BSC_PAYMASTER_SIGNER_KEY: key,
-  };
-  const file = `${import.meta.dir}/../config/fixtures/bsc.json`;
+  const { env, file } = bscProductionConfig();
 
   test("DASHBOARD_API_KEY sets it; at least 16 characters", () => {
     expect(loadConfig({ env: { ...env, DASHBOARD_API_KEY: "a-dashboard-key-0001" }, file }).dashboardApiKey).toBe(
