@@ -8,6 +8,7 @@ export default defineConfig({
     "./src/db/dashboard-schema.ts",
     "./src/db/x402-schema.ts",
     "./src/db/key-lease-schema.ts",
+    "./src/db/webhook-schema.ts",
   ],
   out: "./src/db/migrations",
 });

@@ -4,6 +4,10 @@ import { defineConfig } from "drizzle-kit";
 // SQLite ones of drizzle.config.ts: each dialect has its own committed SQL for the same tables.
 export default defineConfig({
   dialect: "postgresql",
-  schema: ["./src/db/postgres/schema.ts", "./src/db/postgres/x402-schema.ts", "./src/db/postgres/key-lease-schema.ts"],
+  schema: [
+    "./src/db/postgres/schema.ts",
+    "./src/db/postgres/x402-schema.ts", "./src/db/postgres/key-lease-schema.ts",
+    "./src/db/postgres/webhook-schema.ts",
+  ],
   out: "./src/db/postgres/migrations",
 });

@@ -127,6 +127,8 @@ export type Flow<Name extends string, Service, Store = undefined> = {
   reconcile?(service: Service, which?: RecordFilter): Promise<void>;
   /** Background work (indexers, pollers), started once the service is built and stopped before the database closes. */
   start?(service: Service): void;
+  /** Called after each answer of a sending route (any flow's): work that follows a settle, done at once. */
+  afterSending?(service: Service): void;
   stop?(service: Service): void | Promise<void>;
   /**
    * The capability this flow serves (src/config/capabilities.ts): the settings that enable it on a network, the

@@ -5,6 +5,7 @@ import { lookupFlow } from "./lookup/flow";
 import { paymentsFlow } from "./payments/flow";
 import { swapsFlow } from "./swap/flow";
 import { walletsFlow } from "./wallets/flow";
+import { webhooksFlow } from "./webhooks/flow";
 import { x402Flow } from "./x402/flow";
 
 /**
@@ -20,6 +21,7 @@ export const FLOWS = [
   deploymentsFlow,
   dashboardFlow,
   lookupFlow,
+  webhooksFlow,
 ] as const;
 
 type Flows = (typeof FLOWS)[number];

@@ -1,6 +1,7 @@
 import { envPrefix } from "../networks";
 import { parseMerchantKeys } from "./merchant-keys";
 import { CHAIN_IDS, NETWORKS } from "./schema";
+import { webhookSecretVariable } from "./webhooks";
 
 export type Env = Record<string, string | undefined>;
 type Json = Record<string, unknown>;
@@ -81,5 +82,14 @@ export function applyEnv(raw: Json, env: Env, networkDefaults: Json): Json {
     };
   }
   config.networks = networks;
+  const webhooks = raw.webhooks as { endpoints?: Json[] } | undefined;
+  if (Array.isArray(webhooks?.endpoints)) {
+    // Each endpoint's secret from its own variable, so that the file holds none.
+    const endpoints = webhooks.endpoints.map((endpoint) => {
+      const secret = typeof endpoint?.id === "string" ? env[webhookSecretVariable(endpoint.id)] : undefined;
+      return secret ? { ...endpoint, secret } : endpoint;
+    });
+    config.webhooks = { ...webhooks, endpoints };
+  }
   return config;
 }

@@ -4,6 +4,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { NETWORK_PRESETS, NETWORKS, type NetworkName } from "../networks";
 import { defaultFundedApproveMinPayment, FundedApproveSchema, fundedApproveConfig } from "./funded-approve";
 import { MerchantKeySchema } from "./merchant-keys";
+import { WebhooksSchema } from "./webhooks";
 
 // The config is parsed once, here, into the types the service works with: the file and the environment spell
 // addresses, keys and amounts as strings; `Config` (decoded by validateConfig) holds viem `Address`es, `Hex`
@@ -279,6 +280,8 @@ export const ConfigSchema = T.Object({
    * Absent: only the admin key does. Production refuses it equal to the admin key or to the devnet's.
    */
   dashboardApiKey: T.Optional(T.String({ minLength: 16 })),
+  /** Signed webhooks (docs/webhooks.md): endpoints, each secret from WEBHOOK_SECRET_<ID>, and delivery's pace. */
+  webhooks: T.Optional(WebhooksSchema),
   /** What the dashboard shows beyond the database (docs/dashboard.md); every field has a default. */
   dashboard: T.Optional(
     T.Object({

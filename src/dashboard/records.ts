@@ -127,6 +127,8 @@ export type RowFilter = {
   paymentId?: string;
   /** The payments of one transaction. */
   txHash?: string;
+  /** One row by its table's key (a journal's id, a UserOp's hash): with `sources`, one record. */
+  recordId?: string;
   /** Only these tables (attention reads the executors' transactions or the sponsored UserOps alone). */
   sources?: readonly SettlementRow["source"][];
 };
@@ -175,6 +177,11 @@ export function rowsQuery(d: Dialect, filter: RowFilter, limit?: number): { text
     if (filter.paymentId)
       bind(`${source === "issued_user_ops" ? "user_op_hash" : "payment_id"} = ?`, filter.paymentId.toLowerCase());
     if (filter.txHash) bind("tx_hash = ?", filter.txHash.toLowerCase());
+    // A journal's id by its primary key (a number), a UserOp's by its hash.
+    if (filter.recordId !== undefined) {
+      if (source === "issued_user_ops") bind("user_op_hash = ?", filter.recordId);
+      else bind("id = ?", Number(filter.recordId));
+    }
     if (filter.flow && source === "issued_user_ops") {
       bind("kind = ?", filter.flow === "smart-wallet" ? "payment" : filter.flow);
     }

@@ -1,4 +1,5 @@
 import { Elysia, ValidationError } from "elysia";
+import { checksumAddresses } from "../chain/checksum-addresses";
 import { NoKeyLeaseError } from "../chain/errors";
 import { merchantKeysOf } from "../config/merchant-keys";
 import { ApiError, PaymentPendingError } from "../errors";
@@ -9,7 +10,6 @@ import { httpRequests, settleDuration } from "../metrics/metrics";
 import type { Services } from "../services";
 import { statusRoutes } from "../status/routes";
 import { adminGuard, adminKeyAttempt, flowKeyGuard, flowKeyOf, keyAttempt } from "./admin-guard";
-import { checksumAddresses } from "./checksum-addresses";
 import { envelope } from "./errors";
 import { isJsonContentType, nestedDeeperThan } from "./limits";
 import { metricsRoutes } from "./metrics";
@@ -319,6 +319,7 @@ export function createApp(services: Services) {
         const reader = readers.find((each) => each.paths.includes(info.route ?? "") && each.matches(body));
         const flow = reader?.flow ?? info.flow;
         settleDuration.observe({ flow, status: String(status) }, (performance.now() - info.start) / 1000);
+        for (const each of services.flows) each.flow.afterSending?.(each.service);
       }
       if (!config.logRequests) return;
       logger.info({

@@ -25,6 +25,7 @@ const dialects = [
       "src/db/dashboard-schema.ts",
       "src/db/x402-schema.ts",
       "src/db/key-lease-schema.ts",
+      "src/db/webhook-schema.ts",
     ],
     migrations: "src/db/migrations",
     runtime: MIGRATIONS,
@@ -32,7 +33,12 @@ const dialects = [
   {
     name: "PostgreSQL",
     config: "drizzle.postgres.config.ts",
-    schema: ["src/db/postgres/schema.ts", "src/db/postgres/x402-schema.ts", "src/db/postgres/key-lease-schema.ts"],
+    schema: [
+      "src/db/postgres/schema.ts",
+      "src/db/postgres/x402-schema.ts",
+      "src/db/postgres/key-lease-schema.ts",
+      "src/db/postgres/webhook-schema.ts",
+    ],
     migrations: "src/db/postgres/migrations",
     runtime: POSTGRES_MIGRATIONS,
   },

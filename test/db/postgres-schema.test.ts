@@ -11,12 +11,13 @@ import { openDatabase } from "../../src/db/open";
 import * as pgKeyLeaseSchema from "../../src/db/postgres/key-lease-schema";
 import { migratePostgres, openPostgres, type PgDb } from "../../src/db/postgres/open";
 import * as pgMainSchema from "../../src/db/postgres/schema";
+import * as pgWebhookSchema from "../../src/db/postgres/webhook-schema";
 import * as pgX402Schema from "../../src/db/postgres/x402-schema";
 import * as sqliteSchema from "../../src/db/schema";
 import { createTestDatabase } from "../support/postgres";
 
 /** Every pg-core schema file drizzle.postgres.config.ts reads. */
-const pgSchema = { ...pgMainSchema, ...pgX402Schema, ...pgKeyLeaseSchema };
+const pgSchema = { ...pgMainSchema, ...pgX402Schema, ...pgKeyLeaseSchema, ...pgWebhookSchema };
 
 type Column = { type: string; notNull: boolean; hasDefault: boolean };
 type Index = { name?: string; columns: string[]; unique: boolean; primary: boolean; predicate?: string[] };

@@ -141,7 +141,7 @@ export async function expectedRecord(payment: Settled) {
     status: "settled",
     flow: payment.flow,
     network: payment.network,
-    // Every answer spells addresses in EIP-55 (src/http/checksum-addresses.ts).
+    // Every answer spells addresses in EIP-55 (src/chain/checksum-addresses.ts).
     payer: getAddress(payment.payer),
     payee: getAddress(payment.payee),
     payees: [getAddress(payment.payee)],

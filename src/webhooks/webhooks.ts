@@ -1,0 +1,271 @@
+import { checksumAddresses } from "../chain/checksum-addresses";
+import type { FlowContext } from "../flow";
+import { shortReason } from "../logger";
+import { VERSION } from "../version";
+import { nextAttemptAt } from "./backoff";
+import { attemptDelivery, deliveryBody } from "./deliver";
+import { endpointWants } from "./endpoint-match";
+import { renderEvent } from "./event-payload";
+import type { OPERATOR_EVENTS } from "./event-types";
+import { type WebhookSettings, webhookSettings } from "./settings";
+import type { AttemptOutcome, DeliveryFilter, LeasedDelivery, WebhookStore } from "./webhook-store";
+
+/** Events fanned out, and deliveries leased, per round. */
+const BATCH = 100;
+const LEASED_PER_ROUND = 16;
+/** A lease outlives its attempt's timeout by this: only a dead instance's lease runs out. */
+const LEASE_MARGIN_MS = 30_000;
+const PURGE_EVERY_MS = 3_600_000;
+const PURGE_PAGE = 5_000;
+
+const iso = (ms = Date.now()) => new Date(ms).toISOString();
+
+/**
+ * The webhooks' worker: it fans the outbox's events out to the endpoints whose filters match (one delivery row
+ * each), then delivers what is due, one lease per attempt, so that several instances on one PostgreSQL share the
+ * work and a killed instance's deliveries are retried by another once its leases run out. It runs after every
+ * settle this instance answers (src/http/app.ts calls `afterSending`) and every `pollMs` besides, for the events
+ * written by background work and by other instances.
+ */
+export function createWebhooks(
+  context: FlowContext,
+  store: WebhookStore,
+  settings: WebhookSettings = webhookSettings(context.config),
+) {
+  const { logger } = context;
+  const owner = crypto.randomUUID();
+  const endpoints = new Map(settings.endpoints.map((endpoint) => [endpoint.id, endpoint]));
+  const endpointIds = [...endpoints.keys()];
+  const userAgent = `relay402/${VERSION} (webhooks)`;
+  const timers: ReturnType<typeof setInterval>[] = [];
+  let round: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  async function fanOutWaiting() {
+    for (;;) {
+      const events = await store.waitingEvents(BATCH);
+      if (events.length === 0) return;
+      const disabled = await store.disabledEndpoints();
+      for (const event of events) {
+        const rendered = await renderEvent(store, event);
+        const targets = rendered
+          ? settings.endpoints
+              .filter((endpoint) => !disabled.has(endpoint.id))
+              .filter((endpoint) => endpointWants(endpoint, { ...event, payees: rendered.payees }))
+              .map((endpoint) => endpoint.id)
+          : [];
+        // Addresses in their EIP-55 form, as every HTTP answer gives them (the lookup's record included).
+        const payload = rendered ? JSON.stringify(checksumAddresses(rendered.data)) : null;
+        await store.fanOut(event.id, payload, targets, iso());
+      }
+      if (events.length < BATCH) return;
+    }
+  }
+
+  async function attempt(delivery: LeasedDelivery) {
+    const endpoint = endpoints.get(delivery.endpoint);
+    if (!endpoint) return;
+    const result = await attemptDelivery(
+      endpoint.url,
+      endpoint.secret,
+      `msg_${delivery.event.id}`,
+      deliveryBody(delivery.event),
+      settings.timeoutMs,
+      userAgent,
+    );
+    const now = Date.now();
+    const failed = { lastStatus: result.status, lastError: result.error, nextAttemptAt: iso(now) };
+    let outcome: AttemptOutcome;
+    if (result.error === null) outcome = { ...failed, status: "delivered" };
+    else if (result.status === 410) {
+      // The receiver says it is gone for good: stop sending it anything until an admin enables it again.
+      await store.setEndpointDisabled(endpoint.id, { at: iso(now), reason: "answered 410 Gone" });
+      logger.warn({ event: "webhook_endpoint_disabled", endpoint: endpoint.id, reason: "answered 410 Gone" });
+      outcome = { ...failed, status: "dead" };
+    } else {
+      const next = nextAttemptAt(
+        delivery.attempts + 1,
+        Date.parse(delivery.createdAt),
+        now,
+        settings.retryScheduleMs,
+        settings.retryLimitMs,
+      );
+      outcome =
+        next === undefined ? { ...failed, status: "dead" } : { ...failed, status: "pending", nextAttemptAt: iso(next) };
+      if (next === undefined)
+        logger.warn({
+          event: "webhook_dead_lettered",
+          endpoint: endpoint.id,
+          deliveryId: delivery.id,
+          reason: result.error,
+        });
+    }
+    await store.recordAttempt(delivery.id, owner, outcome, iso(now));
+  }
+
+  async function deliverDue() {
+    while (!stopped) {
+      const now = Date.now();
+      const leaseUntil = iso(now + settings.timeoutMs + LEASE_MARGIN_MS);
+      const leased = await store.leaseDue(owner, endpointIds, iso(now), leaseUntil, LEASED_PER_ROUND);
+      await Promise.all(leased.map(attempt));
+      if (leased.length < LEASED_PER_ROUND) return;
+    }
+  }
+
+  /** Runs a round now, or once more after the one running: wake-ups while it runs are never lost. */
+  function wake() {
+    if (stopped) return;
+    if (round) {
+      again = true;
+      return;
+    }
+    round = (async () => {
+      do {
+        again = false;
+        try {
+          await fanOutWaiting();
+          await deliverDue();
+        } catch (error) {
+          logger.warn({ event: "webhook_round_failed", reason: shortReason(error) });
+        }
+      } while (again && !stopped);
+    })().finally(() => {
+      round = undefined;
+    });
+  }
+
+  /** payment.pending: a payment sent longer ago than pendingAfter with no outcome yet, raised once per record. */
+  async function sweepPending() {
+    const cutoff = iso(Date.now() - settings.pendingAfterMs);
+    let added = false;
+    for (const row of await store.paymentRows({ status: "pending" }, 500)) {
+      if (!row.sentAt || row.sentAt >= cutoff) continue;
+      const event = {
+        dedupeKey: `${row.source}:${row.id}:pending:${row.createdAt}`,
+        type: "payment.pending" as const,
+        source: row.source,
+        recordId: row.id,
+        network: row.network,
+        endpoint: null,
+        payload: null,
+      };
+      added = (await store.addEvent(event, iso())) || added;
+    }
+    if (added) wake();
+  }
+
+  async function purge() {
+    const before = iso(Date.now() - settings.retentionMs);
+    let purged = 0;
+    for (let page = PURGE_PAGE; page === PURGE_PAGE && !stopped; ) {
+      page = await store.purge(before, PURGE_PAGE);
+      purged += page;
+    }
+    if (purged > 0) logger.info({ event: "webhook_outbox_purged", events: purged, before });
+  }
+
+  const background = (name: string, work: () => Promise<void>) => () =>
+    work().catch((error) => logger.warn({ event: name, reason: shortReason(error) }));
+
+  return {
+    settings,
+    wake,
+
+    start() {
+      timers.push(setInterval(wake, settings.pollMs));
+      const sweepEvery = Math.max(1_000, Math.min(settings.pendingAfterMs / 2, 15_000));
+      timers.push(setInterval(background("webhook_pending_sweep_failed", sweepPending), sweepEvery));
+      timers.push(setInterval(background("webhook_purge_failed", purge), PURGE_EVERY_MS));
+      background("webhook_purge_failed", purge)();
+      wake();
+    },
+
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearInterval(timer);
+      await round;
+    },
+
+    /** An operator's alert: raised once per crossing below its threshold, whichever instance reads it first. */
+    async alert(alert: {
+      type: (typeof OPERATOR_EVENTS)[number];
+      network: string;
+      subject: string;
+      below: boolean;
+      data: Record<string, unknown>;
+    }) {
+      const key = `${alert.type}:${alert.network}:${alert.subject.toLowerCase()}`;
+      const crossing = await store.crossAlert(key, alert.below, iso());
+      if (crossing === undefined) return false;
+      const payload = JSON.stringify(alert.data);
+      const event = {
+        dedupeKey: `${key}:${crossing}`,
+        type: alert.type,
+        source: "operator" as const,
+        recordId: null,
+        network: alert.network,
+        endpoint: null,
+        payload,
+      };
+      const added = await store.addEvent(event, iso());
+      if (added) wake();
+      return added;
+    },
+
+    /** webhook.test to one endpoint, now. */
+    async sendTest(endpointId: string) {
+      const payload = JSON.stringify({ endpoint: endpointId, message: "a test event from relay402" });
+      const event = {
+        dedupeKey: `test:${crypto.randomUUID()}`,
+        type: "webhook.test" as const,
+        source: "operator" as const,
+        recordId: null,
+        network: null,
+        endpoint: endpointId,
+        payload,
+      };
+      await store.addEvent(event, iso());
+      wake();
+    },
+
+    deliveries: (filter: DeliveryFilter) => store.deliveries(filter),
+
+    /** Every delivery of the events of one payment (a record may have several: pending, then settled). */
+    async deliveriesOfPayment(paymentId: string, limit: number) {
+      const rows = await store.paymentRows({ paymentId }, 10);
+      const lists = await Promise.all(
+        rows.map((row) => store.deliveries({ record: { source: row.source, recordId: row.id }, limit })),
+      );
+      return lists.flat().sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    },
+
+    async replay(id: number) {
+      const found = await store.replay(id, iso());
+      if (found) wake();
+      return found;
+    },
+
+    /** The configured endpoints (never their secrets), whether each is disabled, and its deliveries' counts. */
+    async endpoints() {
+      const [disabled, counts] = await Promise.all([store.disabledEndpoints(), store.endpointCounts()]);
+      return settings.endpoints.map((endpoint) => ({
+        id: endpoint.id,
+        url: endpoint.url,
+        events: endpoint.events ? [...endpoint.events] : null,
+        networks: endpoint.networks ? [...endpoint.networks] : null,
+        payTo: endpoint.payTo ? [...endpoint.payTo] : null,
+        disabled: disabled.get(endpoint.id) ?? null,
+        deliveries: counts.get(endpoint.id) ?? { pending: 0, failing: 0, delivered: 0, dead: 0 },
+      }));
+    },
+
+    async enable(endpointId: string) {
+      await store.setEndpointDisabled(endpointId, null);
+      wake();
+    },
+  };
+}
+
+export type Webhooks = ReturnType<typeof createWebhooks>;
