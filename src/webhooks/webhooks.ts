@@ -48,10 +48,14 @@ export function createWebhooks(
       if (events.length === 0) return;
       const disabled = await store.disabledEndpoints();
       for (const event of events) {
-        const rendered = await renderEvent(store, event);
+        // The record is read only for an event some endpoint may want (its type and network), so that a service
+        // without endpoints, or with endpoints for other events, only marks events fanned out.
+        const candidates = settings.endpoints.filter(
+          (endpoint) => !disabled.has(endpoint.id) && endpointWants({ ...endpoint, payTo: undefined }, event),
+        );
+        const rendered = candidates.length > 0 ? await renderEvent(store, event) : undefined;
         const targets = rendered
-          ? settings.endpoints
-              .filter((endpoint) => !disabled.has(endpoint.id))
+          ? candidates
               .filter((endpoint) => endpointWants(endpoint, { ...event, payees: rendered.payees }))
               .map((endpoint) => endpoint.id)
           : [];
