@@ -89,6 +89,21 @@ export const CANONICAL = {
     source: "github.com/coinbase/x402 contracts/evm/script/data/exact-proxy-initcode.hex; npm @x402/evm@2.27.0",
     deployable: true,
   },
+  /**
+   * x402's upto-scheme Permit2 proxy. x402 publishes no init code for it: it is built from x402's sources at commit
+   * dd927a26 with x402's compiler settings (artifacts/x402/upto-proxy/README.md; test/chain/x402-upto-proxy-build.test.ts
+   * builds it again), then sent through the CREATE2 deployer with x402's UPTO_SALT
+   * (artifacts/canonical/x402-upto-permit2-proxy.initcode.hex). The address x402's upto clients sign for
+   * (npm @x402/evm@2.27.0). Its one immutable is Permit2's address, the same everywhere.
+   */
+  x402UptoPermit2Proxy: {
+    name: "x402UptoPermit2Proxy",
+    address: "0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002",
+    codeHash: "0x4662dc27323421a3698be49ac95f7b0dba141c238d31ef543248d1a11f8d8eec",
+    source:
+      "github.com/coinbase/x402@dd927a26 contracts/evm/src (x402UptoPermit2Proxy.sol, built); npm @x402/evm@2.27.0",
+    deployable: true,
+  },
   /** PoseidonT3 (the privacy pool's tree hash): npm poseidon-solidity@0.0.5 (PoseidonT3.address, .data). */
   poseidonT3: {
     name: "PoseidonT3",

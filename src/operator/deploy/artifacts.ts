@@ -56,21 +56,38 @@ export function linkedCreationCode(file: string, name: string, libraries: Record
 /** A CREATE2 deployment as the deterministic deployer takes it: calldata = salt ‖ init code. */
 export type Create2Payload = { salt: Hex; initCode: Hex };
 
-const X402_PROXY_INIT_CODE = "artifacts/canonical/x402-exact-permit2-proxy.initcode.hex";
-/** keccak256 of x402's published init code (creation code with its metadata, then abi.encode(Permit2)). */
-const X402_PROXY_INIT_CODE_HASH: Hex = "0xe774d1d5a07218946ab54efe010b300481478b86861bb17d69c98a57f68a604c";
-/** The salt x402 mined for its proxy's vanity address (x402's contracts/evm deployment script). */
-const X402_PROXY_SALT: Hex = "0x0000000000000000000000000000000000000000000000003000000007263b0e";
+/**
+ * A contract x402's clients sign for, exactly as x402 builds it: its init code file (committed, embedded in the
+ * binary), the keccak256 that file must have, and x402's salt. Any other build would land elsewhere.
+ */
+const X402_BUILDS = {
+  /** x402's published init code (creation code with its metadata, then abi.encode(Permit2)), its vanity salt. */
+  exact: {
+    file: "artifacts/canonical/x402-exact-permit2-proxy.initcode.hex",
+    hash: "0xe774d1d5a07218946ab54efe010b300481478b86861bb17d69c98a57f68a604c",
+    salt: "0x0000000000000000000000000000000000000000000000003000000007263b0e",
+  },
+  /** Built from x402's sources (artifacts/x402/upto-proxy/README.md); UPTO_SALT of x402's Deploy.s.sol. */
+  upto: {
+    file: "artifacts/canonical/x402-upto-permit2-proxy.initcode.hex",
+    hash: "0x74f7a29cbc3c55f87cdef7f7c551643189e8bb62eed9de67753aebc402b83797",
+    salt: "0x000000000000000000000000000000000000000000000000b000000001db633d",
+  },
+} as const satisfies Record<string, { file: string; hash: Hex; salt: Hex }>;
 
-/** x402's exact Permit2 proxy exactly as published: any other build would land elsewhere. */
-export function x402ProxyPayload(): Create2Payload {
-  const file = embeddedArtifact(X402_PROXY_INIT_CODE) ?? join(REPO_ROOT, X402_PROXY_INIT_CODE);
+function x402Payload(scheme: keyof typeof X402_BUILDS): Create2Payload {
+  const build = X402_BUILDS[scheme];
+  const file = embeddedArtifact(build.file) ?? join(REPO_ROOT, build.file);
   const initCode = readFileSync(file, "utf8").trim() as Hex;
-  if (keccak256(initCode) !== X402_PROXY_INIT_CODE_HASH) {
-    throw new Error("x402's proxy init code does not hash as published");
-  }
-  return { salt: X402_PROXY_SALT, initCode };
+  if (keccak256(initCode) !== build.hash) throw new Error(`x402's ${scheme} proxy init code does not hash as built`);
+  return { salt: build.salt, initCode };
 }
+
+/** x402's exact Permit2 proxy exactly as published. */
+export const x402ProxyPayload = () => x402Payload("exact");
+
+/** x402's upto Permit2 proxy exactly as x402's build gives it. */
+export const x402UptoProxyPayload = () => x402Payload("upto");
 
 /**
  * The Poseidon libraries as poseidon-solidity deploys them (its `data` is salt ‖ init code for the same deployer).

@@ -9,7 +9,14 @@ import {
   toHex,
 } from "viem";
 import { CANONICAL } from "../../chain/canonical";
-import { type Create2Payload, creationCode, linkedCreationCode, poseidonPayloads, x402ProxyPayload } from "./artifacts";
+import {
+  type Create2Payload,
+  creationCode,
+  linkedCreationCode,
+  poseidonPayloads,
+  x402ProxyPayload,
+  x402UptoProxyPayload,
+} from "./artifacts";
 import type { Feature } from "./network";
 
 /**
@@ -99,8 +106,10 @@ export async function plannedDeployments(inputs: DeploymentInputs): Promise<Depl
       ),
     );
   }
-  if (features.includes("x402"))
+  if (features.includes("x402")) {
     list.push(deployment("x402ExactPermit2Proxy", x402ProxyPayload(), "x402ExactPermit2Proxy"));
+    list.push(deployment("x402UptoPermit2Proxy", x402UptoProxyPayload(), "x402UptoPermit2Proxy"));
+  }
   if (features.includes("incognito") && relayer) {
     for (const { name, payload } of await poseidonPayloads())
       list.push(deployment(CANONICAL[name].name, payload, name));

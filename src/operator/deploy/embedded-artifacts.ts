@@ -22,4 +22,5 @@ export const DEPLOY_ARTIFACTS = [
   "out/UnshieldVerifier.sol/Groth16Verifier.json",
   "out/PrivacyPool.sol/PrivacyPool.json",
   "artifacts/canonical/x402-exact-permit2-proxy.initcode.hex",
+  "artifacts/canonical/x402-upto-permit2-proxy.initcode.hex",
 ] as const;
