@@ -3,7 +3,7 @@ import type { Db } from "../db/open";
 import { type PlainSql, postgresPlainSql, sqlitePlainSql } from "../db/plain-sql";
 import type { PgDb } from "../db/postgres/open";
 import type { FlowStore } from "../flow";
-import type { DeliveryStatus, EndpointCounts, OutboxEvent, WebhookStore } from "./webhook-store";
+import type { DeliveryStatus, EndpointCounts, FannedOut, OutboxEvent, WebhookStore } from "./webhook-store";
 
 type Raw = Record<string, unknown>;
 const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
@@ -29,6 +29,21 @@ const FUNDED_APPROVAL_COLUMNS = `id, network, payer, nonce, token, spender, appr
   funding_fee_wei, approve_cost_wei, kept_wei, status, error, created_at, updated_at`;
 
 function storeOver(dialect: OutboxDialect, { run, atomically }: PlainSql): WebhookStore {
+  const fanOutMany = (items: readonly FannedOut[], now: string) =>
+    atomically(
+      items.flatMap(({ eventId, payload, endpoints }) => [
+        {
+          text: "UPDATE webhook_events SET payload = ?, fanned_out = 1 WHERE id = ? AND fanned_out = 0",
+          params: [payload, eventId],
+        },
+        ...endpoints.map((endpoint) => ({
+          text: `INSERT INTO webhook_deliveries (event_id, endpoint, status, attempts, next_attempt_at, created_at, updated_at)
+                 VALUES (?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT (event_id, endpoint) DO NOTHING`,
+          params: [eventId, endpoint, now, now, now],
+        })),
+      ]),
+    );
+
   return {
     async waitingEvents(limit) {
       const rows = await run(
@@ -49,18 +64,8 @@ function storeOver(dialect: OutboxDialect, { run, atomically }: PlainSql): Webho
       return row;
     },
 
-    fanOut: (eventId, payload, endpoints, now) =>
-      atomically([
-        {
-          text: "UPDATE webhook_events SET payload = ?, fanned_out = 1 WHERE id = ? AND fanned_out = 0",
-          params: [payload, eventId],
-        },
-        ...endpoints.map((endpoint) => ({
-          text: `INSERT INTO webhook_deliveries (event_id, endpoint, status, attempts, next_attempt_at, created_at, updated_at)
-                 VALUES (?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT (event_id, endpoint) DO NOTHING`,
-          params: [eventId, endpoint, now, now, now],
-        })),
-      ]),
+    fanOut: (eventId, payload, endpoints, now) => fanOutMany([{ eventId, payload, endpoints }], now),
+    fanOutMany,
 
     async addEvent(event, now) {
       const rows = await run(

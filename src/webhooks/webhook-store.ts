@@ -14,6 +14,9 @@ export type OutboxEvent = {
   createdAt: string;
 };
 
+/** One event's fan-out: its payload (null: nothing to send) and the endpoints that get a delivery. */
+export type FannedOut = { eventId: string; payload: string | null; endpoints: readonly string[] };
+
 /** An event the service raises itself (payment.pending, an operator's alert, a test). */
 export type NewEvent = Omit<OutboxEvent, "id" | "createdAt"> & { dedupeKey: string };
 
@@ -80,6 +83,8 @@ export type WebhookStore = {
   fundedApproval(id: string): Promise<Record<string, unknown> | undefined>;
   /** Writes the payload, the deliveries to these endpoints and marks the event fanned out, in one transaction. */
   fanOut(eventId: string, payload: string | null, endpoints: readonly string[], now: string): Promise<void>;
+  /** fanOut of several events in one transaction: a burst of settles costs one write, not one per event. */
+  fanOutMany(items: readonly FannedOut[], now: string): Promise<void>;
   /** Adds an event unless one with its dedupe key exists; true when this call added it. */
   addEvent(event: NewEvent, now: string): Promise<boolean>;
   /** Leases up to `limit` due deliveries to these endpoints (none whose endpoint is disabled). */

@@ -8,7 +8,7 @@ import { endpointWants } from "./endpoint-match";
 import { renderEvent } from "./event-payload";
 import type { OPERATOR_EVENTS } from "./event-types";
 import { type WebhookSettings, webhookSettings } from "./settings";
-import type { AttemptOutcome, DeliveryFilter, LeasedDelivery, WebhookStore } from "./webhook-store";
+import type { AttemptOutcome, DeliveryFilter, FannedOut, LeasedDelivery, WebhookStore } from "./webhook-store";
 
 /** Events fanned out, and deliveries leased, per round. */
 const BATCH = 100;
@@ -46,7 +46,8 @@ export function createWebhooks(
     for (;;) {
       const events = await store.waitingEvents(BATCH);
       if (events.length === 0) return;
-      const disabled = await store.disabledEndpoints();
+      const disabled = settings.endpoints.length > 0 ? await store.disabledEndpoints() : new Map();
+      const fanned: FannedOut[] = [];
       for (const event of events) {
         // The record is read only for an event some endpoint may want (its type and network), so that a service
         // without endpoints, or with endpoints for other events, only marks events fanned out.
@@ -54,15 +55,16 @@ export function createWebhooks(
           (endpoint) => !disabled.has(endpoint.id) && endpointWants({ ...endpoint, payTo: undefined }, event),
         );
         const rendered = candidates.length > 0 ? await renderEvent(store, event) : undefined;
-        const targets = rendered
+        const endpoints = rendered
           ? candidates
               .filter((endpoint) => endpointWants(endpoint, { ...event, payees: rendered.payees }))
               .map((endpoint) => endpoint.id)
           : [];
         // Addresses in their EIP-55 form, as every HTTP answer gives them (the lookup's record included).
         const payload = rendered ? JSON.stringify(checksumAddresses(rendered.data)) : null;
-        await store.fanOut(event.id, payload, targets, iso());
+        fanned.push({ eventId: event.id, payload, endpoints });
       }
+      await store.fanOutMany(fanned, iso());
       if (events.length < BATCH) return;
     }
   }
