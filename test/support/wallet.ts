@@ -2,7 +2,7 @@ import { erc20Abi, factoryAbi } from "@relay402/client/wire/abis";
 import { type Address, toHex } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { chainOf, freshPayer } from "./chain";
+import { chainOf, freshPayer, randomAddress, tokenBalance } from "./chain";
 
 /**
  * A wallet from the project's factory, owned by a fresh key (or `owner`, for several wallets of one owner), holding
@@ -43,4 +43,30 @@ export async function deployFundedWallet(
     });
   }
   return { owner, wallet };
+}
+
+/**
+ * The wallet spends its whole token balance (anvil impersonation stands for the owner's own UserOp): run between a
+ * settle's checks and its UserOp's execution, the UserOp reverts on-chain.
+ */
+export async function drainWallet(network: NetworkName, wallet: Address) {
+  const c = chainOf(network);
+  const balance = await tokenBalance(network, c.token.address, wallet);
+  await c.test.impersonateAccount({ address: wallet });
+  await c.test.setBalance({ address: wallet, value: 10n ** 18n });
+  try {
+    await c.public.waitForTransactionReceipt({
+      hash: await c.walletFor(generatePrivateKey()).writeContract({
+        account: wallet,
+        address: c.token.address,
+        abi: erc20Abi,
+        functionName: "transfer",
+        args: [randomAddress(), balance],
+      }),
+      pollingInterval: 50,
+    });
+  } finally {
+    await c.test.stopImpersonatingAccount({ address: wallet });
+    await c.test.setBalance({ address: wallet, value: 0n });
+  }
 }

@@ -7,6 +7,7 @@ import { adminHeaders, walletDeployment } from "../deploy/support";
 import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { type JsonRpcCall, type JsonRpcProxyHooks, jsonRpcProxy } from "../support/json-rpc-proxy";
 import { trackServices } from "../support/service";
+import { drainWallet } from "../support/wallet";
 import {
   deployFundedWallet,
   expectRefusal,
@@ -35,29 +36,6 @@ function serviceBehindBundler(network: NetworkName, hooks: JsonRpcProxyHooks, re
     if (receiptTimeoutMs) settings.receiptTimeoutMs = receiptTimeoutMs;
   });
   return { service, proxy };
-}
-
-/** The wallet spends its whole token balance (anvil impersonation stands for the owner's own UserOp). */
-async function drain(network: NetworkName, wallet: Address) {
-  const c = chainOf(network);
-  const balance = await tokenBalance(network, c.token.address, wallet);
-  await c.test.impersonateAccount({ address: wallet });
-  await c.test.setBalance({ address: wallet, value: 10n ** 18n });
-  try {
-    await c.public.waitForTransactionReceipt({
-      hash: await c.walletFor(generatePrivateKey()).writeContract({
-        account: wallet,
-        address: c.token.address,
-        abi: erc20Abi,
-        functionName: "transfer",
-        args: [randomAddress(), balance],
-      }),
-      pollingInterval: 50,
-    });
-  } finally {
-    await c.test.stopImpersonatingAccount({ address: wallet });
-    await c.test.setBalance({ address: wallet, value: 0n });
-  }
 }
 
 /** A Transfer log as a lying bundler would put it in a receipt. */
@@ -197,7 +175,7 @@ for (const network of NETWORK_NAMES) {
       const { service } = serviceBehindBundler(network, {
         // The owner empties the wallet after settle's balance check, just before the UserOp reaches the bundler.
         async answer(call) {
-          if (isCall(call, "eth_sendUserOperation")) await drain(network, wallet);
+          if (isCall(call, "eth_sendUserOperation")) await drainWallet(network, wallet);
           return undefined;
         },
         rewrite(call, answer) {
@@ -231,7 +209,7 @@ for (const network of NETWORK_NAMES) {
         verifyBody(network, wallet, [{ to, amount: units(network, 2n) }]),
       );
       expect(verified.status).toBe(200);
-      await drain(network, wallet);
+      await drainWallet(network, wallet);
       const depositBefore = await paymasterDeposit(network);
       const body = await settleBody(verified.body, owner);
 
@@ -261,7 +239,7 @@ for (const network of NETWORK_NAMES) {
     test("/deploy/wallet/settle with a paying wallet drained after verify: 400 on balance, nothing sent or deployed", async () => {
       const { service } = serviceBehindBundler(network, {});
       const deployment = await walletDeployment(service, network, [units(network, 1n)]);
-      await drain(network, deployment.payer);
+      await drainWallet(network, deployment.payer);
       const depositBefore = await paymasterDeposit(network);
 
       const settled = await service.post("/deploy/wallet/settle", deployment.body, adminHeaders(service));
@@ -274,7 +252,7 @@ for (const network of NETWORK_NAMES) {
       let payer: Address | undefined;
       const { service } = serviceBehindBundler(network, {
         async answer(call) {
-          if (isCall(call, "eth_sendUserOperation") && payer) await drain(network, payer);
+          if (isCall(call, "eth_sendUserOperation") && payer) await drainWallet(network, payer);
           return undefined;
         },
         rewrite(call, answer) {
