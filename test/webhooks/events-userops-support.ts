@@ -1,0 +1,175 @@
+// What the UserOp flows' event tests share (events-userops.test.ts, events-deploy-incognito.test.ts): services whose
+// bundler on each network is a proxy in front of the devnet's Alto (it can swallow a UserOp, or run something just
+// before the UserOp reaches the bundler), a webhook receiver per service, the check that a payment's events are
+// exactly the documented ones with the lookup's record as data, and the check of a UserOp's record against its
+// receipt.
+import { expect } from "bun:test";
+import { entryPointAbi } from "@relay402/client/wire/abis";
+import { type Hex, parseEventLogs } from "viem";
+import type { NetworkName } from "../../scripts/devnet/start";
+import { createIssuedUserOpStore } from "../../src/userops/issued-user-op-store-sqlite";
+import { chainOf, NETWORK_NAMES } from "../support/chain";
+import { jsonRpcProxy } from "../support/json-rpc-proxy";
+import { trackServices } from "../support/service";
+import { until } from "../support/until";
+import { newWebhookSecret, startWebhookReceiver } from "../support/webhook-receiver";
+
+/** Per network, what the bundler proxy does with the next eth_sendUserOperation. */
+export type BundlerStall = {
+  /** While set: eth_sendUserOperation is answered with this hash and nothing is sent (a bundler that lost it). */
+  swallowing: Hex | null;
+  /** Run once, just before the next UserOp reaches the bundler (after the settle's own checks). */
+  beforeSend: (() => Promise<void>) | null;
+};
+
+/** Services on the devnet behind stallable bundlers, each with a webhook endpoint of its own; `stop()` in afterAll. */
+export function eventTestbed() {
+  const services = trackServices();
+  const receivers: ReturnType<typeof startWebhookReceiver>[] = [];
+  const stalls = Object.fromEntries(
+    NETWORK_NAMES.map((network) => [network, { swallowing: null, beforeSend: null } as BundlerStall]),
+  ) as Record<NetworkName, BundlerStall>;
+  const proxies = NETWORK_NAMES.map((network) =>
+    jsonRpcProxy(chainOf(network).info.bundlerUrl, {
+      async answer(call) {
+        if (call.method !== "eth_sendUserOperation") return undefined;
+        const stall = stalls[network];
+        const before = stall.beforeSend;
+        stall.beforeSend = null;
+        await before?.();
+        return stall.swallowing ?? undefined;
+      },
+    }),
+  );
+
+  /**
+   * A service whose webhook endpoint `hooks` (every payment event, default filters) is a fresh receiver.
+   * `pendingAfterSeconds` short and `receiptTimeoutMs` short: a UserOp the bundler swallowed answers 202 and
+   * raises payment.pending within seconds.
+   */
+  function start(options: { pendingAfterSeconds?: number; receiptTimeoutMs?: number } = {}) {
+    const secret = newWebhookSecret();
+    const receiver = startWebhookReceiver(secret);
+    receivers.push(receiver);
+    const service = services.start(
+      {
+        webhooks: {
+          endpoints: [{ id: "hooks", url: receiver.url, secret }],
+          pollMs: 50,
+          ...(options.pendingAfterSeconds ? { pendingAfterSeconds: options.pendingAfterSeconds } : {}),
+        },
+      },
+      (config) => {
+        for (const [index, network] of NETWORK_NAMES.entries()) {
+          const settings = config.networks[network];
+          if (!settings) throw new Error(`${network} not configured`);
+          settings.bundlerUrl = (proxies[index] as (typeof proxies)[number]).url;
+          if (options.receiptTimeoutMs) settings.receiptTimeoutMs = options.receiptTimeoutMs;
+        }
+      },
+    );
+    return { service, receiver };
+  }
+
+  return {
+    start,
+    stalls,
+    stop() {
+      services.stopAll();
+      for (const receiver of receivers) receiver.stop();
+      for (const proxy of proxies) proxy.stop();
+    },
+  };
+}
+
+export type Testbed = ReturnType<ReturnType<typeof eventTestbed>["start"]>;
+
+/**
+ * Settles with the bundler swallowing the UserOp `hash` on `network`: the answer must be the 202 of it. The swallow
+ * ends with the call, so the next settle re-sends the same UserOp.
+ */
+export async function settleSwallowed(
+  stall: BundlerStall,
+  settle: () => Promise<{ status: number; body: any }>,
+  hash: Hex,
+) {
+  stall.swallowing = hash;
+  try {
+    const pending = await settle();
+    expect(pending.status).toBe(202);
+    expect(pending.body).toMatchObject({ success: false, status: "pending", paymentId: hash });
+    return pending;
+  } finally {
+    stall.swallowing = null;
+  }
+}
+
+const paymentOf = (paymentId: string) => (data: Record<string, unknown>) => data.paymentId === paymentId;
+
+/** Waits for the receiver to acknowledge the first `type` event of a payment, and answers its data. */
+export async function eventOf({ receiver }: Testbed, type: string, paymentId: string) {
+  await until(`${type} of ${paymentId}`, () => receiver.of(type, paymentOf(paymentId)).length > 0, {
+    timeoutMs: 20_000,
+  });
+  return (receiver.of(type, paymentOf(paymentId))[0] as { data: Record<string, unknown> }).data;
+}
+
+/**
+ * The receiver got exactly `types`, in this order, for the payment (deduplicated by webhook-id), the outbox holds
+ * no other event of it and every delivery of it is delivered; the last event's data is the lookup's record now.
+ * Answers that record.
+ */
+export async function expectExactlyEvents(testbed: Testbed, paymentId: string, types: string[]) {
+  const { service, receiver } = testbed;
+  const delivered = () =>
+    receiver
+      .unique()
+      .filter((delivery) => paymentOf(paymentId)(delivery.data))
+      .map((delivery) => delivery.type);
+  await until(`${types.join(", ")} of ${paymentId}`, () => delivered().length >= types.length, { timeoutMs: 20_000 });
+  const admin = { "x-admin-api-key": service.config.adminApiKey };
+  // Every event of the payment fanned out and delivered: nothing else is on its way.
+  await until(`every delivery of ${paymentId} delivered`, async () => {
+    const listed = await service.get(`/admin/webhooks/deliveries?paymentId=${paymentId}`, admin);
+    const deliveries = listed.body.deliveries as { status: string }[];
+    return deliveries.length >= types.length && deliveries.every((delivery) => delivery.status === "delivered");
+  });
+  const listed = await service.get(`/admin/webhooks/deliveries?paymentId=${paymentId}`, admin);
+  expect((listed.body.deliveries as { type: string }[]).map((delivery) => delivery.type).reverse()).toEqual(types);
+  expect(delivered()).toEqual(types);
+  expect(receiver.rejected).toEqual([]);
+  const record = await service.get(`/payments/${paymentId}`);
+  expect(record.status).toBe(200);
+  const last = receiver.of(types.at(-1) as string, paymentOf(paymentId))[0];
+  expect(last?.data).toEqual(record.body);
+  return record.body as Record<string, any>;
+}
+
+/**
+ * A UserOp's record against the chain: its bundle transaction's receipt (block, gas used, price), the EntryPoint's
+ * UserOperationEvent for it (success as the record's status; actualGasCost as the service stored it).
+ */
+export async function expectUserOpRecordOnChain(
+  testbed: Testbed,
+  network: NetworkName,
+  hash: Hex,
+  record: Record<string, any>,
+) {
+  const receipt = await chainOf(network).public.getTransactionReceipt({ hash: record.transaction });
+  expect(receipt.status).toBe("success");
+  expect(record).toMatchObject({
+    paymentId: hash,
+    network,
+    block: Number(receipt.blockNumber),
+    gasUsed: receipt.gasUsed.toString(),
+    effectiveGasPrice: receipt.effectiveGasPrice.toString(),
+  });
+  const [event] = parseEventLogs({ abi: entryPointAbi, eventName: "UserOperationEvent", logs: receipt.logs }).filter(
+    (log) => log.args.userOpHash.toLowerCase() === hash.toLowerCase(),
+  );
+  if (!event) throw new Error(`no UserOperationEvent of ${hash} in ${record.transaction}`);
+  expect(record.status).toBe(event.args.success ? "settled" : "failed");
+  const stored = createIssuedUserOpStore(testbed.service.db).find(hash);
+  expect(stored?.actualGasCost).toBe(event.args.actualGasCost.toString());
+  return event.args;
+}
