@@ -29,6 +29,22 @@ type IssuedDeployment = {
 };
 
 /**
+ * The issued UserOp's context: the promise, and what the UserOp pays under the names the payment lookup reads in
+ * every UserOp's context (src/dashboard/records.ts): the total out of the paying wallet, the fee, and each transfer
+ * (the fee recipient first, then every funded wallet), so that a deployment's record, and its events, say it.
+ */
+type DeploymentContext = IssuedDeployment & {
+  totalAmount: string;
+  feeAmount: string;
+  transfers: { to: string; amount: string }[];
+};
+
+const PROMISED: (keyof IssuedDeployment)[] = ["ownerAddress", "salts", "token", "payerAddress", "fundingAmounts"];
+/** The promise alone, as settle compares it: contexts stored before the amounts were added compare the same. */
+const promised = (context: IssuedDeployment) =>
+  JSON.stringify(Object.fromEntries(PROMISED.map((key) => [key, context[key]])));
+
+/**
  * The fundings, one per salt. The schema allows 78 digits, more than a uint256: an amount above it, or a fee plus
  * fundings above it (the UserOp approves and pays that total), is refused here, naming the field, before any encoding.
  */
@@ -89,7 +105,12 @@ export async function verifyWalletDeployment(ctx: SettlingContext, body: Static<
         payments: feeAndFundings(plan, amounts),
       }),
       kind: "deployment",
-      context: normalized(deployment, amounts),
+      context: {
+        ...normalized(deployment, amounts),
+        totalAmount: total.toString(),
+        feeAmount: plan.deploymentFee.toString(),
+        transfers: feeAndFundings(plan, amounts).map(({ to, amount }) => ({ to, amount: amount.toString() })),
+      } satisfies DeploymentContext,
       fields: { sender: `${FIELD}.payerAddress`, balance: `${FIELD}.payerAddress`, calls: FIELD },
     },
   );
@@ -136,7 +157,7 @@ export async function settleWalletDeployment(ctx: SettlingContext, body: Static<
       await assertSignedByOwner(located, signature, Number(ctx.now()));
       plan = await planDeployment(network, deployment, FIELD);
       amounts = fundingAmountsOf(plan, deployment);
-      if (JSON.stringify(normalized(deployment, amounts)) !== record.context) {
+      if (promised(normalized(deployment, amounts)) !== promised(JSON.parse(record.context) as IssuedDeployment)) {
         throw refuse(FIELD, "paymentRequirements.deployment differs from the one this UserOp was issued for");
       }
       assertSameWallets(walletEntries(plan, amounts), body.wallets);
