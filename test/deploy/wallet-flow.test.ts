@@ -1,10 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import { type Hex, maxUint256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { issuedUserOps } from "../../src/db/schema";
+import { createIssuedUserOpStore } from "../../src/userops/issued-user-op-store-sqlite";
 import { chainOf, NETWORK_NAMES, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 import { deployFundedWallet } from "../support/wallet";
-import { adminHeaders, randomOwner, randomSalt } from "./support";
+import { adminHeaders, randomOwner, randomSalt, walletDeployment } from "./support";
 
 const service = startTestService();
 afterAll(() => service.stop());
@@ -245,4 +248,25 @@ describe("smart-wallet deployment flow", () => {
       expect([answer.status, answer.body.details?.field], path).toEqual([400, "userOp.sender"]);
     }
   });
+
+  test("a fee UserOp issued before its context carried the amounts still settles; its deployment is still compared", async () => {
+    const network = "base";
+    const deployment = await walletDeployment(service, network, [0n]);
+    const stored = JSON.parse(createIssuedUserOpStore(service.db).find(deployment.hash)?.context ?? "null");
+    expect(stored).toMatchObject({ totalAmount: deployment.total.toString(), feeAmount: deployment.fee.toString() });
+    const { totalAmount, feeAmount, transfers, ...promised } = stored;
+    service.db
+      .update(issuedUserOps)
+      .set({ context: JSON.stringify(promised) })
+      .where(eq(issuedUserOps.userOpHash, deployment.hash))
+      .run();
+    const changed = structuredClone(deployment.body);
+    changed.paymentRequirements.deployment.fundingAmounts = ["1"];
+    const refused = await service.post("/deploy/wallet/settle", changed, adminHeaders(service));
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.field).toBe("paymentRequirements.deployment");
+    const settled = await service.post("/deploy/wallet/settle", deployment.body, adminHeaders(service));
+    expect(settled.status).toBe(200);
+    expect(settled.body).toMatchObject({ paymentSuccess: true, deploymentSuccess: true, paymentId: deployment.hash });
+  }, 60_000);
 });
