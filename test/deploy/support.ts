@@ -13,7 +13,9 @@ export type Service = ReturnType<typeof startTestService>;
 export { approveRelayer, randomOwner };
 
 export const randomSalt = (): Hex => toHex(crypto.getRandomValues(new Uint8Array(32)));
-export const adminHeaders = (service: Service) => ({ "x-admin-api-key": service.config.adminApiKey });
+export const adminHeaders = (service: { config: { adminApiKey: string } }) => ({
+  "x-admin-api-key": service.config.adminApiKey,
+});
 
 /** A client of the EOA flow: quote, then sign the fee and one funding payload per wallet. */
 export async function eoaDeployment(
@@ -93,7 +95,11 @@ export const inMempool = async (network: NetworkName, hash: Hex | null | undefin
     ));
 
 /** A client of the smart-wallet flow: a funded paying wallet, verify, and its owner's signature over the UserOp. */
-export async function walletDeployment(service: Service, network: NetworkName, fundingAmounts: bigint[]) {
+export async function walletDeployment(
+  service: Pick<Service, "post" | "config">,
+  network: NetworkName,
+  fundingAmounts: bigint[],
+) {
   const c = chainOf(network);
   const unit = 10n ** BigInt(c.token.decimals);
   const payer = await deployFundedWallet(network, 100n * unit);

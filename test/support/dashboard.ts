@@ -133,7 +133,7 @@ export async function postgresService(config: Config, url: string, logSink?: (li
   return {
     services,
     db,
-    post: (path: string, body: unknown) => request("POST", path, body),
+    post: (path: string, body: unknown, headers?: Record<string, string>) => request("POST", path, body, headers),
     get: (path: string, headers?: Record<string, string>) => request("GET", path, undefined, headers),
     stop: () => services.stop(),
   };

@@ -3,13 +3,14 @@
 // settle ends: success; pending then success; a revert on-chain; a nonce used first by another payment. The payment
 // is the deployment's fee payment (its id, or the fee UserOp's hash); the receiver gets exactly the documented events
 // with the lookup's record, and the record is the chain's. Real devnet, bundler and SQLite.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fieldToHex, newNote, noteCommitment, notePrecommitment } from "@relay402/client/wire/incognito/notes";
 import type { Address, Hex } from "viem";
 import { adminHeaders, entryPointNonce, eoaDeployment, randomSalt, walletDeployment } from "../deploy/support";
 import { signedPayment, submitAhead } from "../support/authorization";
-import { chainOf, randomAddress, tokenBalance } from "../support/chain";
+import { chainOf, pendingTransactionTo, randomAddress, tokenBalance } from "../support/chain";
 import { body as incognitoBody, incognitoNetwork } from "../support/incognito-service";
+import { createTestDatabase } from "../support/postgres";
 import { until } from "../support/until";
 import { deployFundedWallet, drainWallet } from "../support/wallet";
 import { settleBody, units, verifyBody } from "../wallets/support";
@@ -25,7 +26,7 @@ import {
 const testbed = eventTestbed();
 afterAll(async () => {
   for (const network of ["bsc", "base"] as const) await chainOf(network).test.setAutomine(true);
-  testbed.stop();
+  await testbed.stop();
 });
 const prompt = testbed.start();
 const slow = testbed.start({ pendingAfterSeconds: 1, receiptTimeoutMs: 1_500 });
@@ -107,37 +108,43 @@ describe("/wallet/incognito/settle: the events of a shield's endings", () => {
   }, 60_000);
 });
 
+const feeRecipientOf = (network: "bsc" | "base") => chainOf(network).info.feeRecipient as Address;
+
+/** A wallet-paid deployment with one funded wallet settled on `bed`: exactly payment.settled, the record the chain's. */
+async function deploymentSettled(bed: Testbed, network: "bsc" | "base") {
+  const c = chainOf(network);
+  const funding = units(network, 2n);
+  const deployment = await walletDeployment(bed.service, network, [funding]);
+  const feeBefore = await tokenBalance(network, c.token.address, feeRecipientOf(network));
+  const settled = await bed.service.post("/deploy/wallet/settle", deployment.body, adminHeaders(bed.service));
+  expect(settled.status).toBe(200);
+  expect(settled.body).toMatchObject({ paymentSuccess: true, paymentId: deployment.hash });
+
+  const record = await expectExactlyEvents(bed, deployment.hash, ["payment.settled"]);
+  const wallet = (deployment.wallets[0] as { address: Address }).address;
+  expect(record).toMatchObject({
+    status: "settled",
+    flow: "deployment",
+    payer: deployment.payer,
+    token: c.token.address,
+    // The fee and the fundings left the paying wallet in this UserOp; the fee alone is the service's.
+    amount: deployment.total.toString(),
+    fee: deployment.fee.toString(),
+    payee: feeRecipientOf(network),
+    payees: [feeRecipientOf(network), wallet],
+    transaction: settled.body.paymentTxHash,
+  });
+  await expectUserOpRecordOnChain(bed, network, deployment.hash, record);
+  expect(await tokenBalance(network, c.token.address, feeRecipientOf(network))).toBe(feeBefore + deployment.fee);
+  expect(await tokenBalance(network, c.token.address, wallet)).toBe(funding);
+}
+
 describe("/deploy/wallet/settle: the events of the fee UserOp's endings", () => {
-  const feeRecipientOf = (network: "bsc" | "base") => chainOf(network).info.feeRecipient as Address;
-
-  test("base, success: payment.settled under the fee UserOp's hash; its record says what the UserOp paid", async () => {
-    const network = "base";
-    const c = chainOf(network);
-    const funding = units(network, 2n);
-    const deployment = await walletDeployment(prompt.service, network, [funding]);
-    const feeBefore = await tokenBalance(network, c.token.address, feeRecipientOf(network));
-    const settled = await prompt.service.post("/deploy/wallet/settle", deployment.body, adminHeaders(prompt.service));
-    expect(settled.status).toBe(200);
-    expect(settled.body).toMatchObject({ paymentSuccess: true, paymentId: deployment.hash });
-
-    const record = await expectExactlyEvents(prompt, deployment.hash, ["payment.settled"]);
-    const wallet = (deployment.wallets[0] as { address: Address }).address;
-    expect(record).toMatchObject({
-      status: "settled",
-      flow: "deployment",
-      payer: deployment.payer,
-      token: c.token.address,
-      // The fee and the fundings left the paying wallet in this UserOp; the fee alone is the service's.
-      amount: deployment.total.toString(),
-      fee: deployment.fee.toString(),
-      payee: feeRecipientOf(network),
-      payees: [feeRecipientOf(network), wallet],
-      transaction: settled.body.paymentTxHash,
-    });
-    await expectUserOpRecordOnChain(prompt, network, deployment.hash, record);
-    expect(await tokenBalance(network, c.token.address, feeRecipientOf(network))).toBe(feeBefore + deployment.fee);
-    expect(await tokenBalance(network, c.token.address, wallet)).toBe(funding);
-  }, 60_000);
+  test(
+    "base, success: payment.settled under the fee UserOp's hash; its record says what the UserOp paid",
+    () => deploymentSettled(prompt, "base"),
+    60_000,
+  );
 
   test("bsc, pending then success: payment.pending, then payment.settled; the fee is taken once", async () => {
     const network = "bsc";
@@ -294,14 +301,7 @@ describe("/deploy/settle: the events of the EOA fee payment's endings", () => {
     await c.test.setAutomine(false);
     try {
       const settling = prompt.service.post("/deploy/settle", body, adminHeaders(prompt.service));
-      await until("the fee sent", async () => {
-        const record = prompt.service.store.find({
-          network,
-          payer: flow.payer.address,
-          nonce: fee.payload.authorization.nonce,
-        });
-        return record?.status === "sent";
-      });
+      await until("the fee's transaction in the pool", () => pendingTransactionTo(network, c.info.relayer));
       await submitAhead(flow.payer.key, ahead);
       await c.test.mine({ blocks: 1 });
       settled = await settling;
@@ -320,5 +320,31 @@ describe("/deploy/settle: the events of the EOA fee payment's endings", () => {
     });
     expect(await tokenBalance(network, c.token.address, c.info.feeRecipient)).toBe(feeBefore);
     expect(await tokenBalance(network, c.token.address, accomplice)).toBe(1n);
+  }, 60_000);
+});
+
+describe("on PostgreSQL: the same events from the twin's triggers", () => {
+  let onPostgres: Testbed;
+  beforeAll(async () => {
+    onPostgres = await testbed.startOnPostgres(await createTestDatabase("deploy_incognito_events"));
+  });
+
+  test(
+    "bsc, /deploy/wallet/settle success: payment.settled, its record says what the UserOp paid",
+    () => deploymentSettled(onPostgres, "bsc"),
+    60_000,
+  );
+
+  test("base, /wallet/incognito/settle whose shield reverts on-chain: payment.failed, the pool got nothing", async () => {
+    const network = "base";
+    const { pool, balance } = incognitoNetwork(network);
+    const shielding = await shield(onPostgres, network);
+    const poolBefore = await balance(pool);
+    testbed.stalls[network].beforeSend = () => drainWallet(network, shielding.wallet);
+    expect((await onPostgres.service.post("/wallet/incognito/settle", shielding.body)).status).toBe(500);
+
+    const record = await expectExactlyEvents(onPostgres, shielding.hash, ["payment.failed"]);
+    expect((await expectUserOpRecordOnChain(onPostgres, network, shielding.hash, record)).success).toBe(false);
+    expect(await balance(pool)).toBe(poolBefore);
   }, 60_000);
 });

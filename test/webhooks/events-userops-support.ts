@@ -6,9 +6,14 @@
 import { expect } from "bun:test";
 import { entryPointAbi } from "@relay402/client/wire/abis";
 import { type Hex, parseEventLogs } from "viem";
+import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { NetworkName } from "../../scripts/devnet/start";
+import type { Config, ConfigInput } from "../../src/config/schema";
+import { createIssuedUserOpStorePostgres } from "../../src/userops/issued-user-op-store-postgres";
 import { createIssuedUserOpStore } from "../../src/userops/issued-user-op-store-sqlite";
 import { chainOf, NETWORK_NAMES } from "../support/chain";
+import { postgresService } from "../support/dashboard";
+import { getTestDevnet } from "../support/devnet";
 import { jsonRpcProxy } from "../support/json-rpc-proxy";
 import { trackServices } from "../support/service";
 import { until } from "../support/until";
@@ -22,9 +27,25 @@ export type BundlerStall = {
   beforeSend: (() => Promise<void>) | null;
 };
 
+type Answer = { status: number; body: any; headers: Headers };
+
+/** What the event tests call on a service, on either database. */
+export type EventService = {
+  config: Config;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Answer>;
+  get(path: string, headers?: Record<string, string>): Promise<Answer>;
+  /** The actualGasCost the service stored for a UserOp. */
+  storedGasCost(hash: Hex): Promise<string | null | undefined>;
+};
+
+export type Testbed = { service: EventService; receiver: ReturnType<typeof startWebhookReceiver> };
+
+type TestbedOptions = { pendingAfterSeconds?: number; receiptTimeoutMs?: number };
+
 /** Services on the devnet behind stallable bundlers, each with a webhook endpoint of its own; `stop()` in afterAll. */
 export function eventTestbed() {
   const services = trackServices();
+  const onPostgres: Awaited<ReturnType<typeof postgresService>>[] = [];
   const receivers: ReturnType<typeof startWebhookReceiver>[] = [];
   const stalls = Object.fromEntries(
     NETWORK_NAMES.map((network) => [network, { swallowing: null, beforeSend: null } as BundlerStall]),
@@ -42,47 +63,71 @@ export function eventTestbed() {
     }),
   );
 
-  /**
-   * A service whose webhook endpoint `hooks` (every payment event, default filters) is a fresh receiver.
-   * `pendingAfterSeconds` short and `receiptTimeoutMs` short: a UserOp the bundler swallowed answers 202 and
-   * raises payment.pending within seconds.
-   */
-  function start(options: { pendingAfterSeconds?: number; receiptTimeoutMs?: number } = {}) {
+  /** The webhooks of a fresh receiver (every payment event, default filters) and the bundlers behind the proxies. */
+  function configure(options: TestbedOptions) {
     const secret = newWebhookSecret();
     const receiver = startWebhookReceiver(secret);
     receivers.push(receiver);
-    const service = services.start(
-      {
-        webhooks: {
-          endpoints: [{ id: "hooks", url: receiver.url, secret }],
-          pollMs: 50,
-          ...(options.pendingAfterSeconds ? { pendingAfterSeconds: options.pendingAfterSeconds } : {}),
-        },
+    const overrides: Partial<ConfigInput> = {
+      webhooks: {
+        endpoints: [{ id: "hooks", url: receiver.url, secret }],
+        pollMs: 50,
+        ...(options.pendingAfterSeconds ? { pendingAfterSeconds: options.pendingAfterSeconds } : {}),
       },
-      (config) => {
-        for (const [index, network] of NETWORK_NAMES.entries()) {
-          const settings = config.networks[network];
-          if (!settings) throw new Error(`${network} not configured`);
-          settings.bundlerUrl = (proxies[index] as (typeof proxies)[number]).url;
-          if (options.receiptTimeoutMs) settings.receiptTimeoutMs = options.receiptTimeoutMs;
-        }
-      },
-    );
-    return { service, receiver };
+    };
+    const configure = (config: Config) => {
+      for (const [index, network] of NETWORK_NAMES.entries()) {
+        const settings = config.networks[network];
+        if (!settings) throw new Error(`${network} not configured`);
+        settings.bundlerUrl = (proxies[index] as (typeof proxies)[number]).url;
+        if (options.receiptTimeoutMs) settings.receiptTimeoutMs = options.receiptTimeoutMs;
+      }
+    };
+    return { receiver, overrides, configure };
+  }
+
+  /**
+   * A service on SQLite whose webhook endpoint `hooks` is a fresh receiver. `pendingAfterSeconds` and
+   * `receiptTimeoutMs` short: a UserOp the bundler swallowed answers 202 and raises payment.pending within seconds.
+   */
+  function start(options: TestbedOptions = {}): Testbed {
+    const { receiver, overrides, configure: apply } = configure(options);
+    const service = services.start(overrides, apply);
+    const issued = createIssuedUserOpStore(service.db);
+    return { receiver, service: { ...service, storedGasCost: async (hash) => issued.find(hash)?.actualGasCost } };
+  }
+
+  /** The same on the PostgreSQL database at `url`. */
+  async function startOnPostgres(url: string, options: TestbedOptions = {}): Promise<Testbed> {
+    const { receiver, overrides, configure: apply } = configure(options);
+    const config = configFromManifest(getTestDevnet().devnet.manifest, {
+      rateLimitPerMinute: 1_000_000,
+      logRequests: false,
+      databasePath: ":memory:",
+      ...overrides,
+    });
+    apply(config);
+    const service = await postgresService(config, url);
+    onPostgres.push(service);
+    const issued = createIssuedUserOpStorePostgres(service.db);
+    return {
+      receiver,
+      service: { ...service, config, storedGasCost: async (hash) => (await issued.find(hash))?.actualGasCost },
+    };
   }
 
   return {
     start,
+    startOnPostgres,
     stalls,
-    stop() {
+    async stop() {
       services.stopAll();
+      await Promise.all(onPostgres.map((service) => service.stop()));
       for (const receiver of receivers) receiver.stop();
       for (const proxy of proxies) proxy.stop();
     },
   };
 }
-
-export type Testbed = ReturnType<ReturnType<typeof eventTestbed>["start"]>;
 
 /**
  * Settles with the bundler swallowing the UserOp `hash` on `network`: the answer must be the 202 of it. The swallow
@@ -169,7 +214,6 @@ export async function expectUserOpRecordOnChain(
   );
   if (!event) throw new Error(`no UserOperationEvent of ${hash} in ${record.transaction}`);
   expect(record.status).toBe(event.args.success ? "settled" : "failed");
-  const stored = createIssuedUserOpStore(testbed.service.db).find(hash);
-  expect(stored?.actualGasCost).toBe(event.args.actualGasCost.toString());
+  expect(await testbed.service.storedGasCost(hash)).toBe(event.args.actualGasCost.toString());
   return event.args;
 }

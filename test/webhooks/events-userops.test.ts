@@ -3,20 +3,23 @@
 // a UserOp that reverts on-chain; a UserOp whose nonce another UserOp of the wallet used first. The receiver gets
 // exactly the documented events under the userOpHash, each carrying the lookup's record, and the record is the
 // chain's: the bundle's receipt, the EntryPoint's UserOperationEvent, the balances. Real devnet, bundler and SQLite.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Hex } from "viem";
 import { entryPointNonce } from "../deploy/support";
 import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { swapTokensOf } from "../support/dex";
+import { createTestDatabase } from "../support/postgres";
 import { deployFundedWallet, drainWallet } from "../support/wallet";
 import { verifyBody as swapVerifyBody, walletHolding } from "../swap/wallet-swap-support";
 import { settleBody, units, verifyBody } from "../wallets/support";
 import {
+  type EventService,
   eventOf,
   eventTestbed,
   expectExactlyEvents,
   expectUserOpRecordOnChain,
   settleSwallowed,
+  type Testbed,
 } from "./events-userops-support";
 
 const testbed = eventTestbed();
@@ -27,7 +30,7 @@ const prompt = testbed.start();
 const slow = testbed.start({ pendingAfterSeconds: 1, receiptTimeoutMs: 1_500 });
 
 /** A wallet holding 10 tokens, a payment of 2 to a fresh address verified on `service`, and its signed settle body. */
-async function walletPayment(service: typeof prompt.service, network: "bsc" | "base") {
+async function walletPayment(service: EventService, network: "bsc" | "base") {
   const { owner, wallet } = await deployFundedWallet(network, units(network, 10n));
   const to = randomAddress();
   const amount = units(network, 2n);
@@ -138,7 +141,7 @@ describe("/wallet/settle: the events of each ending", () => {
 });
 
 /** A wallet holding 40 M, a swap of it to W for a fresh recipient verified on `service`, and its settle body. */
-async function walletSwap(service: typeof prompt.service, network: "bsc" | "base") {
+async function walletSwap(service: EventService, network: "bsc" | "base") {
   const t = swapTokensOf(network);
   const sellAmount = 40n * t.unit;
   const { owner, wallet } = await walletHolding(network, t.m, sellAmount);
@@ -205,6 +208,45 @@ describe("/wallet/swap/settle: the events of each ending", () => {
     const record = await expectExactlyEvents(prompt, swap.hash, ["payment.failed"]);
     expect(record).toMatchObject({ status: "failed", transaction: settled.body.details.txHash });
     const event = await expectUserOpRecordOnChain(prompt, network, swap.hash, record);
+    expect(event.success).toBe(false);
+    expect(await tokenBalance(network, swap.t.w, swap.recipient)).toBe(0n);
+  }, 60_000);
+});
+
+describe("on PostgreSQL: the same events from the twin's triggers", () => {
+  let onPostgres: Testbed;
+  let slowOnPostgres: Testbed;
+  beforeAll(async () => {
+    // A database each: instances on one database share its outbox and would deliver to either's receiver.
+    onPostgres = await testbed.startOnPostgres(await createTestDatabase("userop_events"));
+    slowOnPostgres = await testbed.startOnPostgres(await createTestDatabase("userop_events_slow"), {
+      pendingAfterSeconds: 1,
+      receiptTimeoutMs: 1_500,
+    });
+  });
+
+  test("bsc, /wallet/settle pending then success: payment.pending, then payment.settled, the record the receipt's", async () => {
+    const network = "bsc";
+    const payment = await walletPayment(slowOnPostgres.service, network);
+    const settle = () => slowOnPostgres.service.post("/wallet/settle", payment.body);
+    await settleSwallowed(testbed.stalls[network], settle, payment.hash);
+    expect(await eventOf(slowOnPostgres, "payment.pending", payment.hash)).toMatchObject({ status: "pending" });
+
+    expect((await settle()).status).toBe(200);
+    const record = await expectExactlyEvents(slowOnPostgres, payment.hash, ["payment.pending", "payment.settled"]);
+    await expectUserOpRecordOnChain(slowOnPostgres, network, payment.hash, record);
+    expect(await tokenBalance(network, record.token, payment.to)).toBe(payment.amount);
+  }, 60_000);
+
+  test("base, /wallet/swap/settle reverting on-chain: payment.failed", async () => {
+    const network = "base";
+    const swap = await walletSwap(onPostgres.service, network);
+    testbed.stalls[network].beforeSend = () => drainWallet(network, swap.wallet);
+    const settled = await onPostgres.service.post("/wallet/swap/settle", swap.body);
+    expect(settled.status).toBe(500);
+
+    const record = await expectExactlyEvents(onPostgres, swap.hash, ["payment.failed"]);
+    const event = await expectUserOpRecordOnChain(onPostgres, network, swap.hash, record);
     expect(event.success).toBe(false);
     expect(await tokenBalance(network, swap.t.w, swap.recipient)).toBe(0n);
   }, 60_000);
