@@ -170,6 +170,7 @@ describe("/wallet/swap/settle: the events of each ending", () => {
       payer: swap.wallet,
       token: swap.t.m,
       amount: swap.sellAmount.toString(),
+      payee: swap.recipient,
       transaction: settled.body.txHash,
     });
     await expectUserOpRecordOnChain(prompt, network, swap.hash, record);
