@@ -4,12 +4,19 @@
 // is the deployment's fee payment (its id, or the fee UserOp's hash); the receiver gets exactly the documented events
 // with the lookup's record, and the record is the chain's. Real devnet, bundler and SQLite.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { fieldToHex, newNote, noteCommitment, notePrecommitment } from "@relay402/client/wire/incognito/notes";
+import { buildTree, randomFieldElement, unshieldInput } from "@relay402/client/wire/incognito/notes";
+import { proveUnshield } from "@relay402/client/wire/incognito/proof";
 import type { Address, Hex } from "viem";
 import { adminHeaders, entryPointNonce, eoaDeployment, randomSalt, walletDeployment } from "../deploy/support";
 import { signedPayment, submitAhead } from "../support/authorization";
 import { chainOf, pendingTransactionTo, randomAddress, tokenBalance } from "../support/chain";
-import { body as incognitoBody, incognitoNetwork } from "../support/incognito-service";
+import {
+  body as incognitoBody,
+  incognitoClientOf,
+  incognitoNetwork,
+  unshieldData,
+  unshieldMinimum,
+} from "../support/incognito-service";
 import { createTestDatabase } from "../support/postgres";
 import { until } from "../support/until";
 import { deployFundedWallet, drainWallet } from "../support/wallet";
@@ -20,6 +27,7 @@ import {
   expectExactlyEvents,
   expectUserOpRecordOnChain,
   settleSwallowed,
+  shield,
   type Testbed,
 } from "./events-userops-support";
 
@@ -30,26 +38,6 @@ afterAll(async () => {
 });
 const prompt = testbed.start();
 const slow = testbed.start({ pendingAfterSeconds: 1, receiptTimeoutMs: 1_500 });
-
-/** A shield of 10 tokens from a wallet holding 20, verified on the testbed's service, and its settle body. */
-async function shield({ service }: Testbed, network: "bsc" | "base") {
-  const { token } = incognitoNetwork(network);
-  const note = newNote(token, units(network, 10n));
-  const { owner, wallet } = await deployFundedWallet(network, units(network, 20n));
-  const verified = await service.post(
-    "/wallet/incognito/verify",
-    incognitoBody(network, wallet, {
-      type: "shield",
-      token,
-      amount: note.amount.toString(),
-      precommitment: fieldToHex(notePrecommitment(note)),
-      commitment: fieldToHex(noteCommitment(note)),
-    }),
-  );
-  expect(verified.status).toBe(200);
-  const hash = verified.body.userOpHash as Hex;
-  return { note, wallet, hash, verified: verified.body, body: await settleBody(verified.body, owner) };
-}
 
 describe("/wallet/incognito/settle: the events of a shield's endings", () => {
   test("bsc, success: payment.settled once; the pool got the note's amount, the record is the UserOp's receipt", async () => {
@@ -106,6 +94,52 @@ describe("/wallet/incognito/settle: the events of a shield's endings", () => {
     expect(event.success).toBe(false);
     expect(await balance(pool)).toBe(poolBefore);
   }, 60_000);
+  test("bsc, an unshield's success: payment.settled, its record the withdrawal to the recipient and the fee", async () => {
+    const network = "bsc";
+    const { c, token, pool, feeRecipient, balance } = incognitoNetwork(network);
+    const shielding = await shield(prompt, network);
+    expect((await prompt.service.post("/wallet/incognito/settle", shielding.body)).status).toBe(200);
+    const { leavesOf, circuitFiles } = incognitoClientOf(prompt.service);
+    const withdrawAmount = units(network, 4n);
+    const fee = unshieldMinimum(withdrawAmount, c.token.decimals);
+    const recipient = randomAddress();
+    const input = unshieldInput({
+      note: shielding.note,
+      tree: buildTree(await leavesOf(network)),
+      withdrawAmount,
+      fee,
+      recipient,
+      feeRecipient,
+      change: { nullifier: randomFieldElement(), secret: randomFieldElement() },
+    });
+    const { wasm, zkey } = await circuitFiles();
+    const { proof } = await proveUnshield(input.input, wasm, zkey);
+    const { owner, wallet } = await deployFundedWallet(network, 0n);
+    const verified = await prompt.service.post(
+      "/wallet/incognito/verify",
+      incognitoBody(network, wallet, unshieldData(token, { ...input, withdrawAmount, fee, recipient, proof })),
+    );
+    expect(verified.status).toBe(200);
+    const hash = verified.body.userOpHash as Hex;
+    const poolBefore = await balance(pool);
+    const settled = await prompt.service.post("/wallet/incognito/settle", await settleBody(verified.body, owner));
+    expect(settled.status).toBe(200);
+
+    const record = await expectExactlyEvents(prompt, hash, ["payment.settled"]);
+    expect(record).toMatchObject({
+      status: "settled",
+      flow: "incognito",
+      payer: wallet,
+      payee: recipient,
+      payees: [recipient],
+      amount: withdrawAmount.toString(),
+      fee: fee.toString(),
+      transaction: settled.body.txHash,
+    });
+    await expectUserOpRecordOnChain(prompt, network, hash, record);
+    expect(await balance(recipient)).toBe(withdrawAmount);
+    expect(await balance(pool)).toBe(poolBefore - withdrawAmount - fee);
+  }, 120_000);
 });
 
 const feeRecipientOf = (network: "bsc" | "base") => chainOf(network).info.feeRecipient as Address;

@@ -1,10 +1,11 @@
 // What the UserOp flows' event tests share (events-userops.test.ts, events-deploy-incognito.test.ts): services whose
 // bundler on each network is a proxy in front of the devnet's Alto (it can swallow a UserOp, or run something just
 // before the UserOp reaches the bundler), a webhook receiver per service, the check that a payment's events are
-// exactly the documented ones with the lookup's record as data, and the check of a UserOp's record against its
-// receipt.
+// exactly the documented ones with the lookup's record as data, the check of a UserOp's record against its
+// receipt, and a shield ready to settle.
 import { expect } from "bun:test";
 import { entryPointAbi } from "@relay402/client/wire/abis";
+import { fieldToHex, newNote, noteCommitment, notePrecommitment } from "@relay402/client/wire/incognito/notes";
 import { type Hex, parseEventLogs } from "viem";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { NetworkName } from "../../scripts/devnet/start";
@@ -14,10 +15,13 @@ import { createIssuedUserOpStore } from "../../src/userops/issued-user-op-store-
 import { chainOf, NETWORK_NAMES } from "../support/chain";
 import { postgresService } from "../support/dashboard";
 import { getTestDevnet } from "../support/devnet";
+import { body as incognitoBody, incognitoNetwork } from "../support/incognito-service";
 import { jsonRpcProxy } from "../support/json-rpc-proxy";
 import { trackServices } from "../support/service";
 import { until } from "../support/until";
+import { deployFundedWallet } from "../support/wallet";
 import { newWebhookSecret, startWebhookReceiver } from "../support/webhook-receiver";
+import { settleBody, units } from "../wallets/support";
 
 /** Per network, what the bundler proxy does with the next eth_sendUserOperation. */
 export type BundlerStall = {
@@ -90,11 +94,12 @@ export function eventTestbed() {
    * A service on SQLite whose webhook endpoint `hooks` is a fresh receiver. `pendingAfterSeconds` and
    * `receiptTimeoutMs` short: a UserOp the bundler swallowed answers 202 and raises payment.pending within seconds.
    */
-  function start(options: TestbedOptions = {}): Testbed {
+  function start(options: TestbedOptions = {}) {
     const { receiver, overrides, configure: apply } = configure(options);
     const service = services.start(overrides, apply);
     const issued = createIssuedUserOpStore(service.db);
-    return { receiver, service: { ...service, storedGasCost: async (hash) => issued.find(hash)?.actualGasCost } };
+    const storedGasCost = async (hash: Hex) => issued.find(hash)?.actualGasCost;
+    return { receiver, service: Object.assign(service, { storedGasCost }) } satisfies Testbed;
   }
 
   /** The same on the PostgreSQL database at `url`. */
@@ -216,4 +221,24 @@ export async function expectUserOpRecordOnChain(
   expect(record.status).toBe(event.args.success ? "settled" : "failed");
   expect(await testbed.service.storedGasCost(hash)).toBe(event.args.actualGasCost.toString());
   return event.args;
+}
+
+/** A shield of 10 tokens from a wallet holding 20, verified on the testbed's service, and its settle body. */
+export async function shield({ service }: Testbed, network: "bsc" | "base") {
+  const { token } = incognitoNetwork(network);
+  const note = newNote(token, units(network, 10n));
+  const { owner, wallet } = await deployFundedWallet(network, units(network, 20n));
+  const verified = await service.post(
+    "/wallet/incognito/verify",
+    incognitoBody(network, wallet, {
+      type: "shield",
+      token,
+      amount: note.amount.toString(),
+      precommitment: fieldToHex(notePrecommitment(note)),
+      commitment: fieldToHex(noteCommitment(note)),
+    }),
+  );
+  expect(verified.status).toBe(200);
+  const hash = verified.body.userOpHash as Hex;
+  return { note, wallet, hash, verified: verified.body, body: await settleBody(verified.body, owner) };
 }
