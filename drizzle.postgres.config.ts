@@ -6,7 +6,8 @@ export default defineConfig({
   dialect: "postgresql",
   schema: [
     "./src/db/postgres/schema.ts",
-    "./src/db/postgres/x402-schema.ts", "./src/db/postgres/key-lease-schema.ts",
+    "./src/db/postgres/x402-schema.ts",
+    "./src/db/postgres/key-lease-schema.ts",
     "./src/db/postgres/webhook-schema.ts",
   ],
   out: "./src/db/postgres/migrations",
