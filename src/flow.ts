@@ -15,6 +15,7 @@ import type { PaymentRules } from "./settlement/payment-rules";
 import type { RelayerPort } from "./settlement/relayer-port";
 import type { PaymentSettler } from "./settlement/settle-payment";
 import type { AsyncSettlementStore } from "./settlement/settlement-store-postgres";
+import type { InFlightUserOps } from "./userops/in-flight";
 import type { AsyncIssuedUserOpStore } from "./userops/issued-user-op-store";
 
 /**
@@ -38,6 +39,8 @@ export type FlowContext = {
   issued: AsyncIssuedUserOpStore;
   /** The funding kernel: signed approves of payers without native coins, funded and broadcast (src/onboarding/). */
   onboarding: FundedApprovals;
+  /** The UserOp kernel's sweep of UserOps left in flight after a 202: each UserOp flow registers its finisher. */
+  inFlightUserOps: Pick<InFlightUserOps, "register">;
   /**
    * Several instances on one PostgreSQL: records another live instance may still be working on are not
    * reconciled, only what nobody wrote since `reconcileBefore()`.

@@ -19,6 +19,8 @@ import { readBalances } from "./status/balances";
 import { clientConfig } from "./status/client-config";
 import { checkHealth } from "./status/health";
 import type { Status } from "./status/routes";
+import { smartWalletNetworks } from "./userops/flow-deps";
+import { createInFlightUserOps, inFlightSweepMs } from "./userops/in-flight";
 import { startIssuedUserOpPurge } from "./userops/issued-user-op-purge";
 import { VERSION } from "./version";
 
@@ -118,6 +120,12 @@ export function createServices(
   });
   const onboarding = createFundedApprovals({ store: stores.fundedApprovals, networks, deny, logger });
   const staleMs = orphanStaleMs(config);
+  const inFlightUserOps = createInFlightUserOps({
+    store: stores.issued,
+    networks: () => smartWalletNetworks(networks),
+    logger,
+    now: () => Number(now()),
+  });
   const context: FlowContext = {
     config,
     logger,
@@ -130,6 +138,7 @@ export function createServices(
     settlements: stores.settlements,
     issued: stores.issued,
     onboarding,
+    inFlightUserOps,
     // Several instances: what another live instance is working on is not reconciled, only what nobody touched lately.
     ...(several ? { several: { reconcileBefore: () => new Date(Date.now() - staleMs).toISOString() } } : {}),
   };
@@ -139,6 +148,7 @@ export function createServices(
   }));
   for (const { flow, service } of flows) flow.start?.(service);
   const issuedPurge = startIssuedUserOpPurge({ store: stores.issued, logger, now: () => Number(now()) });
+  inFlightUserOps.start(inFlightSweepMs(config));
   const reconcileAll = async (which?: RecordFilter) => {
     // Side by side: one key signs every kind, so an EOA settlement resumed here may wait on the lower nonce of an
     // x402 settlement or a deployment step; one after the other, it would wait out its receipt timeout first.
@@ -199,6 +209,7 @@ export function createServices(
     async stop() {
       sweeper?.stop();
       issuedPurge.stop();
+      await inFlightUserOps.stop();
       for (const { flow, service } of flows) await flow.stop?.(service);
       await networks.stop();
       await stores.close();

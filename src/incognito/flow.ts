@@ -23,6 +23,7 @@ export const incognitoFlow: Flow<"incognito", Incognito, AsyncLeafStore> = {
       deny: context.deny,
       paymasterValiditySeconds: context.config.paymasterValiditySeconds,
       logger: context.logger,
+      inFlight: context.inFlightUserOps,
     }),
   routes: (incognito) => incognitoRoutes(incognito),
   openapi: {

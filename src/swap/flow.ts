@@ -24,6 +24,7 @@ export const swapsFlow: Flow<"swaps", Swaps, AsyncSwapSettlementStore> = {
       logger: context.logger,
       issued: context.issued,
       paymasterValiditySeconds: context.config.paymasterValiditySeconds,
+      inFlight: context.inFlightUserOps,
     }),
   routes: (swaps) => swapRoutes(swaps),
   openapi: {

@@ -5,7 +5,7 @@ import type { DenyCounters } from "../deny/deny-counters";
 import type { RecordFilter } from "../lifecycle/orphans";
 import type { Logger } from "../logger";
 import type { RelayerPort } from "../settlement/relayer-port";
-import { userOpKernel } from "../userops/flow-deps";
+import { type UserOpFlowDeps, userOpKernel } from "../userops/flow-deps";
 import type { AsyncIssuedUserOpStore } from "../userops/issued-user-op-store";
 import type { UserOpSettleRequest } from "../userops/settle-user-op";
 import { quoteSwap, swapNetwork } from "./quote-swap";
@@ -29,6 +29,7 @@ export function createSwaps(deps: {
   /** Smart-wallet swaps are UserOps of the kernel: issued in the store every wallet flow shares. */
   issued: AsyncIssuedUserOpStore;
   paymasterValiditySeconds: number;
+  inFlight?: UserOpFlowDeps["inFlight"];
 }) {
   const settler = createSwapSettler({
     store: deps.store,

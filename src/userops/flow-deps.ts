@@ -1,6 +1,7 @@
 import type { NetworkRuntime, Networks } from "../chain/networks";
 import { type Capability, requireCapability, smartWalletSettingsOf } from "../config/capabilities";
 import type { DenyCounters } from "../deny/deny-counters";
+import type { InFlightUserOps } from "./in-flight";
 import type { IssueUserOpDeps } from "./issue-user-op";
 import type { AsyncIssuedUserOpStore } from "./issued-user-op-store";
 import type { SettleDeps } from "./settle-user-op";
@@ -14,21 +15,27 @@ export type UserOpFlowDeps = {
   paymasterValiditySeconds: number;
   /** Unix seconds; the clock by default. */
   now?: () => number;
+  /** The kernel's sweep of UserOps left in flight, where each flow's settler registers how its kind concludes. */
+  inFlight?: Pick<InFlightUserOps, "register">;
 };
+
+/** The networks a UserOp can be issued on: those with smart wallets. */
+export const smartWalletNetworks = (networks: Networks): UserOpNetwork[] =>
+  networks
+    .all()
+    .filter((network) => smartWalletSettingsOf(network.config))
+    .map(userOpNetworkOf);
 
 /** The kernel's dependencies as a flow hands them on: settle's (across every enabled network) and verify's. */
 export function userOpKernel(deps: UserOpFlowDeps) {
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
   const settle: SettleDeps = {
     // Settles look a UserOp up on every network that can have issued one: those with smart wallets.
-    networks: () =>
-      deps.networks
-        .all()
-        .filter((network) => smartWalletSettingsOf(network.config))
-        .map(userOpNetworkOf),
+    networks: () => smartWalletNetworks(deps.networks),
     store: deps.store,
     deny: deps.deny,
     now,
+    inFlight: deps.inFlight,
   };
   const issue: IssueUserOpDeps = { store: deps.store, deny: deps.deny, validitySeconds: deps.paymasterValiditySeconds };
   return {

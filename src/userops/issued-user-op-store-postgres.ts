@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import type { PgDb } from "../db/postgres/open";
 import { issuedUserOps } from "../db/postgres/schema";
 import type { IssuedUserOp } from "../db/schema";
@@ -89,6 +89,13 @@ export function createIssuedUserOpStorePostgres(db: PgDb): AsyncIssuedUserOpStor
       const [row] = await db.select().from(t).where(eq(t.userOpHash, userOpHash));
       return row;
     },
+    inFlight: (sentBefore, limit) =>
+      db
+        .select()
+        .from(t)
+        .where(and(eq(t.status, "sending"), lt(t.sentAt, sentBefore)))
+        .orderBy(asc(t.createdAt))
+        .limit(limit),
     recentIssued: (network, sender, kind, nowSeconds) =>
       db
         .select()

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { type IssuedUserOp, issuedUserOps } from "../db/schema";
 import {
@@ -64,6 +64,14 @@ export function createIssuedUserOpStore(db: Db): IssuedUserOpStore {
   return {
     issue,
     find: (userOpHash) => db.select().from(issuedUserOps).where(eq(issuedUserOps.userOpHash, userOpHash)).get(),
+    inFlight: (sentBefore, limit) =>
+      db
+        .select()
+        .from(issuedUserOps)
+        .where(and(eq(issuedUserOps.status, "sending"), lt(issuedUserOps.sentAt, sentBefore)))
+        .orderBy(asc(issuedUserOps.createdAt))
+        .limit(limit)
+        .all(),
     recentIssued: (network, sender, kind, nowSeconds) =>
       db
         .select()

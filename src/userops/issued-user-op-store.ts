@@ -39,6 +39,11 @@ export type IssuedUserOpStore = {
    * sent or settled ones stay, they answer replays. Returns how many went.
    */
   purgeExpired(before: number, limit: number): number;
+  /**
+   * UserOps sent (status `sending`) before `sentBefore` (ISO) and not concluded, oldest first, at most `limit`: what
+   * the in-flight sweep (in-flight.ts) looks up on the chain. Read off the partial index issued_user_ops_unconcluded.
+   */
+  inFlight(sentBefore: string, limit: number): IssuedUserOp[];
   /** issued → sending, atomically: true for exactly one caller. Its time is the record's sent time. */
   claim(userOpHash: string): boolean;
   /** sending → issued: nothing reached the bundler, the UserOp may be settled again (the sent time is cleared). */

@@ -3,11 +3,12 @@ import type { Hex } from "viem";
 import { createSingleFlight } from "../concurrency/single-flight";
 import type { IssuedUserOp } from "../db/schema";
 import { ApiError, type StoredApiError, withPaymentId } from "../errors";
+import type { InFlightUserOps } from "./in-flight";
 import { refuse } from "./invalid";
 import { assertSignedByOwner, type LocatedUserOp, locateIssuedUserOp } from "./locate-issued-user-op";
 import { type UserOpOutcome, userOpFigures } from "./outcome";
 import type { SimulatedRevertError } from "./simulate";
-import { type RevertCount, type SubmitDeps, sendIssuedUserOp } from "./submit-user-op";
+import { type RevertCount, recordFailure, recordReverted, type SubmitDeps, sendIssuedUserOp } from "./submit-user-op";
 import type { UserOpNetwork } from "./user-op-network";
 
 export type UserOpSettleRequest = { userOp: RpcUserOp; signature: Hex };
@@ -40,7 +41,13 @@ export type SettleDeps = SubmitDeps & {
   networks: () => UserOpNetwork[];
   /** Unix seconds. */
   now: () => number;
+  /** The kernel's sweep of UserOps left in flight (in-flight.ts): the settler registers how its kind concludes. */
+  inFlight?: Pick<InFlightUserOps, "register">;
 };
+
+/** The error of a UserOp that executed and reverted, as every flow settled through this kernel answers it. */
+const reverted = (userOpHash: Hex) => (txHash: Hex) =>
+  new ApiError("blockchain_error", "the UserOp reverted on-chain", { txHash, userOpHash, status: "reverted" });
 
 /**
  * Settle of a signed UserOp: accepts only one that verify issued, unchanged but for the owner's signature and
@@ -73,17 +80,17 @@ export function createUserOpSettler<Response extends { paymentId: string }, Cont
       deps,
       current,
       signature,
-      (txHash) =>
-        new ApiError("blockchain_error", "the UserOp reverted on-chain", {
-          txHash,
-          userOpHash: located.hash,
-          status: "reverted",
-        }),
+      reverted(located.hash),
       flow.countRevert?.(current),
       refuseRevert && ((revert) => refuseRevert(revert, current)),
     );
-    const response = { ...flow.respond(current, outcome), paymentId: located.hash } as Response;
-    await deps.store.finish(located.hash, {
+    return succeeded(current, outcome);
+  }
+
+  /** The answer to a UserOp that executed successfully, stored so that a repeat (or the lookup) gives it. */
+  async function succeeded(current: SettlingUserOp<Context>, outcome: UserOpOutcome): Promise<Response> {
+    const response = { ...flow.respond(current, outcome), paymentId: current.hash } as Response;
+    await deps.store.finish(current.hash, {
       status: "success",
       txHash: outcome.transactionHash,
       result: response,
@@ -91,6 +98,24 @@ export function createUserOpSettler<Response extends { paymentId: string }, Cont
     });
     return response;
   }
+
+  // A UserOp of this kind the sweep found decided after its settle answered 202: concluded as its settle would have.
+  deps.inFlight?.register(flow.kind, async (record, verdict) => {
+    const network = deps.networks().find((each) => each.runtime.name === record.network);
+    if (!network) return;
+    const current = { network, hash: record.userOpHash as Hex, record, context: JSON.parse(record.context) as Context };
+    if (verdict === "never") {
+      const error = new ApiError("userop_error", "the UserOp was never executed: nothing was paid; call verify again", {
+        userOpHash: current.hash,
+      });
+      return recordFailure(deps, current.hash, error);
+    }
+    if (!verdict.success) {
+      await recordReverted(deps, current, verdict, reverted(current.hash), flow.countRevert?.(current));
+      return;
+    }
+    await succeeded(current, verdict);
+  });
 
   return async function settle(request: UserOpSettleRequest): Promise<Response> {
     const now = deps.now();

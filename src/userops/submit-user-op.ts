@@ -30,6 +30,31 @@ export type SubmitDeps = {
 /** Which count a flow's reverted UserOp goes to; null: the owner's, which refuses every flow. */
 export type RevertCount = (outcome: UserOpOutcome) => { kind: DenyKind; reason: string } | null;
 
+/** A UserOp's final failure, with the figures of its execution when it ran (the paymaster still paid for it). */
+export async function recordFailure(deps: SubmitDeps, hash: Hex, error: ApiError, executed?: UserOpOutcome) {
+  await deps.store.finish(hash, {
+    status: "failed",
+    txHash: executed?.transactionHash ?? null,
+    result: error.toStored(),
+    ...(executed && { mined: userOpFigures(executed) }),
+  });
+}
+
+/** A UserOp that executed and reverted: counted against its owner (or where `countRevert` says), recorded failed. */
+export async function recordReverted(
+  deps: SubmitDeps,
+  { network, hash, record }: LocatedUserOp,
+  outcome: UserOpOutcome,
+  reverted: (txHash: Hex) => ApiError,
+  countRevert?: RevertCount,
+): Promise<ApiError> {
+  const count = countRevert?.(outcome) ?? { kind: "owner", reason: `sponsored ${record.kind} UserOp reverted` };
+  await deps.deny.recordRevert(network.runtime.name, count.kind, record.owner, count.reason);
+  const error = reverted(outcome.transactionHash);
+  await recordFailure(deps, hash, error, outcome);
+  return error;
+}
+
 /**
  * The kernel's second step, shared by every UserOp flow: sends the issued UserOp with the owner's signature and
  * answers its successful execution, read from the chain. An `issued` record is claimed (issued → sending) and
@@ -59,13 +84,7 @@ export async function sendIssuedUserOp(
     entryPoint: network.entryPoint,
   };
   const fail = async (error: ApiError, executed?: UserOpOutcome): Promise<never> => {
-    await deps.store.finish(hash, {
-      status: "failed",
-      txHash: executed?.transactionHash ?? null,
-      result: error.toStored(),
-      // A reverted UserOp was still paid for by the paymaster.
-      ...(executed && { mined: userOpFigures(executed) }),
-    });
+    await recordFailure(deps, hash, error, executed);
     throw error;
   };
   // In flight, unknown or never delivered: the claim stays, and a later settle resumes.
@@ -76,9 +95,7 @@ export async function sendIssuedUserOp(
     );
   const executed = async (outcome: UserOpOutcome): Promise<UserOpOutcome> => {
     if (outcome.success) return outcome;
-    const count = countRevert?.(outcome) ?? { kind: "owner", reason: `sponsored ${record.kind} UserOp reverted` };
-    await deps.deny.recordRevert(network.runtime.name, count.kind, record.owner, count.reason);
-    return fail(reverted(outcome.transactionHash), outcome);
+    throw await recordReverted(deps, { network, hash, record }, outcome, reverted, countRevert);
   };
 
   if (!(await deps.store.claim(hash))) {

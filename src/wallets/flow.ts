@@ -12,6 +12,7 @@ export const walletsFlow: Flow<"wallets", WalletPayments> = {
       networks: context.networks,
       deny: context.deny,
       paymasterValiditySeconds: context.config.paymasterValiditySeconds,
+      inFlight: context.inFlightUserOps,
     }),
   routes: (wallets) => walletRoutes(wallets),
   openapi: {
