@@ -57,7 +57,7 @@ export function webhookRoutes(webhooks: Webhooks, context: RouteContext) {
         if (limit < 1 || limit > MAX_PAGE)
           throw new ApiError("validation_error", `limit: from 1 to ${MAX_PAGE}`, { field: "limit" });
         const deliveries = query.paymentId
-          ? (await webhooks.deliveriesOfPayment(query.paymentId, limit)).slice(0, limit)
+          ? await webhooks.deliveriesOfPayment(query.paymentId, { ...query, limit })
           : await webhooks.deliveries({ ...query, limit });
         const next = !query.paymentId && deliveries.length === limit ? (deliveries.at(-1)?.createdAt ?? null) : null;
         return { deliveries, next };

@@ -238,13 +238,19 @@ export function createWebhooks(
 
     deliveries: (filter: DeliveryFilter) => store.deliveries(filter),
 
-    /** Every delivery of the events of one payment (a record may have several: pending, then settled). */
-    async deliveriesOfPayment(paymentId: string, limit: number) {
+    /**
+     * The deliveries of the events of one payment (a record may have several: pending, then settled), narrowed by
+     * the listing's other filters.
+     */
+    async deliveriesOfPayment(paymentId: string, filter: Omit<DeliveryFilter, "record">) {
       const rows = await store.paymentRows({ paymentId }, 10);
       const lists = await Promise.all(
-        rows.map((row) => store.deliveries({ record: { source: row.source, recordId: row.id }, limit })),
+        rows.map((row) => store.deliveries({ ...filter, record: { source: row.source, recordId: row.id } })),
       );
-      return lists.flat().sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      return lists
+        .flat()
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+        .slice(0, filter.limit);
     },
 
     async replay(id: number) {
