@@ -7,6 +7,8 @@ export const newWebhookSecret = () =>
 export type ReceivedDelivery = {
   id: string;
   timestamp: string;
+  /** The webhook-signature header, so a test can re-send a captured delivery. */
+  signature: string;
   type: string;
   data: Record<string, unknown>;
   body: string;
@@ -42,6 +44,7 @@ export function startWebhookReceiver(
       const delivery: ReceivedDelivery = {
         id: headers["webhook-id"] as string,
         timestamp: headers["webhook-timestamp"] as string,
+        signature: headers["webhook-signature"] as string,
         type: parsed.type,
         data: parsed.data,
         body,
