@@ -41,9 +41,17 @@ const NETWORK_ENV: Record<string, [suffix: string, parse: (value: string | undef
   paymasterSignerKey: ["PAYMASTER_SIGNER_KEY", nonEmpty],
 };
 
-/** The environment variable that sets a config field (or an item of it), if one does: `networks.bsc.executorKeys.0` → BSC_EXECUTOR_KEYS. */
-export function envVariableOf(field: string): string | undefined {
+/**
+ * The environment variable that sets a config field (or an item of it), if one does: `networks.bsc.executorKeys.0`
+ * → BSC_EXECUTOR_KEYS. A webhook endpoint's secret is named by the endpoint's id, read from `config` when given.
+ */
+export function envVariableOf(field: string, config?: unknown): string | undefined {
   const parts = field.split(".");
+  if (parts[0] === "webhooks" && parts[1] === "endpoints" && parts[3] === "secret") {
+    const endpoints = (config as { webhooks?: { endpoints?: { id?: unknown }[] } } | undefined)?.webhooks?.endpoints;
+    const id = Array.isArray(endpoints) ? endpoints[Number(parts[2])]?.id : undefined;
+    return typeof id === "string" ? webhookSecretVariable(id) : undefined;
+  }
   if (parts[0] === "networks" && parts.length >= 3) {
     const suffix = NETWORK_ENV[parts[2] as string]?.[0];
     return suffix && `${envPrefix(parts[1] as string)}_${suffix}`;
@@ -52,8 +60,8 @@ export function envVariableOf(field: string): string | undefined {
 }
 
 /** A field as a problem names it: with the environment variable that sets it, where there is one. */
-export const fieldName = (field: string) => {
-  const variable = envVariableOf(field);
+export const fieldName = (field: string, config?: unknown) => {
+  const variable = envVariableOf(field, config);
   return variable ? `${field} (${variable})` : field;
 };
 

@@ -92,7 +92,7 @@ function schemaProblems(candidate: unknown): string[] {
     const message = error.schema.format === "secp256k1-private-key" ? "not a secp256k1 private key" : error.message;
     if (!byField.has(field)) byField.set(field, message);
   }
-  return [...byField].map(([field, message]) => `${fieldName(field)}: ${message}`);
+  return [...byField].map(([field, message]) => `${fieldName(field, candidate)}: ${message}`);
 }
 
 /** The setting that asks for a capability by itself (the others it needs are shared with other capabilities). */
