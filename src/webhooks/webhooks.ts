@@ -10,9 +10,9 @@ import type { OPERATOR_EVENTS } from "./event-types";
 import { type WebhookSettings, webhookSettings } from "./settings";
 import type { AttemptOutcome, DeliveryFilter, FannedOut, LeasedDelivery, WebhookStore } from "./webhook-store";
 
-/** Events fanned out, and deliveries leased, per round. */
+/** Events fanned out per round; attempts one instance has in flight at most. */
 const BATCH = 100;
-const LEASED_PER_ROUND = 16;
+const MAX_IN_FLIGHT = 16;
 /** A lease outlives its attempt's timeout by this: only a dead instance's lease runs out. */
 const LEASE_MARGIN_MS = 30_000;
 const PURGE_EVERY_MS = 3_600_000;
@@ -39,6 +39,7 @@ export function createWebhooks(
   const userAgent = `relay402/${VERSION} (webhooks)`;
   const timers: ReturnType<typeof setInterval>[] = [];
   let round: Promise<void> | undefined;
+  const inFlight = new Set<Promise<void>>();
   let again = false;
   let stopped = false;
 
@@ -110,13 +111,27 @@ export function createWebhooks(
     await store.recordAttempt(delivery.id, owner, outcome, iso(now));
   }
 
+  /**
+   * Leases what is due, up to the room left in flight, and starts each attempt without waiting for it: a receiver
+   * that takes its time holds up no other delivery. A finished attempt wakes the worker for what waited for room.
+   */
   async function deliverDue() {
     while (!stopped) {
+      const room = MAX_IN_FLIGHT - inFlight.size;
+      if (room <= 0) return;
       const now = Date.now();
       const leaseUntil = iso(now + settings.timeoutMs + LEASE_MARGIN_MS);
-      const leased = await store.leaseDue(owner, endpointIds, iso(now), leaseUntil, LEASED_PER_ROUND);
-      await Promise.all(leased.map(attempt));
-      if (leased.length < LEASED_PER_ROUND) return;
+      const leased = await store.leaseDue(owner, endpointIds, iso(now), leaseUntil, room);
+      for (const delivery of leased) {
+        const running: Promise<void> = attempt(delivery)
+          .catch((error) => logger.warn({ event: "webhook_attempt_failed", reason: shortReason(error) }))
+          .finally(() => {
+            inFlight.delete(running);
+            wake();
+          });
+        inFlight.add(running);
+      }
+      if (leased.length < room) return;
     }
   }
 
@@ -192,6 +207,7 @@ export function createWebhooks(
       stopped = true;
       for (const timer of timers) clearInterval(timer);
       await round;
+      await Promise.all(inFlight);
     },
 
     /** An operator's alert: raised once per crossing below its threshold, whichever instance reads it first. */
