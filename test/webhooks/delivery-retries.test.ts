@@ -131,3 +131,37 @@ describe("a receiver that answers after the timeout", () => {
     expect(receiver.overlaps).toEqual([]);
   }, 30_000);
 });
+
+describe("a receiver that takes its time", () => {
+  test("holds up no other endpoint's deliveries", async () => {
+    const HOLD_MS = 3_000;
+    const slowSecret = newWebhookSecret();
+    const fastSecret = newWebhookSecret();
+    const slow = recordingReceiver(slowSecret, async () => {
+      await Bun.sleep(HOLD_MS);
+      return 200;
+    });
+    const fast = recordingReceiver(fastSecret, () => 200);
+    stops.push(slow.stop, fast.stop);
+    const service = services.start({
+      webhooks: {
+        endpoints: [
+          { id: "slow", url: slow.url, secret: slowSecret },
+          { id: "fast", url: fast.url, secret: fastSecret },
+        ],
+        timeoutMs: HOLD_MS + 2_000,
+        pollMs: 50,
+      },
+    });
+    const admin = webhookAdmin(service.request, service.config.adminApiKey);
+    await admin.test("slow");
+    await until("the slow receiver holding its delivery", () => slow.held.length === 1);
+    const sent = Date.now();
+    await admin.test("fast");
+    await until("the fast receiver's delivery", () => fast.unique().length === 1, { timeoutMs: HOLD_MS + 3_000 });
+    expect(Date.now() - sent).toBeLessThan(1_000);
+    expect(slow.held).toHaveLength(1);
+    await until("the slow receiver's delivery", () => slow.unique().length === 1);
+    expect(slow.attempts).toHaveLength(1);
+  }, 30_000);
+});

@@ -17,8 +17,10 @@ export function recordingReceiver(secret: string, decide: (delivery: ReceivedDel
   const attempts: Attempt[] = [];
   const inFlight = new Map<string, number>();
   const overlaps: string[] = [];
+  const held: ReceivedDelivery[] = [];
   const receiver = startWebhookReceiver(secret, async (delivery) => {
     const at = Date.now();
+    held.push(delivery);
     const open = inFlight.get(delivery.id) ?? 0;
     if (open > 0) overlaps.push(delivery.id);
     inFlight.set(delivery.id, open + 1);
@@ -28,12 +30,15 @@ export function recordingReceiver(secret: string, decide: (delivery: ReceivedDel
       return status;
     } finally {
       inFlight.set(delivery.id, (inFlight.get(delivery.id) ?? 1) - 1);
+      held.splice(held.indexOf(delivery), 1);
     }
   });
   return {
     ...receiver,
     attempts,
     overlaps,
+    /** The attempts not answered yet. */
+    held,
     /** The attempts of one webhook-id, in order. */
     attemptsOf: (id: string) => attempts.filter((attempt) => attempt.id === id),
   };
@@ -71,5 +76,22 @@ export function webhookAdmin(request: Requester, adminApiKey: string) {
       request("POST", "/admin/webhooks/replay", { deliveryId: String(deliveryId) }, headers),
     test: (endpoint: string) => request("POST", "/admin/webhooks/test", { endpoint }, headers),
     enable: (endpoint: string) => request("POST", "/admin/webhooks/enable", { endpoint }, headers),
+  };
+}
+
+/** Requests to a service process over HTTP, answered as the in-process services' `request` answers them. */
+export function requestsOver(url: string): Requester {
+  return async (method, path, body, headers = {}) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: any = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: response.status, body: parsed };
   };
 }
