@@ -24,12 +24,13 @@ export type ServiceProcess = {
 
 /**
  * The service as production runs it: `bun src/main.ts` in a process of its own, its config from a file
- * (RELAY402_CONFIG), on the test devnet with the given SQLite file or PostgreSQL database. Resolves once /health
- * answers.
+ * (RELAY402_CONFIG) and `env` (secrets such as WEBHOOK_SECRET_<ID>), on the test devnet with the given SQLite file
+ * or PostgreSQL database. Resolves once /health answers.
  */
 export async function startServiceProcess(
   dir: string,
   overrides: Partial<ConfigInput> & ({ databasePath: string } | { databaseUrl: string }),
+  env: Record<string, string> = {},
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const config = encodeConfig(configFromManifest(getTestDevnet().devnet.manifest, { port, ...overrides }));
@@ -37,7 +38,7 @@ export async function startServiceProcess(
   writeFileSync(file, JSON.stringify(config));
   const child = spawn(process.execPath, ["src/main.ts"], {
     cwd: root,
-    env: { PATH: process.env.PATH, RELAY402_CONFIG: file },
+    env: { PATH: process.env.PATH, RELAY402_CONFIG: file, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
