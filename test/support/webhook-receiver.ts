@@ -13,6 +13,8 @@ export type ReceivedDelivery = {
   data: Record<string, unknown>;
   body: string;
   receivedAt: number;
+  /** The sender's port of the connection (which process sent it can be told from it). */
+  remotePort: number;
 };
 
 /**
@@ -31,7 +33,7 @@ export function startWebhookReceiver(
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    async fetch(request) {
+    async fetch(request, server) {
       const body = await request.text();
       const headers = Object.fromEntries(request.headers.entries());
       let parsed: { type: string; data: Record<string, unknown> };
@@ -49,6 +51,7 @@ export function startWebhookReceiver(
         data: parsed.data,
         body,
         receivedAt: performance.now(),
+        remotePort: server.requestIP(request)?.port ?? 0,
       };
       const status = await answer(delivery);
       // A delivery counts as received once the receiver acknowledged it (a 2xx), as a merchant's would.
