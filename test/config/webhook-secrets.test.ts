@@ -2,13 +2,21 @@
 // not Standard Webhooks' `whsec_…` stops the start naming the field and its variable, never the value.
 import { describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../../src/config/load";
-import { newWebhookSecret } from "../support/webhook-receiver";
 import { bscProductionConfig } from "../support/production-config";
+import { newWebhookSecret } from "../support/webhook-receiver";
 
-const endpoint = (id: string, secret?: string) => ({ id, url: "https://shop.example/hooks", ...(secret ? { secret } : {}) });
+const endpoint = (id: string, secret?: string) => ({
+  id,
+  url: "https://shop.example/hooks",
+  ...(secret ? { secret } : {}),
+});
 const load = (env: Record<string, string>, endpoints: object[]) => {
   const production = bscProductionConfig();
-  return loadConfig({ env: { ...production.env, ...env }, file: production.file, overrides: { webhooks: { endpoints } } });
+  return loadConfig({
+    env: { ...production.env, ...env },
+    file: production.file,
+    overrides: { webhooks: { endpoints } },
+  });
 };
 const refusal = (run: () => unknown) => {
   try {

@@ -22,64 +22,68 @@ const OUTAGE_MS = Number(process.env.WEBHOOK_OUTAGE_SECONDS ?? 3) * 1000;
 const SCHEDULE_SECONDS = [0.5, 1];
 
 describe("a receiver answering 500 for a while, then 200", () => {
-  test("gets every event once, retried on the backoff with one webhook-id and a fresh signature per attempt", async () => {
-    let outageUntil = Number.POSITIVE_INFINITY;
-    const secret = newWebhookSecret();
-    const receiver = recordingReceiver(secret, () => (Date.now() < outageUntil ? 500 : 200));
-    stops.push(receiver.stop);
-    const service = services.start({
-      webhooks: {
-        endpoints: [{ id: "shop", url: receiver.url, secret }],
-        retryScheduleSeconds: SCHEDULE_SECONDS,
-        pollMs: 50,
-      },
-    });
-    const admin = webhookAdmin(service.request, service.config.adminApiKey);
-    outageUntil = Date.now() + OUTAGE_MS;
+  test(
+    "gets every event once, retried on the backoff with one webhook-id and a fresh signature per attempt",
+    async () => {
+      let outageUntil = Number.POSITIVE_INFINITY;
+      const secret = newWebhookSecret();
+      const receiver = recordingReceiver(secret, () => (Date.now() < outageUntil ? 500 : 200));
+      stops.push(receiver.stop);
+      const service = services.start({
+        webhooks: {
+          endpoints: [{ id: "shop", url: receiver.url, secret }],
+          retryScheduleSeconds: SCHEDULE_SECONDS,
+          pollMs: 50,
+        },
+      });
+      const admin = webhookAdmin(service.request, service.config.adminApiKey);
+      outageUntil = Date.now() + OUTAGE_MS;
 
-    const paymentId = await settledPayment(service.post);
-    for (let i = 0; i < 3; i++) expect((await admin.test("shop")).status).toBe(200);
+      const paymentId = await settledPayment(service.post);
+      for (let i = 0; i < 3; i++) expect((await admin.test("shop")).status).toBe(200);
 
-    await until(
-      "every event acknowledged",
-      () =>
-        receiver.of("payment.settled", (data) => data.paymentId === paymentId).length === 1 &&
-        receiver.of("webhook.test").length === 3,
-      { timeoutMs: OUTAGE_MS + 15_000 },
-    );
-    // Past the longest wait of the schedule: an acknowledged delivery is never sent again.
-    await Bun.sleep(1_500);
-    expect(receiver.unique()).toHaveLength(4);
-    expect(receiver.verified).toHaveLength(4);
-    expect(receiver.rejected).toEqual([]);
+      await until(
+        "every event acknowledged",
+        () =>
+          receiver.of("payment.settled", (data) => data.paymentId === paymentId).length === 1 &&
+          receiver.of("webhook.test").length === 3,
+        { timeoutMs: OUTAGE_MS + 15_000 },
+      );
+      // Past the longest wait of the schedule: an acknowledged delivery is never sent again.
+      await Bun.sleep(1_500);
+      expect(receiver.unique()).toHaveLength(4);
+      expect(receiver.verified).toHaveLength(4);
+      expect(receiver.rejected).toEqual([]);
 
-    // Four events, four webhook-ids: a retry is the same message, never a new one.
-    const ids = [...new Set(receiver.attempts.map((attempt) => attempt.id))];
-    expect(ids).toHaveLength(4);
-    for (const id of ids) {
-      const attempts = receiver.attemptsOf(id);
-      expect(attempts.length).toBeGreaterThanOrEqual(2);
-      expect(attempts.at(-1)?.status).toBe(200);
-      expect(attempts.slice(0, -1).every((attempt) => attempt.status === 500)).toBe(true);
-      expect(new Set(attempts.map((attempt) => attempt.body)).size).toBe(1);
-      for (const [i, attempt] of attempts.entries()) {
-        // Signed when sent: the timestamp (which the verified signature covers) is the attempt's own second.
-        expect(Math.abs(Number(attempt.timestamp) - Math.floor(attempt.at / 1000))).toBeLessThanOrEqual(1);
-        const previous = attempts[i - 1];
-        // The schedule's wait between attempts (less a little for timers), never a hot loop.
-        if (previous) expect(attempt.at - previous.at).toBeGreaterThanOrEqual(SCHEDULE_SECONDS[0]! * 1000 - 100);
+      // Four events, four webhook-ids: a retry is the same message, never a new one.
+      const ids = [...new Set(receiver.attempts.map((attempt) => attempt.id))];
+      expect(ids).toHaveLength(4);
+      for (const id of ids) {
+        const attempts = receiver.attemptsOf(id);
+        expect(attempts.length).toBeGreaterThanOrEqual(2);
+        expect(attempts.at(-1)?.status).toBe(200);
+        expect(attempts.slice(0, -1).every((attempt) => attempt.status === 500)).toBe(true);
+        expect(new Set(attempts.map((attempt) => attempt.body)).size).toBe(1);
+        for (const [i, attempt] of attempts.entries()) {
+          // Signed when sent: the timestamp (which the verified signature covers) is the attempt's own second.
+          expect(Math.abs(Number(attempt.timestamp) - Math.floor(attempt.at / 1000))).toBeLessThanOrEqual(1);
+          const previous = attempts[i - 1];
+          // The schedule's wait between attempts (less a little for timers), never a hot loop.
+          if (previous) expect(attempt.at - previous.at).toBeGreaterThanOrEqual(SCHEDULE_SECONDS[0]! * 1000 - 100);
+        }
+        // The outage outlasts a second: later attempts carry later timestamps, so other signatures.
+        expect(new Set(attempts.map((attempt) => attempt.timestamp)).size).toBeGreaterThan(1);
       }
-      // The outage outlasts a second: later attempts carry later timestamps, so other signatures.
-      expect(new Set(attempts.map((attempt) => attempt.timestamp)).size).toBeGreaterThan(1);
-    }
 
-    const listed = await admin.deliveries({ endpoint: "shop" });
-    expect(listed.body.deliveries).toHaveLength(4);
-    for (const delivery of listed.body.deliveries) {
-      expect(delivery).toMatchObject({ status: "delivered", lastStatus: 200, lastError: null });
-      expect(delivery.attempts).toBe(receiver.attemptsOf(`msg_${delivery.eventId}`).length);
-    }
-  }, 60_000 + OUTAGE_MS);
+      const listed = await admin.deliveries({ endpoint: "shop" });
+      expect(listed.body.deliveries).toHaveLength(4);
+      for (const delivery of listed.body.deliveries) {
+        expect(delivery).toMatchObject({ status: "delivered", lastStatus: 200, lastError: null });
+        expect(delivery.attempts).toBe(receiver.attemptsOf(`msg_${delivery.eventId}`).length);
+      }
+    },
+    60_000 + OUTAGE_MS,
+  );
 });
 
 describe("a receiver that answers after the timeout", () => {

@@ -31,7 +31,11 @@ const service = services.start(
         { id: "shop", url: receiver.url, secret },
         { id: "gone", url: gone.url, secret: goneSecret },
         // Nothing listens there: every attempt fails to connect, with a token in the URL to keep out of the logs.
-        { id: "down", url: `http://user:url-password-31@127.0.0.1:${downPort}/hooks?token=url-token-31`, secret: downSecret },
+        {
+          id: "down",
+          url: `http://user:url-password-31@127.0.0.1:${downPort}/hooks?token=url-token-31`,
+          secret: downSecret,
+        },
       ],
       retryScheduleSeconds: [0.2],
       retryLimitSeconds: 1,
