@@ -138,7 +138,7 @@ describe("a receiver that answers after the timeout", () => {
 
 describe("a receiver that takes its time", () => {
   test("holds up no other endpoint's deliveries", async () => {
-    const HOLD_MS = 3_000;
+    const HOLD_MS = 4_000;
     const slowSecret = newWebhookSecret();
     const fastSecret = newWebhookSecret();
     const slow = recordingReceiver(slowSecret, async () => {
@@ -163,7 +163,8 @@ describe("a receiver that takes its time", () => {
     const sent = Date.now();
     await admin.test("fast");
     await until("the fast receiver's delivery", () => fast.unique().length === 1, { timeoutMs: HOLD_MS + 3_000 });
-    expect(Date.now() - sent).toBeLessThan(1_000);
+    // Before: the whole hold, as every round waited for all its attempts.
+    expect(Date.now() - sent).toBeLessThan(HOLD_MS / 2);
     expect(slow.held).toHaveLength(1);
     await until("the slow receiver's delivery", () => slow.unique().length === 1);
     expect(slow.attempts).toHaveLength(1);
