@@ -225,9 +225,11 @@ function storeOver(dialect: OutboxDialect, { run, atomically }: PlainSql): Webho
     },
 
     async replay(id, now) {
+      // The lease stays: an attempt in flight finishes and its outcome stands, rather than a second attempt of the
+      // same message starting beside it. An expired lease (a killed instance's) is taken over as usual.
       const rows = await run(
         `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, created_at = ?, updated_at = ?,
-           lease_owner = NULL, lease_until = NULL, delivered_at = NULL
+           delivered_at = NULL
          WHERE id = ? RETURNING id`,
         [now, now, now, id],
       );

@@ -101,7 +101,10 @@ export type WebhookStore = {
   setEndpointDisabled(id: string, disabled: { at: string; reason: string } | null): Promise<void>;
   deliveries(filter: DeliveryFilter): Promise<DeliveryView[]>;
   endpointCounts(): Promise<Map<string, EndpointCounts>>;
-  /** Makes a delivery due now with a new retry window (attempts kept); false when there is none with this id. */
+  /**
+   * Makes a delivery due now with a new retry window (attempts kept; an attempt in flight keeps its lease and its
+   * outcome stands); false when there is none with this id.
+   */
   replay(id: number, now: string): Promise<boolean>;
   /** Deletes up to `limit` events created before `before` with their deliveries; answers how many events went. */
   purge(before: string, limit: number): Promise<number>;
