@@ -136,3 +136,37 @@ describe("a delivery failing past its retry window", () => {
     expect(malformed.body).toMatchObject({ code: "validation_error", details: { field: "deliveryId" } });
   }, 30_000);
 });
+
+describe("a replay of a delivery in flight", () => {
+  test("waits for that attempt: the message is never in flight twice at once", async () => {
+    const HOLD_MS = 2_000;
+    const secret = newWebhookSecret();
+    const receiver = recordingReceiver(secret, async () => {
+      await Bun.sleep(HOLD_MS);
+      return 200;
+    });
+    stops.push(receiver.stop);
+    const service = services.start({
+      webhooks: {
+        endpoints: [{ id: "held", url: receiver.url, secret }],
+        timeoutMs: HOLD_MS + 3_000,
+        retryScheduleSeconds: [0.2],
+        pollMs: 50,
+      },
+    });
+    const admin = webhookAdmin(service.request, service.config.adminApiKey);
+    await admin.test("held");
+    await until("the attempt held by the receiver", () => receiver.held.length === 1);
+    const [inFlight] = (await admin.deliveries({ endpoint: "held" })).body.deliveries;
+    expect((await admin.replay(inFlight.id)).status).toBe(200);
+
+    await until("the attempt answered", async () => {
+      const [delivery] = (await admin.deliveries({ endpoint: "held" })).body.deliveries;
+      return delivery?.status === "delivered";
+    });
+    await Bun.sleep(500);
+    expect(receiver.overlaps).toEqual([]);
+    expect(receiver.attempts).toHaveLength(1);
+    expect(receiver.unique()).toHaveLength(1);
+  }, 30_000);
+});
