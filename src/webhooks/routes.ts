@@ -97,7 +97,12 @@ export function webhookRoutes(webhooks: Webhooks, context: RouteContext) {
       "/admin/webhooks/test",
       async ({ body }) => {
         known(body.endpoint);
-        await webhooks.sendTest(body.endpoint);
+        if (!(await webhooks.sendTest(body.endpoint)))
+          throw new ApiError(
+            "validation_error",
+            "this endpoint is disabled (it answered 410 Gone): enable it first with POST /admin/webhooks/enable",
+            { field: "endpoint" },
+          );
         return { ok: true as const };
       },
       {

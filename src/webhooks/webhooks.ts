@@ -237,7 +237,9 @@ export function createWebhooks(
     },
 
     /** webhook.test to one endpoint, now. */
+    /** false when the endpoint is disabled: no delivery could be made to it, now or once enabled. */
     async sendTest(endpointId: string) {
+      if ((await store.disabledEndpoints()).has(endpointId)) return false;
       const payload = JSON.stringify({ endpoint: endpointId, message: "a test event from relay402" });
       const event = {
         dedupeKey: `test:${crypto.randomUUID()}`,
@@ -250,6 +252,7 @@ export function createWebhooks(
       };
       await store.addEvent(event, iso());
       wake();
+      return true;
     },
 
     deliveries: (filter: DeliveryFilter) => store.deliveries(filter),
