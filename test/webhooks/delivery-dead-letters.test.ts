@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { trackServices } from "../support/service";
 import { until } from "../support/until";
 import { newWebhookSecret } from "../support/webhook-receiver";
-import { recordingReceiver, webhookAdmin } from "./delivery-support";
+import { recordingReceiver, settledPayment, webhookAdmin } from "./delivery-support";
 
 const services = trackServices();
 const stops: (() => void)[] = [];
@@ -58,10 +58,15 @@ describe("an endpoint answering 410 Gone", () => {
     expect(gone).toMatchObject({ eventId: goneId.replace(/^msg_/, ""), lastStatus: 410, lastError: "answered 410" });
 
     // Past the failing messages' retry time: no attempt reaches a disabled endpoint, and an event raised meanwhile
-    // is not queued for it (it said it is gone).
+    // is not queued for it (it said it is gone). A test event, which could never go, is refused.
     const attemptsWhenDisabled = receiver.attempts.length;
-    expect((await admin.test("gone")).status).toBe(200);
+    const paymentId = await settledPayment(service.post);
+    const refused = await admin.test("gone");
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: "validation_error", details: { field: "endpoint" } });
+    expect(refused.body.message).toContain("POST /admin/webhooks/enable");
     await Bun.sleep(RETRY_SECONDS * 1000 + 1_000);
+    expect((await admin.deliveries({ paymentId })).body.deliveries).toEqual([]);
     expect(receiver.attempts).toHaveLength(attemptsWhenDisabled);
     expect((await admin.deliveries({ endpoint: "gone" })).body.deliveries).toHaveLength(3);
 
