@@ -170,3 +170,40 @@ describe("a receiver that takes its time", () => {
     expect(slow.attempts).toHaveLength(1);
   }, 30_000);
 });
+
+describe("a receiver answering a redirect", () => {
+  test("is not followed: a failed attempt, retried at the same URL; its body is kept nowhere", async () => {
+    const secret = newWebhookSecret();
+    const elsewhere = recordingReceiver(secret, () => 200);
+    const answers: string[] = [];
+    const moved = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(request) {
+        answers.push(request.headers.get("webhook-id") ?? "");
+        return new Response("body-of-the-redirect-7e1", { status: 307, headers: { location: elsewhere.url } });
+      },
+    });
+    stops.push(elsewhere.stop, () => moved.stop(true));
+    const logs: string[] = [];
+    const service = services.start(
+      {
+        webhooks: {
+          endpoints: [{ id: "moved", url: `http://127.0.0.1:${moved.port}/hooks`, secret }],
+          retryScheduleSeconds: [0.3],
+          pollMs: 50,
+        },
+      },
+      undefined,
+      (line) => logs.push(line),
+    );
+    const admin = webhookAdmin(service.request, service.config.adminApiKey);
+    await admin.test("moved");
+    await until("three attempts at the first URL", () => answers.length >= 3);
+    const [delivery] = (await admin.deliveries({ endpoint: "moved" })).body.deliveries;
+    expect(delivery).toMatchObject({ status: "pending", lastStatus: 307, lastError: "answered 307" });
+    expect(new Set(answers).size).toBe(1);
+    expect(elsewhere.attempts).toEqual([]);
+    expect(JSON.stringify(delivery) + logs.join("")).not.toContain("body-of-the-redirect-7e1");
+  }, 20_000);
+});
