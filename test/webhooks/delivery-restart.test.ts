@@ -114,4 +114,37 @@ describe("a restart on SQLite", () => {
     },
     LEASE_MS + 90_000,
   );
+
+  test("SIGTERM with a delivery in flight: the attempt finishes and is recorded, so the next start sends no copy", async () => {
+    const HOLD_MS = 1_500;
+    const secret = newWebhookSecret();
+    const receiver = recordingReceiver(secret, async () => {
+      await Bun.sleep(HOLD_MS);
+      return 200;
+    });
+    stops.push(receiver.stop);
+    const options = {
+      databasePath: join(dir, "graceful.sqlite"),
+      webhooks: { endpoints: [{ id: "shop", url: receiver.url, secret }], timeoutMs: 5_000, pollMs: 50 },
+      logRequests: false,
+    };
+    const first = await startServiceProcess(dir, options);
+    started.push(first);
+    const paymentId = await settledPayment((path, body) => requestsOver(first.url)("POST", path, body));
+    await until("the delivery held by the receiver", () => receiver.held.length === 1);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(receiver.held).toEqual([]);
+
+    const second = await startServiceProcess(dir, options);
+    started.push(second);
+    const [delivery] = (await webhookAdmin(requestsOver(second.url), second.adminApiKey).deliveries({ paymentId })).body
+      .deliveries;
+    expect(delivery).toMatchObject({ status: "delivered", attempts: 1, lastStatus: 200 });
+    await Bun.sleep(1_000);
+    expect(receiver.attempts).toHaveLength(1);
+    expect(receiver.unique()).toHaveLength(1);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+  }, 60_000);
 });
