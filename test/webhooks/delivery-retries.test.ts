@@ -163,7 +163,7 @@ describe("a receiver that takes its time", () => {
     const sent = Date.now();
     await admin.test("fast");
     await until("the fast receiver's delivery", () => fast.unique().length === 1, { timeoutMs: HOLD_MS + 3_000 });
-    // Before: the whole hold, as every round waited for all its attempts.
+    // A worker that waited for all of a round's attempts would make it wait the whole hold.
     expect(Date.now() - sent).toBeLessThan(HOLD_MS / 2);
     expect(slow.held).toHaveLength(1);
     await until("the slow receiver's delivery", () => slow.unique().length === 1);
