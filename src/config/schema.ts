@@ -287,6 +287,8 @@ export const ConfigSchema = T.Object({
     T.Object({
       /** An executor whose native balance is below this (wei) is flagged; default DEFAULT_EXECUTOR_ALERT_WEI. */
       executorAlertWei: T.Optional(T.Partial(T.Record(T.Union(NETWORKS.map((name) => T.Literal(name))), Amount))),
+      /** A paymaster whose EntryPoint deposit is below this (wei) is flagged; default DEFAULT_PAYMASTER_ALERT_WEI. */
+      paymasterAlertWei: T.Optional(T.Partial(T.Record(T.Union(NETWORKS.map((name) => T.Literal(name))), Amount))),
       /** A transaction's explorer page, `{hash}` replaced; default the network preset's. */
       explorerTxUrl: T.Optional(
         T.Partial(

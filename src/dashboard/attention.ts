@@ -11,6 +11,12 @@ import type { SettlementRow } from "./records";
 /** An executor below this native balance (wei) is flagged unless the config says otherwise: 0.01 BNB or ETH. */
 export const DEFAULT_EXECUTOR_ALERT_WEI = 10n ** 16n;
 
+/**
+ * A paymaster whose EntryPoint deposit is below this (wei) is flagged unless the config says otherwise: 0.05 BNB or
+ * ETH, a few hundred sponsored UserOps at BNB Chain's usual gas price (more on Base).
+ */
+export const DEFAULT_PAYMASTER_ALERT_WEI = 5n * 10n ** 16n;
+
 /** A record still pending this long after it was created is listed as stuck. */
 export const STUCK_AFTER_MS = 5 * 60_000;
 
@@ -34,6 +40,9 @@ export type ExecutorView = {
 export type PaymasterView = {
   network: string;
   depositWei: string | null;
+  alertBelowWei: string;
+  /** The deposit was read and is below alertBelowWei. */
+  low: boolean;
   /** Average actualGasCost of the last 30 days' sponsored UserOps that recorded it. */
   averageSponsoredWei: string | null;
   /** Sponsored UserOps the deposit still pays for at that average. */
@@ -45,6 +54,10 @@ export type ErrorView = { reason: string; count: number; lastAt: string };
 export const executorAlertWei = (config: Config, network: string) =>
   (config.dashboard?.executorAlertWei as Record<string, bigint | undefined> | undefined)?.[network] ??
   DEFAULT_EXECUTOR_ALERT_WEI;
+
+export const paymasterAlertWei = (config: Config, network: string) =>
+  (config.dashboard?.paymasterAlertWei as Record<string, bigint | undefined> | undefined)?.[network] ??
+  DEFAULT_PAYMASTER_ALERT_WEI;
 
 /**
  * Executors and the paymaster of one network. `day`: the rows of the last 24 hours; `month`: the sponsored UserOps'
@@ -94,11 +107,14 @@ export function networkAttention(
   }
   const average = known === 0n ? null : sponsored / known;
   const deposit = balances?.paymasterDeposit ?? null;
+  const depositAlert = paymasterAlertWei(config, name);
   return {
     executors,
     paymaster: {
       network: name,
       depositWei: deposit === null ? null : deposit.toString(),
+      alertBelowWei: depositAlert.toString(),
+      low: deposit !== null && deposit < depositAlert,
       averageSponsoredWei: average === null ? null : average.toString(),
       coversUserOps: deposit === null || average === null || average === 0n ? null : (deposit / average).toString(),
     },

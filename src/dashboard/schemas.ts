@@ -144,6 +144,8 @@ export const AttentionSchema = t.Object({
     t.Object({
       network: t.String(),
       depositWei: Nullable(Decimal),
+      alertBelowWei: Decimal,
+      low: t.Boolean({ description: "the deposit was read and is below alertBelowWei (dashboard.paymasterAlertWei)" }),
       averageSponsoredWei: Nullable(Decimal),
       coversUserOps: Nullable(Decimal),
     }),

@@ -166,8 +166,10 @@
       cell(tr, e.lastsHours === null ? null : e.lastsHours.toFixed(1));
     });
     rows("paymasters", attention.paymasters, (tr, p) => {
+      if (p.low) tr.className = "low";
       cell(tr, p.network);
       cell(tr, p.depositWei);
+      cell(tr, p.alertBelowWei);
       cell(tr, p.averageSponsoredWei);
       cell(tr, p.coversUserOps);
     });
