@@ -78,11 +78,14 @@ export const webhookEndpoints = sqliteTable("webhook_endpoints", {
 /**
  * An operator alert's state (`executor.low_balance:bsc:0x…`): whether the figure is below its threshold, and how
  * many times it crossed it. The instance whose conditional update flips `below` raises the crossing's one event.
+ * `read_block` is the block of the reading that last changed it: a reading of an older block (an instance whose node
+ * lags or answers late) changes nothing, so it can neither re-arm a crossing another instance raised nor raise one.
  */
 export const webhookAlerts = sqliteTable("webhook_alerts", {
   key: text("key").primaryKey(),
   below: integer("below").notNull(),
   crossings: integer("crossings").notNull(),
+  readBlock: integer("read_block").notNull().default(0),
   updatedAt: text("updated_at").notNull(),
 });
 

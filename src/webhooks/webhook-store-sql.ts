@@ -250,19 +250,24 @@ function storeOver(dialect: OutboxDialect, { run, atomically }: PlainSql): Webho
       return ids.length;
     },
 
-    async crossAlert(key, below, now) {
+    async crossAlert(key, below, block, now) {
+      // A reading of a block older than the one that last changed the state changes nothing (a lagging node).
+      const readBlock = Number(block);
       if (!below) {
-        await run("UPDATE webhook_alerts SET below = 0, updated_at = ? WHERE key = ? AND below = 1", [now, key]);
+        await run(
+          "UPDATE webhook_alerts SET below = 0, read_block = ?, updated_at = ? WHERE key = ? AND below = 1 AND read_block <= ?",
+          [readBlock, now, key, readBlock],
+        );
         return undefined;
       }
       // Only the flip from above to below returns a row: of instances reading the same low figure, one raises it.
       const [row] = await run(
-        `INSERT INTO webhook_alerts (key, below, crossings, updated_at) VALUES (?, 1, 1, ?)
+        `INSERT INTO webhook_alerts (key, below, crossings, read_block, updated_at) VALUES (?, 1, 1, ?, ?)
          ON CONFLICT (key) DO UPDATE SET below = 1, crossings = webhook_alerts.crossings + 1,
-           updated_at = excluded.updated_at
-         WHERE webhook_alerts.below = 0
+           read_block = excluded.read_block, updated_at = excluded.updated_at
+         WHERE webhook_alerts.below = 0 AND webhook_alerts.read_block <= excluded.read_block
          RETURNING crossings`,
-        [key, now],
+        [key, readBlock, now],
       );
       return row ? Number(row.crossings) : undefined;
     },

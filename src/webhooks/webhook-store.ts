@@ -109,8 +109,9 @@ export type WebhookStore = {
   /** Deletes up to `limit` events created before `before` with their deliveries; answers how many events went. */
   purge(before: string, limit: number): Promise<number>;
   /**
-   * An alert's state after a reading: below its threshold or not. Answers the crossing's number when this call
-   * flipped it to below (the one caller that raises the event), else undefined.
+   * An alert's state after a reading of `block`: below its threshold or not. Answers the crossing's number when this
+   * call flipped it to below (the one caller that raises the event), else undefined. A reading of a block older than
+   * the one that last changed the state changes nothing.
    */
-  crossAlert(key: string, below: boolean, now: string): Promise<number | undefined>;
+  crossAlert(key: string, below: boolean, block: bigint, now: string): Promise<number | undefined>;
 };

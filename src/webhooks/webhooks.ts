@@ -216,10 +216,12 @@ export function createWebhooks(
       network: string;
       subject: string;
       below: boolean;
+      /** The block the figure was read at: older readings than the state's last change are ignored. */
+      block: bigint;
       data: Record<string, unknown>;
     }) {
       const key = `${alert.type}:${alert.network}:${alert.subject.toLowerCase()}`;
-      const crossing = await store.crossAlert(key, alert.below, iso());
+      const crossing = await store.crossAlert(key, alert.below, alert.block, iso());
       if (crossing === undefined) return false;
       const payload = JSON.stringify(alert.data);
       const event = {

@@ -21,6 +21,7 @@ import m0017 from "./0017_funding_costs.sql" with { type: "text" };
 import m0018 from "./0018_x402_payment_identifiers.sql" with { type: "text" };
 import m0019 from "./0019_payment_lookup.sql" with { type: "text" };
 import m0020 from "./0020_webhooks.sql" with { type: "text" };
+import m0021 from "./0021_alert_read_block.sql" with { type: "text" };
 
 export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_eoa_settlements", sql: m0000 },
@@ -44,4 +45,5 @@ export const MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0018_x402_payment_identifiers", sql: m0018 },
   { name: "0019_payment_lookup", sql: m0019 },
   { name: "0020_webhooks", sql: m0020 },
+  { name: "0021_alert_read_block", sql: m0021 },
 ];

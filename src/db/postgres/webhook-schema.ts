@@ -60,5 +60,6 @@ export const webhookAlerts = pgTable("webhook_alerts", {
   key: text("key").primaryKey(),
   below: bigint("below", { mode: "number" }).notNull(),
   crossings: bigint("crossings", { mode: "number" }).notNull(),
+  readBlock: bigint("read_block", { mode: "number" }).notNull().default(0),
   updatedAt: text("updated_at").notNull(),
 });

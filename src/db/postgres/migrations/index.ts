@@ -12,6 +12,7 @@ import m0008 from "./0008_funding_costs.sql" with { type: "text" };
 import m0009 from "./0009_x402_payment_identifiers.sql" with { type: "text" };
 import m0010 from "./0010_payment_lookup.sql" with { type: "text" };
 import m0011 from "./0011_webhooks.sql" with { type: "text" };
+import m0012 from "./0012_alert_read_block.sql" with { type: "text" };
 
 export const POSTGRES_MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0000_initial", sql: m0000 },
@@ -26,4 +27,5 @@ export const POSTGRES_MIGRATIONS: { name: string; sql: string }[] = [
   { name: "0009_x402_payment_identifiers", sql: m0009 },
   { name: "0010_payment_lookup", sql: m0010 },
   { name: "0011_webhooks", sql: m0011 },
+  { name: "0012_alert_read_block", sql: m0012 },
 ];

@@ -1,0 +1,1 @@
+ALTER TABLE `webhook_alerts` ADD `read_block` integer DEFAULT 0 NOT NULL;

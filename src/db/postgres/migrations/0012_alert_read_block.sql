@@ -1,0 +1,1 @@
+ALTER TABLE "webhook_alerts" ADD COLUMN "read_block" bigint DEFAULT 0 NOT NULL;
