@@ -18,6 +18,8 @@ export const WEBHOOK_DEFAULTS = {
   retentionSeconds: 604_800,
   /** How often an instance looks for events and due deliveries besides after its own settles. */
   pollMs: 1_000,
+  /** How often an instance reads the executors' balances and the paymasters' deposits for the operator's alerts. */
+  balanceCheckMs: 60_000,
 } as const;
 
 /** The secret's form Standard Webhooks gives: `whsec_` then base64 of 24 to 64 random bytes. */
@@ -51,6 +53,7 @@ export const WebhooksSchema = T.Object(
     retryLimitSeconds: T.Optional(T.Integer({ minimum: 1 })),
     retentionSeconds: T.Optional(T.Integer({ minimum: 60 })),
     pollMs: T.Optional(T.Integer({ minimum: 10 })),
+    balanceCheckMs: T.Optional(T.Integer({ minimum: 100 })),
   },
   { additionalProperties: false },
 );
