@@ -5,6 +5,7 @@ import { VERSION } from "../version";
 import { nextAttemptAt } from "./backoff";
 import { attemptDelivery, deliveryBody } from "./deliver";
 import { endpointWants } from "./endpoint-match";
+import { endpointViews } from "./endpoint-views";
 import { renderEvent } from "./event-payload";
 import type { OPERATOR_EVENTS } from "./event-types";
 import { type WebhookSettings, webhookSettings } from "./settings";
@@ -281,18 +282,7 @@ export function createWebhooks(
     },
 
     /** The configured endpoints (never their secrets), whether each is disabled, and its deliveries' counts. */
-    async endpoints() {
-      const [disabled, counts] = await Promise.all([store.disabledEndpoints(), store.endpointCounts()]);
-      return settings.endpoints.map((endpoint) => ({
-        id: endpoint.id,
-        url: endpoint.url,
-        events: endpoint.events ? [...endpoint.events] : null,
-        networks: endpoint.networks ? [...endpoint.networks] : null,
-        payTo: endpoint.payTo ? [...endpoint.payTo] : null,
-        disabled: disabled.get(endpoint.id) ?? null,
-        deliveries: counts.get(endpoint.id) ?? { pending: 0, failing: 0, delivered: 0, dead: 0 },
-      }));
-    },
+    endpoints: () => endpointViews(store, settings.endpoints),
 
     async enable(endpointId: string) {
       await store.setEndpointDisabled(endpointId, null);
