@@ -1,5 +1,5 @@
 // OpenAPI examples of the dashboard's answers, of shapes its schemas accept (test/http/openapi.test.ts checks each).
-import { EXECUTOR, type Examples, MERCHANT, PAYER, TOKEN } from "../examples";
+import { EXECUTOR, type Examples, hash, MERCHANT, PAYER, TOKEN } from "../examples";
 
 const TX = `0x${"5c".repeat(32)}`;
 
@@ -24,7 +24,77 @@ const settlement = {
   error: null,
 };
 
+/** A payment as the lookup answers it, with the delivery of its payment.settled. */
+const found = {
+  record: {
+    paymentId: hash("7"),
+    status: "settled",
+    flow: "eoa",
+    network: "bsc",
+    payer: PAYER,
+    payee: MERCHANT,
+    payees: [MERCHANT],
+    token: TOKEN,
+    amount: "3000000000000000007",
+    fee: null,
+    transaction: TX,
+    block: 45123456,
+    gasUsed: "86520",
+    effectiveGasPrice: "1000000000",
+    createdAt: "2026-01-01T00:00:00.000Z",
+    sentAt: "2026-01-01T00:00:00.120Z",
+    minedAt: "2026-01-01T00:00:00.412Z",
+    failureReason: null,
+  },
+  explorerUrl: `https://bscscan.com/tx/${TX}`,
+  deliveries: [
+    {
+      id: 41,
+      eventId: "3f9a0c2e8b7d4e61a5c0d2f4b6a8c0e1",
+      type: "payment.settled",
+      source: "eoa_settlements",
+      recordId: "1207",
+      network: "bsc",
+      endpoint: "orders",
+      status: "delivered",
+      attempts: 1,
+      nextAttemptAt: "2026-01-01T00:00:00.431Z",
+      lastStatus: 200,
+      lastError: null,
+      createdAt: "2026-01-01T00:00:00.418Z",
+      deliveredAt: "2026-01-01T00:00:00.431Z",
+    },
+  ],
+};
+
 export const DASHBOARD_EXAMPLES: Record<string, Examples> = {
+  "GET /dashboard/api/payments": { responses: { "200": { payments: [found] } } },
+  "GET /dashboard/api/webhooks": {
+    responses: {
+      "200": {
+        endpoints: [
+          {
+            id: "orders",
+            url: "https://shop.example/webhooks/relay402",
+            events: null,
+            networks: null,
+            payTo: [MERCHANT.toLowerCase()],
+            disabled: null,
+            deliveries: { pending: 2, failing: 1, delivered: 1207, dead: 0 },
+          },
+          {
+            id: "ops",
+            url: "https://ops.example/hooks",
+            events: ["executor.low_balance", "paymaster.low_deposit"],
+            networks: null,
+            payTo: null,
+            disabled: { disabledAt: "2026-01-01T00:00:00.000Z", reason: "answered 410 Gone" },
+            deliveries: { pending: 0, failing: 0, delivered: 3, dead: 1 },
+          },
+        ],
+      },
+    },
+  },
   "GET /dashboard/api/summary": {
     responses: {
       "200": {

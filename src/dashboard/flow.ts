@@ -1,20 +1,36 @@
-import type { Flow } from "../flow";
+import type { Flow, FlowStore } from "../flow";
+import { webhookStore } from "../webhooks/webhook-store-sql";
 import { STUCK_AFTER_MS } from "./attention";
-import { createDashboard, type Dashboard } from "./dashboard";
+import { createDashboard } from "./dashboard";
 import { type DashboardStore, dashboardStore } from "./dashboard-store";
 import { DASHBOARD_EXAMPLES } from "./examples";
 import { DASHBOARD_KEY } from "./key";
+import { createPaymentView, type DashboardService, type OutboxReads } from "./payment-view";
 import { dashboardRoutes } from "./routes";
+
+type DashboardStores = DashboardStore & { outbox: OutboxReads };
+
+/** The dashboard's reads, and the webhooks' outbox read through the webhooks' own adapter on the same database. */
+const dashboardStores: FlowStore<DashboardStores> = {
+  sqlite: (db) => ({ ...dashboardStore.sqlite(db), outbox: webhookStore.sqlite(db) }),
+  postgres: async () => {
+    const [figures, outbox] = await Promise.all([dashboardStore.postgres(), webhookStore.postgres()]);
+    return (db) => ({ ...figures(db), outbox: outbox(db) });
+  },
+};
 
 /**
  * The operator's dashboard: /dashboard (a page served by the service, no other origin) and the JSON API it reads,
  * /dashboard/api/*, behind a read-only key of its own. Every figure comes from the database (and balances from
  * the chain), so every instance on one PostgreSQL shows the same. It settles nothing: no network enables it.
  */
-export const dashboardFlow: Flow<"dashboard", Dashboard, DashboardStore> = {
+export const dashboardFlow: Flow<"dashboard", DashboardService, DashboardStores> = {
   name: "dashboard",
-  store: dashboardStore,
-  create: (context, store) => createDashboard(context, store),
+  store: dashboardStores,
+  create: (context, store) =>
+    Object.assign(createDashboard(context, store), {
+      payments: createPaymentView(context, store.rows, store.outbox),
+    }),
   routes: (dashboard, context) => dashboardRoutes(dashboard, context),
   key: DASHBOARD_KEY,
   start: (dashboard) => dashboard.start(),

@@ -5,12 +5,13 @@ import uplotScript from "uplot/dist/uPlot.iife.min.js" with { type: "text" };
 import uplotStyle from "uplot/dist/uPlot.min.css" with { type: "text" };
 import { ApiError } from "../errors";
 import type { RouteContext } from "../flow";
-import type { Dashboard } from "./dashboard";
 import { MAX_PAGE } from "./dashboard";
 import { DASHBOARD_KEY } from "./key";
 import style from "./page/dashboard.css" with { type: "text" };
 import script from "./page/dashboard.js" with { type: "text" };
 import pageFile from "./page/index.html" with { type: "text" };
+import { PaymentsFoundSchema, WebhookEndpointsSchema } from "./payment-schemas";
+import { type DashboardService, MAX_FOUND, paymentSearchOf } from "./payment-view";
 import { AttentionSchema, FlowName, SettlementsSchema, SummarySchema } from "./schemas";
 
 /**
@@ -58,6 +59,13 @@ const SummaryQuery = t.Object({
   flow: t.Optional(FlowName),
 });
 
+const PaymentsQuery = t.Object({
+  q: t.String({
+    pattern: "^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$",
+    description: "a payment id or a transaction hash (32 bytes), or a payer's address",
+  }),
+});
+
 const SettlementsQuery = t.Object({
   network: t.Optional(NetworkName),
   flow: t.Optional(FlowName),
@@ -70,7 +78,7 @@ const SettlementsQuery = t.Object({
 });
 
 /** GET /dashboard (the page and its two files) and the JSON API it reads, /dashboard/api/* (the dashboard key). */
-export function dashboardRoutes(dashboard: Dashboard, context: RouteContext) {
+export function dashboardRoutes(dashboard: DashboardService, context: RouteContext) {
   return new Elysia({ name: "dashboard", seed: Math.random() })
     .use(context.keyGuard(DASHBOARD_KEY))
     .get("/dashboard", () => new Response(page, { headers: pageHeaders("text/html; charset=utf-8") }), {
@@ -122,6 +130,41 @@ export function dashboardRoutes(dashboard: Dashboard, context: RouteContext) {
         },
       },
     )
+    .get(
+      "/dashboard/api/payments",
+      ({ query }) => {
+        const search = paymentSearchOf(query.q);
+        if (!search)
+          throw new ApiError("validation_error", "q: a payment id, a transaction hash or an address", { field: "q" });
+        return dashboard.payments.find(search);
+      },
+      {
+        keyed: true,
+        query: PaymentsQuery,
+        response: { 200: PaymentsFoundSchema, ...errors },
+        detail: {
+          tags,
+          security,
+          summary: "Payments by id, transaction or payer, each with its webhook deliveries",
+          description:
+            "q: a payment id or a transaction hash (both 32 bytes: either matches), or a payer's address (its " +
+            `newest ${MAX_FOUND}). Each record is the payment lookup's (GET /payments/{paymentId}), with the ` +
+            "deliveries of its events to every endpoint: status, attempts, the receiver's last status and error.",
+        },
+      },
+    )
+    .get("/dashboard/api/webhooks", () => dashboard.payments.webhookEndpoints(), {
+      keyed: true,
+      response: { 200: WebhookEndpointsSchema, 401: ErrorResponse, 429: ErrorResponse },
+      detail: {
+        tags,
+        security,
+        summary: "The webhook endpoints and their deliveries: pending, failing, delivered and dead",
+        description:
+          "Per configured endpoint: its URL without credentials or query string, its filters, whether a 410 " +
+          "disabled it, and its deliveries' counts (failing: pending after at least one failed attempt).",
+      },
+    })
     .get("/dashboard/api/attention", () => dashboard.attention(), {
       keyed: true,
       response: { 200: AttentionSchema, 401: ErrorResponse, 429: ErrorResponse },

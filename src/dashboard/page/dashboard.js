@@ -195,6 +195,109 @@
     });
   }
 
+  // The webhook endpoints with their deliveries' counts: a row with failing or dead deliveries, or disabled, is flagged.
+  async function loadWebhooks() {
+    const { endpoints } = await api("/webhooks");
+    rows("webhook-endpoints", endpoints, (tr, w) => {
+      if (w.deliveries.failing > 0 || w.deliveries.dead > 0 || w.disabled) tr.className = "low";
+      cell(tr, w.id);
+      cell(tr, w.url, "mono");
+      cell(tr, w.events ? w.events.join(", ") : "payments and onboarding");
+      cell(tr, w.deliveries.pending);
+      cell(tr, w.deliveries.failing);
+      cell(tr, w.deliveries.delivered);
+      cell(tr, w.deliveries.dead);
+      cell(tr, w.disabled ? `${w.disabled.disabledAt} (${w.disabled.reason ?? "disabled"})` : null);
+    });
+  }
+
+  const table = (headings) => {
+    const element = document.createElement("table");
+    const head = element.createTHead().insertRow();
+    for (const heading of headings) {
+      const th = document.createElement("th");
+      th.textContent = heading;
+      head.appendChild(th);
+    }
+    element.createTBody();
+    return element;
+  };
+
+  // One payment found: its record as GET /payments/{paymentId} answers it, then its events' deliveries.
+  function paymentBlock(found) {
+    const r = found.record;
+    const block = document.createElement("div");
+    block.className = "payment";
+    const title = document.createElement("h3");
+    title.textContent = `${r.network} ${r.flow} payment ${r.paymentId ?? "(no id yet)"}: ${r.status}`;
+    if (r.status === "failed") title.className = "alert";
+    const record = table([
+      "Payer",
+      "Payee",
+      "Token",
+      "Amount",
+      "Fee",
+      "Transaction",
+      "Block",
+      "Created",
+      "Mined",
+      "Failure reason",
+    ]);
+    const tr = record.tBodies[0].insertRow();
+    cell(tr, r.payer, "mono");
+    cell(tr, r.payees.length > 1 ? r.payees.join(", ") : r.payee, "mono");
+    cell(tr, r.token, "mono");
+    cell(tr, r.amount);
+    cell(tr, r.fee);
+    linkCell(tr, found.explorerUrl, r.transaction);
+    cell(tr, r.block);
+    cell(tr, r.createdAt);
+    cell(tr, r.minedAt);
+    cell(tr, r.failureReason, r.failureReason ? "alert" : undefined);
+    const deliveries = table([
+      "Delivery",
+      "Event",
+      "Endpoint",
+      "Status",
+      "Attempts",
+      "Last answer",
+      "Last error",
+      "Next attempt",
+      "Delivered",
+    ]);
+    for (const d of found.deliveries) {
+      const row = deliveries.tBodies[0].insertRow();
+      cell(row, d.id);
+      cell(row, d.type);
+      cell(row, d.endpoint);
+      cell(row, d.status, d.status === "delivered" ? undefined : "alert");
+      cell(row, d.attempts);
+      cell(row, d.lastStatus);
+      cell(row, d.lastError);
+      cell(row, d.status === "pending" ? d.nextAttemptAt : null);
+      cell(row, d.deliveredAt);
+    }
+    const none = document.createElement("p");
+    none.textContent =
+      found.deliveries.length === 0 ? "No webhook deliveries." : `${found.deliveries.length} webhook deliveries:`;
+    block.append(title, record, none);
+    if (found.deliveries.length > 0) block.appendChild(deliveries);
+    return block;
+  }
+
+  async function search() {
+    const q = new FormData($("search")).get("q")?.toString().trim() ?? "";
+    $("found").replaceChildren();
+    $("search-result").textContent = "";
+    try {
+      const { payments } = await api(`/payments?q=${encodeURIComponent(q)}`);
+      $("search-result").textContent = payments.length === 0 ? "No payment found." : `${payments.length} found.`;
+      $("found").append(...payments.map(paymentBlock));
+    } catch (error) {
+      $("search-result").textContent = error.message;
+    }
+  }
+
   async function loadSettlements(append) {
     const params = new URLSearchParams();
     for (const [name, value] of new FormData($("filter"))) if (value) params.set(name, String(value));
@@ -227,7 +330,7 @@
     $("login").hidden = true;
     $("board").hidden = false;
     $("logout").hidden = false;
-    await Promise.all([loadSummary(), loadAttention(), loadSettlements(false)]);
+    await Promise.all([loadSummary(), loadAttention(), loadWebhooks(), loadSettlements(false)]);
   }
 
   function logout(reason) {
@@ -256,6 +359,10 @@
       });
     });
     $("more").addEventListener("click", () => loadSettlements(true).catch(() => {}));
+    $("search").addEventListener("submit", (event) => {
+      event.preventDefault();
+      search();
+    });
     if (sessionStorage.getItem(KEY)) loadAll().catch(() => {});
   });
 })();
