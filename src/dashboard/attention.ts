@@ -12,10 +12,10 @@ import type { SettlementRow } from "./records";
 export const DEFAULT_EXECUTOR_ALERT_WEI = 10n ** 16n;
 
 /**
- * A paymaster whose EntryPoint deposit is below this (wei) is flagged unless the config says otherwise: 0.05 BNB or
- * ETH, a few hundred sponsored UserOps at BNB Chain's usual gas price (more on Base).
+ * A paymaster whose EntryPoint deposit is below this (wei) is flagged unless the config says otherwise: 0.1 BNB or
+ * ETH, the threshold of docs/ops/alerts.yml's PaymasterDepositLow.
  */
-export const DEFAULT_PAYMASTER_ALERT_WEI = 5n * 10n ** 16n;
+export const DEFAULT_PAYMASTER_ALERT_WEI = 10n ** 17n;
 
 /** A record still pending this long after it was created is listed as stuck. */
 export const STUCK_AFTER_MS = 5 * 60_000;

@@ -169,7 +169,7 @@ export const DASHBOARD_EXAMPLES: Record<string, Examples> = {
           {
             network: "bsc",
             depositWei: "1000000000000000000",
-            alertBelowWei: "50000000000000000",
+            alertBelowWei: "100000000000000000",
             low: false,
             averageSponsoredWei: "98000000000000",
             coversUserOps: "10204",
