@@ -176,11 +176,23 @@ for (const backend of BACKENDS) {
 
     test("an alert is raised once per crossing, whoever reads it, and again after it recovered", async () => {
       const key = `executor.low_balance:bsc:${hex(counter++, 20)}`;
-      const reads = await Promise.all([1, 2, 3].map(() => outbox.crossAlert(key, true, iso())));
+      const reads = await Promise.all([1, 2, 3].map(() => outbox.crossAlert(key, true, 10n, iso())));
       expect(reads.filter((crossing) => crossing !== undefined)).toEqual([1]);
-      expect(await outbox.crossAlert(key, true, iso())).toBeUndefined();
-      await outbox.crossAlert(key, false, iso());
-      expect(await outbox.crossAlert(key, true, iso())).toBe(2);
+      expect(await outbox.crossAlert(key, true, 10n, iso())).toBeUndefined();
+      await outbox.crossAlert(key, false, 11n, iso());
+      expect(await outbox.crossAlert(key, true, 12n, iso())).toBe(2);
+    });
+
+    test("a reading of a block older than the alert's last change changes nothing", async () => {
+      const key = `paymaster.low_deposit:bsc:${hex(counter++, 20)}`;
+      expect(await outbox.crossAlert(key, true, 20n, iso())).toBe(1);
+      // A lagging node's reading from before the drop must not re-arm it: the next low reading would raise again.
+      await outbox.crossAlert(key, false, 19n, iso());
+      expect(await outbox.crossAlert(key, true, 21n, iso())).toBeUndefined();
+      // Topped up at block 22: re-armed; a low reading of block 21 arriving late raises nothing.
+      await outbox.crossAlert(key, false, 22n, iso());
+      expect(await outbox.crossAlert(key, true, 21n, iso())).toBeUndefined();
+      expect(await outbox.crossAlert(key, true, 23n, iso())).toBe(2);
     });
 
     test("the purge deletes old events with their deliveries, page by page, and nothing newer", async () => {
