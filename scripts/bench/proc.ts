@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ: 100 on Linux). */
 const TICKS_PER_SECOND = 100;
@@ -28,4 +28,34 @@ export function pidListeningOn(pids: number[], port: string): number | undefined
       return false;
     }
   });
+}
+
+/** CPU time (user + system) of each live thread of a process so far, in ms, by thread id, with the thread's name. */
+export function threadCpuMsOf(pid: number): Map<string, { name: string; ms: number }> {
+  const threads = new Map<string, { name: string; ms: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended between the listing and the read
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    threads.set(tid, { name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), ms });
+  }
+  return threads;
+}
+
+/**
+ * The CPU time each thread name used between two readings of threadCpuMsOf: a thread started since counts in full;
+ * one that ended since is not counted (its time is gone from /proc), so the names may sum to less than the process.
+ */
+export function threadCpuDelta(
+  before: Map<string, { name: string; ms: number }>,
+  after: Map<string, { name: string; ms: number }>,
+): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const [tid, { name, ms }] of after) byName.set(name, (byName.get(name) ?? 0) + ms - (before.get(tid)?.ms ?? 0));
+  return byName;
 }

@@ -7,7 +7,7 @@ const { values: flags } = parseArgs({
     runs: { type: "string", default: "1" },
     verifies: { type: "string", default: "4000" },
     "settles-c1": { type: "string", default: "30" },
-    "settles-c1-blocks": { type: "string", default: "10" },
+    "settles-c1-blocks": { type: "string", default: "60" },
     "settles-c20": { type: "string", default: "100" },
     burst: { type: "string", default: "1000" },
     "burst-concurrency": { type: "string", default: "200" },
