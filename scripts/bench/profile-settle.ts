@@ -1,9 +1,10 @@
-// `bun scripts/bench/profile-settle.ts [-- --settles 60 --idle-seconds 30 --profile]`: where a facilitator's CPU goes
+// `bun scripts/bench/profile-settle.ts [--settles 60 --idle-seconds 30 --profile]`: where a facilitator's CPU goes
 // at concurrency 1 on 1-second blocks, the lane of bench:x402 where relay402 and the x402 reference each wait a
 // block per settle, so that whatever a process does while it waits is charged to its settles. Both run from source
 // in child processes of their own on one base devnet. Prints per side, from /proc: the CPU per settle (over all the
 // settles, and over each ten in turn: bench:x402's lane was ten settles long), the CPU per second while idle on 1-s
-// blocks (no request), both split by thread. With `--profile` both run under Bun's sampling profiler
+// blocks (no request), both split by thread; `--without-incognito` runs relay402 without its base pool (so without
+// the incognito leaf indexer's sync every 5 s). With `--profile` both run under Bun's sampling profiler
 // (`--cpu-prof`), whose own thread costs CPU (the /proc figures are then higher), and it prints the profile's time
 // during the settles and while idle, by function, by file and by the nearest function of src/ on the stack.
 //
@@ -33,6 +34,8 @@ const { values: flags } = parseArgs({
     top: { type: "string", default: "25" },
     /** Start both children with Bun's sampling profiler (its own thread costs CPU: the figures are higher). */
     profile: { type: "boolean", default: false },
+    /** relay402 without its base pool, so without the incognito leaf indexer's sync every 5 s. */
+    "without-incognito": { type: "boolean", default: false },
   },
 });
 const SETTLES = Number(flags.settles);
@@ -61,6 +64,7 @@ try {
     cleanups,
     referencePollingMs: "",
     relay402From: "source",
+    withoutIncognito: flags["without-incognito"] === true,
   });
   delete process.env.BENCH_CPU_PROF_DIR;
 
@@ -134,7 +138,9 @@ try {
   for (const side of SIDES) await children[side].stop();
 
   const ms = (value: number) => `${value.toFixed(1)} ms`;
-  console.log(`\nCPU at concurrency 1 on 1-s blocks, ${SETTLES} settles per side, idle ${IDLE_SECONDS} s per side`);
+  console.log(
+    `\nCPU at concurrency 1 on 1-s blocks, ${SETTLES} settles per side, idle ${IDLE_SECONDS} s per side${flags["without-incognito"] ? "; relay402 without incognito (no leaf indexer)" : ""}`,
+  );
   console.log("\n| figure | x402 reference | relay402 |");
   console.log("|---|---|---|");
   const both = (label: string, value: (side: Side) => string) =>
@@ -170,8 +176,11 @@ try {
       { what: "during the settles", per: "settle", count: SETTLES, window: windows.get(side) },
       { what: "while idle", per: "idle second", count: IDLE_SECONDS, window: idleWindows.get(side) },
     ];
+    // "our caller" names relay402's src/ functions: the reference has none of them.
     for (const { what, per, count, window } of lanes)
-      for (const by of ["function", "file", "our caller"] as const) {
+      for (const by of side === "relay402"
+        ? (["function", "file", "our caller"] as const)
+        : (["function", "file"] as const)) {
         const rows = selfTimeBy(profile, window as { fromMs: number; toMs: number }, by);
         const sampled = rows.reduce((sum, row) => sum + row.ms, 0);
         console.log(

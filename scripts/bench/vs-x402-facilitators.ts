@@ -27,6 +27,8 @@ export async function startFacilitators(options: {
    * each file a module of its own (docs/benchmarks.md gives both figures).
    */
   relay402From: "binary" | "source";
+  /** relay402 without incognito on base (no pool, so no leaf indexer): what the indexer costs while idle. */
+  withoutIncognito?: boolean;
 }) {
   const { manifest, dir, cleanups } = options;
   const network = manifest.networks.base;
@@ -35,6 +37,8 @@ export async function startFacilitators(options: {
   cleanups.push(() => counters.reference.stop());
 
   const config = await benchServiceConfig(manifest, "base", counters.relay402.url, join(dir, "relay402.sqlite"));
+  if (options.withoutIncognito)
+    delete (config.networks.base as { contracts: { privacyPool?: string } }).contracts.privacyPool;
   // The sponsored lanes fund a new payer's approve per settle, more per hour than the default budget (0.01 ETH).
   Object.assign(config.networks.base as object, { fundedApprove: { budgetWei: (10n ** 18n).toString() } });
 
