@@ -17,6 +17,8 @@ const MAX_IN_FLIGHT = 16;
 /** A lease outlives its attempt's timeout by this: only a dead instance's lease runs out. */
 const LEASE_MARGIN_MS = 30_000;
 const PURGE_EVERY_MS = 3_600_000;
+/** How often a service without endpoints marks the events of background work fanned out. */
+const IDLE_POLL_MS = 30_000;
 const PURGE_PAGE = 5_000;
 
 const iso = (ms = Date.now()) => new Date(ms).toISOString();
@@ -196,7 +198,9 @@ export function createWebhooks(
     wake,
 
     start() {
-      timers.push(setInterval(wake, settings.pollMs));
+      // Without endpoints there is nothing to deliver: events are only marked fanned out, after each settle and
+      // now and then for background work's, so an idle service does not read the outbox every second.
+      timers.push(setInterval(wake, settings.endpoints.length > 0 ? settings.pollMs : IDLE_POLL_MS));
       const sweepEvery = Math.max(1_000, Math.min(settings.pendingAfterMs / 2, 15_000));
       timers.push(setInterval(background("webhook_pending_sweep_failed", sweepPending), sweepEvery));
       timers.push(setInterval(background("webhook_purge_failed", purge), PURGE_EVERY_MS));
