@@ -118,7 +118,17 @@ export function createAuthorizationSettlement<R extends SettlementRecord>(deps: 
     }
     if (judged.paid) return settled(record, judged.paid.transactionHash, Number(judged.paid.blockNumber));
     if (judged.usedBy) {
-      await deps.store.markOutcome(record.id, { status: "rejected", error: judged.usedBy });
+      // Our transaction, when mined and reverted, cost the executor its gas: the record names its block and cost,
+      // as the chain shows them.
+      await deps.store.markOutcome(record.id, {
+        status: "rejected",
+        error: judged.usedBy,
+        ...(reverted && {
+          txHash: reverted.transactionHash,
+          blockNumber: Number(reverted.blockNumber),
+          mined: minedFigures(reverted),
+        }),
+      });
       return { kind: "rejected", reason: judged.usedBy };
     }
     if (!reverted) {
