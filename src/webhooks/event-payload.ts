@@ -8,10 +8,14 @@ export type RenderedEvent = { data: unknown; payees?: readonly string[] } | unde
 const isPaymentSource = (source: string): source is (typeof PAYMENT_SOURCES)[number] =>
   (PAYMENT_SOURCES as readonly string[]).includes(source);
 
-/** A funded approve's row under the names of the public API. */
-const fundedApprovalOf = (row: Record<string, unknown>) => ({
+/**
+ * A funded approve's row under the names of the public API, with the status of the step its event reports: the row
+ * is read when the event is fanned out, by then often further on (an onboarding.funded read once the approve is
+ * mined and its payment settled would say `used`).
+ */
+const fundedApprovalOf = (row: Record<string, unknown>, type: OutboxEvent["type"]) => ({
   id: Number(row.id),
-  status: row.status,
+  status: type === "onboarding.funded" ? "approve_sent" : type.replace(/^onboarding\./, ""),
   network: row.network,
   payer: row.payer,
   token: row.token,
@@ -49,7 +53,7 @@ export async function renderEvent(store: WebhookStore, event: OutboxEvent): Prom
   }
   if (event.source === "funded_approvals") {
     const row = await store.fundedApproval(event.recordId);
-    return row && { data: fundedApprovalOf(row) };
+    return row && { data: fundedApprovalOf(row, event.type) };
   }
   return undefined;
 }
