@@ -30,10 +30,10 @@ export function receiverWithEndpoint() {
 export function serviceWithWebhooks(
   services: ReturnType<typeof trackServices>,
   webhooks: ReturnType<typeof receiverWithEndpoint>["webhooks"],
-  options: { pendingAfterSeconds?: number; configure?: Parameters<typeof startTestService>[1] } = {},
+  options: { pendingAfterSeconds?: number; pollMs?: number; configure?: Parameters<typeof startTestService>[1] } = {},
 ) {
-  const extra = options.pendingAfterSeconds === undefined ? {} : { pendingAfterSeconds: options.pendingAfterSeconds };
-  return services.start({ webhooks: webhooks(extra) }, options.configure);
+  const { configure, ...extra } = options;
+  return services.start({ webhooks: webhooks(extra) }, configure);
 }
 
 /** The acknowledged events of one payment, in the order they arrived (each webhook-id once). */

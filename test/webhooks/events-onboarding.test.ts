@@ -1,0 +1,186 @@
+// A funded approve's events (docs/webhooks.md, "Events of each flow"): onboarding.funded once the funding is mined and
+// the approve broadcast, then the way it ends: onboarding.approved (and the payment's payment.settled), diverted (the
+// payer spent the funding with another transaction of the approve's nonce), abandoned (never mined by its deadline).
+// Each event's data is the funded approve's record, whose transactions and costs are what the chain says. Real
+// devnet, SQLite and receiver; x402 (erc20ApprovalGasSponsoring) and relay402's EOA flow.
+import { afterAll, describe, expect, test } from "bun:test";
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
+import { type Address, type Hex, keccak256, parseGwei } from "viem";
+import {
+  type Net,
+  permit2Payment,
+  plainRequirements,
+  plainToken,
+  signApprove,
+  sponsoredBody,
+  tokenOnlyPayer,
+} from "../onboarding/funded-approve-support";
+import { divertedFundedApprove, paidWithFundedApprove } from "../onboarding/funded-payments";
+import { signedPayment } from "../support/authorization";
+import { chainOf, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { trackServices } from "../support/service";
+import { until } from "../support/until";
+import type { ReceivedDelivery } from "../support/webhook-receiver";
+import { expectEvents, expectLookupRecord, receiverWithEndpoint, serviceWithWebhooks } from "./events-support";
+
+const services = trackServices();
+const { receiver, webhooks } = receiverWithEndpoint();
+afterAll(() => {
+  services.stopAll();
+  receiver.stop();
+});
+/**
+ * Fans its events out only after each settle's answer (no poll in the test's time), so an event is rendered once its
+ * funded approve has moved past the step the event reports: the data must still report that step.
+ */
+const service = serviceWithWebhooks(services, webhooks, { pollMs: 600_000 });
+/** Gives up its receipt wait after 1.5 s, so a settle leaves an approve broadcast and unmined. */
+const slow = serviceWithWebhooks(services, webhooks, {
+  configure: (config) => {
+    for (const network of NETWORK_NAMES) {
+      const settings = config.networks[network];
+      if (settings) Object.assign(settings, { receiptTimeoutMs: 1_500, replaceAfterMs: 60_000 });
+    }
+  },
+});
+const price = 10n ** 18n;
+
+/** The onboarding events of one payer, in the order they arrived. */
+const onboardingEventsOf = (payer: Address) =>
+  receiver
+    .unique()
+    .filter((event) => event.type.startsWith("onboarding.") && String(event.data.payer).toLowerCase() === payer.toLowerCase());
+
+/** Waits until the payer's onboarding events are `types`, then a moment more to see that none follows. */
+async function expectOnboardingEvents(payer: Address, types: readonly string[]) {
+  await until(`the onboarding events ${types.join(", ")}`, () => onboardingEventsOf(payer).length >= types.length, {
+    timeoutMs: 15_000,
+  });
+  await Bun.sleep(500);
+  const events = onboardingEventsOf(payer);
+  expect(events.map((event) => event.type)).toEqual([...types]);
+  return events;
+}
+
+/** The record's approve is the payer's signed one, and its funding a mined transfer of `fundingWei` to the payer. */
+async function expectFundingOnChain(network: Net, event: ReceivedDelivery | undefined, raw: Hex) {
+  const data = event?.data as Record<string, string>;
+  const c = chainOf(network);
+  expect(data.approveTransaction).toBe(keccak256(raw));
+  const funding = await c.public.getTransaction({ hash: data.fundingTransaction as Hex });
+  expect(funding.to?.toLowerCase()).toBe(String(data.payer).toLowerCase());
+  expect(funding.value.toString()).toBe(data.fundingWei);
+  const receipt = await c.public.getTransactionReceipt({ hash: data.fundingTransaction as Hex });
+  expect(receipt.status).toBe("success");
+  expect(data.fundingFeeWei).toBe((receipt.gasUsed * receipt.effectiveGasPrice).toString());
+  return data;
+}
+
+/** An approved record: its approve mined, its cost what the receipt says, the rest of the funding kept by the payer. */
+async function expectApprovedOnChain(network: Net, event: ReceivedDelivery | undefined, raw: Hex) {
+  const data = await expectFundingOnChain(network, event, raw);
+  const approve = await chainOf(network).public.getTransactionReceipt({ hash: keccak256(raw) });
+  expect(approve.status).toBe("success");
+  const cost = approve.gasUsed * approve.effectiveGasPrice;
+  expect(data.approveCostWei).toBe(cost.toString());
+  expect(data.keptWei).toBe((BigInt(data.fundingWei) - cost).toString());
+}
+
+for (const network of ["bsc", "base"] as const) {
+  describe(`${network}: the events of an x402 payment with a funded approve`, () => {
+    test("paid: onboarding.funded, onboarding.approved, and the payment's payment.settled", async () => {
+      const { payer, raw } = await paidWithFundedApprove(service.post, network);
+      const [funded, approved] = await expectOnboardingEvents(payer.address, [
+        "onboarding.funded",
+        "onboarding.approved",
+      ]);
+      expect(funded?.data).toMatchObject({ status: "approve_sent", network, spender: expect.any(String) });
+      expect(approved?.data).toMatchObject({ status: "approved", network });
+      await expectFundingOnChain(network, funded, raw);
+      await expectApprovedOnChain(network, approved, raw);
+      const settled = receiver.of("payment.settled", (data) => String(data.payer).toLowerCase() === payer.address.toLowerCase());
+      expect(settled).toHaveLength(1);
+      await expectLookupRecord(service, settled[0]);
+    });
+
+    test("diverted: onboarding.funded, then onboarding.diverted; the payer kept the funding; no payment event", async () => {
+      const { payer, raw } = await divertedFundedApprove(service.post, network);
+      const [funded, diverted] = await expectOnboardingEvents(payer.address, [
+        "onboarding.funded",
+        "onboarding.diverted",
+      ]);
+      expect(funded?.data).toMatchObject({ status: "approve_sent" });
+      expect(diverted?.data).toMatchObject({ status: "diverted", approveCostWei: "0", failureReason: expect.any(String) });
+      const data = await expectFundingOnChain(network, diverted, raw);
+      expect(data.keptWei).toBe(data.fundingWei);
+      // The approve was never mined: its nonce went to the payer's own transfer.
+      await expect(chainOf(network).public.getTransactionReceipt({ hash: keccak256(raw) })).rejects.toThrow();
+      const payments = receiver.unique().filter((event) => event.type.startsWith("payment.") && String(event.data.payer).toLowerCase() === payer.address.toLowerCase());
+      expect(payments).toEqual([]);
+    });
+  });
+}
+
+describe("bsc: the events of an EOA payment with a funded approve of the relayer", () => {
+  test("paid: onboarding.funded, onboarding.approved, then payment.settled with the lookup's record", async () => {
+    const network = "bsc";
+    const c = chainOf(network);
+    const payer = await tokenOnlyPayer(network);
+    const to = randomAddress();
+    const body = await signedPayment({ network, key: payer.key, to, value: price, token: plainToken() });
+    const raw = await signApprove(payer.key, network, { spender: c.info.relayer as Address });
+    const withApproval = { ...body, paymentPayload: { ...body.paymentPayload, approval: { signedTransaction: raw } } };
+    const settled = await service.post("/settle", withApproval);
+    expect(settled.status).toBe(200);
+    const [funded, approved] = await expectOnboardingEvents(payer.address, ["onboarding.funded", "onboarding.approved"]);
+    // Fanned out after the answer, when the record is `used`: each event reports its own step.
+    expect([funded?.data.status, approved?.data.status]).toEqual(["approve_sent", "approved"]);
+    await expectFundingOnChain(network, funded, raw);
+    await expectApprovedOnChain(network, approved, raw);
+    const paymentId = paymentIdOf({
+      chainId: c.info.chainId,
+      contract: c.info.relayer,
+      payer: payer.address,
+      nonce: body.paymentPayload.payload.authorization.nonce as Hex,
+    });
+    const [event] = await expectEvents(receiver, paymentId, ["payment.settled"]);
+    await expectLookupRecord(service, event);
+    expect(await tokenBalance(network, plainToken(), to)).toBe(price);
+  });
+});
+
+describe("bsc: a funded approve never mined by its deadline", () => {
+  test("abandoned: onboarding.funded, then onboarding.abandoned at the reconciliation past the deadline", async () => {
+    const network = "bsc";
+    const c = chainOf(network);
+    const payer = await tokenOnlyPayer(network);
+    const requirements = plainRequirements(network, price);
+    const payment = await permit2Payment(payer.key, requirements);
+    const raw = await signApprove(payer.key, network, { maxFeePerGas: parseGwei("2") });
+    await c.test.setAutomine(false);
+    try {
+      const settling = slow.post("/settle", sponsoredBody(payment, requirements, raw));
+      await until(
+        "the funding in the pool",
+        async () => (await c.public.getBalance({ address: payer.address, blockTag: "pending" })) > 0n,
+      );
+      await c.test.mine({ blocks: 1 });
+      // The approve waits in the pool, unmined: the settle gives up and answers pending.
+      expect((await settling).body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+      await expectOnboardingEvents(payer.address, ["onboarding.funded"]);
+      // Its deadline passed (30 minutes after it was broadcast): the start's reconciliation gives it up.
+      slow.db.$client
+        .query("UPDATE funded_approvals SET updated_at = ? WHERE payer = ?")
+        .run(new Date(Date.now() - 31 * 60_000).toISOString(), payer.address.toLowerCase());
+      await slow.services.reconcile();
+      const [, abandoned] = await expectOnboardingEvents(payer.address, ["onboarding.funded", "onboarding.abandoned"]);
+      expect(abandoned?.data).toMatchObject({ status: "abandoned", approveCostWei: "0" });
+      const data = await expectFundingOnChain(network, abandoned, raw);
+      expect(data.keptWei).toBe(data.fundingWei);
+    } finally {
+      await c.public.request({ method: "anvil_dropAllTransactions" as never });
+      await c.test.setAutomine(true);
+    }
+    expect(await tokenBalance(network, plainToken(), requirements.payTo as Address)).toBe(0n);
+  });
+});
