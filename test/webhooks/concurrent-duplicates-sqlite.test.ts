@@ -1,0 +1,45 @@
+// Concurrent duplicates on one instance and its SQLite, on both networks (concurrent-duplicates-support.ts says what
+// each race must show): relay402 bodies (/settle, /swap/settle), x402 bodies (EIP-3009 on base, Permit2 on bsc),
+// with and without a payment identifier. One transaction each, named by the final answer, one payment.settled.
+import { afterAll, describe, test } from "bun:test";
+import { NETWORK_NAMES } from "../support/chain";
+import { trackServices } from "../support/service";
+import {
+  executorsOf,
+  type Racers,
+  raceRelay402Payment,
+  raceRelay402Swap,
+  raceX402Payment,
+} from "./concurrent-duplicates-support";
+import { receiverWithEndpoint, serviceWithWebhooks } from "./events-support";
+
+const services = trackServices();
+const { receiver, webhooks } = receiverWithEndpoint();
+afterAll(() => {
+  services.stopAll();
+  receiver.stop();
+});
+const service = serviceWithWebhooks(services, webhooks);
+
+for (const network of NETWORK_NAMES) {
+  // Two callers' worth of requests at once on the one instance: the single flight and the claim both get raced.
+  const racers: Racers = {
+    posts: [service.post, service.post],
+    executors: executorsOf(service.config.networks[network]?.executorKeys ?? []),
+    receiver,
+  };
+
+  describe(`${network}: concurrent duplicates on SQLite`, () => {
+    test("a relay402 payment body: 200 or 202, never a 5xx; one transaction; one payment.settled", () =>
+      raceRelay402Payment(racers, network));
+
+    test("a relay402 swap body: 200 or 202, never a 5xx; one transaction; one payment.settled", () =>
+      raceRelay402Swap(racers, network));
+
+    test("an x402 body: one success, the others invalid_exact_evm_nonce_already_used; one transaction; one payment.settled", () =>
+      raceX402Payment(racers, network));
+
+    test("an x402 body under a payment identifier: the first result everywhere; one transaction; one payment.settled", () =>
+      raceX402Payment(racers, network, { identified: true }));
+  });
+}

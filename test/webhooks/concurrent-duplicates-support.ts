@@ -1,0 +1,209 @@
+// Concurrent duplicates of one signed body, raced on one or several instances (concurrent-duplicates-sqlite.test.ts,
+// concurrent-duplicates-postgres.test.ts): a relay402 body (/settle, /swap/settle) answers 200 or 202 and never a
+// 5xx; an x402 body answers 200 with one success and invalid_exact_evm_nonce_already_used for the others, or under a
+// payment identifier the first result everywhere. Exactly one transaction is sent (the executors' nonces), the final
+// answer names it, and the receiver gets exactly one payment.settled of the payment. The chain judges.
+import { expect } from "bun:test";
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { NetworkName } from "../../scripts/devnet/start";
+import { PERMIT2 } from "../../src/x402/permit2";
+import { signedPayment } from "../support/authorization";
+import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { swapTokensOf } from "../support/dex";
+import type { startWebhookReceiver } from "../support/webhook-receiver";
+import { freshId, withIdentifier } from "../x402/payment-identifier-support";
+import {
+  authorizationOf,
+  baseRequirements,
+  bscRequirements,
+  permit2Buyer,
+  permitOf,
+  x402Buyer,
+} from "../x402/support";
+import { expectEvents } from "./events-support";
+
+export type Answer = { status: number; body: any; headers: Headers };
+/** One instance's HTTP: a POST of a JSON body. */
+export type Post = (path: string, body: unknown) => Promise<Answer>;
+type Receiver = ReturnType<typeof startWebhookReceiver>;
+
+/** What a race needs: the instances' POSTs (one may appear several times), every executor they sign with, the receiver. */
+export type Racers = { posts: readonly Post[]; executors: readonly Address[]; receiver: Receiver };
+
+/** Each instance gets `perInstance` copies of the body at once. */
+const race = (racers: Racers, path: string, body: unknown, perInstance: number) =>
+  Promise.all(racers.posts.flatMap((post) => Array.from({ length: perInstance }, () => post(path, body))));
+
+/** Every transaction the executors have sent on `network`, pending ones included: the chain's count. */
+export async function sentBy(network: NetworkName, executors: readonly Address[]) {
+  const counts = await Promise.all(
+    executors.map((address) => chainOf(network).public.getTransactionCount({ address, blockTag: "pending" })),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
+export const executorsOf = (keys: readonly string[]) => keys.map((key) => privateKeyToAccount(key as Hex).address);
+
+/** A relay402 body's answers: 200 naming the transaction, or 202 pending under the payment's id; never anything else. */
+function expectRelay402Answers(answers: Answer[], paymentId: string) {
+  for (const answer of answers) {
+    expect([200, 202]).toContain(answer.status);
+    expect(answer.body.paymentId).toBe(paymentId);
+    if (answer.status === 202) {
+      expect(answer.body).toMatchObject({ success: false, status: "pending" });
+      expect(answer.headers.get("location")).toBe(`/payments/${paymentId}`);
+      expect(answer.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+    }
+  }
+  const settled = answers.filter((answer) => answer.status === 200);
+  expect(new Set(settled.map((answer) => answer.body.transaction)).size).toBeLessThanOrEqual(1);
+  return settled[0]?.body.transaction as Hex | undefined;
+}
+
+/** The one transaction: sent once, mined successfully, named by a final settle on every instance; one payment.settled. */
+async function expectOneTransaction(
+  racers: Racers,
+  network: NetworkName,
+  sentBefore: number,
+  paymentId: string,
+  final: (post: Post) => Promise<Hex>,
+  raced?: Hex,
+) {
+  expect(await sentBy(network, racers.executors)).toBe(sentBefore + 1);
+  const named = await Promise.all(racers.posts.map(final));
+  const transaction = named[0] as Hex;
+  expect(new Set(named)).toEqual(new Set([transaction]));
+  if (raced) expect(transaction).toBe(raced);
+  const receipt = await chainOf(network).public.getTransactionReceipt({ hash: transaction });
+  expect(receipt.status).toBe("success");
+  expect(await sentBy(network, racers.executors)).toBe(sentBefore + 1);
+  const [event] = await expectEvents(racers.receiver, paymentId, ["payment.settled"]);
+  expect(event?.data).toMatchObject({ status: "settled", transaction });
+  return transaction;
+}
+
+export async function raceRelay402Payment(racers: Racers, network: NetworkName) {
+  const c = chainOf(network);
+  const unit = 10n ** BigInt(c.token.decimals);
+  const payer = await freshPayer(network);
+  await approveRelayer(network, payer.key, 100n * unit);
+  const to = randomAddress();
+  const body = await signedPayment({ network, key: payer.key, to, value: 3n * unit });
+  const nonce = body.paymentPayload.payload.authorization.nonce as Hex;
+  const paymentId = paymentIdOf({ chainId: c.info.chainId, contract: c.info.relayer, payer: payer.address, nonce });
+  const sentBefore = await sentBy(network, racers.executors);
+  const raced = expectRelay402Answers(await race(racers, "/settle", body, 3), paymentId);
+  await expectOneTransaction(racers, network, sentBefore, paymentId, async (post) => {
+    const final = await post("/settle", body);
+    expect(final.status).toBe(200);
+    return final.body.transaction;
+  }, raced);
+  expect(await tokenBalance(network, c.token.address, to)).toBe(3n * unit);
+}
+
+export async function raceRelay402Swap(racers: Racers, network: NetworkName) {
+  const t = swapTokensOf(network);
+  const payer = await freshPayer(network);
+  const sellAmount = 40n * t.unit;
+  await approveRelayer(network, payer.key, sellAmount);
+  const recipient = randomAddress();
+  const quote = (
+    await racers.posts[0]!("/swap/quote", {
+      network,
+      sellToken: t.m,
+      buyToken: t.w,
+      sellAmount: sellAmount.toString(),
+      mode: "eoa",
+      from: payer.address,
+      recipient,
+    })
+  ).body;
+  const { domain, types, primaryType, message } = quote.typedData;
+  const signature = await privateKeyToAccount(payer.key).signTypedData({ domain, types, primaryType, message });
+  const body = {
+    swapPayload: { authorization: message, signature, path: quote.path },
+    swapRequirements: { network, relayerContract: quote.relayerContract },
+  };
+  const paymentId = paymentIdOf({
+    chainId: t.c.info.chainId,
+    contract: t.c.info.relayer,
+    payer: payer.address,
+    nonce: message.nonce as Hex,
+  });
+  const sentBefore = await sentBy(network, racers.executors);
+  const raced = expectRelay402Answers(await race(racers, "/swap/settle", body, 3), paymentId);
+  const transaction = await expectOneTransaction(racers, network, sentBefore, paymentId, async (post) => {
+    const final = await post("/swap/settle", body);
+    expect(final.status).toBe(200);
+    return final.body.transaction;
+  }, raced);
+  expect(await tokenBalance(network, t.m, payer.address)).toBe(1000n * t.unit - sellAmount);
+  expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
+}
+
+/** x402's method per network on the devnet: EIP-3009 on base's token, Permit2 on bsc's. */
+const X402 = {
+  base: {
+    price: 1_250_000n,
+    buyer: () => x402Buyer(),
+    requirements: baseRequirements,
+    paymentId: (payment: PaymentPayload) => {
+      const { from, nonce } = authorizationOf(payment).authorization;
+      const c = chainOf("base");
+      return paymentIdOf({ chainId: c.info.chainId, contract: c.token.address, payer: from, nonce });
+    },
+  },
+  bsc: {
+    price: 2n * 10n ** 18n,
+    buyer: () => permit2Buyer(),
+    requirements: bscRequirements,
+    paymentId: (payment: PaymentPayload) => {
+      const { from, nonce } = permitOf(payment).permit2Authorization;
+      return paymentIdOf({ chainId: chainOf("bsc").info.chainId, contract: PERMIT2, payer: from, nonce: BigInt(nonce) });
+    },
+  },
+} as const;
+
+const x402Body = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) => ({
+  x402Version: 2,
+  paymentPayload,
+  paymentRequirements,
+});
+
+/** An x402 body raced: one success, every other answer 200 invalid_exact_evm_nonce_already_used; or, under a payment identifier, the first result everywhere. */
+export async function raceX402Payment(racers: Racers, network: NetworkName, { identified = false } = {}) {
+  const x = X402[network];
+  const buyer = await x.buyer();
+  const requirements = x.requirements(x.price);
+  const signed = await buyer.pay(requirements);
+  const payment = identified ? withIdentifier(signed, freshId()) : signed;
+  const paymentId = x.paymentId(payment);
+  const body = x402Body(payment, requirements);
+  const sentBefore = await sentBy(network, racers.executors);
+  const answers = await race(racers, "/settle", body, 3);
+  for (const answer of answers) {
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ extra: { paymentId }, payer: buyer.address });
+  }
+  const successes = answers.filter((answer) => answer.body.success === true);
+  if (identified) expect(successes).toHaveLength(answers.length);
+  else {
+    expect(successes).toHaveLength(1);
+    for (const answer of answers.filter((item) => item.body.success !== true))
+      expect(answer.body.errorReason).toBe("invalid_exact_evm_nonce_already_used");
+  }
+  const raced = successes[0]?.body.transaction as Hex;
+  expect(new Set(successes.map((answer) => answer.body.transaction))).toEqual(new Set([raced]));
+  await expectOneTransaction(racers, network, sentBefore, paymentId, async (post) => {
+    // Asked again: the first result under the identifier, else the refusal naming the transaction that paid.
+    const final = await post("/settle", body);
+    expect(final.status).toBe(200);
+    expect(final.body.success).toBe(identified);
+    if (!identified) expect(final.body.errorReason).toBe("invalid_exact_evm_nonce_already_used");
+    return final.body.transaction;
+  }, raced);
+  expect(await tokenBalance(network, chainOf(network).token.address, requirements.payTo as Address)).toBe(x.price);
+}
