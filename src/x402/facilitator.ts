@@ -274,7 +274,12 @@ export function createX402Facilitator(deps: {
     }
 
     const checked = await settleChecks(network, payment, request());
-    if (checked && "kind" in checked) return checked;
+    if (checked && "kind" in checked) {
+      // Another request (another instance) may have claimed and settled it since the find above, which is why the
+      // chain now shows its nonce used: its record answers, as it would have had this request come a moment later.
+      const claimed = await deps.store.find(key);
+      return (claimed && (await replay(network, claimed, payment))) || checked;
+    }
     // A payer that allows Permit2 already (its permit submitted by someone else, say) is settled without its
     // permit: a used permit would only cost gas. That transaction was not the one simulated.
     const plain = payment.method === "permit2" && payment.eip2612 !== undefined && !checked?.permitNeeded;
