@@ -8,7 +8,8 @@ import type { DenyCounters, DenyPolicy } from "./deny/deny-counters";
 import type { AnyFlow, FlowContext } from "./flow";
 import { FLOWS, type FlowServices } from "./flows";
 import { createDrain, type Drain } from "./lifecycle/drain";
-import { type OrphanSweeper, type RecordFilter, startOrphanSweeper } from "./lifecycle/orphans";
+import { liveLeases, type OrphanSweeper, type RecordFilter, senderOf, startOrphanSweeper } from "./lifecycle/orphans";
+import { startStaleBroadcastResumer } from "./lifecycle/stale-broadcasts";
 import type { Logger } from "./logger";
 import { createServiceGauges, type ServiceGauges } from "./metrics/service-gauges";
 import { createFundedApprovals } from "./onboarding/funded-approvals";
@@ -180,6 +181,21 @@ export function createServices(
       });
     }
   }
+  // What a settle left broadcast after answering pending is resumed here once its receipt wait is long past (on
+  // several instances, only what this instance's keys signed), so its outcome and event do not wait for a retry.
+  const resumer = startStaleBroadcastResumer({
+    config,
+    logger,
+    reconcile: reconcileAll,
+    ...(several && {
+      owns: async (record) => {
+        const sender = await senderOf(record.rawTx);
+        return (
+          sender !== null && (await liveLeases(stores.keyLeases, record.network, instanceId)).get(sender) === "mine"
+        );
+      },
+    }),
+  });
   const services = {
     ...(Object.fromEntries(flows.map(({ flow, service }) => [flow.name, service])) as FlowServices),
     flows,
@@ -208,6 +224,7 @@ export function createServices(
     },
     async stop() {
       sweeper?.stop();
+      resumer.stop();
       issuedPurge.stop();
       await inFlightUserOps.stop();
       for (const { flow, service } of flows) await flow.stop?.(service);
