@@ -30,16 +30,28 @@ for (const network of NETWORK_NAMES) {
   };
 
   describe(`${network}: concurrent duplicates on SQLite`, () => {
-    test("a relay402 payment body: 200 or 202, never a 5xx; one transaction; one payment.settled", () =>
-      raceRelay402Payment(racers, network));
+    test(
+      "a relay402 payment body: 200 or 202, never a 5xx; one transaction; one payment.settled",
+      () => raceRelay402Payment(racers, network),
+      30_000,
+    );
 
-    test("a relay402 swap body: 200 or 202, never a 5xx; one transaction; one payment.settled", () =>
-      raceRelay402Swap(racers, network));
+    test(
+      "a relay402 swap body: 200 or 202, never a 5xx; one transaction; one payment.settled",
+      () => raceRelay402Swap(racers, network),
+      30_000,
+    );
 
-    test("an x402 body: one success, the others invalid_exact_evm_nonce_already_used; one transaction; one payment.settled", () =>
-      raceX402Payment(racers, network));
+    test(
+      "an x402 body: one success, the others invalid_exact_evm_nonce_already_used; one transaction; one payment.settled",
+      () => raceX402Payment(racers, network),
+      30_000,
+    );
 
-    test("an x402 body under a payment identifier: the first result everywhere; one transaction; one payment.settled", () =>
-      raceX402Payment(racers, network, { identified: true }));
+    test(
+      "an x402 body under a payment identifier: the first result everywhere; one transaction; one payment.settled",
+      () => raceX402Payment(racers, network, { identified: true }),
+      30_000,
+    );
   });
 }

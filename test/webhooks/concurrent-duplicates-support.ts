@@ -15,14 +15,7 @@ import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from
 import { swapTokensOf } from "../support/dex";
 import type { startWebhookReceiver } from "../support/webhook-receiver";
 import { freshId, withIdentifier } from "../x402/payment-identifier-support";
-import {
-  authorizationOf,
-  baseRequirements,
-  bscRequirements,
-  permit2Buyer,
-  permitOf,
-  x402Buyer,
-} from "../x402/support";
+import { authorizationOf, baseRequirements, bscRequirements, permit2Buyer, permitOf, x402Buyer } from "../x402/support";
 import { expectEvents } from "./events-support";
 
 export type Answer = { status: number; body: any; headers: Headers };
@@ -96,11 +89,18 @@ export async function raceRelay402Payment(racers: Racers, network: NetworkName) 
   const paymentId = paymentIdOf({ chainId: c.info.chainId, contract: c.info.relayer, payer: payer.address, nonce });
   const sentBefore = await sentBy(network, racers.executors);
   const raced = expectRelay402Answers(await race(racers, "/settle", body, 3), paymentId);
-  await expectOneTransaction(racers, network, sentBefore, paymentId, async (post) => {
-    const final = await post("/settle", body);
-    expect(final.status).toBe(200);
-    return final.body.transaction;
-  }, raced);
+  await expectOneTransaction(
+    racers,
+    network,
+    sentBefore,
+    paymentId,
+    async (post) => {
+      const final = await post("/settle", body);
+      expect(final.status).toBe(200);
+      return final.body.transaction;
+    },
+    raced,
+  );
   expect(await tokenBalance(network, c.token.address, to)).toBe(3n * unit);
 }
 
@@ -135,11 +135,18 @@ export async function raceRelay402Swap(racers: Racers, network: NetworkName) {
   });
   const sentBefore = await sentBy(network, racers.executors);
   const raced = expectRelay402Answers(await race(racers, "/swap/settle", body, 3), paymentId);
-  const transaction = await expectOneTransaction(racers, network, sentBefore, paymentId, async (post) => {
-    const final = await post("/swap/settle", body);
-    expect(final.status).toBe(200);
-    return final.body.transaction;
-  }, raced);
+  const transaction = await expectOneTransaction(
+    racers,
+    network,
+    sentBefore,
+    paymentId,
+    async (post) => {
+      const final = await post("/swap/settle", body);
+      expect(final.status).toBe(200);
+      return final.body.transaction;
+    },
+    raced,
+  );
   expect(await tokenBalance(network, t.m, payer.address)).toBe(1000n * t.unit - sellAmount);
   expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
 }
@@ -162,7 +169,12 @@ const X402 = {
     requirements: bscRequirements,
     paymentId: (payment: PaymentPayload) => {
       const { from, nonce } = permitOf(payment).permit2Authorization;
-      return paymentIdOf({ chainId: chainOf("bsc").info.chainId, contract: PERMIT2, payer: from, nonce: BigInt(nonce) });
+      return paymentIdOf({
+        chainId: chainOf("bsc").info.chainId,
+        contract: PERMIT2,
+        payer: from,
+        nonce: BigInt(nonce),
+      });
     },
   },
 } as const;
@@ -197,13 +209,20 @@ export async function raceX402Payment(racers: Racers, network: NetworkName, { id
   }
   const raced = successes[0]?.body.transaction as Hex;
   expect(new Set(successes.map((answer) => answer.body.transaction))).toEqual(new Set([raced]));
-  await expectOneTransaction(racers, network, sentBefore, paymentId, async (post) => {
-    // Asked again: the first result under the identifier, else the refusal naming the transaction that paid.
-    const final = await post("/settle", body);
-    expect(final.status).toBe(200);
-    expect(final.body.success).toBe(identified);
-    if (!identified) expect(final.body.errorReason).toBe("invalid_exact_evm_nonce_already_used");
-    return final.body.transaction;
-  }, raced);
+  await expectOneTransaction(
+    racers,
+    network,
+    sentBefore,
+    paymentId,
+    async (post) => {
+      // Asked again: the first result under the identifier, else the refusal naming the transaction that paid.
+      const final = await post("/settle", body);
+      expect(final.status).toBe(200);
+      expect(final.body.success).toBe(identified);
+      if (!identified) expect(final.body.errorReason).toBe("invalid_exact_evm_nonce_already_used");
+      return final.body.transaction;
+    },
+    raced,
+  );
   expect(await tokenBalance(network, chainOf(network).token.address, requirements.payTo as Address)).toBe(x.price);
 }

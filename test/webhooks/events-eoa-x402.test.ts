@@ -66,8 +66,12 @@ async function eoaPayment(network: Network, value: bigint, payer?: Awaited<Retur
   return { payer: from, to, body, paymentId };
 }
 
-/** Settles `body` on `on` with blocks stopped: 202, then payment.pending; then the block, the settle again, 200. */
-async function pendingThenSettled(network: Network, paymentId: string, settle: () => Promise<{ status: number }>) {
+/**
+ * Settles with blocks stopped: the answer is pending and payment.pending follows; then the block is mined and nobody
+ * settles again: the service resumes the record once its receipt wait is long past, and payment.settled follows. Only
+ * then is the body settled again, for the final answer.
+ */
+async function pendingThenSettled(network: Network, paymentId: string, settle: () => ReturnType<typeof service.post>) {
   const c = chainOf(network);
   await c.test.setAutomine(false);
   let pending: Awaited<ReturnType<typeof settle>>;
@@ -80,7 +84,8 @@ async function pendingThenSettled(network: Network, paymentId: string, settle: (
   } finally {
     await c.test.setAutomine(true);
   }
-  return { pending, done: await settle() };
+  const events = await expectEvents(receiver, paymentId, ["payment.pending", "payment.settled"]);
+  return { pending, events, done: await settle() };
 }
 
 for (const network of NETWORK_NAMES) {
@@ -94,20 +99,20 @@ for (const network of NETWORK_NAMES) {
       expect(record).toMatchObject({ status: "settled", transaction: settled.body.transaction, flow: "eoa" });
       await expectRecordOnChain(network, record);
       expect(await tokenBalance(network, chainOf(network).token.address, to)).toBe(3n * unit(network));
-    });
+    }, 30_000);
 
-    test("pending then success: payment.pending while unmined, then payment.settled once mined", async () => {
+    test("pending then success: payment.pending while unmined, then payment.settled once mined, with no settle in between", async () => {
       const { to, body, paymentId } = await eoaPayment(network, 2n * unit(network));
-      const { pending, done } = await pendingThenSettled(network, paymentId, () => slow.post("/settle", body));
+      const { pending, events, done } = await pendingThenSettled(network, paymentId, () => slow.post("/settle", body));
       expect(pending.status).toBe(202);
       expect(done.status).toBe(200);
-      const [early, late] = await expectEvents(receiver, paymentId, ["payment.pending", "payment.settled"]);
+      const [early, late] = events;
       expect(early?.data).toMatchObject({ status: "pending", transaction: done.body.transaction, block: null });
       const record = await expectLookupRecord(slow, late);
       expect(record).toMatchObject({ status: "settled", transaction: done.body.transaction });
       await expectRecordOnChain(network, record);
       expect(await tokenBalance(network, chainOf(network).token.address, to)).toBe(2n * unit(network));
-    });
+    }, 30_000);
 
     test("front-run: another authorization takes the nonce, nonce_error; payment.failed naming our mined transaction", async () => {
       const c = chainOf(network);
@@ -130,7 +135,7 @@ for (const network of NETWORK_NAMES) {
       await expectRecordOnChain(network, record);
       expect(await tokenBalance(network, c.token.address, to)).toBe(0n);
       expect(await tokenBalance(network, c.token.address, accomplice)).toBe(1n);
-    });
+    }, 30_000);
   });
 }
 
@@ -165,7 +170,7 @@ describe("bsc: an EOA settle that reverts on-chain", () => {
     await expectRecordOnChain(network, record);
     expect(await tokenBalance(network, c.token.address, paid.to)).toBe(value);
     expect(await tokenBalance(network, c.token.address, reverted.to)).toBe(0n);
-  });
+  }, 30_000);
 });
 
 const x402Body = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) => ({
@@ -181,7 +186,12 @@ const x402Networks = {
     requirements: baseRequirements,
     paymentId: (payment: PaymentPayload) => {
       const { from, nonce } = authorizationOf(payment).authorization;
-      return paymentIdOf({ chainId: chainOf("base").info.chainId, contract: chainOf("base").token.address, payer: from, nonce });
+      return paymentIdOf({
+        chainId: chainOf("base").info.chainId,
+        contract: chainOf("base").token.address,
+        payer: from,
+        nonce,
+      });
     },
     /** The payer spends the nonce on a transfer of 1 unit to an accomplice, straight on the token. */
     frontRun: async (key: Hex, payment: PaymentPayload, accomplice: Address) => {
@@ -195,7 +205,12 @@ const x402Networks = {
     requirements: bscRequirements,
     paymentId: (payment: PaymentPayload) => {
       const { from, nonce } = permitOf(payment).permit2Authorization;
-      return paymentIdOf({ chainId: chainOf("bsc").info.chainId, contract: PERMIT2, payer: from, nonce: BigInt(nonce) });
+      return paymentIdOf({
+        chainId: chainOf("bsc").info.chainId,
+        contract: PERMIT2,
+        payer: from,
+        nonce: BigInt(nonce),
+      });
     },
     /** The payer spends the Permit2 nonce on a permit of 1 unit to an accomplice, through x402's proxy. */
     frontRun: async (key: Hex, payment: PaymentPayload, accomplice: Address) => {
@@ -223,24 +238,25 @@ for (const network of ["base", "bsc"] as const) {
       expect(record).toMatchObject({ status: "settled", transaction: settled.body.transaction, flow: "x402" });
       await expectRecordOnChain(network, record);
       expect(await balanceOf(requirements.payTo)).toBe(x.price);
-    });
+    }, 30_000);
 
-    test("pending then success: settlement_pending and payment.pending, then payment.settled once mined", async () => {
+    test("pending then success: settlement_pending and payment.pending, then payment.settled once mined, with no settle in between", async () => {
       const buyer = await x.buyer();
       const requirements = x.requirements(x.price);
       const payment = await buyer.pay(requirements);
       const paymentId = x.paymentId(payment);
-      const { pending, done } = await pendingThenSettled(network, paymentId, () =>
+      const { pending, events, done } = await pendingThenSettled(network, paymentId, () =>
         slow.post("/settle", x402Body(payment, requirements)),
       );
       expect(pending).toMatchObject({ status: 200, body: { success: false, errorReason: "settlement_pending" } });
+      // The resume recorded the outcome; the one success answer is still the client's.
       expect(done.body).toMatchObject({ success: true, extra: { paymentId } });
-      const [early, late] = await expectEvents(receiver, paymentId, ["payment.pending", "payment.settled"]);
+      const [early, late] = events;
       expect(early?.data).toMatchObject({ status: "pending", transaction: done.body.transaction });
       const record = await expectLookupRecord(slow, late);
       await expectRecordOnChain(network, record);
       expect(await balanceOf(requirements.payTo)).toBe(x.price);
-    });
+    }, 30_000);
 
     test("front-run: the payer spends the nonce first; never a success, payment.failed naming our mined transaction", async () => {
       const buyer = await x.buyer();
@@ -262,6 +278,6 @@ for (const network of ["base", "bsc"] as const) {
       await expectRecordOnChain(network, record);
       expect(await balanceOf(requirements.payTo)).toBe(0n);
       expect(await balanceOf(accomplice)).toBe(1n);
-    });
+    }, 30_000);
   });
 }

@@ -49,7 +49,9 @@ const price = 10n ** 18n;
 const onboardingEventsOf = (payer: Address) =>
   receiver
     .unique()
-    .filter((event) => event.type.startsWith("onboarding.") && String(event.data.payer).toLowerCase() === payer.toLowerCase());
+    .filter(
+      (event) => event.type.startsWith("onboarding.") && String(event.data.payer).toLowerCase() === payer.toLowerCase(),
+    );
 
 /** Waits until the payer's onboarding events are `types`, then a moment more to see that none follows. */
 async function expectOnboardingEvents(payer: Address, types: readonly string[]) {
@@ -62,9 +64,15 @@ async function expectOnboardingEvents(payer: Address, types: readonly string[]) 
   return events;
 }
 
+/** The fields of a funded approve's event data these checks read. */
+type FundedApproveData = Record<
+  "payer" | "approveTransaction" | "fundingTransaction" | "fundingWei" | "fundingFeeWei" | "approveCostWei" | "keptWei",
+  string
+>;
+
 /** The record's approve is the payer's signed one, and its funding a mined transfer of `fundingWei` to the payer. */
 async function expectFundingOnChain(network: Net, event: ReceivedDelivery | undefined, raw: Hex) {
-  const data = event?.data as Record<string, string>;
+  const data = event?.data as FundedApproveData;
   const c = chainOf(network);
   expect(data.approveTransaction).toBe(keccak256(raw));
   const funding = await c.public.getTransaction({ hash: data.fundingTransaction as Hex });
@@ -98,10 +106,13 @@ for (const network of ["bsc", "base"] as const) {
       expect(approved?.data).toMatchObject({ status: "approved", network });
       await expectFundingOnChain(network, funded, raw);
       await expectApprovedOnChain(network, approved, raw);
-      const settled = receiver.of("payment.settled", (data) => String(data.payer).toLowerCase() === payer.address.toLowerCase());
+      const settled = receiver.of(
+        "payment.settled",
+        (data) => String(data.payer).toLowerCase() === payer.address.toLowerCase(),
+      );
       expect(settled).toHaveLength(1);
       await expectLookupRecord(service, settled[0]);
-    });
+    }, 30_000);
 
     test("diverted: onboarding.funded, then onboarding.diverted; the payer kept the funding; no payment event", async () => {
       const { payer, raw } = await divertedFundedApprove(service.post, network);
@@ -110,14 +121,23 @@ for (const network of ["bsc", "base"] as const) {
         "onboarding.diverted",
       ]);
       expect(funded?.data).toMatchObject({ status: "approve_sent" });
-      expect(diverted?.data).toMatchObject({ status: "diverted", approveCostWei: "0", failureReason: expect.any(String) });
+      expect(diverted?.data).toMatchObject({
+        status: "diverted",
+        approveCostWei: "0",
+        failureReason: expect.any(String),
+      });
       const data = await expectFundingOnChain(network, diverted, raw);
       expect(data.keptWei).toBe(data.fundingWei);
       // The approve was never mined: its nonce went to the payer's own transfer.
       await expect(chainOf(network).public.getTransactionReceipt({ hash: keccak256(raw) })).rejects.toThrow();
-      const payments = receiver.unique().filter((event) => event.type.startsWith("payment.") && String(event.data.payer).toLowerCase() === payer.address.toLowerCase());
+      const payments = receiver
+        .unique()
+        .filter(
+          (event) =>
+            event.type.startsWith("payment.") && String(event.data.payer).toLowerCase() === payer.address.toLowerCase(),
+        );
       expect(payments).toEqual([]);
-    });
+    }, 30_000);
   });
 }
 
@@ -132,7 +152,10 @@ describe("bsc: the events of an EOA payment with a funded approve of the relayer
     const withApproval = { ...body, paymentPayload: { ...body.paymentPayload, approval: { signedTransaction: raw } } };
     const settled = await service.post("/settle", withApproval);
     expect(settled.status).toBe(200);
-    const [funded, approved] = await expectOnboardingEvents(payer.address, ["onboarding.funded", "onboarding.approved"]);
+    const [funded, approved] = await expectOnboardingEvents(payer.address, [
+      "onboarding.funded",
+      "onboarding.approved",
+    ]);
     // Fanned out after the answer, when the record is `used`: each event reports its own step.
     expect([funded?.data.status, approved?.data.status]).toEqual(["approve_sent", "approved"]);
     await expectFundingOnChain(network, funded, raw);
@@ -146,7 +169,7 @@ describe("bsc: the events of an EOA payment with a funded approve of the relayer
     const [event] = await expectEvents(receiver, paymentId, ["payment.settled"]);
     await expectLookupRecord(service, event);
     expect(await tokenBalance(network, plainToken(), to)).toBe(price);
-  });
+  }, 30_000);
 });
 
 describe("bsc: a funded approve never mined by its deadline", () => {
@@ -182,5 +205,5 @@ describe("bsc: a funded approve never mined by its deadline", () => {
       await c.test.setAutomine(true);
     }
     expect(await tokenBalance(network, plainToken(), requirements.payTo as Address)).toBe(0n);
-  });
+  }, 30_000);
 });

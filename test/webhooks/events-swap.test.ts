@@ -125,9 +125,9 @@ for (const network of NETWORK_NAMES) {
       await expectRecordOnChain(network, record);
       expect(await balanceOf(network, t.m, payer.address)).toBe(1000n * t.unit - sellAmount);
       expect(await balanceOf(network, t.w, recipient)).toBe(BigInt(settled.body.swap.buyAmount));
-    });
+    }, 30_000);
 
-    test("pending then success: 202 and payment.pending while unmined, then payment.settled once mined", async () => {
+    test("pending then success: 202 and payment.pending while unmined, then payment.settled once mined, with no settle in between", async () => {
       const { t, recipient, paymentId, signed } = await signedSwap(network);
       await t.c.test.setAutomine(false);
       let pending: Awaited<ReturnType<typeof slow.post>>;
@@ -141,13 +141,14 @@ for (const network of NETWORK_NAMES) {
         await t.c.test.setAutomine(true);
       }
       expect(pending.status).toBe(202);
+      // Nobody settles it again: the service resumes the record once its receipt wait is long past.
+      const [early, late] = await expectEvents(receiver, paymentId, ["payment.pending", "payment.settled"]);
       const done = await slow.post("/swap/settle", signed.body);
       expect(done.body).toMatchObject({ success: true, paymentId });
-      const [early, late] = await expectEvents(receiver, paymentId, ["payment.pending", "payment.settled"]);
       expect(early?.data).toMatchObject({ status: "pending", transaction: done.body.transaction, block: null });
       await expectRecordOnChain(network, await expectLookupRecord(slow, late));
       expect(await balanceOf(network, t.w, recipient)).toBe(BigInt(done.body.swap.buyAmount));
-    });
+    }, 30_000);
 
     test("the market moves past the signed minimum: reverted on-chain, payment.failed with its block and gas", async () => {
       const { t, payer, quote, recipient, paymentId, signed } = await signedSwap(network);
@@ -171,7 +172,7 @@ for (const network of NETWORK_NAMES) {
       await expectRecordOnChain(network, record);
       expect(await balanceOf(network, t.m, payer.address)).toBe(1000n * t.unit);
       expect(await balanceOf(network, t.w, recipient)).toBe(0n);
-    });
+    }, 30_000);
 
     test("another swap signed with the nonce is mined first: nonce_error, payment.failed naming our mined transaction", async () => {
       const { t, payer, sellAmount, paymentId, signed, other } = await signedSwap(network);
@@ -189,6 +190,6 @@ for (const network of NETWORK_NAMES) {
       await expectRecordOnChain(network, record);
       // One swap happened, the other one's: the payer sold once.
       expect(await balanceOf(network, t.m, payer.address)).toBe(1000n * t.unit - sellAmount);
-    });
+    }, 30_000);
   });
 }
