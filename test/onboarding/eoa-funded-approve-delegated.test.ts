@@ -5,57 +5,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Address, Hex } from "viem";
 import { signedPayment } from "../support/authorization";
-import { chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
-import { until } from "../support/until";
-import { type Net, nativeBalance, plainToken, signApprove, tokenOnlyPayer } from "./funded-approve-support";
+import { ACCEPTS, delegatedPayer, deployDelegate, forwardsTo, REFUSES } from "./delegated-payers";
+import { type Net, nativeBalance, plainToken, signApprove } from "./funded-approve-support";
 
 const services = trackServices();
 afterAll(() => services.stopAll());
 const relay = services.start();
 const price = 10n ** 18n;
-
-/**
- * Runtime code of the delegates: accept coins and log them, as a wallet's receive() does (LOG1 of the value, topic the
- * sender: about 1,000 gas); revert anything; forward every coin received to `to`.
- */
-const ACCEPTS = "345f523360205fa100";
-const REFUSES = "5f5ffd";
-const forwardsTo = (to: Address) => `5f5f5f5f4773${to.slice(2).toLowerCase()}5af100`;
-
-/** Deploys `runtime` (hex, no 0x) as a contract: its init code copies and returns it. */
-async function deploy(network: Net, runtime: string): Promise<Address> {
-  const c = chainOf(network);
-  const length = (runtime.length / 2).toString(16).padStart(2, "0");
-  const init = `0x60${length}600c60003960${length}6000f3${runtime}` as Hex;
-  const deployer = await freshPayer(network, { tokens: 0n });
-  const hash = await c.walletFor(deployer.key).sendTransaction({ data: init, gas: 200_000n });
-  const receipt = await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-  if (!receipt.contractAddress) throw new Error("not deployed");
-  return receipt.contractAddress;
-}
-
-/**
- * A token-only payer delegated to `delegate` (its own type-4 transaction, paid by coins set for it and then taken
- * back): no native coins, code `0xef0100 ‖ delegate`, nonce 2 (the transaction and its authorization).
- */
-async function delegatedPayer(network: Net, delegate: Address) {
-  const c = chainOf(network);
-  const payer = await tokenOnlyPayer(network);
-  await c.test.setBalance({ address: payer.address, value: 10n ** 16n });
-  const wallet = c.walletFor(payer.key);
-  const authorization = await wallet.signAuthorization({ contractAddress: delegate, executor: "self" });
-  const hash = await wallet.sendTransaction({ to: payer.address, authorizationList: [authorization], gas: 100_000n });
-  await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-  await c.test.setBalance({ address: payer.address, value: 0n });
-  // The approve is signed at the pending nonce, which anvil may still count from its pool for a moment after the receipt.
-  await until(
-    "the payer's pending nonce to be 2",
-    async () => (await c.public.getTransactionCount({ address: payer.address, blockTag: "pending" })) === 2,
-  );
-  expect(await c.public.getCode({ address: payer.address })).toBe(`0xef0100${delegate.slice(2).toLowerCase()}`);
-  return payer;
-}
 
 /** The payer's EOA payment of `price` with its signed approve of the relayer. */
 async function fundedPayment(network: Net, payer: { key: Hex; address: Address }) {
@@ -74,7 +32,7 @@ const rowsOf = (payer: Address) =>
 for (const network of ["bsc", "base"] as const) {
   describe(`EIP-7702-delegated payers on ${network}`, () => {
     test("a smart EOA whose delegate accepts coins: funded with room for its code, its approve mined, the payment paid", async () => {
-      const payer = await delegatedPayer(network, await deploy(network, ACCEPTS));
+      const payer = await delegatedPayer(network, await deployDelegate(network, ACCEPTS));
       const { payTo, body } = await fundedPayment(network, payer);
       expect((await relay.post("/settle", body)).body).toMatchObject({ success: true });
       expect(await tokenBalance(network, plainToken(), payTo)).toBe(price);
@@ -82,7 +40,7 @@ for (const network of ["bsc", "base"] as const) {
     });
 
     test("a delegate that refuses coins: the funding's simulation reverts, nothing is sent, nobody is funded", async () => {
-      const payer = await delegatedPayer(network, await deploy(network, REFUSES));
+      const payer = await delegatedPayer(network, await deployDelegate(network, REFUSES));
       const executors = relay.services.networks.get(network).executor.addresses;
       const sent = () =>
         Promise.all(executors.map((address) => chainOf(network).public.getTransactionCount({ address })));
@@ -100,7 +58,7 @@ for (const network of ["bsc", "base"] as const) {
 
     test("a delegate that forwards the funding away, without the payer's nonce: the approve is refused by the node, the record `refused`, the payer counted", async () => {
       const away = randomAddress();
-      const payer = await delegatedPayer(network, await deploy(network, forwardsTo(away)));
+      const payer = await delegatedPayer(network, await deployDelegate(network, forwardsTo(away)));
       const { payTo, body } = await fundedPayment(network, payer);
       const answer = await relay.post("/settle", body);
       expect(answer.body).toMatchObject({ code: "payment_verification_error", details: { reason: "node_refused" } });
