@@ -139,6 +139,29 @@ for (const network of NETWORK_NAMES) {
   });
 }
 
+describe("base: an EOA payment someone else submits first", () => {
+  test("payment.settled naming their transaction, with none of our gas figures", async () => {
+    const network = "base";
+    const c = chainOf(network);
+    const { to, body, paymentId } = await eoaPayment(network, unit(network));
+    const outsider = await freshPayer(network, { tokens: 0n });
+    const settled = await settleWhileFrontRun(
+      service,
+      network,
+      paymentId,
+      () => service.post("/settle", body),
+      () => submitAhead(outsider.key, body),
+    );
+    expect(settled.status).toBe(200);
+    const [event] = await expectEvents(receiver, paymentId, ["payment.settled"]);
+    const record = await expectLookupRecord(service, event);
+    expect(record).toMatchObject({ status: "settled", transaction: settled.body.transaction });
+    const theirs = await expectRecordOnChain(network, record, { ours: false });
+    expect(theirs.from).toBe(outsider.address.toLowerCase() as Address);
+    expect(await tokenBalance(network, c.token.address, to)).toBe(unit(network));
+  }, 30_000);
+});
+
 describe("bsc: an EOA settle that reverts on-chain", () => {
   test("two payments of a payer holding one, mined in one block: payment.settled for one, payment.failed for the other", async () => {
     const network = "bsc";

@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import { type Address, type Hex, keccak256, parseGwei } from "viem";
+import { delegatedPayer, deployDelegate, forwardsTo } from "../onboarding/delegated-payers";
 import {
   type Net,
   permit2Payment,
@@ -21,7 +22,13 @@ import { chainOf, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/
 import { trackServices } from "../support/service";
 import { until } from "../support/until";
 import type { ReceivedDelivery } from "../support/webhook-receiver";
-import { expectEvents, expectLookupRecord, receiverWithEndpoint, serviceWithWebhooks } from "./events-support";
+import {
+  eventsOfPayment,
+  expectEvents,
+  expectLookupRecord,
+  receiverWithEndpoint,
+  serviceWithWebhooks,
+} from "./events-support";
 
 const services = trackServices();
 const { receiver, webhooks } = receiverWithEndpoint();
@@ -141,15 +148,23 @@ for (const network of ["bsc", "base"] as const) {
   });
 }
 
+/** A relay402 EOA payment of `price` in TestUSDT by a token-only payer, with its signed approve of the relayer. */
+async function eoaFundedPayment(network: Net, payer: { key: Hex; address: Address }) {
+  const c = chainOf(network);
+  const to = randomAddress();
+  const body = await signedPayment({ network, key: payer.key, to, value: price, token: plainToken() });
+  const raw = await signApprove(payer.key, network, { spender: c.info.relayer as Address });
+  const withApproval = { ...body, paymentPayload: { ...body.paymentPayload, approval: { signedTransaction: raw } } };
+  const nonce = body.paymentPayload.payload.authorization.nonce as Hex;
+  const paymentId = paymentIdOf({ chainId: c.info.chainId, contract: c.info.relayer, payer: payer.address, nonce });
+  return { to, raw, withApproval, paymentId };
+}
+
 describe("bsc: the events of an EOA payment with a funded approve of the relayer", () => {
   test("paid: onboarding.funded, onboarding.approved, then payment.settled with the lookup's record", async () => {
     const network = "bsc";
-    const c = chainOf(network);
     const payer = await tokenOnlyPayer(network);
-    const to = randomAddress();
-    const body = await signedPayment({ network, key: payer.key, to, value: price, token: plainToken() });
-    const raw = await signApprove(payer.key, network, { spender: c.info.relayer as Address });
-    const withApproval = { ...body, paymentPayload: { ...body.paymentPayload, approval: { signedTransaction: raw } } };
+    const { to, raw, withApproval, paymentId } = await eoaFundedPayment(network, payer);
     const settled = await service.post("/settle", withApproval);
     expect(settled.status).toBe(200);
     const [funded, approved] = await expectOnboardingEvents(payer.address, [
@@ -160,15 +175,31 @@ describe("bsc: the events of an EOA payment with a funded approve of the relayer
     expect([funded?.data.status, approved?.data.status]).toEqual(["approve_sent", "approved"]);
     await expectFundingOnChain(network, funded, raw);
     await expectApprovedOnChain(network, approved, raw);
-    const paymentId = paymentIdOf({
-      chainId: c.info.chainId,
-      contract: c.info.relayer,
-      payer: payer.address,
-      nonce: body.paymentPayload.payload.authorization.nonce as Hex,
-    });
     const [event] = await expectEvents(receiver, paymentId, ["payment.settled"]);
     await expectLookupRecord(service, event);
     expect(await tokenBalance(network, plainToken(), to)).toBe(price);
+  }, 30_000);
+});
+
+describe("base: a funded approve the node refuses after its funding", () => {
+  test("refused: onboarding.funded, then onboarding.refused; the funding went where the payer's delegate sent it; no payment event", async () => {
+    const network = "base";
+    const away = randomAddress();
+    const payer = await delegatedPayer(network, await deployDelegate(network, forwardsTo(away)));
+    const { to, raw, withApproval, paymentId } = await eoaFundedPayment(network, payer);
+    const awayBefore = await chainOf(network).public.getBalance({ address: away });
+    const answer = await service.post("/settle", withApproval);
+    expect(answer.body).toMatchObject({ code: "payment_verification_error", details: { reason: "node_refused" } });
+    const [funded, refused] = await expectOnboardingEvents(payer.address, ["onboarding.funded", "onboarding.refused"]);
+    expect(funded?.data.status).toBe("approve_sent");
+    expect(refused?.data).toMatchObject({ status: "refused", failureReason: expect.any(String) });
+    const data = await expectFundingOnChain(network, refused, raw);
+    // The delegate forwarded the whole funding on receipt; the approve was never mined.
+    const forwarded = (await chainOf(network).public.getBalance({ address: away })) - awayBefore;
+    expect(forwarded.toString()).toBe(data.fundingWei);
+    await expect(chainOf(network).public.getTransactionReceipt({ hash: keccak256(raw) })).rejects.toThrow();
+    expect(eventsOfPayment(receiver, paymentId)).toEqual([]);
+    expect(await tokenBalance(network, plainToken(), to)).toBe(0n);
   }, 30_000);
 });
 
