@@ -128,6 +128,11 @@ export type Flow<Name extends string, Service, Store = undefined> = {
   readers?(service: Service): BodyReader[];
   /** Finishes what a previous process left unfinished (at start; on several instances, others' orphans). */
   reconcile?(service: Service, which?: RecordFilter): Promise<void>;
+  /**
+   * Resumes the records `which` selects, and only those: what a settle left broadcast after answering pending
+   * (src/lifecycle/stale-broadcasts.ts). A flow whose reconciliation cannot be narrowed to some records has none.
+   */
+  resume?(service: Service, which: RecordFilter): Promise<void>;
   /** Background work (indexers, pollers), started once the service is built and stopped before the database closes. */
   start?(service: Service): void;
   /** Called after each answer of a sending route (any flow's): work that follows a settle, done at once. */

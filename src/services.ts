@@ -183,10 +183,18 @@ export function createServices(
   }
   // What a settle left broadcast after answering pending is resumed here once its receipt wait is long past (on
   // several instances, only what this instance's keys signed), so its outcome and event do not wait for a retry.
+  const resumeStale = async (which: RecordFilter) => {
+    const kinds = await Promise.allSettled([
+      ...flows.map(({ flow, service }) => flow.resume?.(service, which)),
+      onboarding.reconcile(which),
+    ]);
+    const failed = kinds.find((kind) => kind.status === "rejected");
+    if (failed) throw failed.reason;
+  };
   const resumer = startStaleBroadcastResumer({
     config,
     logger,
-    reconcile: reconcileAll,
+    reconcile: resumeStale,
     ...(several && {
       owns: async (record) => {
         const sender = await senderOf(record.rawTx);

@@ -26,4 +26,5 @@ To cancel an unused authorization, sign \`CancelAuthorization\` (same domain) an
   sending: { "/settle": "eoa" },
   capability: "eoa-payments",
   reconcile: (payments, which) => payments.reconcile(which),
+  resume: (payments, which) => payments.reconcile(which),
 };

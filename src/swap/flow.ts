@@ -45,6 +45,7 @@ Smart wallet: \`POST /wallet/swap/verify\` quotes, simulates and answers the spo
   sending: { "/swap/settle": "swap", "/wallet/swap/settle": "wallet_swap" },
   capability: "swaps",
   reconcile: (swaps, which) => swaps.reconcile(which),
+  resume: (swaps, which) => swaps.reconcile(which),
   // A router the relayer does not whitelist switches swaps off on its network, not the whole service.
   unavailableOn: (name, network, call) =>
     network.swap && network.contracts.relayer

@@ -52,5 +52,6 @@ export const x402Flow: Flow<"x402", X402Facilitator, AsyncX402SettlementStore> =
     },
   ],
   reconcile: (x402, which) => x402.reconcile(which),
+  resume: (x402, which) => x402.reconcile(which),
   capability: "x402",
 };
