@@ -149,11 +149,11 @@ for (const network of ["bsc", "base"] as const) {
 }
 
 /** A relay402 EOA payment of `price` in TestUSDT by a token-only payer, with its signed approve of the relayer. */
-async function eoaFundedPayment(network: Net, payer: { key: Hex; address: Address }) {
+async function eoaFundedPayment(network: Net, payer: { key: Hex; address: Address }, approve: { gas?: bigint } = {}) {
   const c = chainOf(network);
   const to = randomAddress();
   const body = await signedPayment({ network, key: payer.key, to, value: price, token: plainToken() });
-  const raw = await signApprove(payer.key, network, { spender: c.info.relayer as Address });
+  const raw = await signApprove(payer.key, network, { spender: c.info.relayer as Address, ...approve });
   const withApproval = { ...body, paymentPayload: { ...body.paymentPayload, approval: { signedTransaction: raw } } };
   const nonce = body.paymentPayload.payload.authorization.nonce as Hex;
   const paymentId = paymentIdOf({ chainId: c.info.chainId, contract: c.info.relayer, payer: payer.address, nonce });
@@ -178,6 +178,31 @@ describe("bsc: the events of an EOA payment with a funded approve of the relayer
     const [event] = await expectEvents(receiver, paymentId, ["payment.settled"]);
     await expectLookupRecord(service, event);
     expect(await tokenBalance(network, plainToken(), to)).toBe(price);
+  }, 30_000);
+});
+
+describe("bsc: a funded approve that reverts on-chain", () => {
+  test("reverted (its gas limit runs out): onboarding.funded, then onboarding.reverted with the approve's cost; no payment event", async () => {
+    const network = "bsc";
+    const payer = await tokenOnlyPayer(network);
+    // Above the approve's intrinsic gas, so the node takes it; under what setting the allowance costs, so it reverts.
+    const { to, raw, withApproval, paymentId } = await eoaFundedPayment(network, payer, { gas: 30_000n });
+    const answer = await service.post("/settle", withApproval);
+    expect(answer.body).toMatchObject({ code: "payment_verification_error", details: { reason: "reverted" } });
+    const [funded, reverted] = await expectOnboardingEvents(payer.address, [
+      "onboarding.funded",
+      "onboarding.reverted",
+    ]);
+    expect(funded?.data.status).toBe("approve_sent");
+    expect(reverted?.data).toMatchObject({ status: "reverted", failureReason: "the approve reverted" });
+    const data = await expectFundingOnChain(network, reverted, raw);
+    const approve = await chainOf(network).public.getTransactionReceipt({ hash: keccak256(raw) });
+    expect(approve.status).toBe("reverted");
+    const cost = approve.gasUsed * approve.effectiveGasPrice;
+    expect(data.approveCostWei).toBe(cost.toString());
+    expect(data.keptWei).toBe((BigInt(data.fundingWei) - cost).toString());
+    expect(eventsOfPayment(receiver, paymentId)).toEqual([]);
+    expect(await tokenBalance(network, plainToken(), to)).toBe(0n);
   }, 30_000);
 });
 
