@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { devnetKeys } from "../../scripts/devnet/keys";
 import { freePort } from "../../scripts/devnet/ports";
 import { configFromManifest } from "../../scripts/devnet/service-config";
+import { encodeConfig } from "../../src/config/load";
 import { startServer } from "../../src/server";
 import { type ServiceProcess, startServiceProcess } from "../ops/service-process";
 import { chainOf, NETWORK_NAMES } from "../support/chain";
@@ -24,6 +25,7 @@ import {
   type Racers,
   raceRelay402Payment,
   raceRelay402Swap,
+  raceStalledRelay402Payment,
   raceX402Payment,
   sentBy,
 } from "./concurrent-duplicates-support";
@@ -71,6 +73,7 @@ beforeAll(async () => {
         logRequests: false,
         rateLimitPerMinute: 1_000_000,
         webhooks: webhooks(),
+        networks: networksWaiting(1_500),
       }),
     );
 }, 60_000);
@@ -94,6 +97,13 @@ const postTo =
     return { status: response.status, body: await response.json(), headers: response.headers };
   };
 
+/** The devnet's networks with a receipt wait of `ms`: a settle on stopped blocks answers 202 that soon. */
+function networksWaiting(ms: number) {
+  const { networks } = encodeConfig(configFromManifest(getTestDevnet().devnet.manifest));
+  for (const network of Object.values(networks)) if (network) Object.assign(network, { receiptTimeoutMs: ms });
+  return networks;
+}
+
 const racers = (): Racers => ({
   posts: instances.map(postTo),
   // Each instance signs with the key it leased: every key of the devnet counts.
@@ -106,6 +116,12 @@ for (const network of NETWORK_NAMES) {
     test(
       "a relay402 payment body: 200 or 202, never a 5xx; one transaction; one payment.settled",
       () => raceRelay402Payment(racers(), network),
+      30_000,
+    );
+
+    test(
+      "a relay402 payment body on stopped blocks: 202 everywhere, then one payment.settled with no retry; one transaction",
+      () => raceStalledRelay402Payment(racers(), network),
       30_000,
     );
 

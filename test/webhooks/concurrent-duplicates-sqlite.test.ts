@@ -9,6 +9,7 @@ import {
   type Racers,
   raceRelay402Payment,
   raceRelay402Swap,
+  raceStalledRelay402Payment,
   raceX402Payment,
 } from "./concurrent-duplicates-support";
 import { receiverWithEndpoint, serviceWithWebhooks } from "./events-support";
@@ -20,6 +21,15 @@ afterAll(() => {
   receiver.stop();
 });
 const service = serviceWithWebhooks(services, webhooks);
+/** Gives up its receipt wait after 1.5 s: a settle on stopped blocks answers 202 that soon. */
+const slow = serviceWithWebhooks(services, webhooks, {
+  configure: (config) => {
+    for (const network of NETWORK_NAMES) {
+      const settings = config.networks[network];
+      if (settings) Object.assign(settings, { receiptTimeoutMs: 1_500, replaceAfterMs: 60_000 });
+    }
+  },
+});
 
 for (const network of NETWORK_NAMES) {
   // Two callers' worth of requests at once on the one instance: the single flight and the claim both get raced.
@@ -33,6 +43,20 @@ for (const network of NETWORK_NAMES) {
     test(
       "a relay402 payment body: 200 or 202, never a 5xx; one transaction; one payment.settled",
       () => raceRelay402Payment(racers, network),
+      30_000,
+    );
+
+    test(
+      "a relay402 payment body on stopped blocks: 202 everywhere, then one payment.settled with no retry; one transaction",
+      () =>
+        raceStalledRelay402Payment(
+          {
+            ...racers,
+            posts: [slow.post, slow.post],
+            executors: executorsOf(slow.config.networks[network]?.executorKeys ?? []),
+          },
+          network,
+        ),
       30_000,
     );
 

@@ -104,6 +104,47 @@ export async function raceRelay402Payment(racers: Racers, network: NetworkName) 
   expect(await tokenBalance(network, c.token.address, to)).toBe(3n * unit);
 }
 
+/**
+ * A relay402 body raced while blocks are stopped: every answer is 202 under the payment's id; once the block is mined,
+ * payment.settled follows with nobody settling again (the sending instance resumes its record), and every instance's
+ * final answer names the one transaction. Needs a `receiptTimeoutMs` of a second or two.
+ */
+export async function raceStalledRelay402Payment(racers: Racers, network: NetworkName) {
+  const c = chainOf(network);
+  const unit = 10n ** BigInt(c.token.decimals);
+  const payer = await freshPayer(network);
+  await approveRelayer(network, payer.key, 100n * unit);
+  const to = randomAddress();
+  const body = await signedPayment({ network, key: payer.key, to, value: 2n * unit });
+  const nonce = body.paymentPayload.payload.authorization.nonce as Hex;
+  const paymentId = paymentIdOf({ chainId: c.info.chainId, contract: c.info.relayer, payer: payer.address, nonce });
+  const sentBefore = await sentBy(network, racers.executors);
+  await c.test.setAutomine(false);
+  let answers: Answer[];
+  try {
+    answers = await race(racers, "/settle", body, 2);
+    await c.test.mine({ blocks: 1 });
+  } finally {
+    await c.test.setAutomine(true);
+  }
+  expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 202));
+  expectRelay402Answers(answers, paymentId);
+  const [event] = await expectEvents(racers.receiver, paymentId, ["payment.settled"]);
+  await expectOneTransaction(
+    racers,
+    network,
+    sentBefore,
+    paymentId,
+    async (post) => {
+      const final = await post("/settle", body);
+      expect(final.status).toBe(200);
+      return final.body.transaction;
+    },
+    event?.data.transaction as Hex,
+  );
+  expect(await tokenBalance(network, c.token.address, to)).toBe(2n * unit);
+}
+
 export async function raceRelay402Swap(racers: Racers, network: NetworkName) {
   const t = swapTokensOf(network);
   const payer = await freshPayer(network);
