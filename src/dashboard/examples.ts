@@ -1,5 +1,6 @@
 // OpenAPI examples of the dashboard's answers, of shapes its schemas accept (test/http/openapi.test.ts checks each).
 import { EXECUTOR, type Examples, hash, MERCHANT, PAYER, TOKEN } from "../examples";
+import { EXAMPLE_DELIVERY } from "../webhooks/examples";
 
 const TX = `0x${"5c".repeat(32)}`;
 
@@ -47,24 +48,7 @@ const found = {
     failureReason: null,
   },
   explorerUrl: `https://bscscan.com/tx/${TX}`,
-  deliveries: [
-    {
-      id: 41,
-      eventId: "3f9a0c2e8b7d4e61a5c0d2f4b6a8c0e1",
-      type: "payment.settled",
-      source: "eoa_settlements",
-      recordId: "1207",
-      network: "bsc",
-      endpoint: "orders",
-      status: "delivered",
-      attempts: 1,
-      nextAttemptAt: "2026-01-01T00:00:00.431Z",
-      lastStatus: 200,
-      lastError: null,
-      createdAt: "2026-01-01T00:00:00.418Z",
-      deliveredAt: "2026-01-01T00:00:00.431Z",
-    },
-  ],
+  deliveries: [EXAMPLE_DELIVERY],
 };
 
 export const DASHBOARD_EXAMPLES: Record<string, Examples> = {

@@ -1,7 +1,8 @@
 // OpenAPI examples of the webhooks' admin answers, of shapes their schemas accept (test/http/openapi.test.ts checks each).
 import { type Examples, MERCHANT } from "../examples";
 
-const delivery = {
+/** A delivery as the admin routes and the dashboard list it. */
+export const EXAMPLE_DELIVERY = {
   id: 41,
   eventId: "3f9a0c2e8b7d4e61a5c0d2f4b6a8c0e1",
   type: "payment.settled",
@@ -38,7 +39,7 @@ export const WEBHOOK_EXAMPLES: Record<string, Examples> = {
       },
     },
   },
-  "GET /admin/webhooks/deliveries": { responses: { "200": { deliveries: [delivery], next: null } } },
+  "GET /admin/webhooks/deliveries": { responses: { "200": { deliveries: [EXAMPLE_DELIVERY], next: null } } },
   "POST /admin/webhooks/replay": { request: { deliveryId: "41" }, responses: { "200": accepted } },
   "POST /admin/webhooks/test": { request: { endpoint: "orders" }, responses: { "200": accepted } },
   "POST /admin/webhooks/enable": { request: { endpoint: "orders" }, responses: { "200": accepted } },
