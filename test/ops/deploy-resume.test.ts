@@ -64,13 +64,13 @@ describe("deploy interrupted at any step", () => {
         stops++;
       }
     }
-    // Four deployments and the setup: one whitelist per preset stablecoin, the paymaster's signer and its EntryPoint
-    // deposit with stake; at most one sent per stopped run (a run ending its step with one transaction carries on
+    // Five deployments (the relayer, the factory, the paymaster, x402's exact and upto proxies) and the setup: one
+    // whitelist per preset stablecoin, the paymaster's signer and its EntryPoint deposit with stake; at most one sent per stopped run (a run ending its step with one transaction carries on
     // into the next step).
     const tokens = options().tokens.length;
     expect(stops).toBeGreaterThanOrEqual(5);
     const nonce = await chain.public.getTransactionCount({ address: deployer });
-    expect(nonce).toBe(4 + tokens + 2);
+    expect(nonce).toBe(5 + tokens + 2);
     const lines: string[] = [];
     const result = await deploy(fixed, (line) => lines.push(line));
     expect(result.sent).toBe(0);
