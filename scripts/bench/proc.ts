@@ -59,3 +59,16 @@ export function threadCpuDelta(
   for (const [tid, { name, ms }] of after) byName.set(name, (byName.get(name) ?? 0) + ms - (before.get(tid)?.ms ?? 0));
   return byName;
 }
+
+/**
+ * The host's CPU time so far over all its cores (/proc/stat's first line), in ms: busy (every state but idle and
+ * iowait) and in all. Two readings apart say how busy the host was in between, other processes included.
+ */
+export function hostCpuMs(): { busyMs: number; totalMs: number } {
+  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+  // user nice system idle iowait irq softirq steal (guest time is already counted in user).
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = ticks.reduce((sum, value) => sum + value, 0);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  return { busyMs: ((total - idle) * 1000) / TICKS_PER_SECOND, totalMs: (total * 1000) / TICKS_PER_SECOND };
+}
