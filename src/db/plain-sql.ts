@@ -1,4 +1,4 @@
-import type { Db } from "./open";
+import { type Db, writeLazily } from "./open";
 import type { PgDb } from "./postgres/open";
 
 /** One statement of plain SQL with `?` placeholders and its parameters. */
@@ -22,15 +22,26 @@ export const numbered = (text: string) => {
   return text.replace(/\?/g, () => `$${++n}`);
 };
 
-export const sqlitePlainSql = (db: Db): PlainSql => ({
-  run: async (text, params) => db.$client.query(text).all(...(params as string[])) as Record<string, unknown>[],
-  // One synchronous transaction: nothing else runs on the connection in between.
-  atomically: async (statements) =>
-    db.$client.transaction(() => {
-      for (const { text, params } of statements) db.$client.query(text).run(...(params as string[]));
-    })(),
-  placeholders: (text) => text,
-});
+/**
+ * `commits: "lazy"` commits every write without waiting for the disk (writeLazily), for a store whose writes a crash
+ * of the machine may lose because the service redoes them (the webhooks' leases and attempts: a delivery sent again,
+ * as at-least-once allows): no fsync of theirs holds up the event loop, and the next synced commit puts them on disk.
+ */
+export const sqlitePlainSql = (db: Db, commits: "synced" | "lazy" = "synced"): PlainSql => {
+  const commit = <T>(write: () => T): T => (commits === "lazy" ? writeLazily(db, write) : write());
+  return {
+    run: async (text, params) =>
+      commit(() => db.$client.query(text).all(...(params as string[])) as Record<string, unknown>[]),
+    // One synchronous transaction: nothing else runs on the connection in between.
+    atomically: async (statements) =>
+      commit(() =>
+        db.$client.transaction(() => {
+          for (const { text, params } of statements) db.$client.query(text).run(...(params as string[]));
+        })(),
+      ),
+    placeholders: (text) => text,
+  };
+};
 
 export const postgresPlainSql = (db: PgDb): PlainSql => ({
   run: async (text, params) =>

@@ -275,7 +275,9 @@ function storeOver(dialect: OutboxDialect, { run, atomically }: PlainSql): Webho
 }
 
 export const webhookStore: FlowStore<WebhookStore> = {
-  sqlite: (db: Db) => storeOver({ records: SQLITE_DIALECT, lockDue: "" }, sqlitePlainSql(db)),
+  // Lazy commits: a lease, an attempt or a fan-out a crash of the machine loses is made again (a delivery sent
+  // twice, which at-least-once allows); the events themselves are committed by the flows, with their status change.
+  sqlite: (db: Db) => storeOver({ records: SQLITE_DIALECT, lockDue: "" }, sqlitePlainSql(db, "lazy")),
   // Plain SQL on the driver's client: nothing of PostgreSQL's to load.
   postgres: async () => (db: PgDb) =>
     storeOver({ records: POSTGRES_DIALECT, lockDue: " FOR UPDATE SKIP LOCKED" }, postgresPlainSql(db)),
