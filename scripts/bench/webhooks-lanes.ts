@@ -1,0 +1,174 @@
+// bench:webhooks' parts every phase uses: relay402 in a child process on a given database and webhook settings, a
+// settle, a lane of settles at concurrency 1 with its CPU (from /proc), its server-side time (from /metrics) and
+// the deliveries of its events, and the host's load while it ran.
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { benchServiceConfig, type Cleanups } from "./bench-devnet";
+import { type Child, startChild } from "./child";
+import { postJson } from "./load";
+import { cpuMsOf, hostCpuMs } from "./proc";
+import type { startRpcCounter } from "./rpc-counter";
+import { percentile } from "./stats";
+import type { BenchReceiver } from "./webhook-receiver";
+
+/** After a lane's last answer, how long its CPU is still counted: the deliveries of its last events. */
+const LANE_TAIL_MS = 1_000;
+
+export const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+export type Lane = {
+  label: string;
+  settles: number;
+  p50: number;
+  p99: number;
+  /** The service's own time per settle (request to answer), the mean of its relay402_settle_duration_seconds. */
+  serverMean: number;
+  cpuPerSettle: number;
+  roundTrips: number;
+  /** Per receiver and settle: from the settle's answer to the event verified at the receiver, in ms. */
+  delivery: number[];
+  failures: string[];
+  host: string;
+};
+
+export type Settled = { ok: boolean; paymentId: string; answeredAt: number; latency: number; reason: string };
+
+type KitOptions = {
+  devnet: { manifest: Parameters<typeof benchServiceConfig>[0]; pids: number[] };
+  counter: ReturnType<typeof startRpcCounter>;
+  payment: () => Promise<string>;
+  cleanups: Cleanups;
+};
+
+export function laneKit({ devnet, counter, payment, cleanups }: KitOptions) {
+  /** relay402 on `database` with these webhook settings (none: no `webhooks` section), warmed up by 5 settles. */
+  async function service(database: string, webhooks?: Record<string, unknown>) {
+    const config = await benchServiceConfig(devnet.manifest, "bsc", counter.url, database, {
+      ...(webhooks ? { webhooks: webhooks as never } : {}),
+    });
+    const spawnedAt = performance.now();
+    const entry = join(import.meta.dir, "relay402-process.ts");
+    // A start may purge a large outbox first: give it time.
+    const child = await startChild(entry, { RELAY402_BENCH_CONFIG: JSON.stringify(config) }, 600_000);
+    const startMs = performance.now() - spawnedAt;
+    cleanups.push(() => child.stop());
+    for (let i = 0; i < 5; i++) await settle(child, await payment());
+    return { child, startMs };
+  }
+
+  async function settle(child: Child, body: string): Promise<Settled> {
+    const began = performance.now();
+    const { status, json } = await postJson(`${child.url}/settle`, body);
+    const answeredAt = performance.now();
+    const ok = status === 200 && typeof json.transaction === "string";
+    return {
+      ok,
+      paymentId: json.paymentId,
+      answeredAt,
+      latency: answeredAt - began,
+      reason: json.code ?? `HTTP ${status}`,
+    };
+  }
+
+  /** The service's settle histogram so far (flow eoa, status 200): seconds in all and settles. */
+  async function settleSeconds(child: Child) {
+    const response = await fetch(`${child.url}/metrics`, {
+      headers: { "x-admin-api-key": devnet.manifest.adminApiKey },
+    });
+    const text = await response.text();
+    const value = (name: string) =>
+      Number(new RegExp(`^${name}\\{flow="eoa",status="200"\\} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+    return {
+      sum: value("relay402_settle_duration_seconds_sum"),
+      count: value("relay402_settle_duration_seconds_count"),
+    };
+  }
+
+  /** The host's load from this call to its answer's call, other processes told apart from the bench's own. */
+  function hostLoad(servicePid: number) {
+    const ours = () => [process.pid, servicePid, ...devnet.pids].reduce((sum, pid) => sum + cpuMsOrZero(pid), 0);
+    const host0 = hostCpuMs();
+    const ours0 = ours();
+    return () => {
+      const host = hostCpuMs();
+      const cores = cpus().length;
+      const wall = (host.totalMs - host0.totalMs) / cores;
+      const busy = (host.busyMs - host0.busyMs) / wall;
+      const others = Math.max(0, host.busyMs - host0.busyMs - (ours() - ours0)) / wall;
+      const load = loadavg()
+        .map((value) => value.toFixed(2))
+        .join(" ");
+      return `host: ${cores} cores, ${busy.toFixed(2)} of them busy on average, ${others.toFixed(2)} by other processes than the devnet, the service and this bench; load average ${load}`;
+    };
+  }
+
+  /**
+   * `count` settles at concurrency 1, then the deliveries of their events to `expecting` (each once); the service's
+   * CPU is counted until LANE_TAIL_MS after the last answer, whether it has endpoints or not.
+   */
+  async function settleLane(label: string, child: Child, count: number, expecting: BenchReceiver[]): Promise<Lane> {
+    const bodies = await Promise.all(Array.from({ length: count }, payment));
+    const host = hostLoad(child.pid);
+    const server0 = await settleSeconds(child);
+    counter.reset();
+    const cpu0 = cpuMsOf(child.pid);
+    const answers: Settled[] = [];
+    for (const body of bodies) answers.push(await settle(child, body));
+    const lastAnswer = performance.now();
+    const settled = answers.filter((answer) => answer.ok);
+    const eventsOf = (receiver: BenchReceiver, paymentId: string) =>
+      receiver.unique().filter((arrival) => arrival.type === "payment.settled" && arrival.paymentId === paymentId);
+    const arrived = () =>
+      expecting.every((receiver) => settled.every((answer) => eventsOf(receiver, answer.paymentId).length > 0));
+    while (!arrived() && performance.now() - lastAnswer < 30_000) await Bun.sleep(10);
+    await Bun.sleep(Math.max(0, LANE_TAIL_MS - (performance.now() - lastAnswer)));
+    const cpuMs = cpuMsOf(child.pid) - cpu0;
+    const roundTrips = counter.snapshot().roundTrips / count;
+    const server = await settleSeconds(child);
+    const delivery: number[] = [];
+    const failures = answers.filter((answer) => !answer.ok).map((answer) => answer.reason);
+    for (const receiver of expecting) {
+      for (const answer of settled) {
+        const events = eventsOf(receiver, answer.paymentId);
+        if (events.length !== 1) failures.push(`${events.length} payment.settled events at ${receiver.url}`);
+        if (events[0]) delivery.push(events[0].at - answer.answeredAt);
+      }
+    }
+    const latencies = settled.map((answer) => answer.latency);
+    return {
+      label,
+      settles: count,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      serverMean: ((server.sum - server0.sum) * 1000) / (server.count - server0.count),
+      cpuPerSettle: cpuMs / count,
+      roundTrips,
+      delivery,
+      failures,
+      host: host(),
+    };
+  }
+
+  function printLane(lane: Lane) {
+    console.log(`\n${lane.label}: /settle x${lane.settles}, concurrency 1, automine`);
+    if (lane.failures.length > 0) console.log(`  FAILURES: ${[...new Set(lane.failures)].join(", ")}`);
+    console.log(
+      `  settle p50 ${ms(lane.p50)}, p99 ${ms(lane.p99)} (the service's own time: mean ${ms(lane.serverMean)}); CPU per settle ${ms(lane.cpuPerSettle)}; JSON-RPC round trips per settle ${lane.roundTrips.toFixed(2)}`,
+    );
+    if (lane.delivery.length > 0)
+      console.log(
+        `  settle answered → event verified at the receiver (${lane.delivery.length} deliveries): p50 ${ms(percentile(lane.delivery, 50))}, p99 ${ms(percentile(lane.delivery, 99))}, max ${ms(Math.max(...lane.delivery))}`,
+      );
+    console.log(`  ${lane.host}`);
+  }
+
+  return { service, settle, settleLane, printLane, hostLoad };
+}
+
+function cpuMsOrZero(pid: number) {
+  try {
+    return cpuMsOf(pid);
+  } catch {
+    return 0;
+  }
+}
