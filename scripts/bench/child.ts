@@ -2,13 +2,25 @@ import { dirname } from "node:path";
 import { freePort } from "../devnet/ports";
 
 /** A child process that reports `{ kind: "ready", url }` over IPC once it listens, and exits on "stop". */
-export type Child = { pid: number; url: string; info: Record<string, unknown>; stop(): Promise<void> };
+export type Child = {
+  pid: number;
+  url: string;
+  info: Record<string, unknown>;
+  stop(): Promise<void>;
+  /** Another message over IPC (what a child of startChild understands besides "stop" is its own). */
+  send(message: unknown): void;
+};
 
 /**
  * Starts `entry` with Bun in a process of its own (so that its CPU time and memory can be read from /proc) and
  * waits for it to listen. On a failed start the child is killed by its pid before the error is thrown.
  */
-export async function startChild(entry: string, env: Record<string, string>, timeoutMs = 90_000): Promise<Child> {
+export async function startChild(
+  entry: string,
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+  onMessage: (message: unknown) => void = () => undefined,
+): Promise<Child> {
   let onReady: (message: { url: string; info?: Record<string, unknown> }) => void = () => undefined;
   const ready = new Promise<{ url: string; info?: Record<string, unknown> }>((resolve) => (onReady = resolve));
   // BENCH_CPU_PROF_DIR=<dir>: each child writes a CPU profile (.cpuprofile and markdown) there when it stops.
@@ -22,6 +34,7 @@ export async function startChild(entry: string, env: Record<string, string>, tim
     stderr: "inherit",
     ipc: (message: { kind?: string; url?: string; info?: Record<string, unknown> }) => {
       if (message?.kind === "ready" && message.url) onReady({ url: message.url, info: message.info });
+      else onMessage(message);
     },
   });
   const stop = async () => {
@@ -42,7 +55,7 @@ export async function startChild(entry: string, env: Record<string, string>, tim
         throw new Error(`${entry} did not listen within ${timeoutMs} ms`);
       }),
     ]);
-    return { pid: child.pid, url: message.url, info: message.info ?? {}, stop };
+    return { pid: child.pid, url: message.url, info: message.info ?? {}, stop, send: (each) => child.send(each) };
   } catch (error) {
     child.kill("SIGKILL");
     throw error;
@@ -74,7 +87,7 @@ export async function startBinaryChild(command: string[], configFile: string, ti
     const up = await fetch(`${url}/health`)
       .then((response) => response.ok)
       .catch(() => false);
-    if (up) return { pid: child.pid, url, info: {}, stop };
+    if (up) return { pid: child.pid, url, info: {}, stop, send: () => undefined };
     await Bun.sleep(100);
   }
   child.kill("SIGKILL");

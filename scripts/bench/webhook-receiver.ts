@@ -1,21 +1,26 @@
+import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
+import type { Cleanups } from "./bench-devnet";
+import { startChild } from "./child";
 
-/** One verified delivery as a benchmark's receiver saw it: which event, of which payment, when (performance.now()). */
+/** One verified delivery as a receiver saw it: which event, of which payment, and when (epochMs()). */
 export type Arrival = { webhookId: string; type: string; paymentId: string | undefined; at: number };
+
+/** Wall-clock ms with performance.now()'s resolution: the same clock in every process of the bench. */
+export const epochMs = () => performance.timeOrigin + performance.now();
 
 /** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
 export const newWebhookSecret = () =>
   `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
 
 /**
- * A merchant's receiver for a benchmark: Bun.serve on a fixed port, verifying every delivery with the
- * `standardwebhooks` library as merchants are told to, answering 200 to what verifies and 401 to the rest. It can go
- * down (the port closed: a refused connection, as when a merchant's server is off) and come back on the same port.
+ * A merchant's receiver (in scripts/bench/webhook-receivers-process.ts): Bun.serve on a fixed port, verifying every
+ * delivery with the `standardwebhooks` library as merchants are told to, answering 200 to what verifies (reported
+ * to `arrived`) and 401 to the rest. It can go down (its port closed: a refused connection, as when a merchant's
+ * server is off) and come back on the same port.
  */
-export function startBenchReceiver(secret: string) {
+export function serveReceiver(secret: string, arrived: (arrival: Arrival) => void, rejected: () => void) {
   const verifier = new Webhook(secret);
-  const arrivals: Arrival[] = [];
-  let rejected = 0;
   const handler = async (request: Request) => {
     const body = await request.text();
     try {
@@ -23,15 +28,11 @@ export function startBenchReceiver(secret: string) {
         type: string;
         data: { paymentId?: string } | null;
       };
-      arrivals.push({
-        webhookId: request.headers.get("webhook-id") ?? "",
-        type: event.type,
-        paymentId: event.data?.paymentId,
-        at: performance.now(),
-      });
+      const webhookId = request.headers.get("webhook-id") ?? "";
+      arrived({ webhookId, type: event.type, paymentId: event.data?.paymentId, at: epochMs() });
       return new Response(null, { status: 200 });
     } catch {
-      rejected += 1;
+      rejected();
       return new Response("bad signature", { status: 401 });
     }
   };
@@ -39,14 +40,6 @@ export function startBenchReceiver(secret: string) {
   const port = server.port;
   return {
     url: `http://127.0.0.1:${port}/hooks`,
-    arrivals,
-    rejected: () => rejected,
-    /** The first arrival of each webhook-id (a receiver deduplicates by it). */
-    unique() {
-      const seen = new Map<string, Arrival>();
-      for (const arrival of arrivals) if (!seen.has(arrival.webhookId)) seen.set(arrival.webhookId, arrival);
-      return [...seen.values()];
-    },
     down() {
       server?.stop(true);
       server = undefined;
@@ -54,11 +47,66 @@ export function startBenchReceiver(secret: string) {
     up() {
       server ??= Bun.serve({ port, hostname: "127.0.0.1", fetch: handler });
     },
-    stop() {
-      server?.stop(true);
-      server = undefined;
-    },
   };
 }
 
-export type BenchReceiver = ReturnType<typeof startBenchReceiver>;
+/** A receiver of the receivers' process, as the bench sees it: what arrived so far, and its port closed or open. */
+export type BenchReceiver = {
+  url: string;
+  arrivals: Arrival[];
+  /** The first arrival of each webhook-id (a receiver deduplicates by it). */
+  unique(): Arrival[];
+  /** Deliveries that failed verification so far. */
+  rejected(): number;
+  down(): Promise<void>;
+  up(): Promise<void>;
+};
+
+export type ReceiverMessage =
+  | { kind: "arrival"; receiver: number; arrival: Arrival }
+  | { kind: "rejected"; receiver: number }
+  | { kind: "done"; receiver: number; command: "down" | "up" };
+
+/**
+ * One receiver per secret, in a process of their own: their verifying is no work of the bench's process, which
+ * runs the load generator and the RPC counting proxy the service's settles go through.
+ */
+export async function startReceivers(
+  secrets: string[],
+  cleanups: Cleanups,
+): Promise<{ pid: number; receivers: BenchReceiver[] }> {
+  const arrivals: Arrival[][] = secrets.map(() => []);
+  const rejected = secrets.map(() => 0);
+  const waiting = new Map<string, () => void>();
+  const child = await startChild(
+    join(import.meta.dir, "webhook-receivers-process.ts"),
+    { BENCH_RECEIVER_SECRETS: JSON.stringify(secrets) },
+    60_000,
+    (message) => {
+      const each = message as ReceiverMessage;
+      if (each.kind === "arrival") arrivals[each.receiver]?.push(each.arrival);
+      else if (each.kind === "rejected") rejected[each.receiver] = (rejected[each.receiver] ?? 0) + 1;
+      else waiting.get(`${each.command}:${each.receiver}`)?.();
+    },
+  );
+  cleanups.push(() => child.stop());
+  const urls = child.info.urls as string[];
+  const command = (receiver: number, name: "down" | "up") =>
+    new Promise<void>((resolve) => {
+      waiting.set(`${name}:${receiver}`, resolve);
+      child.send({ command: name, receiver });
+    });
+  const receivers = secrets.map((_, i) => ({
+    url: urls[i] as string,
+    arrivals: arrivals[i] as Arrival[],
+    unique() {
+      const seen = new Map<string, Arrival>();
+      for (const arrival of arrivals[i] ?? []) if (!seen.has(arrival.webhookId)) seen.set(arrival.webhookId, arrival);
+      return [...seen.values()];
+    },
+    rejected: () => rejected[i] ?? 0,
+    down: () => command(i, "down"),
+    up: () => command(i, "up"),
+  }));
+  return { pid: child.pid, receivers };
+}

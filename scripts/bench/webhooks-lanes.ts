@@ -9,7 +9,7 @@ import { postJson } from "./load";
 import { cpuMsOf, hostCpuMs } from "./proc";
 import type { startRpcCounter } from "./rpc-counter";
 import { percentile } from "./stats";
-import type { BenchReceiver } from "./webhook-receiver";
+import { type BenchReceiver, epochMs } from "./webhook-receiver";
 
 /** After a lane's last answer, how long its CPU is still counted: the deliveries of its last events. */
 const LANE_TAIL_MS = 1_000;
@@ -31,6 +31,7 @@ export type Lane = {
   host: string;
 };
 
+/** A settle's answer; `answeredAt` on the receivers' clock (epochMs). */
 export type Settled = { ok: boolean; paymentId: string; answeredAt: number; latency: number; reason: string };
 
 type KitOptions = {
@@ -38,9 +39,11 @@ type KitOptions = {
   counter: ReturnType<typeof startRpcCounter>;
   payment: () => Promise<string>;
   cleanups: Cleanups;
+  /** The bench's own processes besides the devnet's and the service's (this one, the receivers'). */
+  benchPids: number[];
 };
 
-export function laneKit({ devnet, counter, payment, cleanups }: KitOptions) {
+export function laneKit({ devnet, counter, payment, cleanups, benchPids }: KitOptions) {
   /** relay402 on `database` with these webhook settings (none: no `webhooks` section), warmed up by 5 settles. */
   async function service(database: string, webhooks?: Record<string, unknown>) {
     const config = await benchServiceConfig(devnet.manifest, "bsc", counter.url, database, {
@@ -57,9 +60,9 @@ export function laneKit({ devnet, counter, payment, cleanups }: KitOptions) {
   }
 
   async function settle(child: Child, body: string): Promise<Settled> {
-    const began = performance.now();
+    const began = epochMs();
     const { status, json } = await postJson(`${child.url}/settle`, body);
-    const answeredAt = performance.now();
+    const answeredAt = epochMs();
     const ok = status === 200 && typeof json.transaction === "string";
     return {
       ok,
@@ -86,7 +89,7 @@ export function laneKit({ devnet, counter, payment, cleanups }: KitOptions) {
 
   /** The host's load from this call to its answer's call, other processes told apart from the bench's own. */
   function hostLoad(servicePid: number) {
-    const ours = () => [process.pid, servicePid, ...devnet.pids].reduce((sum, pid) => sum + cpuMsOrZero(pid), 0);
+    const ours = () => [...benchPids, servicePid, ...devnet.pids].reduce((sum, pid) => sum + cpuMsOrZero(pid), 0);
     const host0 = hostCpuMs();
     const ours0 = ours();
     return () => {
@@ -133,6 +136,8 @@ export function laneKit({ devnet, counter, payment, cleanups }: KitOptions) {
         if (events.length !== 1) failures.push(`${events.length} payment.settled events at ${receiver.url}`);
         if (events[0]) delivery.push(events[0].at - answer.answeredAt);
       }
+      if (receiver.rejected() > 0)
+        failures.push(`${receiver.rejected()} deliveries failed verification at ${receiver.url}`);
     }
     const latencies = settled.map((answer) => answer.latency);
     return {

@@ -3,7 +3,7 @@
 import type { Cleanups } from "./bench-devnet";
 import { percentile } from "./stats";
 import { outboxReader } from "./webhook-outbox";
-import type { BenchReceiver } from "./webhook-receiver";
+import { type BenchReceiver, epochMs } from "./webhook-receiver";
 import { type laneKit, ms, type Settled } from "./webhooks-lanes";
 
 type Kit = ReturnType<typeof laneKit>;
@@ -25,7 +25,7 @@ export async function outagePhase({ kit, database, webhooks, receivers, payment,
   const [down, ...up] = receivers as [BenchReceiver, ...BenchReceiver[]];
   const host = kit.hostLoad(child.pid);
   const since = new Date().toISOString();
-  down.down();
+  await down.down();
   const downAt = performance.now();
   const answers: Settled[] = [];
   for (let i = 0; i < seconds; i++) {
@@ -33,13 +33,13 @@ export async function outagePhase({ kit, database, webhooks, receivers, payment,
     answers.push(await kit.settle(child, await payment()));
   }
   await Bun.sleep(Math.max(0, downAt + seconds * 1000 - performance.now()));
-  down.up();
-  const backAt = performance.now();
+  await down.up();
+  const backAt = epochMs();
   const expected = new Map(answers.filter((answer) => answer.ok).map((answer) => [answer.paymentId, answer]));
   const arrivalsOf = (receiver: BenchReceiver) =>
     receiver.unique().filter((a) => a.type === "payment.settled" && expected.has(a.paymentId as string));
   let reported = 0;
-  while (arrivalsOf(down).length < expected.size && performance.now() - backAt < 15 * 60_000) {
+  while (arrivalsOf(down).length < expected.size && epochMs() - backAt < 15 * 60_000) {
     await Bun.sleep(200);
     const arrived = arrivalsOf(down).length;
     if (arrived !== reported) log(`${arrived}/${expected.size} events at the receiver that was down`);

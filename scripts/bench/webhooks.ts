@@ -20,7 +20,7 @@ import { eoaPaymentBody } from "./eoa-payment-body";
 import { startRpcCounter } from "./rpc-counter";
 import { percentile } from "./stats";
 import { fillOutbox, outboxReader } from "./webhook-outbox";
-import { newWebhookSecret, startBenchReceiver } from "./webhook-receiver";
+import { newWebhookSecret, startReceivers } from "./webhook-receiver";
 import { type Lane, laneKit, ms } from "./webhooks-lanes";
 import { outagePhase, purgePhase } from "./webhooks-phases";
 
@@ -81,15 +81,12 @@ async function bench() {
   const payment = () => eoaPaymentBody(payer, network.relayer, token);
 
   const secrets = ["a", "b", "c"].map(() => newWebhookSecret());
-  const receivers = secrets.map((secret) => startBenchReceiver(secret));
-  cleanups.push(() => {
-    for (const receiver of receivers) receiver.stop();
-  });
+  const { pid: receiversPid, receivers } = await startReceivers(secrets, cleanups);
   const endpoints = receivers.map((receiver, i) => ({ id: `shop-${i + 1}`, url: receiver.url, secret: secrets[i] }));
   const smallDb = join(dir, "outbox-small.sqlite");
   const bigDb = join(dir, "outbox-1e6.sqlite");
 
-  const kit = laneKit({ devnet, counter, payment, cleanups });
+  const kit = laneKit({ devnet, counter, payment, cleanups, benchPids: [process.pid, receiversPid] });
   const { service, settleLane, printLane } = kit;
 
   const three = { endpoints };
