@@ -7,7 +7,7 @@ import { benchServiceConfig, type Cleanups } from "./bench-devnet";
 import { type Child, startChild } from "./child";
 import { postJson } from "./load";
 import { cpuMsOf, hostCpuMs } from "./proc";
-import type { startRpcCounter } from "./rpc-counter";
+import { startRpcCounter } from "./rpc-counter";
 import { percentile } from "./stats";
 import { type BenchReceiver, epochMs } from "./webhook-receiver";
 
@@ -34,29 +34,54 @@ export type Lane = {
 /** A settle's answer; `answeredAt` on the receivers' clock (epochMs). */
 export type Settled = { ok: boolean; paymentId: string; answeredAt: number; latency: number; reason: string };
 
+/** A service of the bench: its process, and the RPC counting proxy it reaches the chain through. */
+export type Service = {
+  child: Child;
+  counter: ReturnType<typeof startRpcCounter>;
+  /** From its spawn to its first answer. */
+  startMs: number;
+  stop(): Promise<void>;
+};
+
+/** A lane: settles sent to `service`, whose events `expecting` should each receive once. */
+export type LaneSpec = { label: string; service: Service; expecting: BenchReceiver[] };
+
 type KitOptions = {
   devnet: { manifest: Parameters<typeof benchServiceConfig>[0]; pids: number[] };
-  counter: ReturnType<typeof startRpcCounter>;
   payment: () => Promise<string>;
   cleanups: Cleanups;
   /** The bench's own processes besides the devnet's and the service's (this one, the receivers'). */
   benchPids: number[];
 };
 
-export function laneKit({ devnet, counter, payment, cleanups, benchPids }: KitOptions) {
-  /** relay402 on `database` with these webhook settings (none: no `webhooks` section), warmed up by 5 settles. */
-  async function service(database: string, webhooks?: Record<string, unknown>) {
+export function laneKit({ devnet, payment, cleanups, benchPids }: KitOptions) {
+  /**
+   * relay402 on `database` with these webhook settings (none: no `webhooks` section), sending with `executorKeys`
+   * (services running side by side get keys of their own), through an RPC counter of its own; warmed up by 5 settles.
+   */
+  async function service(
+    database: string,
+    webhooks: Record<string, unknown> | undefined,
+    executorKeys: readonly string[],
+  ): Promise<Service> {
+    const counter = startRpcCounter(devnet.manifest.networks.bsc.rpcUrl);
+    cleanups.push(() => counter.stop());
     const config = await benchServiceConfig(devnet.manifest, "bsc", counter.url, database, {
       ...(webhooks ? { webhooks: webhooks as never } : {}),
     });
+    Object.assign(config.networks.bsc ?? {}, { executorKeys });
     const spawnedAt = performance.now();
     const entry = join(import.meta.dir, "relay402-process.ts");
     // A start may purge a large outbox first: give it time.
     const child = await startChild(entry, { RELAY402_BENCH_CONFIG: JSON.stringify(config) }, 600_000);
     const startMs = performance.now() - spawnedAt;
-    cleanups.push(() => child.stop());
+    const stop = async () => {
+      await child.stop();
+      counter.stop();
+    };
+    cleanups.push(stop);
     for (let i = 0; i < 5; i++) await settle(child, await payment());
-    return { child, startMs };
+    return { child, counter, startMs, stop };
   }
 
   async function settle(child: Child, body: string): Promise<Settled> {
@@ -88,8 +113,8 @@ export function laneKit({ devnet, counter, payment, cleanups, benchPids }: KitOp
   }
 
   /** The host's load from this call to its answer's call, other processes told apart from the bench's own. */
-  function hostLoad(servicePid: number) {
-    const ours = () => [...benchPids, servicePid, ...devnet.pids].reduce((sum, pid) => sum + cpuMsOrZero(pid), 0);
+  function hostLoad(servicePids: number[]) {
+    const ours = () => [...benchPids, ...servicePids, ...devnet.pids].reduce((sum, pid) => sum + cpuMsOrZero(pid), 0);
     const host0 = hostCpuMs();
     const ours0 = ours();
     return () => {
@@ -106,52 +131,70 @@ export function laneKit({ devnet, counter, payment, cleanups, benchPids }: KitOp
   }
 
   /**
-   * `count` settles at concurrency 1, then the deliveries of their events to `expecting` (each once); the service's
-   * CPU is counted until LANE_TAIL_MS after the last answer, whether it has endpoints or not.
+   * `count` settles per lane at concurrency 1, the lanes taking turns settle by settle (each first in turn), so that
+   * the host's load, which changes by the second on a shared machine, weighs on every lane alike; then the
+   * deliveries of their events (each once). Each service's CPU is counted until LANE_TAIL_MS after the last answer,
+   * whether it has endpoints or not.
    */
-  async function settleLane(label: string, child: Child, count: number, expecting: BenchReceiver[]): Promise<Lane> {
-    const bodies = await Promise.all(Array.from({ length: count }, payment));
-    const host = hostLoad(child.pid);
-    const server0 = await settleSeconds(child);
-    counter.reset();
-    const cpu0 = cpuMsOf(child.pid);
-    const answers: Settled[] = [];
-    for (const body of bodies) answers.push(await settle(child, body));
+  async function settleLanes(specs: LaneSpec[], count: number): Promise<Lane[]> {
+    const bodies = await Promise.all(specs.map(() => Promise.all(Array.from({ length: count }, payment))));
+    const host = hostLoad(specs.map((spec) => spec.service.child.pid));
+    const server0 = await Promise.all(specs.map((spec) => settleSeconds(spec.service.child)));
+    for (const spec of specs) spec.service.counter.reset();
+    const cpu0 = specs.map((spec) => cpuMsOf(spec.service.child.pid));
+    const answers: Settled[][] = specs.map(() => []);
+    for (let i = 0; i < count; i++) {
+      for (let k = 0; k < specs.length; k++) {
+        const lane = (i + k) % specs.length;
+        const spec = specs[lane] as LaneSpec;
+        answers[lane]?.push(await settle(spec.service.child, bodies[lane]?.[i] as string));
+      }
+    }
     const lastAnswer = performance.now();
-    const settled = answers.filter((answer) => answer.ok);
     const eventsOf = (receiver: BenchReceiver, paymentId: string) =>
       receiver.unique().filter((arrival) => arrival.type === "payment.settled" && arrival.paymentId === paymentId);
+    const settledOf = (lane: number) => (answers[lane] ?? []).filter((answer) => answer.ok);
     const arrived = () =>
-      expecting.every((receiver) => settled.every((answer) => eventsOf(receiver, answer.paymentId).length > 0));
+      specs.every((spec, lane) =>
+        spec.expecting.every((receiver) =>
+          settledOf(lane).every((answer) => eventsOf(receiver, answer.paymentId).length > 0),
+        ),
+      );
     while (!arrived() && performance.now() - lastAnswer < 30_000) await Bun.sleep(10);
     await Bun.sleep(Math.max(0, LANE_TAIL_MS - (performance.now() - lastAnswer)));
-    const cpuMs = cpuMsOf(child.pid) - cpu0;
-    const roundTrips = counter.snapshot().roundTrips / count;
-    const server = await settleSeconds(child);
-    const delivery: number[] = [];
-    const failures = answers.filter((answer) => !answer.ok).map((answer) => answer.reason);
-    for (const receiver of expecting) {
-      for (const answer of settled) {
-        const events = eventsOf(receiver, answer.paymentId);
-        if (events.length !== 1) failures.push(`${events.length} payment.settled events at ${receiver.url}`);
-        if (events[0]) delivery.push(events[0].at - answer.answeredAt);
+    const cpuMs = specs.map((spec, lane) => cpuMsOf(spec.service.child.pid) - (cpu0[lane] ?? 0));
+    const roundTrips = specs.map((spec) => spec.service.counter.snapshot().roundTrips / count);
+    const server = await Promise.all(specs.map((spec) => settleSeconds(spec.service.child)));
+    const hostLine = host();
+    return specs.map((spec, lane) => {
+      const settled = settledOf(lane);
+      const delivery: number[] = [];
+      const failures = (answers[lane] ?? []).filter((answer) => !answer.ok).map((answer) => answer.reason);
+      for (const receiver of spec.expecting) {
+        for (const answer of settled) {
+          const events = eventsOf(receiver, answer.paymentId);
+          if (events.length !== 1) failures.push(`${events.length} payment.settled events at ${receiver.url}`);
+          if (events[0]) delivery.push(events[0].at - answer.answeredAt);
+        }
+        if (receiver.rejected() > 0)
+          failures.push(`${receiver.rejected()} deliveries failed verification at ${receiver.url}`);
       }
-      if (receiver.rejected() > 0)
-        failures.push(`${receiver.rejected()} deliveries failed verification at ${receiver.url}`);
-    }
-    const latencies = settled.map((answer) => answer.latency);
-    return {
-      label,
-      settles: count,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-      serverMean: ((server.sum - server0.sum) * 1000) / (server.count - server0.count),
-      cpuPerSettle: cpuMs / count,
-      roundTrips,
-      delivery,
-      failures,
-      host: host(),
-    };
+      const latencies = settled.map((answer) => answer.latency);
+      const before = server0[lane] ?? { sum: 0, count: 0 };
+      const after = server[lane] ?? { sum: 0, count: 0 };
+      return {
+        label: spec.label,
+        settles: count,
+        p50: percentile(latencies, 50),
+        p99: percentile(latencies, 99),
+        serverMean: ((after.sum - before.sum) * 1000) / (after.count - before.count),
+        cpuPerSettle: (cpuMs[lane] ?? 0) / count,
+        roundTrips: roundTrips[lane] ?? 0,
+        delivery,
+        failures,
+        host: hostLine,
+      };
+    });
   }
 
   function printLane(lane: Lane) {
@@ -167,7 +210,7 @@ export function laneKit({ devnet, counter, payment, cleanups, benchPids }: KitOp
     console.log(`  ${lane.host}`);
   }
 
-  return { service, settle, settleLane, printLane, hostLoad };
+  return { service, settle, settleLanes, printLane, hostLoad };
 }
 
 function cpuMsOrZero(pid: number) {

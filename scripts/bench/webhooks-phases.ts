@@ -9,6 +9,8 @@ import { type laneKit, ms, type Settled } from "./webhooks-lanes";
 type Kit = ReturnType<typeof laneKit>;
 type Phase = {
   kit: Kit;
+  /** Executor keys no other running service uses. */
+  executorKeys: readonly string[];
   database: string;
   webhooks: Record<string, unknown>;
   receivers: BenchReceiver[];
@@ -20,10 +22,14 @@ type Phase = {
  * The first receiver's port closed for `seconds` while one settle a second goes on, then open again: when each of
  * its events arrived after it was back, with how many attempts, and how the receivers left up fared meanwhile.
  */
-export async function outagePhase({ kit, database, webhooks, receivers, payment, log }: Phase, seconds: number) {
-  const { child } = await kit.service(database, webhooks);
+export async function outagePhase(
+  { kit, executorKeys, database, webhooks, receivers, payment, log }: Phase,
+  seconds: number,
+) {
+  const service = await kit.service(database, webhooks, executorKeys);
+  const { child } = service;
   const [down, ...up] = receivers as [BenchReceiver, ...BenchReceiver[]];
-  const host = kit.hostLoad(child.pid);
+  const host = kit.hostLoad([child.pid]);
   const since = new Date().toISOString();
   await down.down();
   const downAt = performance.now();
@@ -54,7 +60,7 @@ export async function outagePhase({ kit, database, webhooks, receivers, payment,
   const attempts = reader.attempts("shop-1", since);
   reader.close();
   const hostLine = host();
-  await child.stop();
+  await service.stop();
   console.log(
     `\nshop-1's receiver down for ${seconds} s (its port closed), one settle a second meanwhile, default retry schedule`,
   );
@@ -79,7 +85,7 @@ export async function outagePhase({ kit, database, webhooks, receivers, payment,
  * such event is left (read by this process while it goes), the counts before and after, and settles meanwhile.
  */
 export async function purgePhase(
-  { kit, database, webhooks, receivers, log }: Phase,
+  { kit, executorKeys, database, webhooks, receivers, log }: Phase,
   settles: number,
   retentionSeconds: number,
   cleanups: Cleanups,
@@ -97,12 +103,13 @@ export async function purgePhase(
       await Bun.sleep(100);
     }
   })();
-  const { child, startMs } = await kit.service(database, webhooks);
-  const lane = await kit.settleLane("settles right after the start, while it purges", child, settles, receivers);
+  const service = await kit.service(database, webhooks, executorKeys);
+  const label = "settles right after the start, while it purges";
+  const [lane] = await kit.settleLanes([{ label, service, expecting: receivers }], settles);
   while ((polls.at(-1)?.old ?? 1) > 0 && performance.now() - spawnedAt < 30 * 60_000) await Bun.sleep(100);
   polling = false;
   await watch;
-  await child.stop();
+  await service.stop();
   log("counting the outbox after the purge");
   const after = reader.counts(cutoff());
   const seconds = (poll: { at: number } | undefined) => ((poll?.at ?? spawnedAt) - spawnedAt) / 1000;
@@ -117,8 +124,7 @@ export async function purgePhase(
     `  after:  ${after.events} events (${after.before} older than 7 days), ${after.deliveries} deliveries, ${after.orphanDeliveries} deliveries without their event; every newer event kept: ${after.events >= before.events - before.before ? "yes" : "NO"}`,
   );
   console.log(
-    `  ${purged} events purged with their deliveries: first gone ${seconds(began).toFixed(1)} s after the spawn, the last ${seconds(ended).toFixed(1)} s after it (${(purged / Math.max(0.1, seconds(ended) - seconds(began))).toFixed(0)} events/s); the service answered ${(startMs / 1000).toFixed(1)} s after the spawn`,
+    `  ${purged} events purged with their deliveries: first gone ${seconds(began).toFixed(1)} s after the spawn, the last ${seconds(ended).toFixed(1)} s after it (${(purged / Math.max(0.1, seconds(ended) - seconds(began))).toFixed(0)} events/s); the service answered ${(service.startMs / 1000).toFixed(1)} s after the spawn`,
   );
-  kit.printLane(lane);
-  return lane;
+  if (lane) kit.printLane(lane);
 }

@@ -15,9 +15,9 @@ import "../../src/production-env";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { devnetKeys } from "../devnet/keys";
 import { type Cleanups, cleanUpOnExit, progress, startBenchDevnet } from "./bench-devnet";
 import { eoaPaymentBody } from "./eoa-payment-body";
-import { startRpcCounter } from "./rpc-counter";
 import { percentile } from "./stats";
 import { fillOutbox, outboxReader } from "./webhook-outbox";
 import { newWebhookSecret, startReceivers } from "./webhook-receiver";
@@ -62,8 +62,6 @@ async function bench() {
   log("starting the devnet");
   const { devnet, dir } = await startBenchDevnet("webhooks", cleanups);
   const network = devnet.manifest.networks.bsc;
-  const counter = startRpcCounter(network.rpcUrl);
-  cleanups.push(() => counter.stop());
   const chain = devnetChain(network.chainId, "bsc", network.rpcUrl);
   const transport = http(network.rpcUrl);
   const publicClient = createPublicClient({ chain, transport });
@@ -83,18 +81,20 @@ async function bench() {
   const secrets = ["a", "b", "c"].map(() => newWebhookSecret());
   const { pid: receiversPid, receivers } = await startReceivers(secrets, cleanups);
   const endpoints = receivers.map((receiver, i) => ({ id: `shop-${i + 1}`, url: receiver.url, secret: secrets[i] }));
-  const smallDb = join(dir, "outbox-small.sqlite");
+  const noneDb = join(dir, "no-endpoint.sqlite");
+  const smallDb = join(dir, "three-endpoints.sqlite");
   const bigDb = join(dir, "outbox-1e6.sqlite");
+  // Two executor keys per service running side by side.
+  const keys = (lane: number) => devnetKeys.executors.slice(2 * lane, 2 * lane + 2);
 
-  const kit = laneKit({ devnet, counter, payment, cleanups, benchPids: [process.pid, receiversPid] });
-  const { service, settleLane, printLane } = kit;
+  const kit = laneKit({ devnet, payment, cleanups, benchPids: [process.pid, receiversPid] });
 
   const three = { endpoints };
   // The big outbox's database: migrated and given real events by a first service, then filled while no service runs.
   if (OUTBOX > 0) {
     log(`preparing the outbox of ${OUTBOX} events`);
-    const first = await service(bigDb, three);
-    await first.child.stop();
+    const first = await kit.service(bigDb, three, keys(2));
+    await first.stop();
     const reader = outboxReader(bigDb);
     const payload = reader.payload();
     reader.close();
@@ -105,23 +105,29 @@ async function bench() {
   }
 
   const lanes: Record<string, Lane[]> = { none: [], three: [], big: [] };
+  const setups = [
+    ["none", "no webhook endpoint", noneDb, undefined],
+    ["three", "three endpoints", smallDb, three],
+    ["big", `three endpoints, outbox of ${OUTBOX} events`, bigDb, { ...three, retentionSeconds: 315_360_000 }],
+  ] as const;
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const [key, label, database, webhooks] of [
-      ["none", "no webhook endpoint", smallDb, undefined],
-      ["three", "three endpoints", smallDb, three],
-      ["big", `three endpoints, outbox of ${OUTBOX} events`, bigDb, { ...three, retentionSeconds: 315_360_000 }],
-    ] as const) {
+    log(`round ${round}/${ROUNDS}: starting the services`);
+    const specs = [];
+    for (const [index, [key, label, database, webhooks]] of setups.entries()) {
       if (key === "big" && OUTBOX === 0) continue;
-      log(`round ${round}/${ROUNDS}: ${label}`);
-      const { child } = await service(database, webhooks);
-      const lane = await settleLane(`round ${round}, ${label}`, child, SETTLES, webhooks ? receivers : []);
-      await child.stop();
-      printLane(lane);
-      lanes[key]?.push(lane);
+      const service = await kit.service(database, webhooks, keys(index));
+      specs.push({ key, label: `round ${round}, ${label}`, service, expecting: webhooks ? receivers : [] });
+    }
+    log(`round ${round}/${ROUNDS}: ${SETTLES} settles per lane, the lanes taking turns`);
+    const results = await kit.settleLanes(specs, SETTLES);
+    for (const spec of specs) await spec.service.stop();
+    for (const [index, lane] of results.entries()) {
+      kit.printLane(lane);
+      lanes[specs[index]?.key ?? ""]?.push(lane);
     }
   }
 
-  const phase = { kit, database: smallDb, webhooks: three, receivers, payment, log };
+  const phase = { kit, executorKeys: keys(3), database: smallDb, webhooks: three, receivers, payment, log };
   if (OUTAGE_S > 0) {
     log(`one receiver down for ${OUTAGE_S} s, default retry schedule`);
     await outagePhase(phase, OUTAGE_S);
