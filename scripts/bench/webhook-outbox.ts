@@ -83,16 +83,17 @@ export function outboxReader(path: string) {
           payload: string;
         } | null
       )?.payload,
-    /** Of one endpoint's deliveries of events created since `since`: how many took each number of attempts. */
-    attempts(endpoint: string, since: string) {
+    /** Of one endpoint's deliveries of these payments' payment.settled events: how many took each number of attempts. */
+    attempts(endpoint: string, paymentIds: readonly string[]) {
       return db
         .query(
           `SELECT d.attempts AS attempts, d.status AS status, count(*) AS n FROM webhook_deliveries d
            JOIN webhook_events e ON e.id = d.event_id
-           WHERE d.endpoint = ? AND e.type = 'payment.settled' AND e.created_at >= ?
+           WHERE d.endpoint = ? AND e.type = 'payment.settled'
+             AND json_extract(e.payload, '$.paymentId') IN (${paymentIds.map(() => "?").join(", ")})
            GROUP BY d.attempts, d.status ORDER BY d.attempts`,
         )
-        .all(endpoint, since) as { attempts: number; status: string; n: number }[];
+        .all(endpoint, ...paymentIds) as { attempts: number; status: string; n: number }[];
     },
     close: () => db.close(),
   };

@@ -30,7 +30,6 @@ export async function outagePhase(
   const { child } = service;
   const [down, ...up] = receivers as [BenchReceiver, ...BenchReceiver[]];
   const host = kit.hostLoad([child.pid]);
-  const since = new Date().toISOString();
   await down.down();
   const downAt = performance.now();
   const answers: Settled[] = [];
@@ -57,7 +56,7 @@ export async function outagePhase(
     arrivalsOf(receiver).map((arrival) => arrival.at - (expected.get(arrival.paymentId as string)?.answeredAt ?? 0)),
   );
   const reader = outboxReader(database);
-  const attempts = reader.attempts("shop-1", since);
+  const attempts = reader.attempts("shop-1", [...expected.keys()]);
   reader.close();
   const hostLine = host();
   await service.stop();
