@@ -90,8 +90,15 @@ function checks(label: string, service: () => Service) {
       expect(answer.body.code).toBe("nonce_error");
       const record = await service().get(`/payments/${paymentId}`);
       expect(record.status).toBe(200);
-      expect(record.body).toMatchObject({ paymentId, status: "failed", network, block: null });
+      expect(record.body).toMatchObject({ paymentId, status: "failed", network });
       expect(record.body.failureReason).toContain("nonce");
+      // Our own transaction was mined and reverted (the nonce was used first): the record keeps its receipt's block.
+      if (record.body.transaction !== null) {
+        const receipt = await chainOf(network).public.getTransactionReceipt({ hash: record.body.transaction });
+        expect(receipt.status).toBe("reverted");
+        expect(record.body.block).toBe(Number(receipt.blockNumber));
+        expect(record.body.gasUsed).toBe(receipt.gasUsed.toString());
+      } else expect(record.body.block).toBeNull();
     }
   }, 120_000);
 
