@@ -53,7 +53,14 @@ const forgeFailed = count(forgeRun.output, /tests passed, (\d+) failed/) + (snap
  * The bun suite's files in two shards of about equal time: the first takes these folders (their tests wait on
  * leases, blocks and proofs the longest), the second everything else. Every test file is in exactly one shard.
  */
-const FIRST_SHARD = ["test/chain/", "test/incognito/", "test/ops/", "test/onboarding/"];
+const FIRST_SHARD = [
+  "test/chain/",
+  "test/incognito/",
+  "test/ops/",
+  "test/onboarding/",
+  "test/payments/",
+  "test/webhooks/delivery-",
+];
 
 function testFiles(): string[] {
   // The client package's unit tests sit beside its source, as the service's do.

@@ -14,8 +14,12 @@ import type { AttemptOutcome, DeliveryFilter, FannedOut, LeasedDelivery, Webhook
 /** Events fanned out per round; attempts one instance has in flight at most. */
 const BATCH = 100;
 const MAX_IN_FLIGHT = 16;
-/** A lease outlives its attempt's timeout by this: only a dead instance's lease runs out. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * How long an attempt's lease lasts: its timeout, then as long again (at least 5 s) for the outcome's write and a
+ * busy event loop, so that only a dead instance's lease runs out. A lease that ran out under a live instance costs
+ * a duplicate delivery, which receivers deduplicate; a shorter lease makes a dead instance's deliveries wait less.
+ */
+export const deliveryLeaseMs = (timeoutMs: number) => timeoutMs + Math.max(5_000, timeoutMs);
 const PURGE_EVERY_MS = 3_600_000;
 /** How often a service without endpoints marks the events of background work fanned out. */
 const IDLE_POLL_MS = 30_000;
@@ -123,7 +127,7 @@ export function createWebhooks(
       const room = MAX_IN_FLIGHT - inFlight.size;
       if (room <= 0) return;
       const now = Date.now();
-      const leaseUntil = iso(now + settings.timeoutMs + LEASE_MARGIN_MS);
+      const leaseUntil = iso(now + deliveryLeaseMs(settings.timeoutMs));
       const leased = await store.leaseDue(owner, endpointIds, iso(now), leaseUntil, room);
       for (const delivery of leased) {
         const running: Promise<void> = attempt(delivery)

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { deliveryLeaseMs } from "../../src/webhooks/webhooks";
 import { type ServiceProcess, startServiceProcess } from "../ops/service-process";
 import { createTestDatabase } from "../support/postgres";
 import { until } from "../support/until";
@@ -27,8 +28,8 @@ afterAll(async () => {
 
 /** Longer than the receiver holds an attempt while the test finds and kills an instance, even on a loaded machine. */
 const TIMEOUT_MS = 8_000;
-/** A killed instance's deliveries are retried once their leases run out: timeoutMs + 30 s after they were leased. */
-const LEASE_MS = TIMEOUT_MS + 30_000;
+/** A killed instance's deliveries are retried once their leases run out: deliveryLeaseMs(timeoutMs) after they were leased (twice the timeout here). */
+const LEASE_MS = deliveryLeaseMs(TIMEOUT_MS);
 const TEST_EVENTS = 6;
 
 /** Which of `pids` holds the local end of the TCP connection from 127.0.0.1:`port` (Linux's /proc). */

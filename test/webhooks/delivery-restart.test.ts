@@ -6,6 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { deliveryLeaseMs } from "../../src/webhooks/webhooks";
 import { type ServiceProcess, startServiceProcess } from "../ops/service-process";
 import { until } from "../support/until";
 import { newWebhookSecret } from "../support/webhook-receiver";
@@ -21,11 +22,11 @@ afterAll(async () => {
 });
 
 /**
- * A delivery in flight when the process dies is retried once its lease runs out: timeoutMs + 30 s. The timeout
+ * A delivery in flight when the process dies is retried once its lease runs out: deliveryLeaseMs(timeoutMs), twice the timeout here. The timeout
  * outlasts the receiver's hold, so the delivery is still in flight when the process is killed.
  */
 const TIMEOUT_MS = 10_000;
-const LEASE_MS = TIMEOUT_MS + 30_000;
+const LEASE_MS = deliveryLeaseMs(TIMEOUT_MS);
 
 describe("a restart on SQLite", () => {
   test(
