@@ -14,6 +14,7 @@ import { until } from "../support/until";
 import { newWebhookSecret, startWebhookReceiver } from "../support/webhook-receiver";
 import {
   addDeposit,
+  drainFirstExecutor,
   firstExecutor,
   nativeBalanceOf,
   paymasterDeposit,
@@ -140,10 +141,11 @@ test("a reading from a node that answers late never re-arms an alert another ins
   const mine = () => receiver.of("executor.low_balance", (data) => data.address === executor);
   const before = mine().length;
   try {
-    await severalChecks();
-    // The drain lands in a block, as on a real chain.
-    await setNativeBalance("bsc", executor, threshold - 1n);
+    await setNativeBalance("bsc", executor, 2n * threshold);
     await chainOf("bsc").test.mine({ blocks: 1 });
+    await severalChecks();
+    // The drain is a transaction of its own block, as on a real chain.
+    await drainFirstExecutor("bsc", threshold / 2n);
     await until("the executor.low_balance", () => mine().length === before + 1);
     // The lagging instance's readings from before the drain land now, and the prompt one reads low again.
     await Bun.sleep(2_000);

@@ -23,6 +23,26 @@ export async function setNativeBalance(network: NetworkName, address: Address, v
   await chainOf(network).test.setBalance({ address, value });
 }
 
+/**
+ * The first executor spends its coins down to about `left` in a transaction of its own, so that, as on a real
+ * chain, every block before that transaction's reads the old balance and every block from it the new one (anvil's
+ * setBalance changes the current block's state in place: two readings of one block could disagree).
+ */
+export async function drainFirstExecutor(network: NetworkName, left: bigint) {
+  const c = chainOf(network);
+  const executor = firstExecutor();
+  const balance = await c.public.getBalance({ address: executor });
+  const gasPrice = 10n * 10n ** 9n;
+  const hash = await c.walletFor(devnetKeys.executors[0] as `0x${string}`).sendTransaction({
+    to: "0x000000000000000000000000000000000000dEaD",
+    value: balance - left - 21_000n * gasPrice,
+    gas: 21_000n,
+    maxFeePerGas: gasPrice,
+    maxPriorityFeePerGas: gasPrice,
+  });
+  await c.public.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+}
+
 export const paymasterDeposit = (network: NetworkName) =>
   chainOf(network).public.readContract({
     address: chainOf(network).info.paymaster,
