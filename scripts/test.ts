@@ -50,16 +50,14 @@ const forgePassed = count(forgeRun.output, /(\d+) tests passed/) + (snapshotChec
 const forgeFailed = count(forgeRun.output, /tests passed, (\d+) failed/) + (snapshotRun.code !== 0 ? 1 : 0);
 
 /**
- * The bun suite's files in two shards of about equal time: the first takes these folders (their tests wait on
- * leases, blocks and proofs the longest), the second everything else. Every test file is in exactly one shard.
+ * The bun suite's files in three shards of about equal time, run at once: their tests mostly wait (on blocks,
+ * leases, receipts, receivers), so three shards on two cores finish sooner than two. The first shards take these
+ * folders; the last takes everything else. Every test file is in exactly one shard, and each shard starts its own
+ * devnet (and PostgreSQL when a file of it needs one).
  */
-const FIRST_SHARD = [
-  "test/chain/",
-  "test/incognito/",
-  "test/ops/",
-  "test/onboarding/",
-  "test/payments/",
-  "test/webhooks/delivery-",
+const SHARDS = [
+  ["test/chain/", "test/incognito/", "test/ops/", "test/onboarding/"],
+  ["test/webhooks/", "test/lifecycle/", "test/lookup/"],
 ];
 
 function testFiles(): string[] {
@@ -73,10 +71,11 @@ function testFiles(): string[] {
 async function runBunSuite(): Promise<{ code: number; output: string }[]> {
   if (extraArgs.length) return [await run(bun, ["test", ...extraArgs])];
   const files = testFiles();
-  const first = files.filter((file) => FIRST_SHARD.some((folder) => file.startsWith(folder)));
-  const second = files.filter((file) => !first.includes(file));
-  console.log(`bun test: ${files.length} files in two shards of ${first.length} and ${second.length}, run at once`);
-  return Promise.all([first, second].map((shard) => run(bun, ["test", ...shard.map((file) => `./${file}`)], {}, true)));
+  const shards = SHARDS.map((folders) => files.filter((file) => folders.some((folder) => file.startsWith(folder))));
+  shards.push(files.filter((file) => !shards.some((shard) => shard.includes(file))));
+  const sizes = shards.map((shard) => shard.length).join(", ");
+  console.log(`bun test: ${files.length} files in ${shards.length} shards of ${sizes}, run at once`);
+  return Promise.all(shards.map((shard) => run(bun, ["test", ...shard.map((file) => `./${file}`)], {}, true)));
 }
 
 const bunRuns = await runBunSuite();
