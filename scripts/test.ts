@@ -57,7 +57,7 @@ const forgeFailed = count(forgeRun.output, /tests passed, (\d+) failed/) + (snap
  */
 const SHARDS = [
   ["test/chain/", "test/incognito/", "test/ops/", "test/onboarding/"],
-  ["test/webhooks/", "test/lifecycle/", "test/lookup/"],
+  ["test/webhooks/", "test/lifecycle/", "test/lookup/", "test/payments/"],
 ];
 
 function testFiles(): string[] {
