@@ -102,7 +102,8 @@ export function createUserOpSettler<Response extends { paymentId: string }, Cont
   // A UserOp of this kind the sweep found decided after its settle answered 202: concluded as its settle would have.
   deps.inFlight?.register(flow.kind, async (record, verdict) => {
     const network = deps.networks().find((each) => each.runtime.name === record.network);
-    if (!network) return;
+    // Concluded meanwhile (a settle of the same body, another instance's sweep): counted and stored once already.
+    if (!network || (await deps.store.find(record.userOpHash))?.status !== "sending") return;
     const current = { network, hash: record.userOpHash as Hex, record, context: JSON.parse(record.context) as Context };
     if (verdict === "never") {
       const error = new ApiError("userop_error", "the UserOp was never executed: nothing was paid; call verify again", {
