@@ -7,8 +7,8 @@ import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { plainToken, signApprove, tokenOnlyPayer } from "../onboarding/funded-approve-support";
-import { signedPayment } from "../support/authorization";
-import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import { readyPayment, signedPayment } from "../support/authorization";
+import { chainOf, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { startTestService } from "../support/service";
 import { until } from "../support/until";
 
@@ -21,21 +21,6 @@ afterAll(() => {
 });
 
 const unit = (network: Network) => 10n ** BigInt(chainOf(network).token.decimals);
-
-async function readyPayment(network: Network, value: bigint) {
-  const payer = await freshPayer(network);
-  await approveRelayer(network, payer.key, 1000n * unit(network));
-  const to = randomAddress();
-  const body = await signedPayment({ network, key: payer.key, to, value });
-  const c = chainOf(network);
-  const paymentId = paymentIdOf({
-    chainId: c.info.chainId,
-    contract: c.info.relayer,
-    payer: payer.address,
-    nonce: body.paymentPayload.payload.authorization.nonce as Hex,
-  });
-  return { payer, to, body, paymentId };
-}
 
 /** Every transaction the service's executors ever sent on `network` (their nonces, pending ones included). */
 async function sentBy(service: Service, network: Network): Promise<number> {

@@ -1,9 +1,10 @@
 import { relayerAbi } from "@relay402/client/wire/abis";
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@relay402/client/wire/transfer-typed-data";
 import { type Address, type Hex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { chainOf } from "./chain";
+import { approveRelayer, chainOf, freshPayer, randomAddress } from "./chain";
 
 export { TRANSFER_WITH_AUTHORIZATION_TYPES };
 
@@ -66,6 +67,30 @@ export async function signedPayment(options: SignOptions) {
     },
     paymentRequirements: { network: options.network, relayerContract: options.relayer ?? c.info.relayer },
   };
+}
+
+type Payer = Awaited<ReturnType<typeof freshPayer>>;
+
+/**
+ * A relay402 payment ready to settle: a fresh payer that approved the relayer for `allowance` (1000 tokens unless
+ * said), or `payer` as it is, signs `value` to a new address; with the payment's id (chain id, relayer, payer, nonce).
+ */
+export async function readyPayment(
+  network: NetworkName,
+  value: bigint,
+  options: { allowance?: bigint; payer?: Payer } = {},
+) {
+  const c = chainOf(network);
+  let payer = options.payer;
+  if (!payer) {
+    payer = await freshPayer(network);
+    await approveRelayer(network, payer.key, options.allowance ?? 1000n * 10n ** BigInt(c.token.decimals));
+  }
+  const to = randomAddress();
+  const body = await signedPayment({ network, key: payer.key, to, value });
+  const nonce = body.paymentPayload.payload.authorization.nonce as Hex;
+  const paymentId = paymentIdOf({ chainId: c.info.chainId, contract: c.info.relayer, payer: payer.address, nonce });
+  return { payer, to, body, paymentId };
 }
 
 /** The Relayer.transferWithAuthorization arguments of a signed body, for submitting it without the service. */
