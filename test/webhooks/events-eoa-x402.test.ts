@@ -7,7 +7,7 @@ import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { Address, Hex } from "viem";
 import { PERMIT2 } from "../../src/x402/permit2";
-import { signedPayment, submitAhead } from "../support/authorization";
+import { readyPayment, signedPayment, submitAhead } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
 import { until } from "../support/until";
@@ -31,6 +31,7 @@ import {
   receiverWithEndpoint,
   serviceWithWebhooks,
   settleWhileFrontRun,
+  slowServiceWithWebhooks,
 } from "./events-support";
 
 type Network = (typeof NETWORK_NAMES)[number];
@@ -43,28 +44,9 @@ afterAll(() => {
 });
 const service = serviceWithWebhooks(services, webhooks);
 /** Gives up its receipt wait after 1.5 s (the settle answers pending) and raises payment.pending after 1 s. */
-const slow = serviceWithWebhooks(services, webhooks, {
-  pendingAfterSeconds: 1,
-  configure: (config) => {
-    for (const network of NETWORK_NAMES) {
-      const settings = config.networks[network];
-      if (settings) Object.assign(settings, { receiptTimeoutMs: 1_500, replaceAfterMs: 60_000 });
-    }
-  },
-});
+const slow = slowServiceWithWebhooks(services, webhooks, { pendingAfterSeconds: 1 });
 
 const unit = (network: Network) => 10n ** BigInt(chainOf(network).token.decimals);
-
-async function eoaPayment(network: Network, value: bigint, payer?: Awaited<ReturnType<typeof freshPayer>>) {
-  const from = payer ?? (await freshPayer(network));
-  if (!payer) await approveRelayer(network, from.key, 1000n * unit(network));
-  const to = randomAddress();
-  const body = await signedPayment({ network, key: from.key, to, value });
-  const c = chainOf(network);
-  const nonce = body.paymentPayload.payload.authorization.nonce as Hex;
-  const paymentId = paymentIdOf({ chainId: c.info.chainId, contract: c.info.relayer, payer: from.address, nonce });
-  return { payer: from, to, body, paymentId };
-}
 
 /**
  * Settles with blocks stopped: the answer is pending and payment.pending follows; then the block is mined and nobody
@@ -91,7 +73,7 @@ async function pendingThenSettled(network: Network, paymentId: string, settle: (
 for (const network of NETWORK_NAMES) {
   describe(`${network}: the events of an EOA settle (relay402 body, /settle)`, () => {
     test("success: payment.settled alone, the lookup's record, the receipt's block and gas, the payee paid", async () => {
-      const { to, body, paymentId } = await eoaPayment(network, 3n * unit(network));
+      const { to, body, paymentId } = await readyPayment(network, 3n * unit(network));
       const settled = await service.post("/settle", body);
       expect(settled.status).toBe(200);
       const [event] = await expectEvents(receiver, paymentId, ["payment.settled"]);
@@ -102,7 +84,7 @@ for (const network of NETWORK_NAMES) {
     }, 30_000);
 
     test("pending then success: payment.pending while unmined, then payment.settled once mined, with no settle in between", async () => {
-      const { to, body, paymentId } = await eoaPayment(network, 2n * unit(network));
+      const { to, body, paymentId } = await readyPayment(network, 2n * unit(network));
       const { pending, events, done } = await pendingThenSettled(network, paymentId, () => slow.post("/settle", body));
       expect(pending.status).toBe(202);
       expect(done.status).toBe(200);
@@ -116,7 +98,7 @@ for (const network of NETWORK_NAMES) {
 
     test("front-run: another authorization takes the nonce, nonce_error; payment.failed naming our mined transaction", async () => {
       const c = chainOf(network);
-      const { payer, to, body, paymentId } = await eoaPayment(network, 5n * unit(network));
+      const { payer, to, body, paymentId } = await readyPayment(network, 5n * unit(network));
       const nonce = body.paymentPayload.payload.authorization.nonce as Hex;
       const accomplice = randomAddress();
       const theft = await signedPayment({ network, key: payer.key, to: accomplice, value: 1n, nonce });
@@ -143,7 +125,7 @@ describe("base: an EOA payment someone else submits first", () => {
   test("payment.settled naming their transaction, with none of our gas figures", async () => {
     const network = "base";
     const c = chainOf(network);
-    const { to, body, paymentId } = await eoaPayment(network, unit(network));
+    const { to, body, paymentId } = await readyPayment(network, unit(network));
     const outsider = await freshPayer(network, { tokens: 0n });
     const settled = await settleWhileFrontRun(
       service,
@@ -169,7 +151,10 @@ describe("bsc: an EOA settle that reverts on-chain", () => {
     const value = 10n * unit(network);
     const payer = await freshPayer(network, { tokens: value });
     await approveRelayer(network, payer.key, 2n * value);
-    const [first, second] = [await eoaPayment(network, value, payer), await eoaPayment(network, value, payer)];
+    const [first, second] = [
+      await readyPayment(network, value, { payer }),
+      await readyPayment(network, value, { payer }),
+    ];
     await c.test.setAutomine(false);
     let answers: Awaited<ReturnType<typeof service.post>>[];
     try {

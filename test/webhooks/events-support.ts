@@ -5,7 +5,7 @@ import { expect } from "bun:test";
 import type { Hex } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
 import type { ConfigInput } from "../../src/config/schema";
-import { chainOf } from "../support/chain";
+import { chainOf, NETWORK_NAMES } from "../support/chain";
 import type { startTestService, trackServices } from "../support/service";
 import { until } from "../support/until";
 import { newWebhookSecret, type ReceivedDelivery, startWebhookReceiver } from "../support/webhook-receiver";
@@ -34,6 +34,26 @@ export function serviceWithWebhooks(
 ) {
   const { configure, ...extra } = options;
   return services.start({ webhooks: webhooks(extra) }, configure);
+}
+
+/**
+ * A service of `services` whose endpoint is `webhooks()` and which gives up its receipt wait after 1.5 s (a settle on
+ * stopped blocks answers pending that soon) and replaces no transaction within the test.
+ */
+export function slowServiceWithWebhooks(
+  services: ReturnType<typeof trackServices>,
+  webhooks: ReturnType<typeof receiverWithEndpoint>["webhooks"],
+  options: { pendingAfterSeconds?: number } = {},
+) {
+  return serviceWithWebhooks(services, webhooks, {
+    ...options,
+    configure: (config) => {
+      for (const network of NETWORK_NAMES) {
+        const settings = config.networks[network];
+        if (settings) Object.assign(settings, { receiptTimeoutMs: 1_500, replaceAfterMs: 60_000 });
+      }
+    },
+  });
 }
 
 /** The acknowledged events of one payment, in the order they arrived (each webhook-id once). */
