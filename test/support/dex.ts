@@ -2,7 +2,9 @@ import { erc20Abi } from "@relay402/client/wire/abis";
 import { quoterV2Abi, swapRouter02Abi, v2RouterAbi } from "@relay402/client/wire/swap/abis";
 import { encodePath, type Hop } from "@relay402/client/wire/swap/path";
 import { type Address, type Hex, maxUint256 } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
+import { parseSwapAuthorization } from "../../src/swap/swap-authorization";
 import { chainOf, freshPayer, tokenBalance } from "./chain";
 
 /** A devnet network's DEX and the tokens the swap tests trade: the payment token M, wrapped native W and DAI. */
@@ -93,4 +95,23 @@ export async function routerQuote(
     args: [encodePath("v3", hops), amountIn],
   });
   return result[0];
+}
+
+/**
+ * A /swap/quote answer's swap signed by `key` as a client would: `message` (the quote's own unless given, e.g. a
+ * changed copy) over the quote's typed data, in a /swap/settle body, with the authorization as the service parses it.
+ */
+export async function signQuotedSwap(
+  network: NetworkName,
+  key: Hex,
+  quote: any,
+  message: Record<string, unknown> = quote.typedData.message,
+) {
+  const { domain, types, primaryType } = quote.typedData;
+  const signature = await privateKeyToAccount(key).signTypedData({ domain, types, primaryType, message });
+  const body = {
+    swapPayload: { authorization: message, signature, path: quote.path },
+    swapRequirements: { network, relayerContract: quote.relayerContract },
+  };
+  return { body, ...parseSwapAuthorization(body.swapPayload as never) };
 }

@@ -4,12 +4,11 @@ import { relayerSwapAbi, v2RouterAbi } from "@relay402/client/wire/swap/abis";
 import { encodePath } from "@relay402/client/wire/swap/path";
 import { swapAuthorizationHash } from "@relay402/client/wire/swap/typed-data";
 import { type Address, type Hex, parseAbi, parseEventLogs } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { forgeArtifact } from "../../scripts/devnet/artifacts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { parseSwapAuthorization, type SwapRoute } from "../../src/swap/swap-authorization";
+import type { SwapRoute } from "../../src/swap/swap-authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
-import { swapTokensOf } from "../support/dex";
+import { signQuotedSwap, swapTokensOf } from "../support/dex";
 import { startTestService } from "../support/service";
 
 const service = startTestService();
@@ -40,20 +39,8 @@ async function signedSwaps(
   });
   expect(response.status).toBe(200);
   const quote = response.body;
-  const { domain, types, primaryType, message } = quote.typedData;
-  const sign = async (signed: Message) => {
-    const signature = await privateKeyToAccount(payer.key).signTypedData({
-      domain,
-      types,
-      primaryType,
-      message: signed,
-    });
-    const body = {
-      swapPayload: { authorization: signed, signature, path: quote.path },
-      swapRequirements: { network, relayerContract: quote.relayerContract },
-    };
-    return { body, ...parseSwapAuthorization(body.swapPayload as never) };
-  };
+  const { message } = quote.typedData;
+  const sign = (signed: Message) => signQuotedSwap(network, payer.key, quote, signed);
   return { t, quote, sellAmount, signed: await sign(message), other: await sign(change(structuredClone(message))) };
 }
 

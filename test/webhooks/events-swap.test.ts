@@ -6,10 +6,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import type { Address, Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { parseSwapAuthorization } from "../../src/swap/swap-authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
-import { swapTokensOf, v3Whale } from "../support/dex";
+import { signQuotedSwap, swapTokensOf, v3Whale } from "../support/dex";
 import { trackServices } from "../support/service";
 import { until } from "../support/until";
 import {
@@ -20,6 +18,7 @@ import {
   receiverWithEndpoint,
   serviceWithWebhooks,
   settleWhileFrontRun,
+  slowServiceWithWebhooks,
 } from "./events-support";
 
 type Network = (typeof NETWORK_NAMES)[number];
@@ -33,15 +32,7 @@ afterAll(() => {
 });
 const service = serviceWithWebhooks(services, webhooks);
 /** Gives up its receipt wait after 1.5 s (the settle answers 202) and raises payment.pending after 1 s. */
-const slow = serviceWithWebhooks(services, webhooks, {
-  pendingAfterSeconds: 1,
-  configure: (config) => {
-    for (const network of NETWORK_NAMES) {
-      const settings = config.networks[network];
-      if (settings) Object.assign(settings, { receiptTimeoutMs: 1_500, replaceAfterMs: 60_000 });
-    }
-  },
-});
+const slow = slowServiceWithWebhooks(services, webhooks, { pendingAfterSeconds: 1 });
 
 /**
  * A fresh payer's M -> W swap of 50 M (the V3 route the devnet seeds), quoted in mode eoa at 0.1 % slippage and
@@ -65,20 +56,8 @@ async function signedSwap(network: Network) {
   });
   expect(quoted.status).toBe(200);
   const quote = quoted.body;
-  const { domain, types, primaryType, message } = quote.typedData;
-  const sign = async (signed: Message) => {
-    const signature = await privateKeyToAccount(payer.key).signTypedData({
-      domain,
-      types,
-      primaryType,
-      message: signed,
-    });
-    const body = {
-      swapPayload: { authorization: signed, signature, path: quote.path },
-      swapRequirements: { network, relayerContract: quote.relayerContract },
-    };
-    return { body, ...parseSwapAuthorization(body.swapPayload as never) };
-  };
+  const { message } = quote.typedData;
+  const sign = (signed: Message) => signQuotedSwap(network, payer.key, quote, signed);
   const paymentId = paymentIdOf({
     chainId: t.c.info.chainId,
     contract: t.c.info.relayer,
