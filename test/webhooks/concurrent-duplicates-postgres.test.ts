@@ -19,16 +19,7 @@ import { createTestDatabase } from "../support/postgres";
 import { requestsTo } from "../support/service-of";
 import { until } from "../support/until";
 import { bscRequirements, permit2Buyer } from "../x402/support";
-import {
-  type Answer,
-  executorsOf,
-  type Racers,
-  raceRelay402Payment,
-  raceRelay402Swap,
-  raceStalledRelay402Payment,
-  raceX402Payment,
-  sentBy,
-} from "./concurrent-duplicates-support";
+import { type Answer, executorsOf, RACES, type Racers, sentBy } from "./concurrent-duplicates-support";
 import { expectEvents, receiverWithEndpoint } from "./events-support";
 
 const dir = mkdtempSync(join(tmpdir(), "relay402-concurrent-duplicates-"));
@@ -113,35 +104,8 @@ const racers = (): Racers => ({
 
 for (const network of NETWORK_NAMES) {
   describe(`${network}: concurrent duplicates on two instances sharing PostgreSQL`, () => {
-    test(
-      "a relay402 payment body: 200 or 202, never a 5xx; one transaction; one payment.settled",
-      () => raceRelay402Payment(racers(), network),
-      30_000,
-    );
-
-    test(
-      "a relay402 payment body on stopped blocks: 202 everywhere, then one payment.settled with no retry; one transaction",
-      () => raceStalledRelay402Payment(racers(), network),
-      30_000,
-    );
-
-    test(
-      "a relay402 swap body: 200 or 202, never a 5xx; one transaction; one payment.settled",
-      () => raceRelay402Swap(racers(), network),
-      30_000,
-    );
-
-    test(
-      "an x402 body: one success, the others invalid_exact_evm_nonce_already_used; one transaction; one payment.settled",
-      () => raceX402Payment(racers(), network),
-      30_000,
-    );
-
-    test(
-      "an x402 body under a payment identifier: the first result everywhere; one transaction; one payment.settled",
-      () => raceX402Payment(racers(), network, { identified: true }),
-      30_000,
-    );
+    // Both instances wait 1.5 s for a receipt: the stalled race needs no other racers.
+    for (const { name, race } of RACES) test(name, () => race(racers(), network), 30_000);
   });
 }
 

@@ -10,9 +10,9 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { PERMIT2 } from "../../src/x402/permit2";
-import { signedPayment } from "../support/authorization";
+import { readyPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
-import { swapTokensOf } from "../support/dex";
+import { signQuotedSwap, swapTokensOf } from "../support/dex";
 import type { startWebhookReceiver } from "../support/webhook-receiver";
 import { freshId, withIdentifier } from "../x402/payment-identifier-support";
 import { authorizationOf, baseRequirements, bscRequirements, permit2Buyer, permitOf, x402Buyer } from "../x402/support";
@@ -78,29 +78,20 @@ async function expectOneTransaction(
   return transaction;
 }
 
+/** A final settle of a relay402 body on one instance: 200, naming the transaction. */
+const settledOn = (path: string, body: unknown) => async (post: Post) => {
+  const final = await post(path, body);
+  expect(final.status).toBe(200);
+  return final.body.transaction as Hex;
+};
+
 export async function raceRelay402Payment(racers: Racers, network: NetworkName) {
   const c = chainOf(network);
   const unit = 10n ** BigInt(c.token.decimals);
-  const payer = await freshPayer(network);
-  await approveRelayer(network, payer.key, 100n * unit);
-  const to = randomAddress();
-  const body = await signedPayment({ network, key: payer.key, to, value: 3n * unit });
-  const nonce = body.paymentPayload.payload.authorization.nonce as Hex;
-  const paymentId = paymentIdOf({ chainId: c.info.chainId, contract: c.info.relayer, payer: payer.address, nonce });
+  const { to, body, paymentId } = await readyPayment(network, 3n * unit, { allowance: 100n * unit });
   const sentBefore = await sentBy(network, racers.executors);
   const raced = expectRelay402Answers(await race(racers, "/settle", body, 3), paymentId);
-  await expectOneTransaction(
-    racers,
-    network,
-    sentBefore,
-    paymentId,
-    async (post) => {
-      const final = await post("/settle", body);
-      expect(final.status).toBe(200);
-      return final.body.transaction;
-    },
-    raced,
-  );
+  await expectOneTransaction(racers, network, sentBefore, paymentId, settledOn("/settle", body), raced);
   expect(await tokenBalance(network, c.token.address, to)).toBe(3n * unit);
 }
 
@@ -112,12 +103,7 @@ export async function raceRelay402Payment(racers: Racers, network: NetworkName) 
 export async function raceStalledRelay402Payment(racers: Racers, network: NetworkName) {
   const c = chainOf(network);
   const unit = 10n ** BigInt(c.token.decimals);
-  const payer = await freshPayer(network);
-  await approveRelayer(network, payer.key, 100n * unit);
-  const to = randomAddress();
-  const body = await signedPayment({ network, key: payer.key, to, value: 2n * unit });
-  const nonce = body.paymentPayload.payload.authorization.nonce as Hex;
-  const paymentId = paymentIdOf({ chainId: c.info.chainId, contract: c.info.relayer, payer: payer.address, nonce });
+  const { to, body, paymentId } = await readyPayment(network, 2n * unit, { allowance: 100n * unit });
   const sentBefore = await sentBy(network, racers.executors);
   await c.test.setAutomine(false);
   let answers: Answer[];
@@ -135,11 +121,7 @@ export async function raceStalledRelay402Payment(racers: Racers, network: Networ
     network,
     sentBefore,
     paymentId,
-    async (post) => {
-      const final = await post("/settle", body);
-      expect(final.status).toBe(200);
-      return final.body.transaction;
-    },
+    settledOn("/settle", body),
     event?.data.transaction as Hex,
   );
   expect(await tokenBalance(network, c.token.address, to)).toBe(2n * unit);
@@ -162,12 +144,8 @@ export async function raceRelay402Swap(racers: Racers, network: NetworkName) {
       recipient,
     })
   ).body;
-  const { domain, types, primaryType, message } = quote.typedData;
-  const signature = await privateKeyToAccount(payer.key).signTypedData({ domain, types, primaryType, message });
-  const body = {
-    swapPayload: { authorization: message, signature, path: quote.path },
-    swapRequirements: { network, relayerContract: quote.relayerContract },
-  };
+  const { message } = quote.typedData;
+  const { body } = await signQuotedSwap(network, payer.key, quote);
   const paymentId = paymentIdOf({
     chainId: t.c.info.chainId,
     contract: t.c.info.relayer,
@@ -181,11 +159,7 @@ export async function raceRelay402Swap(racers: Racers, network: NetworkName) {
     network,
     sentBefore,
     paymentId,
-    async (post) => {
-      const final = await post("/swap/settle", body);
-      expect(final.status).toBe(200);
-      return final.body.transaction;
-    },
+    settledOn("/swap/settle", body),
     raced,
   );
   expect(await tokenBalance(network, t.m, payer.address)).toBe(1000n * t.unit - sellAmount);
@@ -267,3 +241,35 @@ export async function raceX402Payment(racers: Racers, network: NetworkName, { id
   );
   expect(await tokenBalance(network, chainOf(network).token.address, requirements.payTo as Address)).toBe(x.price);
 }
+
+/**
+ * Every race, by the name of its test; `stalled` ones settle on stopped blocks and need instances whose receipt wait
+ * is a second or two.
+ */
+export const RACES: readonly {
+  name: string;
+  race: (racers: Racers, network: NetworkName) => Promise<unknown>;
+  stalled?: boolean;
+}[] = [
+  {
+    name: "a relay402 payment body: 200 or 202, never a 5xx; one transaction; one payment.settled",
+    race: raceRelay402Payment,
+  },
+  {
+    name: "a relay402 payment body on stopped blocks: 202 everywhere, then one payment.settled with no retry; one transaction",
+    race: raceStalledRelay402Payment,
+    stalled: true,
+  },
+  {
+    name: "a relay402 swap body: 200 or 202, never a 5xx; one transaction; one payment.settled",
+    race: raceRelay402Swap,
+  },
+  {
+    name: "an x402 body: one success, the others invalid_exact_evm_nonce_already_used; one transaction; one payment.settled",
+    race: (racers, network) => raceX402Payment(racers, network),
+  },
+  {
+    name: "an x402 body under a payment identifier: the first result everywhere; one transaction; one payment.settled",
+    race: (racers, network) => raceX402Payment(racers, network, { identified: true }),
+  },
+];
