@@ -4,9 +4,8 @@
 // Content-Security-Policy runs no inline script; and no request leaves the service's origin.
 // Screenshots of each view go to test-artifacts/dashboard/ (DASHBOARD_SCREENSHOTS=<dir> elsewhere: docs/img).
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { chromium } from "playwright-core";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { type Address, encodeAbiParameters, erc20Abi, keccak256, toHex } from "viem";
 import { forgeArtifact } from "../../scripts/devnet/artifacts";
 import { DASHBOARD_CSP } from "../../src/dashboard/routes";
@@ -16,16 +15,15 @@ import { paidWithFundedApprove } from "../onboarding/funded-payments";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress } from "../support/chain";
 import { DASHBOARD_KEY } from "../support/dashboard";
+import { dashboardScreenshots, withDashboardPage } from "../support/dashboard-browser";
 import { trackServices } from "../support/service";
 
 // .ci/run installs Debian's Chromium; without it the launch fails with the reason (never a skip).
-const CHROMIUM = "/usr/bin/chromium";
 const MARKUP = `<img src=x onerror="document.title='owned'">`;
 // A revert reason and a token symbol as an attacker would write them: each would alert() if it ever ran.
 const REVERT_REASON = `<script>alert("reason")</script><b onmouseover=alert(1)>x</b>`;
 const SYMBOL = `<img src=x onerror=alert(1)><script>alert(2)</script>`;
-const screenshots = resolve(process.env.DASHBOARD_SCREENSHOTS ?? "test-artifacts/dashboard");
-mkdirSync(screenshots, { recursive: true });
+const screenshots = dashboardScreenshots();
 
 /**
  * A token contract whose symbol() answers `symbol`: the devnet's TestDAI (an OpenZeppelin ERC20) placed at a fresh
@@ -94,21 +92,7 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
     now,
   );
 
-  const server = service.app.listen({ hostname: "127.0.0.1", port: 0 });
-  const origin = `http://127.0.0.1:${server.server?.port}`;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
-  const requested: string[] = [];
-  const dialogs: string[] = [];
-  try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on("dialog", (dialog) => {
-      dialogs.push(dialog.message());
-      return dialog.dismiss();
-    });
-    await page.route("**/*", (route) => {
-      requested.push(route.request().url());
-      return route.request().url().startsWith(`${origin}/`) ? route.continue() : route.abort();
-    });
+  const { origin, requested, dialogs } = await withDashboardPage(service, async (page, origin) => {
     const response = await page.goto(`${origin}/dashboard`);
     // Strict: nothing but this origin's own files, no inline script or style, no framing.
     expect(response?.headers()["content-security-policy"]).toBe(DASHBOARD_CSP);
@@ -190,10 +174,7 @@ test("log in, see the figures, an executor alert and a settlement linked to the 
     );
     for (const view of ["login", "figures", "attention", "recent"])
       expect(statSync(join(screenshots, `dashboard-${view}.png`)).size).toBeGreaterThan(5_000);
-  } finally {
-    await browser.close();
-    server.stop(true);
-  }
+  });
   expect(dialogs).toEqual([]);
   expect(requested.length).toBeGreaterThan(3);
   expect(requested.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);

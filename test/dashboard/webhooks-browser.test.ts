@@ -3,20 +3,18 @@
 // a failure reason written in markup stays text; the endpoint a 410 disabled is flagged; a search that names nothing
 // says why; nothing leaves the service's origin. Screenshots go to test-artifacts/dashboard/ like the page test's.
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { chromium } from "playwright-core";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { signedPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress } from "../support/chain";
 import { DASHBOARD_KEY } from "../support/dashboard";
+import { dashboardScreenshots, withDashboardPage } from "../support/dashboard-browser";
 import { trackServices } from "../support/service";
 import { until } from "../support/until";
 import { newWebhookSecret, startWebhookReceiver } from "../support/webhook-receiver";
 
-const CHROMIUM = "/usr/bin/chromium";
 const MARKUP = `<img src=x onerror="document.title='owned'"><script>alert("reason")</script>`;
-const screenshots = resolve(process.env.DASHBOARD_SCREENSHOTS ?? "test-artifacts/dashboard");
-mkdirSync(screenshots, { recursive: true });
+const screenshots = dashboardScreenshots();
 
 const secret = newWebhookSecret();
 const shop = startWebhookReceiver(secret);
@@ -67,21 +65,7 @@ test("find a payment by id, its record and deliveries; a payer's records as text
     );
   await until("the payment.settled delivery", () => shop.of("payment.settled").length >= 1);
 
-  const server = service.app.listen({ hostname: "127.0.0.1", port: 0 });
-  const origin = `http://127.0.0.1:${server.server?.port}`;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
-  const requested: string[] = [];
-  const dialogs: string[] = [];
-  try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on("dialog", (dialog) => {
-      dialogs.push(dialog.message());
-      return dialog.dismiss();
-    });
-    await page.route("**/*", (route) => {
-      requested.push(route.request().url());
-      return route.request().url().startsWith(`${origin}/`) ? route.continue() : route.abort();
-    });
+  const { origin, requested, dialogs } = await withDashboardPage(service, async (page, origin) => {
     await page.goto(`${origin}/dashboard`);
     await page.fill("#key", DASHBOARD_KEY);
     await page.click("#login button[type=submit]");
@@ -124,10 +108,7 @@ test("find a payment by id, its record and deliveries; a payer's records as text
     await page.locator("#webhooks").screenshot({ path: join(screenshots, "dashboard-webhooks.png") });
     for (const view of ["lookup", "webhooks"])
       expect(statSync(join(screenshots, `dashboard-${view}.png`)).size).toBeGreaterThan(3_000);
-  } finally {
-    await browser.close();
-    server.stop(true);
-  }
+  });
   expect(dialogs).toEqual([]);
   expect(requested.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);
 }, 120_000);
