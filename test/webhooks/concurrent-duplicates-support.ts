@@ -5,18 +5,15 @@
 // answer names it, and the receiver gets exactly one payment.settled of the payment. The chain judges.
 import { expect } from "bun:test";
 import { paymentIdOf } from "@relay402/client/wire/payment-id";
-import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
-import { PERMIT2 } from "../../src/x402/permit2";
 import { readyPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
 import { signQuotedSwap, swapTokensOf } from "../support/dex";
 import type { startWebhookReceiver } from "../support/webhook-receiver";
 import { freshId, withIdentifier } from "../x402/payment-identifier-support";
-import { authorizationOf, baseRequirements, bscRequirements, permit2Buyer, permitOf, x402Buyer } from "../x402/support";
-import { expectEvents } from "./events-support";
+import { expectEvents, X402_EXACT, x402Body } from "./events-support";
 
 export type Answer = { status: number; body: any; headers: Headers };
 /** One instance's HTTP: a POST of a JSON body. */
@@ -166,43 +163,9 @@ export async function raceRelay402Swap(racers: Racers, network: NetworkName) {
   expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
 }
 
-/** x402's method per network on the devnet: EIP-3009 on base's token, Permit2 on bsc's. */
-const X402 = {
-  base: {
-    price: 1_250_000n,
-    buyer: () => x402Buyer(),
-    requirements: baseRequirements,
-    paymentId: (payment: PaymentPayload) => {
-      const { from, nonce } = authorizationOf(payment).authorization;
-      const c = chainOf("base");
-      return paymentIdOf({ chainId: c.info.chainId, contract: c.token.address, payer: from, nonce });
-    },
-  },
-  bsc: {
-    price: 2n * 10n ** 18n,
-    buyer: () => permit2Buyer(),
-    requirements: bscRequirements,
-    paymentId: (payment: PaymentPayload) => {
-      const { from, nonce } = permitOf(payment).permit2Authorization;
-      return paymentIdOf({
-        chainId: chainOf("bsc").info.chainId,
-        contract: PERMIT2,
-        payer: from,
-        nonce: BigInt(nonce),
-      });
-    },
-  },
-} as const;
-
-const x402Body = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) => ({
-  x402Version: 2,
-  paymentPayload,
-  paymentRequirements,
-});
-
 /** An x402 body raced: one success, every other answer 200 invalid_exact_evm_nonce_already_used; or, under a payment identifier, the first result everywhere. */
 export async function raceX402Payment(racers: Racers, network: NetworkName, { identified = false } = {}) {
-  const x = X402[network];
+  const x = X402_EXACT[network];
   const buyer = await x.buyer();
   const requirements = x.requirements(x.price);
   const signed = await buyer.pay(requirements);

@@ -3,26 +3,13 @@
 // success, an on-chain revert, a front-run that takes the nonce (nonce_error). Real devnet, real SQLite, a real
 // receiver verifying every signature; the chain's receipts and balances judge.
 import { afterAll, describe, expect, test } from "bun:test";
-import { paymentIdOf } from "@relay402/client/wire/payment-id";
-import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import type { PaymentPayload } from "@x402/core/types";
 import type { Address, Hex } from "viem";
-import { PERMIT2 } from "../../src/x402/permit2";
 import { readyPayment, signedPayment, submitAhead } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { trackServices } from "../support/service";
 import { until } from "../support/until";
-import {
-  authorizationOf,
-  baseRequirements,
-  bscRequirements,
-  permit2Buyer,
-  permitOf,
-  signPermit,
-  signTransfer,
-  submitToProxy,
-  submitToToken,
-  x402Buyer,
-} from "../x402/support";
+import { authorizationOf, permitOf, signPermit, signTransfer, submitToProxy, submitToToken } from "../x402/support";
 import {
   eventsOfPayment,
   expectEvents,
@@ -32,6 +19,8 @@ import {
   serviceWithWebhooks,
   settleWhileFrontRun,
   slowServiceWithWebhooks,
+  X402_EXACT,
+  x402Body,
 } from "./events-support";
 
 type Network = (typeof NETWORK_NAMES)[number];
@@ -181,26 +170,9 @@ describe("bsc: an EOA settle that reverts on-chain", () => {
   }, 30_000);
 });
 
-const x402Body = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) => ({
-  x402Version: 2,
-  paymentPayload,
-  paymentRequirements,
-});
-
 const x402Networks = {
   base: {
-    price: 1_250_000n,
-    buyer: () => x402Buyer(),
-    requirements: baseRequirements,
-    paymentId: (payment: PaymentPayload) => {
-      const { from, nonce } = authorizationOf(payment).authorization;
-      return paymentIdOf({
-        chainId: chainOf("base").info.chainId,
-        contract: chainOf("base").token.address,
-        payer: from,
-        nonce,
-      });
-    },
+    ...X402_EXACT.base,
     /** The payer spends the nonce on a transfer of 1 unit to an accomplice, straight on the token. */
     frontRun: async (key: Hex, payment: PaymentPayload, accomplice: Address) => {
       const { nonce } = authorizationOf(payment).authorization;
@@ -208,18 +180,7 @@ const x402Networks = {
     },
   },
   bsc: {
-    price: 2n * 10n ** 18n,
-    buyer: () => permit2Buyer(),
-    requirements: bscRequirements,
-    paymentId: (payment: PaymentPayload) => {
-      const { from, nonce } = permitOf(payment).permit2Authorization;
-      return paymentIdOf({
-        chainId: chainOf("bsc").info.chainId,
-        contract: PERMIT2,
-        payer: from,
-        nonce: BigInt(nonce),
-      });
-    },
+    ...X402_EXACT.bsc,
     /** The payer spends the Permit2 nonce on a permit of 1 unit to an accomplice, through x402's proxy. */
     frontRun: async (key: Hex, payment: PaymentPayload, accomplice: Address) => {
       const nonce = BigInt(permitOf(payment).permit2Authorization.nonce);

@@ -2,13 +2,17 @@
 // produced as that receiver saw them, and the checks that an event's data is the lookup's record and that the record
 // says what the chain says.
 import { expect } from "bun:test";
+import { paymentIdOf } from "@relay402/client/wire/payment-id";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { Hex } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
 import type { ConfigInput } from "../../src/config/schema";
+import { PERMIT2 } from "../../src/x402/permit2";
 import { chainOf, NETWORK_NAMES } from "../support/chain";
 import type { startTestService, trackServices } from "../support/service";
 import { until } from "../support/until";
 import { newWebhookSecret, type ReceivedDelivery, startWebhookReceiver } from "../support/webhook-receiver";
+import { authorizationOf, baseRequirements, bscRequirements, permit2Buyer, permitOf, x402Buyer } from "../x402/support";
 
 type Service = ReturnType<typeof startTestService>;
 type Receiver = ReturnType<typeof startWebhookReceiver>;
@@ -138,3 +142,38 @@ export async function settleWhileFrontRun<T>(
     await c.test.setAutomine(true);
   }
 }
+
+/** x402's exact method on each devnet network: EIP-3009 on base's token, Permit2 on bsc's; the payment's id of each. */
+export const X402_EXACT = {
+  base: {
+    price: 1_250_000n,
+    buyer: () => x402Buyer(),
+    requirements: baseRequirements,
+    paymentId: (payment: PaymentPayload) => {
+      const { from, nonce } = authorizationOf(payment).authorization;
+      const c = chainOf("base");
+      return paymentIdOf({ chainId: c.info.chainId, contract: c.token.address, payer: from, nonce });
+    },
+  },
+  bsc: {
+    price: 2n * 10n ** 18n,
+    buyer: () => permit2Buyer(),
+    requirements: bscRequirements,
+    paymentId: (payment: PaymentPayload) => {
+      const { from, nonce } = permitOf(payment).permit2Authorization;
+      return paymentIdOf({
+        chainId: chainOf("bsc").info.chainId,
+        contract: PERMIT2,
+        payer: from,
+        nonce: BigInt(nonce),
+      });
+    },
+  },
+} as const;
+
+/** The body of /settle for an x402 v2 payment. */
+export const x402Body = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) => ({
+  x402Version: 2,
+  paymentPayload,
+  paymentRequirements,
+});
