@@ -5,7 +5,6 @@ import {
   fieldToHex,
   newNote,
   noteCommitment,
-  notePrecommitment,
   randomFieldElement,
   unshieldInput,
 } from "@relay402/client/wire/incognito/notes";
@@ -13,7 +12,14 @@ import { privacyPoolAbi } from "@relay402/client/wire/incognito/pool-abi";
 import { proveUnshield, type SolidityProof } from "@relay402/client/wire/incognito/proof";
 import { SNARK_BASE_FIELD } from "@relay402/client/wire/incognito/protocol";
 import { chainOf, NETWORK_NAMES, randomAddress } from "../support/chain";
-import { body, incognitoClientOf, incognitoNetwork, unshieldData, unshieldMinimum } from "../support/incognito-service";
+import {
+  body,
+  incognitoClientOf,
+  incognitoNetwork,
+  shieldData,
+  unshieldData,
+  unshieldMinimum,
+} from "../support/incognito-service";
 import { startTestService } from "../support/service";
 import { deployFundedWallet, expectRefusal, paymasterDeposit, settleBody, units } from "../wallets/support";
 
@@ -125,16 +131,7 @@ for (const network of NETWORK_NAMES) {
 
     test("shield 100 from wallet A: the pool gets 100, the fee recipient the wallet payment fee, the leaf is the note", async () => {
       const { owner, wallet } = await deployFundedWallet(network, units(network, 200n));
-      const verified = await service.post(
-        "/wallet/incognito/verify",
-        body(network, wallet, {
-          type: "shield",
-          token,
-          amount: note.amount.toString(),
-          precommitment: fieldToHex(notePrecommitment(note)),
-          commitment: fieldToHex(noteCommitment(note)),
-        }),
-      );
+      const verified = await service.post("/wallet/incognito/verify", body(network, wallet, shieldData(note)));
       expect(verified.status).toBe(200);
       // The wallet payment rule: max(0.01, ceil(100 × 50 / 10000)) = 0.5.
       const fee = (note.amount * 50n) / 10_000n;

@@ -1,7 +1,7 @@
 // What the incognito service tests share: a client's view of one test service (its leaves, its circuit files, a
 // signed settle), the bodies they send, and each network's chain, token and pool.
 import { expect } from "bun:test";
-import { fieldToHex } from "@relay402/client/wire/incognito/notes";
+import { fieldToHex, type Note, noteCommitment, notePrecommitment } from "@relay402/client/wire/incognito/notes";
 import type { SolidityProof } from "@relay402/client/wire/incognito/proof";
 import type { Address, Hex } from "viem";
 import { settleBody } from "../wallets/support";
@@ -76,6 +76,15 @@ export const body = (network: string, wallet: Address, incognitoData: Record<str
   walletAddress: wallet,
   incognitoData,
   paymentRequirements: { network },
+});
+
+/** The incognitoData of a shield of `note` (its token and amount, from the wallet into the pool). */
+export const shieldData = (note: Note) => ({
+  type: "shield",
+  token: note.token,
+  amount: note.amount.toString(),
+  precommitment: fieldToHex(notePrecommitment(note)),
+  commitment: fieldToHex(noteCommitment(note)),
 });
 
 export const unshieldData = (

@@ -8,13 +8,13 @@
 // (sendIssuedUserOp) on both networks, and each flow's own setup (a DEX route, a shield, a deployment batch) is
 // what these tests add. Swaps and deployments run on base, the shield on bsc.
 import { afterAll, describe, expect, test } from "bun:test";
-import { fieldToHex, newNote, noteCommitment, notePrecommitment } from "@relay402/client/wire/incognito/notes";
+import { fieldToHex, newNote, noteCommitment } from "@relay402/client/wire/incognito/notes";
 import type { Address, Hex } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { adminHeaders, entryPointNonce, walletDeployment } from "../deploy/support";
 import { chainOf, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { swapTokensOf } from "../support/dex";
-import { body as incognitoBody, incognitoNetwork } from "../support/incognito-service";
+import { body as incognitoBody, incognitoNetwork, shieldData } from "../support/incognito-service";
 import { jsonRpcProxy } from "../support/json-rpc-proxy";
 import { startTestService } from "../support/service";
 import { verifyBody as swapVerifyBody, walletHolding } from "../swap/wallet-swap-support";
@@ -117,16 +117,7 @@ describe("a UserOp flow's settle with no receipt in time answers 202, then the o
     const { token, pool, balance } = incognitoNetwork(network);
     const note = newNote(token, units(network, 10n));
     const { owner, wallet } = await deployFundedWallet(network, units(network, 20n));
-    const verified = await service.post(
-      "/wallet/incognito/verify",
-      incognitoBody(network, wallet, {
-        type: "shield",
-        token,
-        amount: note.amount.toString(),
-        precommitment: fieldToHex(notePrecommitment(note)),
-        commitment: fieldToHex(noteCommitment(note)),
-      }),
-    );
+    const verified = await service.post("/wallet/incognito/verify", incognitoBody(network, wallet, shieldData(note)));
     expect(verified.status).toBe(200);
     const hash = verified.body.userOpHash as Hex;
     const total = BigInt(verified.body.totalAmount);

@@ -5,7 +5,7 @@
 // receipt, and a shield ready to settle.
 import { expect } from "bun:test";
 import { entryPointAbi } from "@relay402/client/wire/abis";
-import { fieldToHex, newNote, noteCommitment, notePrecommitment } from "@relay402/client/wire/incognito/notes";
+import { newNote } from "@relay402/client/wire/incognito/notes";
 import { type Hex, parseEventLogs } from "viem";
 import { configFromManifest } from "../../scripts/devnet/service-config";
 import type { NetworkName } from "../../scripts/devnet/start";
@@ -15,7 +15,7 @@ import { createIssuedUserOpStore } from "../../src/userops/issued-user-op-store-
 import { chainOf, NETWORK_NAMES } from "../support/chain";
 import { postgresService } from "../support/dashboard";
 import { getTestDevnet } from "../support/devnet";
-import { body as incognitoBody, incognitoNetwork } from "../support/incognito-service";
+import { body as incognitoBody, incognitoNetwork, shieldData } from "../support/incognito-service";
 import { jsonRpcProxy } from "../support/json-rpc-proxy";
 import { trackServices } from "../support/service";
 import { until } from "../support/until";
@@ -228,16 +228,7 @@ export async function shield({ service }: Testbed, network: "bsc" | "base") {
   const { token } = incognitoNetwork(network);
   const note = newNote(token, units(network, 10n));
   const { owner, wallet } = await deployFundedWallet(network, units(network, 20n));
-  const verified = await service.post(
-    "/wallet/incognito/verify",
-    incognitoBody(network, wallet, {
-      type: "shield",
-      token,
-      amount: note.amount.toString(),
-      precommitment: fieldToHex(notePrecommitment(note)),
-      commitment: fieldToHex(noteCommitment(note)),
-    }),
-  );
+  const verified = await service.post("/wallet/incognito/verify", incognitoBody(network, wallet, shieldData(note)));
   expect(verified.status).toBe(200);
   const hash = verified.body.userOpHash as Hex;
   return { note, wallet, hash, verified: verified.body, body: await settleBody(verified.body, owner) };
