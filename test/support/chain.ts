@@ -79,6 +79,20 @@ export function randomAddress(): Address {
 }
 
 /**
+ * Runs `run` with `network`'s blocks stopped (no automine: what is sent waits in the pool until `run` mines), and
+ * starts them again however it ends, so that no other test finds the chain stopped.
+ */
+export async function withBlocksStopped<T>(network: NetworkName, run: () => Promise<T>): Promise<T> {
+  const c = chainOf(network);
+  await c.test.setAutomine(false);
+  try {
+    return await run();
+  } finally {
+    await c.test.setAutomine(true);
+  }
+}
+
+/**
  * Whether a transaction to `to` waits in the node's pool (anvil's txpool_content): with blocks stopped, the way a
  * test knows the service (or its bundler) has sent its own transaction, whatever else another test left there.
  */

@@ -9,7 +9,7 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { readyPayment } from "../support/authorization";
-import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance } from "../support/chain";
+import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance, withBlocksStopped } from "../support/chain";
 import { signQuotedSwap, swapTokensOf } from "../support/dex";
 import type { startWebhookReceiver } from "../support/webhook-receiver";
 import { freshId, withIdentifier } from "../x402/payment-identifier-support";
@@ -102,14 +102,11 @@ export async function raceStalledRelay402Payment(racers: Racers, network: Networ
   const unit = 10n ** BigInt(c.token.decimals);
   const { to, body, paymentId } = await readyPayment(network, 2n * unit, { allowance: 100n * unit });
   const sentBefore = await sentBy(network, racers.executors);
-  await c.test.setAutomine(false);
-  let answers: Answer[];
-  try {
-    answers = await race(racers, "/settle", body, 2);
+  const answers = await withBlocksStopped(network, async () => {
+    const raced = await race(racers, "/settle", body, 2);
     await c.test.mine({ blocks: 1 });
-  } finally {
-    await c.test.setAutomine(true);
-  }
+    return raced;
+  });
   expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 202));
   expectRelay402Answers(answers, paymentId);
   const [event] = await expectEvents(racers.receiver, paymentId, ["payment.settled"]);

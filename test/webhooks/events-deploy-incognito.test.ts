@@ -9,7 +9,7 @@ import { proveUnshield } from "@relay402/client/wire/incognito/proof";
 import type { Address, Hex } from "viem";
 import { adminHeaders, entryPointNonce, eoaDeployment, randomSalt, walletDeployment } from "../deploy/support";
 import { signedPayment, submitAhead } from "../support/authorization";
-import { chainOf, pendingTransactionTo, randomAddress, tokenBalance } from "../support/chain";
+import { chainOf, pendingTransactionTo, randomAddress, tokenBalance, withBlocksStopped } from "../support/chain";
 import {
   body as incognitoBody,
   incognitoClientOf,
@@ -297,17 +297,13 @@ describe("/deploy/settle: the events of the EOA fee payment's endings", () => {
     const flow = await eoaDeployment(slow.service, { network, salts: [randomSalt()] });
     const body = await deploySettleBody(slow, flow.body);
     const settle = () => slow.service.post("/deploy/settle", body, adminHeaders(slow.service));
-    let paymentId: Hex;
-    await c.test.setAutomine(false);
-    try {
+    const paymentId: Hex = await withBlocksStopped(network, async () => {
       const pending = await settle();
       expect(pending.status).toBe(202);
-      paymentId = pending.body.paymentId;
-      expect(await eventOf(slow, "payment.pending", paymentId)).toMatchObject({ status: "pending" });
+      expect(await eventOf(slow, "payment.pending", pending.body.paymentId)).toMatchObject({ status: "pending" });
       await c.test.mine({ blocks: 1 });
-    } finally {
-      await c.test.setAutomine(true);
-    }
+      return pending.body.paymentId;
+    });
     const settled = await settle();
     expect(settled.status).toBe(200);
     const record = await expectExactlyEvents(slow, paymentId, ["payment.pending", "payment.settled"]);
@@ -331,17 +327,13 @@ describe("/deploy/settle: the events of the EOA fee payment's endings", () => {
     });
     const feeBefore = await tokenBalance(network, c.token.address, c.info.feeRecipient);
     const body = await deploySettleBody(prompt, flow.body);
-    let settled: Awaited<ReturnType<typeof prompt.service.post>>;
-    await c.test.setAutomine(false);
-    try {
+    const settled = await withBlocksStopped(network, async () => {
       const settling = prompt.service.post("/deploy/settle", body, adminHeaders(prompt.service));
       await until("the fee's transaction in the pool", () => pendingTransactionTo(network, c.info.relayer));
       await submitAhead(flow.payer.key, ahead);
       await c.test.mine({ blocks: 1 });
-      settled = await settling;
-    } finally {
-      await c.test.setAutomine(true);
-    }
+      return settling;
+    });
     expect(settled.status).toBe(400);
     expect(settled.body.code).toBe("nonce_error");
     const paymentId = settled.body.details.paymentId as Hex;

@@ -6,7 +6,15 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { PaymentPayload } from "@x402/core/types";
 import type { Address, Hex } from "viem";
 import { readyPayment, signedPayment, submitAhead } from "../support/authorization";
-import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
+import {
+  approveRelayer,
+  chainOf,
+  freshPayer,
+  NETWORK_NAMES,
+  randomAddress,
+  tokenBalance,
+  withBlocksStopped,
+} from "../support/chain";
 import { trackServices } from "../support/service";
 import { until } from "../support/until";
 import { authorizationOf, permitOf, signPermit, signTransfer, submitToProxy, submitToToken } from "../x402/support";
@@ -43,18 +51,14 @@ const unit = (network: Network) => 10n ** BigInt(chainOf(network).token.decimals
  * then is the body settled again, for the final answer.
  */
 async function pendingThenSettled(network: Network, paymentId: string, settle: () => ReturnType<typeof service.post>) {
-  const c = chainOf(network);
-  await c.test.setAutomine(false);
-  let pending: Awaited<ReturnType<typeof settle>>;
-  try {
-    pending = await settle();
+  const pending = await withBlocksStopped(network, async () => {
+    const answer = await settle();
     await until("the payment.pending delivery", () => eventsOfPayment(receiver, paymentId).length === 1, {
       timeoutMs: 15_000,
     });
-    await c.test.mine({ blocks: 1 });
-  } finally {
-    await c.test.setAutomine(true);
-  }
+    await chainOf(network).test.mine({ blocks: 1 });
+    return answer;
+  });
   const events = await expectEvents(receiver, paymentId, ["payment.pending", "payment.settled"]);
   return { pending, events, done: await settle() };
 }
@@ -144,19 +148,15 @@ describe("bsc: an EOA settle that reverts on-chain", () => {
       await readyPayment(network, value, { payer }),
       await readyPayment(network, value, { payer }),
     ];
-    await c.test.setAutomine(false);
-    let answers: Awaited<ReturnType<typeof service.post>>[];
-    try {
+    const answers = await withBlocksStopped(network, async () => {
       const settling = Promise.all([service.post("/settle", first.body), service.post("/settle", second.body)]);
       await until("both settlement transactions in the pool", async () => {
         const status = (await c.public.request({ method: "txpool_status" as never })) as { pending: Hex | number };
         return Number(status.pending) >= 2;
       });
       await c.test.mine({ blocks: 1 });
-      answers = await settling;
-    } finally {
-      await c.test.setAutomine(true);
-    }
+      return settling;
+    });
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 500]);
     const [paid, reverted] = answers[0]?.status === 200 ? [first, second] : [second, first];
     const [settledEvent] = await expectEvents(receiver, paid.paymentId, ["payment.settled"]);

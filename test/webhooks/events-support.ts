@@ -8,7 +8,7 @@ import type { Hex } from "viem";
 import type { NetworkName } from "../../scripts/devnet/start";
 import type { ConfigInput } from "../../src/config/schema";
 import { PERMIT2 } from "../../src/x402/permit2";
-import { chainOf, NETWORK_NAMES } from "../support/chain";
+import { chainOf, NETWORK_NAMES, withBlocksStopped } from "../support/chain";
 import type { startTestService, trackServices } from "../support/service";
 import { until } from "../support/until";
 import { newWebhookSecret, type ReceivedDelivery, startWebhookReceiver } from "../support/webhook-receiver";
@@ -124,8 +124,7 @@ export async function settleWhileFrontRun<T>(
   frontRun: () => Promise<unknown>,
 ): Promise<T> {
   const c = chainOf(network);
-  await c.test.setAutomine(false);
-  try {
+  return withBlocksStopped(network, async () => {
     const answer = settling();
     await until("the settlement transaction in the pool", async () => {
       const looked = await service.get(`/payments/${paymentId}`);
@@ -137,10 +136,8 @@ export async function settleWhileFrontRun<T>(
     });
     await frontRun();
     await c.test.mine({ blocks: 1 });
-    return await answer;
-  } finally {
-    await c.test.setAutomine(true);
-  }
+    return answer;
+  });
 }
 
 /** x402's exact method on each devnet network: EIP-3009 on base's token, Permit2 on bsc's; the payment's id of each. */
