@@ -52,21 +52,21 @@ const holdReads = () => {
 };
 let slowInstance: Awaited<ReturnType<typeof startServer>> | undefined;
 
+/** Every instance's settings: the shared database, one executor key leased each, the one receiver's endpoint. */
+const instanceSettings = () => ({
+  databaseUrl,
+  keyLeaseMs: 15_000,
+  keyLeasesPerInstance: 1,
+  logRequests: false,
+  rateLimitPerMinute: 1_000_000,
+  webhooks: webhooks(),
+});
+
 beforeAll(async () => {
   databaseUrl = await createTestDatabase("concurrent_duplicates");
   // One after the other: each leases the executor key the previous one left free.
   for (let i = 0; i < 2; i++)
-    instances.push(
-      await startServiceProcess(dir, {
-        databaseUrl,
-        keyLeaseMs: 15_000,
-        keyLeasesPerInstance: 1,
-        logRequests: false,
-        rateLimitPerMinute: 1_000_000,
-        webhooks: webhooks(),
-        networks: networksWaiting(1_500),
-      }),
-    );
+    instances.push(await startServiceProcess(dir, { ...instanceSettings(), networks: networksWaiting(1_500) }));
 }, 60_000);
 afterAll(async () => {
   gate.release();
@@ -114,12 +114,7 @@ describe("bsc: a duplicate whose checks read the chain after another instance se
     // A third instance (the devnet's third executor key) whose bsc node answers its checks late.
     const config = configFromManifest(getTestDevnet().devnet.manifest, {
       port: await freePort(),
-      databaseUrl,
-      keyLeaseMs: 15_000,
-      keyLeasesPerInstance: 1,
-      logRequests: false,
-      rateLimitPerMinute: 1_000_000,
-      webhooks: webhooks(),
+      ...instanceSettings(),
     });
     (config.networks.bsc as { rpcUrls: string[] }).rpcUrls = [slowNode.url];
     slowInstance = await startServer(config, { silent: true });
