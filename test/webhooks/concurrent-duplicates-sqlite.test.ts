@@ -1,19 +1,12 @@
 // Concurrent duplicates on one instance and its SQLite, on both networks (concurrent-duplicates-support.ts says what
 // each race must show): relay402 bodies (/settle, /swap/settle), x402 bodies (EIP-3009 on base, Permit2 on bsc),
 // with and without a payment identifier. One transaction each, named by the final answer, one payment.settled.
-import { afterAll, describe, test } from "bun:test";
+import { describe, test } from "bun:test";
 import { NETWORK_NAMES } from "../support/chain";
-import { trackServices } from "../support/service";
 import { executorsOf, RACES, type Racers } from "./concurrent-duplicates-support";
-import { receiverWithEndpoint, serviceWithWebhooks, slowServiceWithWebhooks } from "./events-support";
+import { eventTestbed, slowServiceWithWebhooks } from "./events-support";
 
-const services = trackServices();
-const { receiver, webhooks } = receiverWithEndpoint();
-afterAll(() => {
-  services.stopAll();
-  receiver.stop();
-});
-const service = serviceWithWebhooks(services, webhooks);
+const { services, receiver, webhooks, service } = eventTestbed();
 /** Gives up its receipt wait after 1.5 s: a settle on stopped blocks answers 202 that soon. */
 const slow = slowServiceWithWebhooks(services, webhooks);
 

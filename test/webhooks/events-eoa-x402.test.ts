@@ -2,7 +2,7 @@
 // flow"), and the event's data is the lookup's record, which says what the chain says: success, pending then
 // success, an on-chain revert, a front-run that takes the nonce (nonce_error). Real devnet, real SQLite, a real
 // receiver verifying every signature; the chain's receipts and balances judge.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { PaymentPayload } from "@x402/core/types";
 import type { Address, Hex } from "viem";
 import { readyPayment, signedPayment, submitAhead } from "../support/authorization";
@@ -15,16 +15,14 @@ import {
   tokenBalance,
   withBlocksStopped,
 } from "../support/chain";
-import { trackServices } from "../support/service";
 import { until } from "../support/until";
 import { authorizationOf, permitOf, signPermit, signTransfer, submitToProxy, submitToToken } from "../x402/support";
 import {
   eventsOfPayment,
+  eventTestbed,
   expectEvents,
   expectLookupRecord,
   expectRecordOnChain,
-  receiverWithEndpoint,
-  serviceWithWebhooks,
   settleWhileFrontRun,
   slowServiceWithWebhooks,
   X402_EXACT,
@@ -33,13 +31,7 @@ import {
 
 type Network = (typeof NETWORK_NAMES)[number];
 
-const services = trackServices();
-const { receiver, webhooks } = receiverWithEndpoint();
-afterAll(() => {
-  services.stopAll();
-  receiver.stop();
-});
-const service = serviceWithWebhooks(services, webhooks);
+const { services, receiver, webhooks, service } = eventTestbed();
 /** Gives up its receipt wait after 1.5 s (the settle answers pending) and raises payment.pending after 1 s. */
 const slow = slowServiceWithWebhooks(services, webhooks, { pendingAfterSeconds: 1 });
 

@@ -3,7 +3,7 @@
 // payer spent the funding with another transaction of the approve's nonce), abandoned (never mined by its deadline).
 // Each event's data is the funded approve's record, whose transactions and costs are what the chain says. Real
 // devnet, SQLite and receiver; x402 (erc20ApprovalGasSponsoring) and relay402's EOA flow.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import { type Address, type Hex, keccak256, parseGwei } from "viem";
 import { delegatedPayer, deployDelegate, forwardsTo } from "../onboarding/delegated-payers";
@@ -18,38 +18,24 @@ import {
 } from "../onboarding/funded-approve-support";
 import { divertedFundedApprove, paidWithFundedApprove } from "../onboarding/funded-payments";
 import { signedPayment } from "../support/authorization";
-import { chainOf, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
-import { trackServices } from "../support/service";
+import { chainOf, randomAddress, tokenBalance } from "../support/chain";
 import { until } from "../support/until";
 import type { ReceivedDelivery } from "../support/webhook-receiver";
 import {
   eventsOfPayment,
+  eventTestbed,
   expectEvents,
   expectLookupRecord,
-  receiverWithEndpoint,
-  serviceWithWebhooks,
+  slowServiceWithWebhooks,
 } from "./events-support";
 
-const services = trackServices();
-const { receiver, webhooks } = receiverWithEndpoint();
-afterAll(() => {
-  services.stopAll();
-  receiver.stop();
-});
 /**
  * Fans its events out only after each settle's answer (no poll in the test's time), so an event is rendered once its
  * funded approve has moved past the step the event reports: the data must still report that step.
  */
-const service = serviceWithWebhooks(services, webhooks, { pollMs: 600_000 });
+const { services, receiver, webhooks, service } = eventTestbed({ pollMs: 600_000 });
 /** Gives up its receipt wait after 1.5 s, so a settle leaves an approve broadcast and unmined. */
-const slow = serviceWithWebhooks(services, webhooks, {
-  configure: (config) => {
-    for (const network of NETWORK_NAMES) {
-      const settings = config.networks[network];
-      if (settings) Object.assign(settings, { receiptTimeoutMs: 1_500, replaceAfterMs: 60_000 });
-    }
-  },
-});
+const slow = slowServiceWithWebhooks(services, webhooks);
 const price = 10n ** 18n;
 
 /** The onboarding events of one payer, in the order they arrived. */

@@ -1,7 +1,7 @@
 // What the event tests of each flow share: a service delivering every event to one receiver, the events one payment
 // produced as that receiver saw them, and the checks that an event's data is the lookup's record and that the record
 // says what the chain says.
-import { expect } from "bun:test";
+import { afterAll, expect } from "bun:test";
 import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { Hex } from "viem";
@@ -9,7 +9,7 @@ import type { NetworkName } from "../../scripts/devnet/start";
 import type { ConfigInput } from "../../src/config/schema";
 import { PERMIT2 } from "../../src/x402/permit2";
 import { chainOf, NETWORK_NAMES, withBlocksStopped } from "../support/chain";
-import type { startTestService, trackServices } from "../support/service";
+import { type startTestService, trackServices } from "../support/service";
 import { until } from "../support/until";
 import { newWebhookSecret, type ReceivedDelivery, startWebhookReceiver } from "../support/webhook-receiver";
 import { authorizationOf, baseRequirements, bscRequirements, permit2Buyer, permitOf, x402Buyer } from "../x402/support";
@@ -58,6 +58,20 @@ export function slowServiceWithWebhooks(
       }
     },
   });
+}
+
+/**
+ * What an event test file starts with: the receiver and its endpoint, the file's services (stopped with the receiver
+ * after its tests), and `service` delivering every event to it; `options` as serviceWithWebhooks's.
+ */
+export function eventTestbed(options: Parameters<typeof serviceWithWebhooks>[2] = {}) {
+  const services = trackServices();
+  const { receiver, webhooks } = receiverWithEndpoint();
+  afterAll(() => {
+    services.stopAll();
+    receiver.stop();
+  });
+  return { services, receiver, webhooks, service: serviceWithWebhooks(services, webhooks, options) };
 }
 
 /** The acknowledged events of one payment, in the order they arrived (each webhook-id once). */

@@ -2,21 +2,19 @@
 // events (docs/webhooks.md, "Events of each flow"), whose data is the lookup's record, which says what the chain
 // says: success, pending then success, a revert caused by the market (a front-runner moves the pool past the signed
 // minimum), and a different signed swap taking the nonce first (nonce_error). Real devnet, DEX, SQLite and receiver.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import type { Address, Hex } from "viem";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
 import { signQuotedSwap, swapTokensOf, v3Whale } from "../support/dex";
-import { trackServices } from "../support/service";
 import { until } from "../support/until";
 import {
   eventsOfPayment,
+  eventTestbed,
   expectEvents,
   expectLookupRecord,
   expectRecordOnChain,
-  receiverWithEndpoint,
-  serviceWithWebhooks,
   settleWhileFrontRun,
   slowServiceWithWebhooks,
 } from "./events-support";
@@ -24,13 +22,7 @@ import {
 type Network = (typeof NETWORK_NAMES)[number];
 type Message = Record<string, unknown>;
 
-const services = trackServices();
-const { receiver, webhooks } = receiverWithEndpoint();
-afterAll(() => {
-  services.stopAll();
-  receiver.stop();
-});
-const service = serviceWithWebhooks(services, webhooks);
+const { services, receiver, webhooks, service } = eventTestbed();
 /** Gives up its receipt wait after 1.5 s (the settle answers 202) and raises payment.pending after 1 s. */
 const slow = slowServiceWithWebhooks(services, webhooks, { pendingAfterSeconds: 1 });
 
