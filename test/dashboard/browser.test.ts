@@ -12,8 +12,8 @@ import { DASHBOARD_CSP } from "../../src/dashboard/routes";
 import { presetOf } from "../../src/networks";
 import { nativeBalance } from "../onboarding/funded-approve-support";
 import { paidWithFundedApprove } from "../onboarding/funded-payments";
-import { signedPayment } from "../support/authorization";
-import { approveRelayer, chainOf, freshPayer, randomAddress } from "../support/chain";
+import { readyPayment } from "../support/authorization";
+import { chainOf, randomAddress } from "../support/chain";
 import { DASHBOARD_KEY } from "../support/dashboard";
 import { dashboardScreenshots, withDashboardPage } from "../support/dashboard-browser";
 import { trackServices } from "../support/service";
@@ -54,13 +54,9 @@ const service = services.start({
 
 test("log in, see the figures, an executor alert and a settlement linked to the explorer; nothing leaves localhost", async () => {
   const c = chainOf("bsc");
-  const payer = await freshPayer("bsc");
   const value = 5n * 10n ** BigInt(c.token.decimals);
-  await approveRelayer("bsc", payer.key, value);
-  const settled = await service.post(
-    "/settle",
-    await signedPayment({ network: "bsc", key: payer.key, to: randomAddress(), value }),
-  );
+  const { payer, body } = await readyPayment("bsc", value, { allowance: value });
+  const settled = await service.post("/settle", body);
   expect(settled.status).toBe(200);
   const now = new Date().toISOString();
   // A failed record whose reason a payer could have written: shown as text, never run.

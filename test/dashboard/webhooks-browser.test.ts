@@ -5,8 +5,8 @@
 import { afterAll, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { signedPayment } from "../support/authorization";
-import { approveRelayer, chainOf, freshPayer, randomAddress } from "../support/chain";
+import { readyPayment } from "../support/authorization";
+import { chainOf, randomAddress } from "../support/chain";
 import { DASHBOARD_KEY } from "../support/dashboard";
 import { dashboardScreenshots, withDashboardPage } from "../support/dashboard-browser";
 import { trackServices } from "../support/service";
@@ -38,13 +38,9 @@ const service = services.start({
 
 test("find a payment by id, its record and deliveries; a payer's records as text; the disabled endpoint flagged", async () => {
   const c = chainOf("bsc");
-  const payer = await freshPayer("bsc");
   const value = 4n * 10n ** BigInt(c.token.decimals);
-  await approveRelayer("bsc", payer.key, value);
-  const settled = await service.post(
-    "/settle",
-    await signedPayment({ network: "bsc", key: payer.key, to: randomAddress(), value }),
-  );
+  const { payer, body } = await readyPayment("bsc", value, { allowance: value });
+  const settled = await service.post("/settle", body);
   expect(settled.status).toBe(200);
   const paymentId = settled.body.paymentId as string;
   // A failed record of the same payer whose reason a payer could have written.
