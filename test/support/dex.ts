@@ -98,6 +98,30 @@ export async function routerQuote(
 }
 
 /**
+ * The /swap/quote body of an EOA's swap of `sellAmount` M into W (the V3 route the devnet seeds) for `recipient`;
+ * `extra` adds fields such as slippageBps.
+ */
+export const mToWQuoteBody = (
+  network: NetworkName,
+  from: Address,
+  recipient: Address,
+  sellAmount: bigint,
+  extra: Record<string, unknown> = {},
+) => {
+  const t = swapTokensOf(network);
+  return {
+    network,
+    sellToken: t.m,
+    buyToken: t.w,
+    sellAmount: sellAmount.toString(),
+    mode: "eoa",
+    from,
+    recipient,
+    ...extra,
+  };
+};
+
+/**
  * A /swap/quote answer's swap signed by `key` as a client would: `message` (the quote's own unless given, e.g. a
  * changed copy) over the quote's typed data, in a /swap/settle body, with the authorization as the service parses it.
  */

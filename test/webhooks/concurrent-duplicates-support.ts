@@ -10,7 +10,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { NetworkName } from "../../scripts/devnet/start";
 import { readyPayment } from "../support/authorization";
 import { approveRelayer, chainOf, freshPayer, randomAddress, tokenBalance, withBlocksStopped } from "../support/chain";
-import { signQuotedSwap, swapTokensOf } from "../support/dex";
+import { mToWQuoteBody, signQuotedSwap, swapTokensOf } from "../support/dex";
 import type { startWebhookReceiver } from "../support/webhook-receiver";
 import { freshId, withIdentifier } from "../x402/payment-identifier-support";
 import { expectEvents, X402_EXACT, x402Body } from "./events-support";
@@ -127,17 +127,8 @@ export async function raceRelay402Swap(racers: Racers, network: NetworkName) {
   const sellAmount = 40n * t.unit;
   await approveRelayer(network, payer.key, sellAmount);
   const recipient = randomAddress();
-  const quote = (
-    await racers.posts[0]!("/swap/quote", {
-      network,
-      sellToken: t.m,
-      buyToken: t.w,
-      sellAmount: sellAmount.toString(),
-      mode: "eoa",
-      from: payer.address,
-      recipient,
-    })
-  ).body;
+  const quote = (await racers.posts[0]!("/swap/quote", mToWQuoteBody(network, payer.address, recipient, sellAmount)))
+    .body;
   const { message } = quote.typedData;
   const { body } = await signQuotedSwap(network, payer.key, quote);
   const paymentId = paymentIdOf({

@@ -7,7 +7,7 @@ import { paymentIdOf } from "@relay402/client/wire/payment-id";
 import { relayerSwapAbi } from "@relay402/client/wire/swap/abis";
 import type { Address, Hex } from "viem";
 import { approveRelayer, chainOf, freshPayer, NETWORK_NAMES, randomAddress, tokenBalance } from "../support/chain";
-import { signQuotedSwap, swapTokensOf, v3Whale } from "../support/dex";
+import { mToWQuoteBody, signQuotedSwap, swapTokensOf, v3Whale } from "../support/dex";
 import { until } from "../support/until";
 import {
   eventsOfPayment,
@@ -36,16 +36,10 @@ async function signedSwap(network: Network) {
   const sellAmount = 50n * t.unit;
   await approveRelayer(network, payer.key, 2n * sellAmount);
   const recipient = randomAddress();
-  const quoted = await service.post("/swap/quote", {
-    network,
-    sellToken: t.m,
-    buyToken: t.w,
-    sellAmount: sellAmount.toString(),
-    mode: "eoa",
-    from: payer.address,
-    recipient,
-    slippageBps: 10,
-  });
+  const quoted = await service.post(
+    "/swap/quote",
+    mToWQuoteBody(network, payer.address, recipient, sellAmount, { slippageBps: 10 }),
+  );
   expect(quoted.status).toBe(200);
   const quote = quoted.body;
   const { message } = quote.typedData;
