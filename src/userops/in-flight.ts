@@ -25,7 +25,7 @@ export type InFlightVerdict = UserOpOutcome | "never" | "unknown";
  */
 export type InFlightFinisher = (record: IssuedUserOp, verdict: UserOpOutcome | "never") => Promise<void>;
 
-/** Records sent this long ago with no outcome are looked up: a settle that answered 202 has given up by then. */
+/** UserOps looked up per sweep, oldest first; a longer backlog is taken by the following sweeps. */
 const LIMIT_PER_SWEEP = 50;
 
 /**
